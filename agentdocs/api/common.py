@@ -1,0 +1,83 @@
+"""Small HTTP helpers shared by the API views: ETags, base versions, users."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rest_framework.request import Request
+
+from agentdocs.errors import InvalidInput, VersionRequired
+from agentdocs.models import Document
+
+_ETAG = re.compile(r'^(?:W/)?"v(?P<version>\d+)(?:-[0-9a-f]+)?"$')
+
+
+def document_etag(document: Document) -> str:
+    return f'"v{document.version}-{document.sha256[:16]}"'
+
+
+def etag_matches(header: str | None, etag: str) -> bool:
+    if not header:
+        return False
+    candidates = [item.strip() for item in header.split(",")]
+    return "*" in candidates or etag in candidates or f"W/{etag}" in candidates
+
+
+def _as_version(value: Any, *, field: str) -> int:
+    if isinstance(value, bool):
+        raise InvalidInput("The version must be a positive integer.", field=field)
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if not isinstance(value, int) or value < 1:
+        raise InvalidInput("The version must be a positive integer.", field=field)
+    return value
+
+
+def base_version(request: Request, *, required: bool = True) -> int | None:
+    """The version a write is based on, from `If-Match` (the ETag) or a `version` field.
+
+    Both may be given if they agree. Missing when required gives 428.
+    """
+    from_header = None
+    header = request.headers.get("If-Match")
+    if header:
+        match = _ETAG.match(header.strip())
+        if not match:
+            raise InvalidInput(
+                'If-Match must be the document\'s ETag, for example "v3-1a2b3c4d5e6f7a8b".',
+                field="If-Match",
+            )
+        from_header = int(match["version"])
+    data = request.data if isinstance(request.data, dict) else {}
+    raw = data.get("version", request.query_params.get("version"))
+    from_body = None if raw is None else _as_version(raw, field="version")
+    if from_header is not None and from_body is not None and from_header != from_body:
+        raise InvalidInput(
+            f"If-Match names version {from_header} but the version field says {from_body}.",
+            field="version",
+        )
+    version = from_header if from_header is not None else from_body
+    if version is None and required:
+        raise VersionRequired(
+            "Name the version this change is based on: send the ETag as If-Match, "
+            "or a `version` field.",
+            field="version",
+        )
+    return version
+
+
+def username(user: Any) -> str | None:
+    return user.get_username() if user is not None else None
+
+
+def reject_unknown_fields(data: Any, allowed: set[str]) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise InvalidInput("The request body must be a JSON object.", field=None)
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise InvalidInput(
+            f"Unknown field {unknown[0]!r}; this request takes {', '.join(sorted(allowed))}.",
+            field=unknown[0],
+        )
+    return data

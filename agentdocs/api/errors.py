@@ -1,0 +1,58 @@
+"""Every API error is JSON of one shape:
+``{"error": "<code>", "detail": "<human sentence>", "field": "<field or null>"}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from agentdocs.errors import AgentdocsError
+
+
+def error_body(code: str, detail: str, field: str | None = None, **extra: Any) -> dict[str, Any]:
+    return {"error": code, "detail": detail, "field": field, **extra}
+
+
+def _first_validation_error(detail: Any, prefix: str = "") -> tuple[str | None, str]:
+    """Walk DRF's nested error structure to the first message and its dotted field."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            name = "" if key == "non_field_errors" else str(key)
+            field = f"{prefix}.{name}" if prefix and name else (name or prefix)
+            return _first_validation_error(value, field)
+    if isinstance(detail, list) and detail:
+        first = detail[0]
+        if isinstance(first, (dict, list)):
+            return _first_validation_error(first, prefix)
+        return (prefix or None), str(first)
+    return (prefix or None), str(detail)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, AgentdocsError):
+        return Response(exc.as_dict(), status=exc.status)
+    if isinstance(exc, exceptions.ValidationError):
+        field, message = _first_validation_error(exc.detail)
+        return Response(error_body("invalid", message, field), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    code = getattr(exc, "default_code", "error")
+    if isinstance(exc, exceptions.APIException):
+        detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    else:
+        detail = str(exc)
+    response.data = error_body(code, str(detail), None)
+    return response
+
+
+def json_not_found(request, exception=None) -> JsonResponse:
+    return JsonResponse(
+        error_body("not_found", f"No API endpoint at {request.path}.", None), status=404
+    )

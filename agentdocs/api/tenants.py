@@ -1,0 +1,166 @@
+"""Ping, tenants, projects and members."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agentdocs import permissions, selectors
+from agentdocs.api.common import reject_unknown_fields
+from agentdocs.api.pagination import Pagination
+from agentdocs.errors import Forbidden, InvalidInput, NotFound
+from agentdocs.models import Membership, Project, Tenant
+from agentdocs.services import tenants as tenant_service
+
+
+def _tenant(tenant: Tenant, role: str | None = None) -> dict[str, Any]:
+    data = {"slug": tenant.slug, "name": tenant.name, "created_at": tenant.created_at}
+    if role is not None:
+        data["role"] = role
+    return data
+
+
+def _project(project: Project) -> dict[str, Any]:
+    return {
+        "slug": project.slug,
+        "name": project.name,
+        "reserved": project.is_reserved,
+        "created_at": project.created_at,
+    }
+
+
+def _member(membership: Membership) -> dict[str, Any]:
+    return {
+        "username": membership.user.get_username(),
+        "role": membership.role,
+        "created_at": membership.created_at,
+    }
+
+
+def _paginated(view: APIView, request: Request, queryset, shape) -> Response:
+    paginator = Pagination()
+    page = paginator.paginate_queryset(queryset, request, view=view)
+    return paginator.get_paginated_response([shape(item) for item in page])
+
+
+def _string(data: dict, name: str) -> str:
+    value = data.get(name)
+    if value is None:
+        raise InvalidInput(f"`{name}` is required.", field=name)
+    if not isinstance(value, str):
+        raise InvalidInput(f"`{name}` must be a string.", field=name)
+    return value
+
+
+class SlugNameSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+
+
+class Ping(APIView):
+    @extend_schema(responses={200: dict})
+    def get(self, request: Request) -> Response:
+        return Response({"ok": True})
+
+
+class TenantListCreate(APIView):
+    def get(self, request: Request) -> Response:
+        tenants = selectors.tenant_list_for(user=request.user)
+        return _paginated(self, request, tenants, _tenant)
+
+    @extend_schema(request=SlugNameSerializer)
+    def post(self, request: Request) -> Response:
+        if not permissions.may_create_tenants(request.user):
+            raise Forbidden("Creating tenants is reserved to superusers on this server.")
+        data = reject_unknown_fields(request.data, {"slug", "name"})
+        tenant = tenant_service.tenant_create(
+            slug=_string(data, "slug"), name=_string(data, "name"), user=request.user
+        )
+        return Response(_tenant(tenant, "admin"), status=status.HTTP_201_CREATED)
+
+
+class TenantDetail(APIView):
+    def get(self, request: Request, tenant: str) -> Response:
+        access = permissions.tenant_access(request.user, tenant)
+        return Response(_tenant(access.tenant, access.role))
+
+
+class ProjectListCreate(APIView):
+    def get(self, request: Request, tenant: str) -> Response:
+        access = permissions.tenant_access(request.user, tenant)
+        return _paginated(self, request, selectors.project_list(tenant=access.tenant), _project)
+
+    @extend_schema(request=SlugNameSerializer)
+    def post(self, request: Request, tenant: str) -> Response:
+        access = permissions.tenant_access(request.user, tenant)
+        access.require_admin()
+        data = reject_unknown_fields(request.data, {"slug", "name"})
+        project = tenant_service.project_create(
+            tenant=access.tenant,
+            slug=_string(data, "slug"),
+            name=_string(data, "name"),
+            user=request.user,
+        )
+        return Response(_project(project), status=status.HTTP_201_CREATED)
+
+
+class ProjectDetail(APIView):
+    def get(self, request: Request, tenant: str, project: str) -> Response:
+        access = permissions.project_access(request.user, tenant, project)
+        return Response({**_project(access.project), "role": access.role})
+
+
+class MemberList(APIView):
+    def get(self, request: Request, tenant: str) -> Response:
+        access = permissions.tenant_access(request.user, tenant)
+        access.require_admin()
+        return _paginated(self, request, selectors.member_list(tenant=access.tenant), _member)
+
+
+class MemberDetail(APIView):
+    class InputSerializer(serializers.Serializer):
+        role = serializers.ChoiceField(choices=["reader", "writer", "admin"])
+        reason = serializers.CharField(required=False)
+
+    def get(self, request: Request, tenant: str, username: str) -> Response:
+        access = permissions.tenant_access(request.user, tenant)
+        access.require_admin()
+        membership = (
+            selectors.member_list(tenant=access.tenant).filter(user__username=username).first()
+        )
+        if membership is None:
+            raise NotFound(f"{username!r} is not a member of this tenant.", field="username")
+        return Response(_member(membership))
+
+    @extend_schema(request=InputSerializer)
+    def put(self, request: Request, tenant: str, username: str) -> Response:
+        access = permissions.tenant_access(request.user, tenant)
+        access.require_admin()
+        data = reject_unknown_fields(request.data, {"role", "reason"})
+        membership, created = tenant_service.membership_set(
+            tenant=access.tenant,
+            username=username,
+            role=data.get("role"),
+            actor=request.user,
+            reason=data.get("reason") or "",
+        )
+        return Response(
+            _member(membership), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
+
+    def delete(self, request: Request, tenant: str, username: str) -> Response:
+        access = permissions.tenant_access(request.user, tenant)
+        access.require_admin()
+        data = request.data if isinstance(request.data, dict) else {}
+        tenant_service.membership_remove(
+            tenant=access.tenant,
+            username=username,
+            actor=request.user,
+            reason=data.get("reason") or "",
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,45 @@
+"""The REST API, version 1. Paths here are a contract clients depend on."""
+
+from __future__ import annotations
+
+from django.urls import path, re_path
+
+from agentdocs.api import documents, policy, tenants
+
+T = r"^tenants/(?P<tenant>[^/]+)"
+P = T + r"/projects/(?P<project>[^/]+)"
+DOC = r"/(?P<path>.+)$"
+
+urlpatterns = [
+    path("ping", tenants.Ping.as_view(), name="api-ping"),
+    path("tenants/", tenants.TenantListCreate.as_view(), name="api-tenants"),
+    re_path(T + r"/$", tenants.TenantDetail.as_view(), name="api-tenant"),
+    re_path(T + r"/projects/$", tenants.ProjectListCreate.as_view(), name="api-projects"),
+    re_path(P + r"/$", tenants.ProjectDetail.as_view(), name="api-project"),
+    re_path(T + r"/members/$", tenants.MemberList.as_view(), name="api-members"),
+    re_path(
+        T + r"/members/(?P<username>[^/]+)$", tenants.MemberDetail.as_view(), name="api-member"
+    ),
+    # Documents; `path` may contain slashes.
+    re_path(P + r"/documents/$", documents.DocumentListCreate.as_view(), name="api-documents"),
+    re_path(P + r"/documents" + DOC, documents.DocumentDetail.as_view(), name="api-document"),
+    re_path(P + r"/history" + DOC, documents.DocumentHistory.as_view(), name="api-history"),
+    re_path(P + r"/diff" + DOC, documents.DocumentDiff.as_view(), name="api-diff"),
+    re_path(P + r"/revert" + DOC, documents.DocumentRevert.as_view(), name="api-revert"),
+    re_path(P + r"/lock" + DOC, documents.DocumentLock.as_view(), name="api-lock"),
+    # Policy: memory.* settings and recipes.
+    re_path(T + r"/settings/$", policy.TenantSettingList.as_view(), name="api-tenant-settings"),
+    re_path(
+        T + r"/settings/(?P<key>[^/]+)$",
+        policy.TenantSettingDetail.as_view(),
+        name="api-tenant-setting",
+    ),
+    re_path(P + r"/settings/$", policy.ProjectSettingList.as_view(), name="api-project-settings"),
+    re_path(
+        P + r"/settings/(?P<key>[^/]+)$",
+        policy.ProjectSettingDetail.as_view(),
+        name="api-project-setting",
+    ),
+    re_path(T + r"/recipes/$", policy.RecipeListCreate.as_view(), name="api-recipes"),
+    re_path(T + r"/recipes/(?P<name>[^/]+)$", policy.RecipeDetail.as_view(), name="api-recipe"),
+]

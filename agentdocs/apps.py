@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class AgentdocsConfig(AppConfig):
+    name = "agentdocs"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from agentdocs import history  # noqa: F401  (connects the history signal)

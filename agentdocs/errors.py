@@ -1,0 +1,79 @@
+"""Domain errors. Services raise these; the API and the pages turn them into
+responses. Each carries a stable code, a sentence for people and the field the
+problem is in (or None)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AgentdocsError(Exception):
+    code = "error"
+    status = 400
+
+    def __init__(self, detail: str, *, field: str | None = None, **extra: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.field = field
+        self.extra = extra
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"error": self.code, "detail": self.detail, "field": self.field, **self.extra}
+
+
+class InvalidInput(AgentdocsError):
+    code = "invalid"
+    status = 400
+
+
+class NotFound(AgentdocsError):
+    code = "not_found"
+    status = 404
+
+
+class Forbidden(AgentdocsError):
+    code = "forbidden"
+    status = 403
+
+
+class AlreadyExists(AgentdocsError):
+    code = "already_exists"
+    status = 409
+
+
+class VersionRequired(AgentdocsError):
+    code = "version_required"
+    status = 428
+
+
+class VersionConflict(AgentdocsError):
+    """The write was based on a version that is no longer current."""
+
+    code = "version_conflict"
+    status = 412
+
+    def __init__(self, *, base_version: int, current_version: int | None, **extra: Any) -> None:
+        current = "deleted" if current_version is None else f"version {current_version}"
+        super().__init__(
+            f"The document changed since version {base_version}; it is now at {current}. "
+            "Nothing was written: fetch the current version and apply your change to it.",
+            field="version",
+            current_version=current_version,
+            **extra,
+        )
+        self.current_version = current_version
+
+
+class Locked(AgentdocsError):
+    code = "locked"
+    status = 423
+
+
+class SecretDetected(AgentdocsError):
+    code = "secret_detected"
+    status = 422
+
+
+class Unprocessable(AgentdocsError):
+    code = "unprocessable"
+    status = 422

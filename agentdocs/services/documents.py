@@ -1,0 +1,365 @@
+"""The one write path for documents.
+
+Nothing else saves a `Document`: the API, the pages, the Django admin, the
+management commands and the test fixtures all call these functions. Each write
+is optimistic (it names the version it was based on), respects edit locks,
+refuses secret-like content, and leaves a history row with its writer, reason
+and change type. Nothing is ever lost: delete and revert are versions too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from agentdocs.errors import (
+    AlreadyExists,
+    InvalidInput,
+    Locked,
+    NotFound,
+    SecretDetected,
+    VersionConflict,
+)
+from agentdocs.models import ChangeType, Document, Project
+from agentdocs.paths import validate_path
+from agentdocs.secrets import find_secret
+
+MAX_BODY_BYTES = 256 * 1024
+
+
+def sha256_of(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def validate_body(body: object, *, field: str = "body") -> str:
+    """Return ``body`` if it may be stored, else raise with the field and line."""
+    if not isinstance(body, str):
+        raise InvalidInput("The body must be a string of UTF-8 text.", field=field)
+    if "\x00" in body:
+        raise InvalidInput("The body contains a NUL character; documents are text.", field=field)
+    try:
+        size = len(body.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput("The body is not valid UTF-8 text.", field=field) from None
+    if size > MAX_BODY_BYTES:
+        raise InvalidInput(
+            f"The body is {size} bytes; at most {MAX_BODY_BYTES} bytes (256 KiB) are allowed.",
+            field=field,
+        )
+    finding = find_secret(body)
+    if finding is not None:
+        raise SecretDetected(
+            f"Line {finding.line} looks like {finding.kind}. Documents go into prompts "
+            "verbatim: reference the secret (for example its vault path) instead of its value.",
+            field=field,
+            line=finding.line,
+        )
+    return body
+
+
+def _validate_reason(reason: object) -> str:
+    if reason is None:
+        return ""
+    if not isinstance(reason, str):
+        raise InvalidInput("The reason must be a string.", field="reason")
+    if len(reason) > 500:
+        raise InvalidInput("The reason is longer than 500 characters.", field="reason")
+    return reason.strip()
+
+
+def _lock_for_write(document: Document) -> Document:
+    """Re-read the row under a row lock, so concurrent writers queue up here."""
+    return Document.objects.select_for_update().get(pk=document.pk)
+
+
+def _check_base(current: Document, base_version: int) -> None:
+    if not isinstance(base_version, int) or isinstance(base_version, bool) or base_version < 1:
+        raise InvalidInput("The base version must be a positive integer.", field="version")
+    if current.version != base_version:
+        raise VersionConflict(base_version=base_version, current_version=current.version)
+
+
+def _check_not_deleted(current: Document) -> None:
+    if current.is_deleted:
+        raise NotFound(
+            f"The document was deleted at version {current.version}; "
+            "revert it to an earlier version or create it again.",
+            field="path",
+            current_version=current.version,
+        )
+
+
+def _lock_is_active(document: Document) -> bool:
+    return (
+        document.lock_holder_id is not None
+        and document.lock_expires_at is not None
+        and document.lock_expires_at > timezone.now()
+    )
+
+
+def _check_lock(current: Document, user: AbstractBaseUser) -> None:
+    if _lock_is_active(current) and current.lock_holder_id != user.pk:
+        raise Locked(
+            f"{current.lock_holder} is editing this document until "
+            f"{current.lock_expires_at.isoformat()}; a tenant admin may break the lock.",
+            field="path",
+            lock={
+                "holder": current.lock_holder.get_username() if current.lock_holder else None,
+                "expires_at": current.lock_expires_at.isoformat(),
+            },
+        )
+
+
+def _save_version(
+    document: Document,
+    *,
+    body: str,
+    user: AbstractBaseUser,
+    reason: str,
+    change_type: ChangeType,
+    is_deleted: bool = False,
+) -> Document:
+    document.body = body
+    document.sha256 = sha256_of(body)
+    document.size = len(body.encode("utf-8"))
+    document.version = (document.version or 0) + 1
+    document.is_deleted = is_deleted
+    document.updated_by = user
+    document.updated_at = timezone.now()
+    document._history_user = user
+    document._change_reason = reason
+    document._change_type = change_type
+    document.save()
+    return document
+
+
+def document_get(*, project: Project, path: str, include_deleted: bool = False) -> Document:
+    validate_path(path)
+    document = (
+        Document.objects.select_related("updated_by", "lock_holder")
+        .filter(project=project, path=path)
+        .first()
+    )
+    if document is None or (document.is_deleted and not include_deleted):
+        raise NotFound(f"No document at {path!r} in this project.", field="path")
+    return document
+
+
+def document_create(
+    *, project: Project, path: str, body: str, user: AbstractBaseUser, reason: str = ""
+) -> Document:
+    """Create a document; a deleted one at the same path comes back as its next version."""
+    validate_path(path)
+    validate_body(body)
+    reason = _validate_reason(reason)
+    try:
+        with transaction.atomic():
+            existing = (
+                Document.objects.select_for_update().filter(project=project, path=path).first()
+            )
+            if existing is not None and not existing.is_deleted:
+                raise AlreadyExists(
+                    f"A document already exists at {path!r} (version {existing.version}); "
+                    "write to it with its version instead.",
+                    field="path",
+                    current_version=existing.version,
+                )
+            document = existing or Document(project=project, path=path, version=0)
+            return _save_version(
+                document, body=body, user=user, reason=reason, change_type=ChangeType.CREATED
+            )
+    except IntegrityError:
+        # Another request created the same path between our read and our insert.
+        raise AlreadyExists(f"A document already exists at {path!r}.", field="path") from None
+
+
+def document_write(
+    *,
+    document: Document,
+    body: str,
+    base_version: int,
+    user: AbstractBaseUser,
+    reason: str = "",
+    change_type: ChangeType = ChangeType.WRITTEN,
+) -> Document:
+    """Replace the body. Writing the identical body creates no new version."""
+    validate_body(body)
+    reason = _validate_reason(reason)
+    with transaction.atomic():
+        current = _lock_for_write(document)
+        _check_base(current, base_version)
+        _check_not_deleted(current)
+        _check_lock(current, user)
+        if current.body == body:
+            return current
+        return _save_version(current, body=body, user=user, reason=reason, change_type=change_type)
+
+
+def document_edit(
+    *,
+    document: Document,
+    old: str,
+    new: str,
+    base_version: int,
+    user: AbstractBaseUser,
+    reason: str = "",
+) -> Document:
+    """Replace one exact, unique occurrence of ``old`` with ``new``, as an agent's edit tool."""
+    if not isinstance(old, str) or old == "":
+        raise InvalidInput("`old` must be a non-empty string to find in the body.", field="old")
+    if not isinstance(new, str):
+        raise InvalidInput("`new` must be a string.", field="new")
+    with transaction.atomic():
+        current = _lock_for_write(document)
+        _check_base(current, base_version)
+        _check_not_deleted(current)
+        matches = current.body.count(old)
+        if matches == 0:
+            raise InvalidInput(
+                "`old` does not occur in the document; nothing changed.", field="old"
+            )
+        if matches > 1:
+            raise InvalidInput(
+                f"`old` occurs {matches} times in the document; include more surrounding "
+                "text so it matches exactly once.",
+                field="old",
+            )
+        body = current.body.replace(old, new, 1)
+        return document_write(
+            document=current,
+            body=body,
+            base_version=base_version,
+            user=user,
+            reason=reason,
+            change_type=ChangeType.EDITED,
+        )
+
+
+def document_delete(
+    *, document: Document, base_version: int, user: AbstractBaseUser, reason: str = ""
+) -> Document:
+    """Delete as a new version: the row and every earlier version stay restorable."""
+    reason = _validate_reason(reason)
+    with transaction.atomic():
+        current = _lock_for_write(document)
+        _check_base(current, base_version)
+        _check_not_deleted(current)
+        _check_lock(current, user)
+        current.lock_holder = None
+        current.lock_expires_at = None
+        return _save_version(
+            current,
+            body=current.body,
+            user=user,
+            reason=reason,
+            change_type=ChangeType.DELETED,
+            is_deleted=True,
+        )
+
+
+def document_revert(
+    *,
+    document: Document,
+    version: int,
+    user: AbstractBaseUser,
+    reason: str = "",
+    base_version: int | None = None,
+) -> Document:
+    """Make an earlier version's body current again, as a new version."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InvalidInput("The version to revert to must be a positive integer.", field="version")
+    reason = _validate_reason(reason)
+    with transaction.atomic():
+        current = _lock_for_write(document)
+        if base_version is not None:
+            _check_base(current, base_version)
+        _check_lock(current, user)
+        target = document_version(document=current, version=version)
+        if target.is_deleted:
+            raise InvalidInput(
+                f"Version {version} is a deletion; revert to a version before it.",
+                field="version",
+            )
+        if not current.is_deleted and current.body == target.body:
+            return current
+        change_type = ChangeType.RESTORED if current.is_deleted else ChangeType.REVERTED
+        return _save_version(
+            current,
+            body=target.body,
+            user=user,
+            reason=reason or f"Revert to version {version}",
+            change_type=change_type,
+        )
+
+
+def document_version(*, document: Document, version: int):  # -> HistoricalDocument
+    """The history row of one version of a document."""
+    record = (
+        document.history.filter(version=version)
+        .select_related("history_user")
+        .order_by("-history_id")
+        .first()
+    )
+    if record is None:
+        raise NotFound(
+            f"Version {version} does not exist; the document is at version {document.version}.",
+            field="version",
+        )
+    return record
+
+
+def document_lock(
+    *,
+    document: Document,
+    user: AbstractBaseUser,
+    ttl_seconds: int | None = None,
+    force: bool = False,
+) -> Document:
+    """Take (or renew) the edit lock. ``force`` breaks another user's lock (admins only:
+    the caller checks the role)."""
+    ttl = settings.AGENTDOCS_LOCK_TTL_SECONDS if ttl_seconds is None else ttl_seconds
+    if (
+        not isinstance(ttl, int)
+        or isinstance(ttl, bool)
+        or not (1 <= ttl <= settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS)
+    ):
+        raise InvalidInput(
+            f"ttl_seconds must be an integer from 1 to {settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS}.",
+            field="ttl_seconds",
+        )
+    with transaction.atomic():
+        current = _lock_for_write(document)
+        _check_not_deleted(current)
+        if not force:
+            _check_lock(current, user)
+        current.lock_holder = user
+        current.lock_expires_at = timezone.now() + timedelta(seconds=ttl)
+        current.save_without_historical_record(update_fields=["lock_holder", "lock_expires_at"])
+        return current
+
+
+def document_unlock(*, document: Document, user: AbstractBaseUser, force: bool = False) -> Document:
+    """Release the edit lock. Someone else's live lock needs ``force`` (admins only)."""
+    with transaction.atomic():
+        current = _lock_for_write(document)
+        if _lock_is_active(current) and current.lock_holder_id != user.pk and not force:
+            _check_lock(current, user)
+        current.lock_holder = None
+        current.lock_expires_at = None
+        current.save_without_historical_record(update_fields=["lock_holder", "lock_expires_at"])
+        return current
+
+
+def lock_state(document: Document) -> dict | None:
+    """The live lock as plain data, or None when there is none (expired locks are ignored)."""
+    if not _lock_is_active(document):
+        return None
+    return {
+        "holder": document.lock_holder.get_username() if document.lock_holder else None,
+        "expires_at": document.lock_expires_at.isoformat(),
+    }

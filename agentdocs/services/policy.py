@@ -1,0 +1,212 @@
+"""`memory.*` settings (policy) and recipes: validated on the way in, history kept."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+
+from agentdocs.errors import AlreadyExists, InvalidInput, NotFound
+from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
+from agentdocs.paths import validate_path
+
+SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}$")
+MAX_SETTING_VALUE = 4096
+RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+PROFILE_NAME = RECIPE_NAME
+
+# Recipe params and what each may hold. Unknown keys are refused: a typo such as
+# `agentDocumnet` would otherwise silently leave the default in force.
+AGENT_DOC_PARAM = "agentDocument"
+CONTEXT_BUDGET_PARAM = "contextBudgetBytes"
+CONTEXT_ENABLED_PARAM = "contextEnabled"
+MAX_CONTEXT_BUDGET = 1024 * 1024
+PROFILE_CLIENT_DOC = "useClientAgentDoc"
+
+
+def _mark(instance, *, user, reason: str, change_type: ChangeType):
+    instance._history_user = user
+    instance._change_reason = reason
+    instance._change_type = change_type
+    return instance
+
+
+def validate_setting_key(key: object) -> str:
+    if not isinstance(key, str) or not SETTING_KEY.match(key):
+        raise InvalidInput(
+            "Setting keys start with `memory.` followed by letters, digits, '_', '.' or '-' "
+            "(at most 128 characters).",
+            field="key",
+        )
+    return key
+
+
+def _validate_setting_value(value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput("The value must be a string.", field="value")
+    if "\n" in value or "\r" in value:
+        raise InvalidInput("The value must be one line.", field="value")
+    if len(value) > MAX_SETTING_VALUE:
+        raise InvalidInput(
+            f"The value is longer than {MAX_SETTING_VALUE} characters.", field="value"
+        )
+    return value
+
+
+def _validate_bool(value: object, *, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInput("Must be true or false.", field=field)
+    return value
+
+
+@transaction.atomic
+def setting_set(
+    *,
+    tenant: Tenant,
+    project: Project | None,
+    key: str,
+    value: str,
+    enforced: bool = False,
+    user: AbstractBaseUser,
+    reason: str = "",
+) -> tuple[Setting, bool]:
+    """Create or replace a setting. Returns (setting, created)."""
+    validate_setting_key(key)
+    _validate_setting_value(value)
+    _validate_bool(enforced, field="enforced")
+    if project is not None and enforced:
+        raise InvalidInput(
+            "Only tenant settings can be enforced; a project setting cannot.", field="enforced"
+        )
+    setting = (
+        Setting.objects.select_for_update().filter(tenant=tenant, project=project, key=key).first()
+    )
+    created = setting is None
+    if created:
+        setting = Setting(tenant=tenant, project=project, key=key)
+    elif setting.value == value and setting.enforced == enforced:
+        return setting, False
+    setting.value = value
+    setting.enforced = enforced
+    setting.updated_by = user
+    _mark(
+        setting,
+        user=user,
+        reason=reason,
+        change_type=ChangeType.CREATED if created else ChangeType.UPDATED,
+    ).save()
+    return setting, created
+
+
+@transaction.atomic
+def setting_delete(
+    *, tenant: Tenant, project: Project | None, key: str, user: AbstractBaseUser, reason: str = ""
+) -> None:
+    validate_setting_key(key)
+    setting = Setting.objects.filter(tenant=tenant, project=project, key=key).first()
+    if setting is None:
+        raise NotFound(f"No setting {key!r} here.", field="key")
+    _mark(setting, user=user, reason=reason, change_type=ChangeType.DELETED).delete()
+
+
+def validate_params(params: object) -> dict[str, Any]:
+    if not isinstance(params, dict):
+        raise InvalidInput("params must be a JSON object.", field="params")
+    for key, value in params.items():
+        field = f"params.{key}"
+        if key == AGENT_DOC_PARAM:
+            # Not set, "" and null are three different, meaningful states: keep them.
+            if value is not None and value != "":
+                validate_path(value, field=field)
+        elif key == CONTEXT_BUDGET_PARAM:
+            if (
+                not isinstance(value, int)
+                or isinstance(value, bool)
+                or not (0 <= value <= MAX_CONTEXT_BUDGET)
+            ):
+                raise InvalidInput(
+                    f"Must be an integer number of bytes from 0 to {MAX_CONTEXT_BUDGET}.",
+                    field=field,
+                )
+        elif key == CONTEXT_ENABLED_PARAM:
+            _validate_bool(value, field=field)
+        else:
+            raise InvalidInput(
+                f"Unknown recipe parameter {key!r}; known: {AGENT_DOC_PARAM}, "
+                f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}.",
+                field=field,
+            )
+    return params
+
+
+def validate_profiles(profiles: object) -> dict[str, Any]:
+    if not isinstance(profiles, dict):
+        raise InvalidInput(
+            "profiles must be a JSON object of profile name → options.", field="profiles"
+        )
+    for name, options in profiles.items():
+        field = f"profiles.{name}"
+        if not PROFILE_NAME.match(name):
+            raise InvalidInput(
+                "A profile name is 1-64 letters, digits, '_', '.' or '-'.", field=field
+            )
+        if not isinstance(options, dict):
+            raise InvalidInput("A profile must be a JSON object of options.", field=field)
+        for key, value in options.items():
+            if key == PROFILE_CLIENT_DOC:
+                _validate_bool(value, field=f"{field}.{key}")
+            else:
+                raise InvalidInput(
+                    f"Unknown profile option {key!r}; known: {PROFILE_CLIENT_DOC}.",
+                    field=f"{field}.{key}",
+                )
+    return profiles
+
+
+def validate_recipe_name(name: object) -> str:
+    if not isinstance(name, str) or not RECIPE_NAME.match(name):
+        raise InvalidInput("A recipe name is 1-64 letters, digits, '_', '.' or '-'.", field="name")
+    return name
+
+
+def recipe_create(
+    *,
+    tenant: Tenant,
+    name: str,
+    params: dict,
+    profiles: dict,
+    user: AbstractBaseUser,
+    reason: str = "",
+) -> Recipe:
+    validate_recipe_name(name)
+    validate_params(params)
+    validate_profiles(profiles)
+    recipe = Recipe(tenant=tenant, name=name, params=params, profiles=profiles, updated_by=user)
+    try:
+        with transaction.atomic():
+            _mark(recipe, user=user, reason=reason, change_type=ChangeType.CREATED).save()
+    except IntegrityError:
+        raise AlreadyExists(f"A recipe {name!r} already exists.", field="name") from None
+    return recipe
+
+
+@transaction.atomic
+def recipe_update(
+    *, recipe: Recipe, params: dict, profiles: dict, user: AbstractBaseUser, reason: str = ""
+) -> Recipe:
+    validate_params(params)
+    validate_profiles(profiles)
+    recipe = Recipe.objects.select_for_update().get(pk=recipe.pk)
+    if recipe.params == params and recipe.profiles == profiles:
+        return recipe
+    recipe.params = params
+    recipe.profiles = profiles
+    recipe.updated_by = user
+    _mark(recipe, user=user, reason=reason, change_type=ChangeType.UPDATED).save()
+    return recipe
+
+
+def recipe_delete(*, recipe: Recipe, user: AbstractBaseUser, reason: str = "") -> None:
+    _mark(recipe, user=user, reason=reason, change_type=ChangeType.DELETED).delete()

@@ -1,0 +1,171 @@
+"""Tenants, projects and memberships."""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+
+from agentdocs.errors import AlreadyExists, InvalidInput, NotFound, Unprocessable
+from agentdocs.models import RESERVED_PROJECT, ChangeType, Membership, Project, Role, Tenant
+
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+def _validate_slug(slug: object, *, field: str = "slug", allow_reserved: bool = False) -> str:
+    if not isinstance(slug, str):
+        raise InvalidInput("The slug must be a string.", field=field)
+    if slug.startswith("_") and not allow_reserved:
+        raise InvalidInput(
+            "Slugs starting with '_' are reserved (the tenant-wide `_vance` project "
+            "is created with the tenant).",
+            field=field,
+        )
+    if not _SLUG.match(slug):
+        raise InvalidInput(
+            "A slug is 1-64 characters of lowercase letters, digits and '-', "
+            "starting with a letter or digit.",
+            field=field,
+        )
+    return slug
+
+
+def _validate_name(name: object, *, field: str = "name") -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInput("The name must be a non-empty string.", field=field)
+    if len(name) > 200:
+        raise InvalidInput("The name is longer than 200 characters.", field=field)
+    return name.strip()
+
+
+def _mark(instance, *, user: AbstractBaseUser | None, reason: str, change_type: ChangeType):
+    instance._history_user = user
+    instance._change_reason = reason
+    instance._change_type = change_type
+    return instance
+
+
+@transaction.atomic
+def tenant_create(*, slug: str, name: str, user: AbstractBaseUser | None) -> Tenant:
+    """Create a tenant with its reserved `_vance` project; the creator becomes its admin."""
+    _validate_slug(slug)
+    name = _validate_name(name)
+    if Tenant.objects.filter(slug=slug).exists():
+        raise AlreadyExists(f"A tenant {slug!r} already exists.", field="slug")
+    try:
+        with transaction.atomic():
+            tenant = _mark(
+                Tenant(slug=slug, name=name),
+                user=user,
+                reason="Tenant created",
+                change_type=ChangeType.CREATED,
+            )
+            tenant.save()
+    except IntegrityError:
+        raise AlreadyExists(f"A tenant {slug!r} already exists.", field="slug") from None
+    _mark(
+        Project(tenant=tenant, slug=RESERVED_PROJECT, name="Tenant-wide (_vance)"),
+        user=user,
+        reason="Reserved project created with the tenant",
+        change_type=ChangeType.CREATED,
+    ).save()
+    if user is not None:
+        _mark(
+            Membership(user=user, tenant=tenant, role=Role.ADMIN),
+            user=user,
+            reason="Tenant creator",
+            change_type=ChangeType.CREATED,
+        ).save()
+    return tenant
+
+
+def project_create(
+    *, tenant: Tenant, slug: str, name: str, user: AbstractBaseUser | None
+) -> Project:
+    _validate_slug(slug)
+    name = _validate_name(name)
+    try:
+        with transaction.atomic():
+            project = _mark(
+                Project(tenant=tenant, slug=slug, name=name),
+                user=user,
+                reason="Project created",
+                change_type=ChangeType.CREATED,
+            )
+            project.save()
+    except IntegrityError:
+        raise AlreadyExists(
+            f"A project {slug!r} already exists in this tenant.", field="slug"
+        ) from None
+    return project
+
+
+def _validate_role(role: object) -> Role:
+    if role not in Role.values:
+        raise InvalidInput(f"The role must be one of {', '.join(Role.values)}.", field="role")
+    return Role(role)
+
+
+def _other_admins_exist(tenant: Tenant, user_id: int) -> bool:
+    return (
+        Membership.objects.filter(tenant=tenant, role=Role.ADMIN).exclude(user_id=user_id).exists()
+    )
+
+
+@transaction.atomic
+def membership_set(
+    *, tenant: Tenant, username: str, role: str, actor: AbstractBaseUser, reason: str = ""
+) -> tuple[Membership, bool]:
+    """Give ``username`` ``role`` in the tenant. Returns (membership, created)."""
+    role = _validate_role(role)
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise NotFound(f"No user {username!r}.", field="username")
+    # Lock the tenant's admin rows so two demotions cannot both pass the last-admin check.
+    list(Membership.objects.select_for_update().filter(tenant=tenant, role=Role.ADMIN))
+    membership = Membership.objects.filter(tenant=tenant, user=user).first()
+    if membership is None:
+        membership = _mark(
+            Membership(tenant=tenant, user=user, role=role),
+            user=actor,
+            reason=reason or f"Added as {role}",
+            change_type=ChangeType.CREATED,
+        )
+        membership.save()
+        return membership, True
+    if membership.role == role:
+        return membership, False
+    if membership.role == Role.ADMIN and not _other_admins_exist(tenant, user.pk):
+        raise Unprocessable(
+            "This is the tenant's last admin; make someone else admin first.", field="role"
+        )
+    membership.role = role
+    _mark(
+        membership,
+        user=actor,
+        reason=reason or f"Role changed to {role}",
+        change_type=ChangeType.UPDATED,
+    ).save()
+    return membership, False
+
+
+@transaction.atomic
+def membership_remove(
+    *, tenant: Tenant, username: str, actor: AbstractBaseUser, reason: str = ""
+) -> None:
+    list(Membership.objects.select_for_update().filter(tenant=tenant, role=Role.ADMIN))
+    membership = (
+        Membership.objects.select_related("user")
+        .filter(tenant=tenant, user__username=username)
+        .first()
+    )
+    if membership is None:
+        raise NotFound(f"{username!r} is not a member of this tenant.", field="username")
+    if membership.role == Role.ADMIN and not _other_admins_exist(tenant, membership.user_id):
+        raise Unprocessable(
+            "This is the tenant's last admin and cannot be removed.", field="username"
+        )
+    _mark(membership, user=actor, reason=reason or "Removed", change_type=ChangeType.DELETED)
+    membership.delete()

@@ -1,0 +1,98 @@
+"""The cast every feature's tests reuse: in tenant `acme` an admin, a writer and a
+reader; in tenant `globex` an outsider (admin there, nobody in acme)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from agentdocs.models import Project, Role, Tenant
+from agentdocs.services import documents as document_service
+from agentdocs.services import tenants as tenant_service
+
+REQUIRE_SERVICES = os.environ.get("AGENTDOCS_REQUIRE_SERVICES", "") in ("1", "true", "yes")
+
+
+def need_service(name: str, available: bool, reason: str) -> None:
+    """Skip a test whose real service is missing, or fail when CI requires services."""
+    if available:
+        return
+    message = f"{name} is not available: {reason}"
+    if REQUIRE_SERVICES:
+        pytest.fail(f"{message} (AGENTDOCS_REQUIRE_SERVICES is set, so this is a failure)")
+    pytest.skip(message)
+
+
+def _make_user(username: str, **extra):
+    return get_user_model().objects.create_user(
+        username=username, password=f"{username}-password", **extra
+    )
+
+
+@pytest.fixture
+def admin(db):
+    return _make_user("alice")
+
+
+@pytest.fixture
+def writer(db):
+    return _make_user("bob")
+
+
+@pytest.fixture
+def reader(db):
+    return _make_user("carol")
+
+
+@pytest.fixture
+def outsider(db):
+    return _make_user("mallory")
+
+
+@pytest.fixture
+def tenant(admin, writer, reader) -> Tenant:
+    tenant = tenant_service.tenant_create(slug="acme", name="Acme", user=admin)
+    tenant_service.membership_set(tenant=tenant, username="bob", role=Role.WRITER, actor=admin)
+    tenant_service.membership_set(tenant=tenant, username="carol", role=Role.READER, actor=admin)
+    return tenant
+
+
+@pytest.fixture
+def other_tenant(outsider) -> Tenant:
+    return tenant_service.tenant_create(slug="globex", name="Globex", user=outsider)
+
+
+@pytest.fixture
+def project(tenant, admin) -> Project:
+    return tenant_service.project_create(tenant=tenant, slug="web", name="Web", user=admin)
+
+
+@pytest.fixture
+def vance(tenant) -> Project:
+    return tenant.projects.get(slug="_vance")
+
+
+@pytest.fixture
+def make_document(admin):
+    def make(project: Project, path: str, body: str = "", user=None, reason: str = "fixture"):
+        return document_service.document_create(
+            project=project, path=path, body=body, user=user or admin, reason=reason
+        )
+
+    return make
+
+
+@pytest.fixture
+def api():
+    """An API client factory: ``api(user)`` is authenticated as that user."""
+
+    def make(user=None) -> APIClient:
+        client = APIClient()
+        if user is not None:
+            client.force_authenticate(user=user)
+        return client
+
+    return make
