@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path, re_path
 
 from agentdocs.api import documents, policy, tenants
+from agentdocs.api.errors import json_not_found
 
 T = r"^tenants/(?P<tenant>[^/]+)"
 P = T + r"/projects/(?P<project>[^/]+)"
@@ -42,4 +43,7 @@ urlpatterns = [
     ),
     re_path(T + r"/recipes/$", policy.RecipeListCreate.as_view(), name="api-recipes"),
     re_path(T + r"/recipes/(?P<name>[^/]+)$", policy.RecipeDetail.as_view(), name="api-recipe"),
+    # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
+    # Add new routes above this line.
+    re_path(r"^.*$", json_not_found),
 ]

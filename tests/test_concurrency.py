@@ -1,0 +1,94 @@
+"""Optimistic concurrency on a real PostgreSQL: concurrent writers from one base,
+exactly one wins, the rest get the conflict, and history holds only the winner."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, connections
+
+from agentdocs.errors import AlreadyExists, VersionConflict
+from agentdocs.models import Document
+from agentdocs.services import documents as svc
+from tests.conftest import need_service
+
+WRITERS = 8
+
+
+@pytest.fixture
+def postgres(transactional_db):
+    need_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "the concurrency proof needs row locks; set DATABASE_URL to a PostgreSQL database",
+    )
+
+
+def _run_concurrently(count: int, work) -> list[object]:
+    """Start ``count`` threads that call ``work(i)`` at the same moment; collect results."""
+    barrier = threading.Barrier(count)
+    results: list[object] = [None] * count
+
+    def run(i: int) -> None:
+        try:
+            barrier.wait(timeout=10)
+            results[i] = work(i)
+        except Exception as error:  # the outcome under test
+            results[i] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return results
+
+
+def test_concurrent_writes_from_one_base_have_exactly_one_winner(postgres, project, writer):
+    document = svc.document_create(project=project, path="agent.md", body="base", user=writer)
+
+    def write(i: int):
+        return svc.document_write(
+            document=document, body=f"writer {i}", base_version=1, user=writer, reason=f"w{i}"
+        )
+
+    results = _run_concurrently(WRITERS, write)
+    winners = [r for r in results if isinstance(r, Document)]
+    conflicts = [r for r in results if isinstance(r, VersionConflict)]
+    assert len(winners) == 1, results
+    assert len(conflicts) == WRITERS - 1, results
+    assert {c.current_version for c in conflicts} == {2}
+
+    document.refresh_from_db()
+    assert document.version == 2 and document.body == winners[0].body
+    history = list(document.history.order_by("version").values_list("version", "body"))
+    assert history == [(1, "base"), (2, winners[0].body)]
+
+
+def test_concurrent_edits_from_one_base_have_exactly_one_winner(postgres, project, writer):
+    document = svc.document_create(
+        project=project, path="agent.md", body="- rule: TODO\n", user=writer
+    )
+
+    def edit(i: int):
+        return svc.document_edit(
+            document=document, old="TODO", new=f"edit {i}", base_version=1, user=writer
+        )
+
+    results = _run_concurrently(WRITERS, edit)
+    assert sum(isinstance(r, Document) for r in results) == 1, results
+    assert sum(isinstance(r, VersionConflict) for r in results) == WRITERS - 1, results
+    assert document.history.count() == 2
+
+
+def test_concurrent_creates_of_one_path_have_exactly_one_winner(postgres, project, writer):
+    def create(i: int):
+        return svc.document_create(project=project, path="new.md", body=f"c{i}", user=writer)
+
+    results = _run_concurrently(WRITERS, create)
+    assert sum(isinstance(r, Document) for r in results) == 1, results
+    assert sum(isinstance(r, AlreadyExists) for r in results) == WRITERS - 1, results
+    assert Document.history.filter(path="new.md").count() == 1

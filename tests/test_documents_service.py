@@ -1,0 +1,253 @@
+"""The one write path: versions, history, edits, locks, secrets, paths."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from agentdocs.errors import (
+    AlreadyExists,
+    InvalidInput,
+    Locked,
+    NotFound,
+    SecretDetected,
+    VersionConflict,
+)
+from agentdocs.models import Document
+from agentdocs.services import documents as svc
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def doc(project, writer):
+    return svc.document_create(
+        project=project, path="agent.md", body="# Rules\n- one\n", user=writer, reason="start"
+    )
+
+
+def history_rows(document: Document):
+    return list(document.history.order_by("history_id"))
+
+
+def test_create_sets_version_hash_size_and_history(doc, writer):
+    assert doc.version == 1
+    assert doc.sha256 == svc.sha256_of("# Rules\n- one\n")
+    assert doc.size == len(b"# Rules\n- one\n")
+    [row] = history_rows(doc)
+    assert (row.version, row.history_user, row.history_change_reason, row.change_type) == (
+        1,
+        writer,
+        "start",
+        "created",
+    )
+
+
+def test_every_kind_of_write_is_a_history_entry_with_writer_and_reason(doc, writer, admin):
+    doc = svc.document_write(
+        document=doc, body="# Rules\n- two\n", base_version=1, user=writer, reason="w"
+    )
+    doc = svc.document_edit(
+        document=doc, old="two", new="three", base_version=2, user=admin, reason="e"
+    )
+    doc = svc.document_delete(document=doc, base_version=3, user=admin, reason="d")
+    doc = svc.document_revert(document=doc, version=2, user=writer, reason="back")
+    doc = svc.document_revert(document=doc, version=1, user=writer, reason="older")
+    rows = history_rows(doc)
+    assert [
+        (r.version, r.change_type, r.history_user.username, r.history_change_reason) for r in rows
+    ] == [
+        (1, "created", "bob", "start"),
+        (2, "written", "bob", "w"),
+        (3, "edited", "alice", "e"),
+        (4, "deleted", "alice", "d"),
+        (5, "restored", "bob", "back"),
+        (6, "reverted", "bob", "older"),
+    ]
+    assert doc.body == "# Rules\n- one\n" and not doc.is_deleted
+    # Nothing is lost: every body is still there.
+    assert [r.body for r in rows][:3] == [
+        "# Rules\n- one\n",
+        "# Rules\n- two\n",
+        "# Rules\n- three\n",
+    ]
+
+
+def test_identical_body_creates_no_new_version(doc, writer):
+    same = svc.document_write(document=doc, body=doc.body, base_version=1, user=writer)
+    assert same.version == 1
+    assert len(history_rows(doc)) == 1
+
+
+def test_stale_version_is_refused_and_nothing_is_written(doc, writer):
+    svc.document_write(document=doc, body="v2", base_version=1, user=writer)
+    with pytest.raises(VersionConflict) as conflict:
+        svc.document_write(document=doc, body="lost?", base_version=1, user=writer)
+    assert conflict.value.current_version == 2
+    doc.refresh_from_db()
+    assert doc.body == "v2" and doc.version == 2
+    assert len(history_rows(doc)) == 2
+
+
+@pytest.mark.parametrize(("old", "message"), [("absent", "does not occur"), ("e", "occurs")])
+def test_edit_needs_exactly_one_match(doc, writer, old, message):
+    with pytest.raises(InvalidInput, match=message) as error:
+        svc.document_edit(document=doc, old=old, new="x", base_version=1, user=writer)
+    assert error.value.field == "old"
+    doc.refresh_from_db()
+    assert doc.version == 1
+
+
+def test_edit_with_empty_old_is_refused(doc, writer):
+    with pytest.raises(InvalidInput):
+        svc.document_edit(document=doc, old="", new="x", base_version=1, user=writer)
+
+
+def test_create_on_an_existing_path_is_refused(doc, writer, project):
+    with pytest.raises(AlreadyExists):
+        svc.document_create(project=project, path="agent.md", body="again", user=writer)
+
+
+def test_create_after_delete_continues_the_version_line(doc, writer, project):
+    svc.document_delete(document=doc, base_version=1, user=writer)
+    again = svc.document_create(project=project, path="agent.md", body="fresh", user=writer)
+    assert again.pk == doc.pk and again.version == 3 and not again.is_deleted
+
+
+def test_writing_a_deleted_document_is_not_found(doc, writer):
+    svc.document_delete(document=doc, base_version=1, user=writer)
+    with pytest.raises(NotFound):
+        svc.document_write(document=doc, body="x", base_version=2, user=writer)
+    with pytest.raises(NotFound):
+        svc.document_get(project=doc.project, path="agent.md")
+
+
+def test_revert_to_a_missing_version(doc, writer):
+    with pytest.raises(NotFound) as error:
+        svc.document_revert(document=doc, version=9, user=writer)
+    assert error.value.field == "version"
+
+
+def test_lock_blocks_other_writers_until_it_expires(doc, writer, admin):
+    svc.document_lock(document=doc, user=writer, ttl_seconds=60)
+    with pytest.raises(Locked) as locked:
+        svc.document_write(document=doc, body="admin text", base_version=1, user=admin)
+    assert locked.value.extra["lock"]["holder"] == "bob"
+    # The holder still writes; taking a lock wrote no version.
+    doc = svc.document_write(document=doc, body="mine", base_version=1, user=writer)
+    assert doc.version == 2 and len(history_rows(doc)) == 2
+    # Expired locks are ignored.
+    Document.objects.filter(pk=doc.pk).update(lock_expires_at=timezone.now() - timedelta(seconds=1))
+    doc = svc.document_write(document=doc, body="admin text", base_version=2, user=admin)
+    assert doc.version == 3
+
+
+def test_another_user_cannot_take_or_release_a_live_lock_without_force(doc, writer, admin):
+    svc.document_lock(document=doc, user=writer)
+    with pytest.raises(Locked):
+        svc.document_lock(document=doc, user=admin)
+    with pytest.raises(Locked):
+        svc.document_unlock(document=doc, user=admin)
+    broken = svc.document_lock(document=doc, user=admin, force=True)
+    assert broken.lock_holder == admin
+    released = svc.document_unlock(document=doc, user=admin)
+    assert svc.lock_state(released) is None
+
+
+@pytest.mark.parametrize("ttl", [0, -5, 10**9, "60", True])
+def test_lock_ttl_is_validated(doc, writer, ttl):
+    with pytest.raises(InvalidInput) as error:
+        svc.document_lock(document=doc, user=writer, ttl_seconds=ttl)
+    assert error.value.field == "ttl_seconds"
+
+
+SECRETS = [
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----BEGIN OPENSSH PRIVATE KEY-----",
+    "aws: AKIAIOSFODNN7EXAMPLE",
+    "token ghp_" + "a" * 36,
+    "xoxb-1234567890-abcdefghij",
+    "key sk-ant-api03-" + "x" * 30,
+    "OPENAI sk-" + "A1b2" * 10,
+    "password = hunter22",
+    'api_key: "abcd1234efgh"',
+    "DATABASE_URL=postgres://app:s3cretpw@db.internal/app",
+]
+
+
+@pytest.mark.parametrize("secret", SECRETS)
+def test_secret_like_content_is_refused_naming_the_line(project, writer, secret):
+    body = f"# Rules\n\nSome prose.\n{secret}\nmore\n"
+    with pytest.raises(SecretDetected) as error:
+        svc.document_create(project=project, path="agent.md", body=body, user=writer)
+    assert error.value.extra["line"] == 4
+    assert "Line 4" in error.value.detail
+    assert not Document.objects.filter(project=project).exists()
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Passwords live in the vault: see vault-access.md.",
+        "password = <from the vault>",
+        "Set `api_key = ${API_KEY}` from the environment.",
+        "Never write a line like password = … here.",
+        "The token budget is 32 KiB.",
+    ],
+)
+def test_prose_about_secrets_is_accepted(project, writer, prose):
+    doc = svc.document_create(project=project, path="agent.md", body=prose, user=writer)
+    assert doc.version == 1
+
+
+def test_secret_added_by_an_edit_is_refused(doc, writer):
+    with pytest.raises(SecretDetected):
+        svc.document_edit(
+            document=doc, old="- one", new="- one\npassword = hunter22", base_version=1, user=writer
+        )
+
+
+BAD_PATHS = [
+    "",
+    "/agent.md",
+    "../agent.md",
+    "notes/../../x.md",
+    "notes//x.md",
+    "notes/",
+    "notes\\x.md",
+    "./agent.md",
+    "a" * 256,
+    "bad\x00name.md",
+    " agent.md",
+    123,
+    None,
+]
+
+
+@pytest.mark.parametrize("path", BAD_PATHS)
+def test_bad_paths_are_refused(project, writer, path):
+    with pytest.raises(InvalidInput) as error:
+        svc.document_create(project=project, path=path, body="x", user=writer)
+    assert error.value.field == "path"
+    assert not Document.objects.exists()
+
+
+@pytest.mark.parametrize("path", ["agent.md", "notes/team.md", ".AGENTS/overview.md", "a" * 255])
+def test_good_paths_are_accepted(project, writer, path):
+    assert svc.document_create(project=project, path=path, body="x", user=writer).path == path
+
+
+def test_body_limit_counts_bytes(project, writer):
+    at_limit = "é" * (svc.MAX_BODY_BYTES // 2)
+    svc.document_create(project=project, path="a.md", body=at_limit, user=writer)
+    with pytest.raises(InvalidInput) as error:
+        svc.document_create(project=project, path="b.md", body=at_limit + "x", user=writer)
+    assert error.value.field == "body"
+
+
+@pytest.mark.parametrize("body", [None, 5, ["x"], "nul\x00byte"])
+def test_bad_bodies_are_refused(project, writer, body):
+    with pytest.raises(InvalidInput):
+        svc.document_create(project=project, path="a.md", body=body, user=writer)
