@@ -1,0 +1,169 @@
+"""Tenants, projects and members through the API."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+
+from agentdocs.models import Membership, Project, Tenant
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def root(db):
+    return get_user_model().objects.create_superuser("root", "root@example.com", "pw")
+
+
+def test_superuser_creates_a_tenant_with_its_reserved_project_and_becomes_admin(api, root):
+    response = api(root).post(
+        "/api/v1/tenants/", {"slug": "initech", "name": "Initech"}, format="json"
+    )
+    assert response.status_code == 201, response.json()
+    tenant = Tenant.objects.get(slug="initech")
+    assert list(tenant.projects.values_list("slug", flat=True)) == ["_vance"]
+    assert Membership.objects.get(tenant=tenant, user=root).role == "admin"
+
+
+def test_only_superusers_create_tenants_by_default(api, writer):
+    response = api(writer).post("/api/v1/tenants/", {"slug": "x", "name": "X"}, format="json")
+    assert response.status_code == 403
+    assert not Tenant.objects.filter(slug="x").exists()
+
+
+@override_settings(AGENTDOCS_TENANT_CREATORS="authenticated")
+def test_a_setting_lets_any_user_create_tenants(api, writer):
+    response = api(writer).post("/api/v1/tenants/", {"slug": "x", "name": "X"}, format="json")
+    assert response.status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"slug": "_vance", "name": "X"}, "slug"),
+        ({"slug": "_mine", "name": "X"}, "slug"),
+        ({"slug": "Has Space", "name": "X"}, "slug"),
+        ({"slug": "ok"}, "name"),
+        ({"slug": 5, "name": "X"}, "slug"),
+        ({"name": "X"}, "slug"),
+        ({"slug": "ok", "name": "X", "extra": 1}, "extra"),
+    ],
+)
+def test_bad_tenant_input(api, root, payload, field):
+    response = api(root).post("/api/v1/tenants/", payload, format="json")
+    assert response.status_code == 400
+    assert response.json()["field"] == field
+    assert not Tenant.objects.exists()
+
+
+def test_duplicate_tenant_is_409(api, root, tenant):
+    response = api(root).post("/api/v1/tenants/", {"slug": "acme", "name": "Again"}, format="json")
+    assert response.status_code == 409 and response.json()["field"] == "slug"
+
+
+def test_tenant_list_shows_only_memberships(api, tenant, other_tenant, reader, outsider):
+    assert [t["slug"] for t in api(reader).get("/api/v1/tenants/").json()["results"]] == ["acme"]
+    assert [t["slug"] for t in api(outsider).get("/api/v1/tenants/").json()["results"]] == [
+        "globex"
+    ]
+    assert api(reader).get("/api/v1/tenants/acme/").json()["role"] == "reader"
+    assert api(outsider).get("/api/v1/tenants/acme/").status_code == 404
+
+
+def test_admin_creates_projects_others_cannot(api, tenant, admin, writer, outsider, other_tenant):
+    created = api(admin).post(
+        "/api/v1/tenants/acme/projects/", {"slug": "docs", "name": "Docs"}, format="json"
+    )
+    assert created.status_code == 201
+    assert (
+        api(writer)
+        .post("/api/v1/tenants/acme/projects/", {"slug": "w", "name": "W"}, format="json")
+        .status_code
+        == 403
+    )
+    assert (
+        api(outsider)
+        .post("/api/v1/tenants/acme/projects/", {"slug": "o", "name": "O"}, format="json")
+        .status_code
+        == 404
+    )
+    reserved = api(admin).post(
+        "/api/v1/tenants/acme/projects/", {"slug": "_other", "name": "R"}, format="json"
+    )
+    assert reserved.status_code == 400 and reserved.json()["field"] == "slug"
+    listing = api(writer).get("/api/v1/tenants/acme/projects/").json()["results"]
+    assert [p["slug"] for p in listing] == ["_vance", "docs"]
+    assert listing[0]["reserved"] is True
+    assert api(writer).get("/api/v1/tenants/acme/projects/docs/").json()["role"] == "writer"
+    assert api(outsider).get("/api/v1/tenants/acme/projects/docs/").status_code == 404
+    assert set(Project.objects.values_list("slug", flat=True)) == {"_vance", "docs"}
+
+
+def test_members_are_managed_by_admins(api, tenant, admin, writer, outsider, other_tenant):
+    listing = api(admin).get("/api/v1/tenants/acme/members/").json()["results"]
+    assert [(m["username"], m["role"]) for m in listing] == [
+        ("alice", "admin"),
+        ("bob", "writer"),
+        ("carol", "reader"),
+    ]
+    promoted = api(admin).put(
+        "/api/v1/tenants/acme/members/bob", {"role": "admin", "reason": "lead"}, format="json"
+    )
+    assert promoted.status_code == 200 and promoted.json()["role"] == "admin"
+    added = api(admin).put(
+        "/api/v1/tenants/acme/members/mallory", {"role": "reader"}, format="json"
+    )
+    assert added.status_code == 201
+    assert api(admin).get("/api/v1/tenants/acme/members/mallory").json()["role"] == "reader"
+    assert api(admin).delete("/api/v1/tenants/acme/members/mallory").status_code == 204
+    assert api(outsider).get("/api/v1/tenants/acme/").status_code == 404
+    row = Membership.history.filter(user__username="bob").latest("history_id")
+    assert (row.history_user.username, row.history_change_reason, row.change_type) == (
+        "alice",
+        "lead",
+        "updated",
+    )
+
+
+def test_non_admins_cannot_manage_members(api, tenant, writer, reader, outsider, other_tenant):
+    assert (
+        api(writer)
+        .put("/api/v1/tenants/acme/members/carol", {"role": "admin"}, format="json")
+        .status_code
+        == 403
+    )
+    assert api(reader).get("/api/v1/tenants/acme/members/").status_code == 403
+    assert api(outsider).get("/api/v1/tenants/acme/members/").status_code == 404
+    assert Membership.objects.get(user__username="carol").role == "reader"
+
+
+def test_the_last_admin_cannot_be_removed_or_demoted(api, tenant, admin):
+    demote = api(admin).put("/api/v1/tenants/acme/members/alice", {"role": "writer"}, format="json")
+    assert demote.status_code == 422 and demote.json()["field"] == "role"
+    remove = api(admin).delete("/api/v1/tenants/acme/members/alice")
+    assert remove.status_code == 422
+    assert Membership.objects.get(user__username="alice").role == "admin"
+
+
+@pytest.mark.parametrize(
+    ("username", "payload", "status", "field"),
+    [
+        ("nobody", {"role": "reader"}, 404, "username"),
+        ("bob", {"role": "owner"}, 400, "role"),
+        ("bob", {}, 400, "role"),
+        ("bob", {"role": "reader", "x": 1}, 400, "x"),
+    ],
+)
+def test_bad_member_input(api, tenant, admin, username, payload, status, field):
+    response = api(admin).put(f"/api/v1/tenants/acme/members/{username}", payload, format="json")
+    assert response.status_code == status
+    assert response.json()["field"] == field
+    assert Membership.objects.get(user__username="bob").role == "writer"
+
+
+def test_openapi_schema_and_docs(api, writer, client):
+    schema = api(writer).get("/api/schema/")
+    assert schema.status_code == 200
+    assert b"/api/v1/tenants/{tenant}/projects/{project}/documents/" in schema.content
+    assert client.get("/api/docs/").status_code == 200
