@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
+from rest_framework import serializers
 from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
+from agentdocs.api.pagination import Pagination
 from agentdocs.errors import InvalidInput, VersionRequired
 from agentdocs.models import Document
 
@@ -81,3 +86,22 @@ def reject_unknown_fields(data: Any, allowed: set[str]) -> dict[str, Any]:
             field=unknown[0],
         )
     return data
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The shape of every API error."""
+
+    error = serializers.CharField()
+    detail = serializers.CharField()
+    field = serializers.CharField(allow_null=True)
+
+
+class ListView(APIView):
+    """An APIView that pages a queryset and shapes each row; the schema shows the paging."""
+
+    pagination_class = Pagination
+
+    def paginate(self, request: Request, queryset: Any, shape: Callable[[Any], dict]) -> Response:
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(queryset, request, view=self)
+        return paginator.get_paginated_response([shape(item) for item in page])

@@ -12,13 +12,13 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
 from agentdocs.api.common import (
+    ListView,
     base_version,
     document_etag,
     etag_matches,
     reject_unknown_fields,
     username,
 )
-from agentdocs.api.pagination import Pagination
 from agentdocs.diffs import diff_texts
 from agentdocs.errors import InvalidInput
 from agentdocs.models import Document
@@ -85,12 +85,30 @@ class DocumentSerializer(DocumentSummarySerializer):
     lock = serializers.DictField(allow_null=True)
 
 
-class DocumentListCreate(APIView):
-    class InputSerializer(serializers.Serializer):
-        path = serializers.CharField()
-        body = serializers.CharField(allow_blank=True, trim_whitespace=False)
-        reason = serializers.CharField(required=False, allow_blank=True)
+class DocumentCreateSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    body = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    reason = serializers.CharField(required=False, allow_blank=True)
 
+
+class DocumentWriteSerializer(serializers.Serializer):
+    body = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    reason = serializers.CharField(required=False, allow_blank=True)
+    version = serializers.IntegerField(required=False, help_text="Base version, or If-Match")
+
+
+class DocumentEditSerializer(serializers.Serializer):
+    old = serializers.CharField(trim_whitespace=False)
+    new = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    reason = serializers.CharField(required=False, allow_blank=True)
+    version = serializers.IntegerField(required=False, help_text="Base version, or If-Match")
+
+
+class DocumentDeletedSerializer(DocumentSummarySerializer):
+    deleted = serializers.BooleanField()
+
+
+class DocumentListCreate(ListView):
     @extend_schema(
         responses=DocumentSummarySerializer(many=True),
         parameters=[OpenApiParameter("prefix", str, description="Only paths starting with this")],
@@ -99,11 +117,9 @@ class DocumentListCreate(APIView):
         access = permissions.project_access(request.user, tenant, project)
         prefix = request.query_params.get("prefix", "")
         documents = selectors.document_list(project=access.project, prefix=prefix)
-        paginator = Pagination()
-        page = paginator.paginate_queryset(documents, request, view=self)
-        return paginator.get_paginated_response([_summary(d) for d in page])
+        return self.paginate(request, documents, _summary)
 
-    @extend_schema(request=InputSerializer, responses={201: DocumentSerializer})
+    @extend_schema(request=DocumentCreateSerializer, responses={201: DocumentSerializer})
     def post(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(request.user, tenant, project)
         data = reject_unknown_fields(request.data, {"path", "body", "reason"})
@@ -120,17 +136,6 @@ class DocumentListCreate(APIView):
 
 
 class DocumentDetail(APIView):
-    class WriteSerializer(serializers.Serializer):
-        body = serializers.CharField(allow_blank=True, trim_whitespace=False)
-        reason = serializers.CharField(required=False, allow_blank=True)
-        version = serializers.IntegerField(required=False)
-
-    class EditSerializer(serializers.Serializer):
-        old = serializers.CharField(trim_whitespace=False)
-        new = serializers.CharField(allow_blank=True, trim_whitespace=False)
-        reason = serializers.CharField(required=False, allow_blank=True)
-        version = serializers.IntegerField(required=False)
-
     def _document(self, request: Request, tenant: str, project: str, path: str, *, write: bool):
         access = permissions.project_access(request.user, tenant, project)
         validate_path(path)
@@ -148,7 +153,7 @@ class DocumentDetail(APIView):
             return response
         return _document_response(document)
 
-    @extend_schema(request=WriteSerializer, responses=DocumentSerializer)
+    @extend_schema(request=DocumentWriteSerializer, responses=DocumentSerializer)
     def put(self, request: Request, tenant: str, project: str, path: str) -> Response:
         data = reject_unknown_fields(request.data, {"body", "reason", "version"})
         document = self._document(request, tenant, project, path, write=True)
@@ -161,7 +166,7 @@ class DocumentDetail(APIView):
         )
         return _document_response(document)
 
-    @extend_schema(request=EditSerializer, responses=DocumentSerializer)
+    @extend_schema(request=DocumentEditSerializer, responses=DocumentSerializer)
     def patch(self, request: Request, tenant: str, project: str, path: str) -> Response:
         data = reject_unknown_fields(request.data, {"old", "new", "reason", "version"})
         document = self._document(request, tenant, project, path, write=True)
@@ -175,7 +180,7 @@ class DocumentDetail(APIView):
         )
         return _document_response(document)
 
-    @extend_schema(responses={200: DocumentSummarySerializer})
+    @extend_schema(responses=DocumentDeletedSerializer)
     def delete(self, request: Request, tenant: str, project: str, path: str) -> Response:
         data = request.data if isinstance(request.data, dict) else {}
         reject_unknown_fields(data, {"reason", "version"})
@@ -224,9 +229,16 @@ def _query_version(request: Request, name: str) -> int | None:
     return int(raw)
 
 
-class DocumentHistory(APIView):
+class HistoryVersionSerializer(HistoryEntrySerializer):
+    path = serializers.CharField()
+    body = serializers.CharField()
+
+
+class DocumentHistory(ListView):
     @extend_schema(
         responses=HistoryEntrySerializer(many=True),
+        description="Versions newest first. With `?version=N`, that version with its body "
+        "(a HistoryVersion object instead of the page).",
         parameters=[OpenApiParameter("version", int, description="Return this version's body")],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -238,19 +250,45 @@ class DocumentHistory(APIView):
         if version is not None:
             record = document_service.document_version(document=document, version=version)
             return Response({**_history_entry(record), "path": document.path, "body": record.body})
-        paginator = Pagination()
-        page = paginator.paginate_queryset(
-            selectors.document_history(document=document), request, view=self
-        )
-        return paginator.get_paginated_response([_history_entry(r) for r in page])
+        return self.paginate(request, selectors.document_history(document=document), _history_entry)
+
+
+class DiffLineSerializer(serializers.Serializer):
+    op = serializers.ChoiceField(choices=[" ", "-", "+"])
+    text = serializers.CharField()
+    old_number = serializers.IntegerField(allow_null=True)
+    new_number = serializers.IntegerField(allow_null=True)
+
+
+class DiffHunkSerializer(serializers.Serializer):
+    old_start = serializers.IntegerField()
+    old_lines = serializers.IntegerField()
+    new_start = serializers.IntegerField()
+    new_lines = serializers.IntegerField()
+    lines = DiffLineSerializer(many=True)
+
+
+class DiffSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    to = serializers.IntegerField()
+    diff = serializers.CharField(help_text="Unified diff text")
+    hunks = DiffHunkSerializer(many=True)
+    added = serializers.IntegerField()
+    removed = serializers.IntegerField()
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["from"] = serializers.IntegerField()
+        return fields
 
 
 class DocumentDiff(APIView):
     @extend_schema(
+        responses=DiffSerializer,
         parameters=[
             OpenApiParameter("from", int, required=True),
             OpenApiParameter("to", int, description="Defaults to the current version"),
-        ]
+        ],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         access = permissions.project_access(request.user, tenant, project)
@@ -274,13 +312,24 @@ class DocumentDiff(APIView):
         )
 
 
-class DocumentRevert(APIView):
-    class InputSerializer(serializers.Serializer):
-        version = serializers.IntegerField()
-        reason = serializers.CharField(required=False, allow_blank=True)
-        base_version = serializers.IntegerField(required=False)
+class RevertSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The version whose body becomes current")
+    reason = serializers.CharField(required=False, allow_blank=True)
+    base_version = serializers.IntegerField(required=False)
 
-    @extend_schema(request=InputSerializer, responses=DocumentSerializer)
+
+class LockInputSerializer(serializers.Serializer):
+    ttl_seconds = serializers.IntegerField(required=False)
+    force = serializers.BooleanField(required=False, help_text="Break another's lock (admins)")
+
+
+class LockSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    lock = serializers.DictField(allow_null=True)
+
+
+class DocumentRevert(APIView):
+    @extend_schema(request=RevertSerializer, responses=DocumentSerializer)
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
         access = permissions.project_access(request.user, tenant, project)
         data = reject_unknown_fields(request.data, {"version", "reason", "base_version"})
@@ -305,10 +354,6 @@ class DocumentRevert(APIView):
 
 
 class DocumentLock(APIView):
-    class InputSerializer(serializers.Serializer):
-        ttl_seconds = serializers.IntegerField(required=False)
-        force = serializers.BooleanField(required=False)
-
     def _access_and_document(self, request: Request, tenant: str, project: str, path: str):
         access = permissions.project_access(request.user, tenant, project)
         validate_path(path)
@@ -323,7 +368,7 @@ class DocumentLock(APIView):
             access.require_admin()
         return document, data, force
 
-    @extend_schema(request=InputSerializer)
+    @extend_schema(request=LockInputSerializer, responses=LockSerializer)
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
         document, data, force = self._access_and_document(request, tenant, project, path)
         document = document_service.document_lock(
@@ -331,6 +376,7 @@ class DocumentLock(APIView):
         )
         return Response({"path": document.path, "lock": document_service.lock_state(document)})
 
+    @extend_schema(request=LockInputSerializer, responses=LockSerializer)
     def delete(self, request: Request, tenant: str, project: str, path: str) -> Response:
         document, _, force = self._access_and_document(request, tenant, project, path)
         document = document_service.document_unlock(

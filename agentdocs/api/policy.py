@@ -11,8 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
-from agentdocs.api.common import reject_unknown_fields, username
-from agentdocs.api.pagination import Pagination
+from agentdocs.api.common import ListView, reject_unknown_fields, username
 from agentdocs.errors import InvalidInput, NotFound
 from agentdocs.models import Recipe, Setting
 from agentdocs.permissions import Access
@@ -48,19 +47,29 @@ def _reason(data: dict) -> str:
     return reason
 
 
-def _paginated(view: APIView, request: Request, queryset, shape) -> Response:
-    paginator = Pagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response([shape(item) for item in page])
-
-
-class SettingInput(serializers.Serializer):
+class SettingInputSerializer(serializers.Serializer):
     value = serializers.CharField(allow_blank=True)
-    enforced = serializers.BooleanField(required=False)
+    enforced = serializers.BooleanField(required=False, help_text="Tenant settings only.")
     reason = serializers.CharField(required=False)
 
 
-class _SettingViews(APIView):
+class SettingSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    value = serializers.CharField()
+    enforced = serializers.BooleanField(required=False, help_text="Tenant settings only.")
+    updated_at = serializers.DateTimeField()
+    updated_by = serializers.CharField(allow_null=True)
+
+
+class RecipeSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    params = serializers.JSONField()
+    profiles = serializers.JSONField()
+    updated_at = serializers.DateTimeField()
+    updated_by = serializers.CharField(allow_null=True)
+
+
+class _SettingViews(ListView):
     """Shared by tenant scope (project None) and project scope."""
 
     project_scope = False
@@ -72,13 +81,17 @@ class _SettingViews(APIView):
 
 
 class _SettingList(_SettingViews):
+    @extend_schema(responses=SettingSerializer(many=True))
     def get(self, request: Request, tenant: str, project: str | None = None) -> Response:
         access = self._access(request, tenant, project)
         settings = selectors.setting_list(tenant=access.tenant, project=access.project)
-        return _paginated(self, request, settings, _setting)
+        return self.paginate(request, settings, _setting)
 
 
 class _SettingDetail(_SettingViews):
+    pagination_class = None
+
+    @extend_schema(responses=SettingSerializer)
     def get(self, request: Request, tenant: str, key: str, project: str | None = None) -> Response:
         access = self._access(request, tenant, project)
         policy_service.validate_setting_key(key)
@@ -91,7 +104,10 @@ class _SettingDetail(_SettingViews):
             raise NotFound(f"No setting {key!r} here.", field="key")
         return Response(_setting(setting))
 
-    @extend_schema(request=SettingInput)
+    @extend_schema(
+        request=SettingInputSerializer,
+        responses={200: SettingSerializer, 201: SettingSerializer},
+    )
     def put(self, request: Request, tenant: str, key: str, project: str | None = None) -> Response:
         access = self._access(request, tenant, project)
         access.require_admin()
@@ -112,6 +128,7 @@ class _SettingDetail(_SettingViews):
             _setting(setting), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )
 
+    @extend_schema(responses={204: None})
     def delete(
         self, request: Request, tenant: str, key: str, project: str | None = None
     ) -> Response:
@@ -144,10 +161,10 @@ class ProjectSettingDetail(_SettingDetail):
     project_scope = True
 
 
-class RecipeInput(serializers.Serializer):
+class RecipeInputSerializer(serializers.Serializer):
     name = serializers.CharField()
-    params = serializers.DictField(required=False)
-    profiles = serializers.DictField(required=False)
+    params = serializers.JSONField(required=False)
+    profiles = serializers.JSONField(required=False)
     reason = serializers.CharField(required=False)
 
 
@@ -158,12 +175,13 @@ def _recipe_or_404(access: Access, name: str) -> Recipe:
     return recipe
 
 
-class RecipeListCreate(APIView):
+class RecipeListCreate(ListView):
+    @extend_schema(responses=RecipeSerializer(many=True))
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
-        return _paginated(self, request, selectors.recipe_list(tenant=access.tenant), _recipe)
+        return self.paginate(request, selectors.recipe_list(tenant=access.tenant), _recipe)
 
-    @extend_schema(request=RecipeInput)
+    @extend_schema(request=RecipeInputSerializer, responses={201: RecipeSerializer})
     def post(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
         access.require_admin()
@@ -180,11 +198,12 @@ class RecipeListCreate(APIView):
 
 
 class RecipeDetail(APIView):
+    @extend_schema(responses=RecipeSerializer)
     def get(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
         return Response(_recipe(_recipe_or_404(access, name)))
 
-    @extend_schema(request=RecipeInput)
+    @extend_schema(request=RecipeInputSerializer, responses=RecipeSerializer)
     def put(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
         access.require_admin()
@@ -200,6 +219,7 @@ class RecipeDetail(APIView):
         )
         return Response(_recipe(recipe))
 
+    @extend_schema(responses={204: None})
     def delete(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
         access.require_admin()

@@ -11,8 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
-from agentdocs.api.common import reject_unknown_fields
-from agentdocs.api.pagination import Pagination
+from agentdocs.api.common import ListView, reject_unknown_fields
 from agentdocs.errors import Forbidden, InvalidInput, NotFound
 from agentdocs.models import Membership, Project, Tenant
 from agentdocs.services import tenants as tenant_service
@@ -42,12 +41,6 @@ def _member(membership: Membership) -> dict[str, Any]:
     }
 
 
-def _paginated(view: APIView, request: Request, queryset, shape) -> Response:
-    paginator = Pagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response([shape(item) for item in page])
-
-
 def _string(data: dict, name: str) -> str:
     value = data.get(name)
     if value is None:
@@ -62,18 +55,49 @@ class SlugNameSerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
+class TenantSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    role = serializers.ChoiceField(choices=["reader", "writer", "admin"])
+
+
+class ProjectSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    reserved = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    role = serializers.ChoiceField(choices=["reader", "writer", "admin"], required=False)
+
+
+class MemberSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    role = serializers.ChoiceField(choices=["reader", "writer", "admin"])
+    created_at = serializers.DateTimeField()
+
+
+class MemberInputSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=["reader", "writer", "admin"])
+    reason = serializers.CharField(required=False)
+
+
+class PingSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+
+
 class Ping(APIView):
-    @extend_schema(responses={200: dict})
+    @extend_schema(responses=PingSerializer)
     def get(self, request: Request) -> Response:
         return Response({"ok": True})
 
 
-class TenantListCreate(APIView):
+class TenantListCreate(ListView):
+    @extend_schema(responses=TenantSerializer(many=True))
     def get(self, request: Request) -> Response:
         tenants = selectors.tenant_list_for(user=request.user)
-        return _paginated(self, request, tenants, _tenant)
+        return self.paginate(request, tenants, _tenant)
 
-    @extend_schema(request=SlugNameSerializer)
+    @extend_schema(request=SlugNameSerializer, responses={201: TenantSerializer})
     def post(self, request: Request) -> Response:
         if not permissions.may_create_tenants(request.user):
             raise Forbidden("Creating tenants is reserved to superusers on this server.")
@@ -85,17 +109,19 @@ class TenantListCreate(APIView):
 
 
 class TenantDetail(APIView):
+    @extend_schema(responses=TenantSerializer)
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
         return Response(_tenant(access.tenant, access.role))
 
 
-class ProjectListCreate(APIView):
+class ProjectListCreate(ListView):
+    @extend_schema(responses=ProjectSerializer(many=True))
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
-        return _paginated(self, request, selectors.project_list(tenant=access.tenant), _project)
+        return self.paginate(request, selectors.project_list(tenant=access.tenant), _project)
 
-    @extend_schema(request=SlugNameSerializer)
+    @extend_schema(request=SlugNameSerializer, responses={201: ProjectSerializer})
     def post(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
         access.require_admin()
@@ -110,23 +136,22 @@ class ProjectListCreate(APIView):
 
 
 class ProjectDetail(APIView):
+    @extend_schema(responses=ProjectSerializer)
     def get(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(request.user, tenant, project)
         return Response({**_project(access.project), "role": access.role})
 
 
-class MemberList(APIView):
+class MemberList(ListView):
+    @extend_schema(responses=MemberSerializer(many=True))
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
         access.require_admin()
-        return _paginated(self, request, selectors.member_list(tenant=access.tenant), _member)
+        return self.paginate(request, selectors.member_list(tenant=access.tenant), _member)
 
 
 class MemberDetail(APIView):
-    class InputSerializer(serializers.Serializer):
-        role = serializers.ChoiceField(choices=["reader", "writer", "admin"])
-        reason = serializers.CharField(required=False)
-
+    @extend_schema(responses=MemberSerializer)
     def get(self, request: Request, tenant: str, username: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
         access.require_admin()
@@ -137,7 +162,9 @@ class MemberDetail(APIView):
             raise NotFound(f"{username!r} is not a member of this tenant.", field="username")
         return Response(_member(membership))
 
-    @extend_schema(request=InputSerializer)
+    @extend_schema(
+        request=MemberInputSerializer, responses={200: MemberSerializer, 201: MemberSerializer}
+    )
     def put(self, request: Request, tenant: str, username: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
         access.require_admin()
@@ -153,6 +180,7 @@ class MemberDetail(APIView):
             _member(membership), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )
 
+    @extend_schema(responses={204: None})
     def delete(self, request: Request, tenant: str, username: str) -> Response:
         access = permissions.tenant_access(request.user, tenant)
         access.require_admin()
