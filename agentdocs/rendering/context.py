@@ -1,0 +1,233 @@
+"""The `.AGENTS/` context loader: project context files under a byte budget.
+
+The reference behaviour is the seed's TypeScript `loadContext`, with three
+fixes: the budget counts UTF-8 bytes (not characters), truncation never splits
+a character, and every file that was not loaded is listed as dropped instead of
+silently rolling off.
+
+Works over plain data (`load_context`, `load_context_from_mapping`) and over a
+local folder (`load_context_dir`); the server and the command-line client use
+the same rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CONTEXT_FOLDER = ".AGENTS"
+DEFAULT_BUDGET_BYTES = 32 * 1024
+# Below this many bytes of budget left, a truncated head is not worth its marker.
+MIN_TRUNCATED_BYTES = 256
+PRIORITY = ("overview.md", "conventions.md", "glossary.md")
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ContextDocument:
+    """One candidate file: its path as cited in `<context path="...">` and its text."""
+
+    path: str
+    body: str
+    version: int | None = None
+    sha256: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.sha256:
+            object.__setattr__(self, "sha256", sha256_text(self.body))
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def size(self) -> int:
+        return len(self.body.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class ContextSource:
+    """A file that was loaded, whole or as a truncated head."""
+
+    document: ContextDocument
+    content: str
+    bytes: int
+    truncated: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.document.path,
+            "version": self.document.version,
+            "sha256": self.document.sha256,
+            "bytes": self.bytes,
+            "total_bytes": self.document.size,
+            "truncated": self.truncated,
+        }
+
+
+@dataclass(frozen=True)
+class LoadedContext:
+    sources: tuple[ContextSource, ...]
+    dropped: tuple[ContextDocument, ...]
+    rendered: str
+    used_bytes: int
+    budget_bytes: int
+
+    @property
+    def truncated(self) -> bool:
+        return any(source.truncated for source in self.sources)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "budget_bytes": self.budget_bytes,
+            "used_bytes": self.used_bytes,
+            "sources": [source.as_dict() for source in self.sources],
+            "dropped": [
+                {
+                    "path": document.path,
+                    "version": document.version,
+                    "sha256": document.sha256,
+                    "bytes": document.size,
+                }
+                for document in self.dropped
+            ],
+        }
+
+
+def empty_context(budget_bytes: int) -> LoadedContext:
+    return LoadedContext(
+        sources=(), dropped=(), rendered="", used_bytes=0, budget_bytes=budget_bytes
+    )
+
+
+def is_context_name(name: str) -> bool:
+    """A direct child's file name that the loader takes: `*.md`, no folder."""
+    return name.endswith(".md") and "/" not in name and name not in ("", ".md")
+
+
+def order_documents(documents: Iterable[ContextDocument]) -> list[ContextDocument]:
+    """The three priority files first in their fixed order, the rest alphabetically."""
+    by_name = {document.name: document for document in documents}
+    head = [by_name[name] for name in PRIORITY if name in by_name]
+    tail = [by_name[name] for name in sorted(by_name) if name not in PRIORITY]
+    return head + tail
+
+
+def utf8_head(text: str, max_bytes: int) -> str:
+    """The longest prefix of ``text`` that is at most ``max_bytes`` UTF-8 bytes."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= max_bytes:
+        return text
+    # Continuation bytes look like 0b10xxxxxx; back off to a character boundary.
+    end = max_bytes
+    while end > 0 and (encoded[end] & 0xC0) == 0x80:
+        end -= 1
+    return encoded[:end].decode("utf-8")
+
+
+def _escape_attribute(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+
+
+def render_sources(sources: Iterable[ContextSource]) -> str:
+    return "\n\n".join(
+        f'<context path="{_escape_attribute(source.document.path)}">\n'
+        f"{source.content.rstrip()}\n</context>"
+        for source in sources
+    )
+
+
+def load_context(
+    documents: Iterable[ContextDocument], *, budget_bytes: int = DEFAULT_BUDGET_BYTES
+) -> LoadedContext:
+    """Load ``documents`` in priority order until the byte budget is spent.
+
+    A file that fits is taken whole. The first that does not fit is truncated
+    with a visible `[truncated: N more bytes]` marker when at least 256 bytes
+    of budget remain, and loading stops there; every later file (and that one,
+    when too little remained to truncate it) is dropped. The budget counts the
+    files' own bytes, not the marker or the `<context>` wrapping.
+    """
+    if budget_bytes < 0:
+        raise ValueError("budget_bytes must not be negative")
+    ordered = order_documents(documents)
+    sources: list[ContextSource] = []
+    used = 0
+    stopped_at = len(ordered)
+    for index, document in enumerate(ordered):
+        size = document.size
+        remaining = budget_bytes - used
+        if size <= remaining:
+            sources.append(ContextSource(document, document.body, size, truncated=False))
+            used += size
+            continue
+        stopped_at = index
+        if remaining >= MIN_TRUNCATED_BYTES:
+            head = utf8_head(document.body, remaining)
+            head_bytes = len(head.encode("utf-8"))
+            marker = f"\n\n[truncated: {size - head_bytes} more bytes]"
+            sources.append(ContextSource(document, head + marker, head_bytes, truncated=True))
+            used += head_bytes
+            stopped_at = index + 1
+        break
+    return LoadedContext(
+        sources=tuple(sources),
+        dropped=tuple(ordered[stopped_at:]),
+        rendered=render_sources(sources),
+        used_bytes=used,
+        budget_bytes=budget_bytes,
+    )
+
+
+def select_context_documents(
+    documents: Iterable[ContextDocument], *, folder: str = CONTEXT_FOLDER
+) -> list[ContextDocument]:
+    """Keep the direct children of ``folder`` whose names end in `.md`."""
+    prefix = folder.rstrip("/") + "/"
+    return [
+        document
+        for document in documents
+        if document.path.startswith(prefix) and is_context_name(document.path[len(prefix) :])
+    ]
+
+
+def load_context_from_mapping(
+    files: Mapping[str, str],
+    *,
+    folder: str = CONTEXT_FOLDER,
+    budget_bytes: int = DEFAULT_BUDGET_BYTES,
+) -> LoadedContext:
+    """The loader over a dict of path -> text (paths such as `.AGENTS/overview.md`)."""
+    documents = [ContextDocument(path=path, body=body) for path, body in files.items()]
+    return load_context(
+        select_context_documents(documents, folder=folder), budget_bytes=budget_bytes
+    )
+
+
+def load_context_dir(
+    directory: str | os.PathLike[str], *, budget_bytes: int = DEFAULT_BUDGET_BYTES
+) -> LoadedContext:
+    """The loader over a local folder; a missing folder is an empty context, not an error.
+
+    Paths are cited as the folder was named joined with the file name, as the
+    seed does (`.AGENTS/overview.md` for the folder `.AGENTS`).
+    """
+    folder = Path(directory)
+    if not folder.is_dir():
+        return empty_context(budget_bytes)
+    shown = os.fspath(directory).replace(os.sep, "/").rstrip("/") or "."
+    documents = []
+    for entry in sorted(folder.iterdir()):
+        if not is_context_name(entry.name) or not entry.is_file():
+            continue
+        # Bytes, not read_text(): universal newlines would change what the budget counts.
+        body = entry.read_bytes().decode("utf-8", errors="replace")
+        documents.append(ContextDocument(path=f"{shown}/{entry.name}", body=body))
+    return load_context(documents, budget_bytes=budget_bytes)

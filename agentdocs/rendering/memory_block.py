@@ -1,0 +1,442 @@
+"""Composing the Memory Block from plain inputs: layers, account and dedup.
+
+`compose_memory_block` is a pure, deterministic function: the same inputs
+and read state always give byte-identical text. That is what lets a binding
+record re-render a block from stored document versions and compare hashes.
+
+Layers, in order: policy (`memory.*` settings), agent notes (the cascade),
+client agent notes (opt-in per profile) and project context (`.AGENTS/`).
+Each layer is sent in full once per process; later renders with the same
+read state replace an unchanged layer by one stub sentence under its heading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from agentdocs.rendering.cascade import CascadeResult, Level, SourceDocument, resolve_cascade
+from agentdocs.rendering.context import (
+    ContextDocument,
+    LoadedContext,
+    empty_context,
+    load_context,
+    sha256_text,
+)
+from agentdocs.rendering.policy import MergedPolicy, PolicySetting, merge_policy
+from agentdocs.rendering.recipes import RenderOptions
+
+ReadState = Mapping[str, str]  # layer kind -> sha256 of the layer's full text
+
+POLICY_HEADING = "## Policy (memory.* settings)"
+CONTEXT_HEADING = "## Project Context (.AGENTS/)"
+CONTEXT_INTRO = (
+    "Project context from .AGENTS/, authoritative for this project's conventions and "
+    'terminology. Each source is wrapped in <context path="..."> so that you can cite it.'
+)
+
+
+class LayerKind(StrEnum):
+    POLICY = "policy"
+    AGENT_NOTES = "agent_notes"
+    CLIENT_NOTES = "client_notes"
+    CONTEXT = "context"
+
+
+class LayerState(StrEnum):
+    FULL = "full"
+    UNCHANGED = "unchanged"
+    EMPTY = "empty"
+    OFF = "off"
+    ABSENT = "absent"
+    IGNORED = "ignored"
+    TRUNCATED = "truncated"
+
+
+# The stub that replaces a layer the process has already received in full.
+UNCHANGED_STUBS = {
+    LayerKind.POLICY: (
+        "Policy unchanged from an earlier turn of this process; the values given there still apply."
+    ),
+    LayerKind.AGENT_NOTES: (
+        "Agent notes unchanged from an earlier turn of this process; the full text given "
+        "there still applies."
+    ),
+    LayerKind.CLIENT_NOTES: (
+        "Client agent notes unchanged from an earlier turn of this process; the full text "
+        "given there still applies."
+    ),
+    LayerKind.CONTEXT: (
+        "Project context unchanged from an earlier turn of this process; the sources given "
+        "there still apply."
+    ),
+}
+
+_SENT_STATES = {LayerState.FULL, LayerState.TRUNCATED, LayerState.UNCHANGED}
+_DEDUPLICATED_STATES = {LayerState.FULL, LayerState.TRUNCATED}
+
+
+def agent_notes_heading(level: Level, path: str) -> str:
+    if level is Level.PROJECT:
+        return f"## Agent Notes ({path})"
+    if level is Level.TENANT:
+        return f"## Agent Notes (from _vance: {path})"
+    return f"## Agent Notes (system default: {path})"
+
+
+def client_notes_heading(name: str) -> str:
+    return f"## Agent Notes (from client: {name})"
+
+
+@dataclass(frozen=True)
+class ClientDocument:
+    """A file the client uploads from its working folder (`CLAUDE.md`, ...). Not stored."""
+
+    name: str
+    body: str
+
+    @property
+    def sha256(self) -> str:
+        return sha256_text(self.body)
+
+    @property
+    def size(self) -> int:
+        return len(self.body.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One layer of the block and its account.
+
+    ``sha256`` and ``bytes`` describe the source (the document body, the
+    policy lines, the rendered context); ``text_sha256`` is the hash of the
+    layer's full text, heading included, which the read state compares.
+    ``text`` is what this render sends: the full text, a stub or nothing.
+    """
+
+    kind: LayerKind
+    state: LayerState
+    detail: str
+    heading: str | None = None
+    level: str | None = None
+    project: str | None = None
+    path: str | None = None
+    version: int | None = None
+    sha256: str | None = None
+    bytes: int = 0
+    text: str = ""
+    text_sha256: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "heading": self.heading,
+            "level": self.level,
+            "project": self.project,
+            "path": self.path,
+            "version": self.version,
+            "sha256": self.sha256,
+            "bytes": self.bytes,
+            "state": self.state.value,
+            "detail": self.detail,
+            "text_sha256": self.text_sha256,
+            **self.extra,
+        }
+
+
+@dataclass(frozen=True)
+class MemoryBlockInputs:
+    """Everything a render depends on, read before the pure core runs.
+
+    ``agent_candidates`` are the live documents at ``options.agent_document``
+    at each cascade level (at most one per level); ``context_documents`` are
+    the project's direct `.AGENTS/*.md` children.
+    """
+
+    options: RenderOptions = field(default_factory=RenderOptions)
+    settings: tuple[PolicySetting, ...] = ()
+    agent_candidates: tuple[SourceDocument, ...] = ()
+    client_document: ClientDocument | None = None
+    context_documents: tuple[ContextDocument, ...] = ()
+
+
+@dataclass(frozen=True)
+class MemoryBlock:
+    text: str
+    sha256: str
+    layers: tuple[Layer, ...]
+    context: LoadedContext
+    options: RenderOptions
+    read_state: dict[str, str]  # the process's read state after this render
+
+    def layer(self, kind: LayerKind | str) -> Layer:
+        return next(layer for layer in self.layers if layer.kind == kind)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "sha256": self.sha256,
+            "layers": [layer.as_dict() for layer in self.layers],
+            "context": self.context.as_dict(),
+            "options": self.options.as_dict(),
+        }
+
+
+def _full_text(heading: str, body: str) -> str:
+    body = body.rstrip()
+    return f"{heading}\n\n{body}" if body else heading
+
+
+def _policy_layer(merged: MergedPolicy) -> Layer:
+    extra = {
+        "settings": merged.settings_account(),
+        "refused_overrides": merged.refused_account(),
+    }
+    if not merged.values:
+        return Layer(
+            LayerKind.POLICY,
+            LayerState.ABSENT,
+            "No memory.* settings at tenant or project level.",
+            extra=extra,
+        )
+    lines = merged.lines
+    text = _full_text(POLICY_HEADING, lines)
+    refused = len(merged.refused)
+    count = len(merged.values)
+    detail = f"{count} memory.* setting{'' if count == 1 else 's'} in force, tenant then project."
+    if refused:
+        detail += f" {refused} project override(s) refused: the tenant enforces its value."
+    return Layer(
+        LayerKind.POLICY,
+        LayerState.FULL,
+        detail,
+        heading=POLICY_HEADING,
+        sha256=sha256_text(lines),
+        bytes=len(lines.encode("utf-8")),
+        text=text,
+        text_sha256=sha256_text(text),
+        extra=extra,
+    )
+
+
+def _describe(document: SourceDocument) -> str:
+    if document.level is Level.DEFAULT:
+        return f"the bundled default {document.path}"
+    return f"{document.project}/{document.path}"
+
+
+def _agent_notes_layer(options: RenderOptions, cascade: CascadeResult | None) -> Layer:
+    if cascade is None:
+        return Layer(
+            LayerKind.AGENT_NOTES,
+            LayerState.OFF,
+            "The recipe turns the agent document off for this process type "
+            '(agentDocument is "" or null).',
+            extra={"shadowed": []},
+        )
+    winner = cascade.winner
+    if winner is None:
+        return Layer(
+            LayerKind.AGENT_NOTES,
+            LayerState.ABSENT,
+            f"No document at {cascade.path} in the project, the tenant's _vance project "
+            "or the bundled defaults.",
+            path=cascade.path,
+            extra={"shadowed": []},
+        )
+    heading = agent_notes_heading(winner.level, winner.path)
+    text = _full_text(heading, winner.body)
+    empty = not winner.body.strip()
+    shadowed = [document.reference() for document in cascade.shadowed]
+    detail = f"From the {winner.level.value} level"
+    if shadowed:
+        detail += "; it shadows " + ", ".join(_describe(document) for document in cascade.shadowed)
+    detail += "; the document is empty." if empty else "."
+    return Layer(
+        LayerKind.AGENT_NOTES,
+        LayerState.EMPTY if empty else LayerState.FULL,
+        detail,
+        heading=heading,
+        level=winner.level.value,
+        project=winner.project,
+        path=winner.path,
+        version=winner.version,
+        sha256=winner.sha256,
+        bytes=winner.size,
+        text=text,
+        text_sha256=sha256_text(text),
+        extra={"shadowed": shadowed},
+    )
+
+
+def _client_notes_layer(options: RenderOptions, client: ClientDocument | None) -> Layer:
+    if client is None:
+        if options.use_client_document:
+            return Layer(
+                LayerKind.CLIENT_NOTES,
+                LayerState.ABSENT,
+                "The profile opts in to a client document, but the request carried none.",
+            )
+        return Layer(
+            LayerKind.CLIENT_NOTES,
+            LayerState.OFF,
+            "The profile does not opt in to a client document (useClientAgentDoc).",
+        )
+    if not options.use_client_document:
+        return Layer(
+            LayerKind.CLIENT_NOTES,
+            LayerState.IGNORED,
+            f"The client document {client.name} was ignored: the profile does not opt in "
+            "(useClientAgentDoc).",
+            level="client",
+            path=client.name,
+            sha256=client.sha256,
+            bytes=client.size,
+        )
+    heading = client_notes_heading(client.name)
+    text = _full_text(heading, client.body)
+    empty = not client.body.strip()
+    return Layer(
+        LayerKind.CLIENT_NOTES,
+        LayerState.EMPTY if empty else LayerState.FULL,
+        "Uploaded by the client; not stored, bound by hash only."
+        + (" The document is empty." if empty else ""),
+        heading=heading,
+        level="client",
+        path=client.name,
+        sha256=client.sha256,
+        bytes=client.size,
+        text=text,
+        text_sha256=sha256_text(text),
+    )
+
+
+def _dropped_note(loaded: LoadedContext) -> str:
+    if not loaded.dropped:
+        return ""
+    names = ", ".join(f"{document.path} ({document.size} bytes)" for document in loaded.dropped)
+    return f"[not loaded, over the context budget: {names}]"
+
+
+def _context_layer(options: RenderOptions, loaded: LoadedContext, available: int) -> Layer:
+    if not options.context_enabled:
+        return Layer(
+            LayerKind.CONTEXT,
+            LayerState.OFF,
+            "The recipe turns project context off (contextEnabled is false).",
+            level="project",
+            path=".AGENTS/",
+        )
+    if available == 0:
+        return Layer(
+            LayerKind.CONTEXT,
+            LayerState.ABSENT,
+            "The project has no .AGENTS/*.md documents.",
+            level="project",
+            path=".AGENTS/",
+        )
+    body = "\n\n".join(
+        part for part in (CONTEXT_INTRO, loaded.rendered, _dropped_note(loaded)) if part
+    )
+    text = _full_text(CONTEXT_HEADING, body)
+    cut = loaded.truncated or bool(loaded.dropped)
+    detail = (
+        f"{len(loaded.sources)} of {available} sources, {loaded.used_bytes} of "
+        f"{loaded.budget_bytes} budget bytes"
+    )
+    if loaded.truncated:
+        detail += "; the last source is truncated"
+    if loaded.dropped:
+        detail += f"; {len(loaded.dropped)} dropped over the budget"
+    return Layer(
+        LayerKind.CONTEXT,
+        LayerState.TRUNCATED if cut else LayerState.FULL,
+        detail + ".",
+        heading=CONTEXT_HEADING,
+        level="project",
+        path=".AGENTS/",
+        sha256=sha256_text(loaded.rendered),
+        bytes=loaded.used_bytes,
+        text=text,
+        text_sha256=sha256_text(text),
+    )
+
+
+def _deduplicated(layer: Layer, read_state: ReadState) -> Layer:
+    if layer.state not in _DEDUPLICATED_STATES or read_state.get(layer.kind) != layer.text_sha256:
+        return layer
+    return Layer(
+        layer.kind,
+        LayerState.UNCHANGED,
+        layer.detail,
+        heading=layer.heading,
+        level=layer.level,
+        project=layer.project,
+        path=layer.path,
+        version=layer.version,
+        sha256=layer.sha256,
+        bytes=layer.bytes,
+        text=f"{layer.heading}\n\n{UNCHANGED_STUBS[layer.kind]}",
+        text_sha256=layer.text_sha256,
+        extra=layer.extra,
+    )
+
+
+def compose_memory_block(
+    inputs: MemoryBlockInputs, *, read_state: ReadState | None = None
+) -> MemoryBlock:
+    """Render the block for ``inputs``; ``read_state`` is what the process already has.
+
+    ``read_state`` None (a preview, or a process's first turn) sends every
+    layer in full. The returned block's ``read_state`` is the process's state
+    after this render: store it for the next turn.
+    """
+    options = inputs.options
+    cascade = (
+        resolve_cascade(options.agent_document, inputs.agent_candidates)
+        if options.agent_document is not None
+        else None
+    )
+    if options.context_enabled and inputs.context_documents:
+        loaded = load_context(inputs.context_documents, budget_bytes=options.context_budget_bytes)
+    else:
+        loaded = empty_context(options.context_budget_bytes)
+    layers = (
+        _policy_layer(merge_policy(inputs.settings)),
+        _agent_notes_layer(options, cascade),
+        _client_notes_layer(options, inputs.client_document),
+        _context_layer(options, loaded, len(inputs.context_documents)),
+    )
+    if read_state:
+        layers = tuple(_deduplicated(layer, read_state) for layer in layers)
+    parts = [layer.text for layer in layers if layer.text]
+    text = "\n\n".join(parts) + "\n" if parts else ""
+    new_state = {
+        layer.kind.value: layer.text_sha256
+        for layer in layers
+        if layer.state in _SENT_STATES and layer.text_sha256
+    }
+    return MemoryBlock(
+        text=text,
+        sha256=sha256_text(text),
+        layers=layers,
+        context=loaded,
+        options=options,
+        read_state=new_state,
+    )
+
+
+def replay_read_state(layers: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """The read state under which a recorded block was rendered, from its layer account.
+
+    Re-rendering a recorded block from the same document versions with this
+    read state gives the same text, stubs included.
+    """
+    return {
+        layer["kind"]: layer["text_sha256"]
+        for layer in layers
+        if layer.get("state") == LayerState.UNCHANGED and layer.get("text_sha256")
+    }

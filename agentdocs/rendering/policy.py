@@ -1,0 +1,78 @@
+"""Merging the `memory.*` settings into the policy layer.
+
+Tenant then project, additive: a project value overrides a tenant value of
+the same key, unless the tenant setting is enforced; then the tenant value
+stands and the override is reported as refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PolicySetting:
+    key: str
+    value: str
+    level: str  # "tenant" or "project"
+    enforced: bool = False
+
+    def __post_init__(self) -> None:
+        if self.level not in ("tenant", "project"):
+            raise ValueError(f"A setting's level is tenant or project, not {self.level!r}")
+
+
+@dataclass(frozen=True)
+class MergedPolicy:
+    values: tuple[PolicySetting, ...]  # the setting in force for each key, sorted by key
+    refused: tuple[tuple[PolicySetting, PolicySetting], ...]  # (enforced tenant, project)
+
+    @property
+    def lines(self) -> str:
+        return "\n".join(f"{setting.key}: {setting.value}" for setting in self.values)
+
+    def settings_account(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "key": setting.key,
+                "value": setting.value,
+                "level": setting.level,
+                "enforced": setting.enforced,
+            }
+            for setting in self.values
+        ]
+
+    def refused_account(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "key": tenant.key,
+                "tenant_value": tenant.value,
+                "project_value": project.value,
+                "detail": (
+                    f"The project's value for {tenant.key} was refused: "
+                    "the tenant enforces its own."
+                ),
+            }
+            for tenant, project in self.refused
+        ]
+
+
+def merge_policy(settings: Iterable[PolicySetting]) -> MergedPolicy:
+    tenant: dict[str, PolicySetting] = {}
+    project: dict[str, PolicySetting] = {}
+    for setting in settings:
+        (tenant if setting.level == "tenant" else project)[setting.key] = setting
+    in_force = dict(tenant)
+    refused = []
+    for key, setting in project.items():
+        tenant_setting = tenant.get(key)
+        if tenant_setting is not None and tenant_setting.enforced:
+            refused.append((tenant_setting, setting))
+        else:
+            in_force[key] = setting
+    return MergedPolicy(
+        values=tuple(in_force[key] for key in sorted(in_force)),
+        refused=tuple(sorted(refused, key=lambda pair: pair[0].key)),
+    )

@@ -1,0 +1,56 @@
+"""What a recipe and its profile mean for one render, as plain options.
+
+The parameter names are the ones `agentdocs.services.policy` validates on the
+way in (a test keeps the two in step); they are repeated here because this
+package stays free of Django.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agentdocs.rendering.context import DEFAULT_BUDGET_BYTES
+
+AGENT_DOC_PARAM = "agentDocument"
+CONTEXT_BUDGET_PARAM = "contextBudgetBytes"
+CONTEXT_ENABLED_PARAM = "contextEnabled"
+PROFILE_CLIENT_DOC = "useClientAgentDoc"
+DEFAULT_AGENT_DOCUMENT = "agent.md"
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """``agent_document`` is the cascade path, or None when the recipe turns it off."""
+
+    agent_document: str | None = DEFAULT_AGENT_DOCUMENT
+    context_enabled: bool = True
+    context_budget_bytes: int = DEFAULT_BUDGET_BYTES
+    use_client_document: bool = False
+
+    @classmethod
+    def from_recipe(
+        cls, params: Mapping[str, Any] | None, profile: Mapping[str, Any] | None = None
+    ) -> RenderOptions:
+        """Not set → `agent.md`; `""` or null → off; any other string → that path."""
+        params = params or {}
+        profile = profile or {}
+        if AGENT_DOC_PARAM not in params:
+            agent_document = DEFAULT_AGENT_DOCUMENT
+        else:
+            agent_document = params[AGENT_DOC_PARAM] or None
+        return cls(
+            agent_document=agent_document,
+            context_enabled=params.get(CONTEXT_ENABLED_PARAM, True) is not False,
+            context_budget_bytes=params.get(CONTEXT_BUDGET_PARAM, DEFAULT_BUDGET_BYTES),
+            use_client_document=profile.get(PROFILE_CLIENT_DOC, False) is True,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "agent_document": self.agent_document,
+            "context_enabled": self.context_enabled,
+            "context_budget_bytes": self.context_budget_bytes,
+            "use_client_document": self.use_client_document,
+        }
