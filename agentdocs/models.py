@@ -199,3 +199,71 @@ class Recipe(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tenant.slug}:{self.name}"
+
+
+class ProviderMapping(models.Model):
+    """The provider map: a tenant's symbolic source name resolved to one of its documents.
+
+    Manifests name sources symbolically (`workstation/agent-baseline`); where each
+    lives is tenant state, edited by tenant admins, never committed in a manifest.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="providers")
+    name = models.CharField(max_length=200)
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="+")
+    path = models.CharField(max_length=255)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    history = HistoricalRecords(bases=[HistoryChangeType])
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="provider_name_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant.slug}:{self.name} -> {self.project.slug}/{self.path}"
+
+
+class BindingRecord(models.Model):
+    """The lockfile of one run: which exact sources a process was bound to.
+
+    Immutable evidence: the binding service inserts it whole and nothing changes
+    it afterwards, except that archival fills the archive fields once (a
+    conditional update on ``archived_at IS NULL``). It is deliberately not
+    history-tracked: there is no history to keep.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.PROTECT, related_name="+")
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="+")
+    process = models.CharField(max_length=200)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField()
+    schema = models.CharField(max_length=32)
+    record = models.JSONField()
+    problem_count = models.PositiveIntegerField()
+    memory_block_sha256 = models.CharField(max_length=64, blank=True)
+    archive_path = models.CharField(max_length=500, blank=True)
+    archive_sha256 = models.CharField(max_length=64, blank=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["project", "-created_at", "-id"]),
+            models.Index(fields=["project", "process", "-created_at"]),
+            models.Index(
+                fields=["created_at"],
+                condition=Q(archived_at__isnull=True),
+                name="binding_record_unarchived",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"binding record {self.pk} ({self.process})"
