@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from agentdocs.api import documents, policy, tenants
+from agentdocs.api import documents, policy, rendering, tenants
 from agentdocs.api.errors import json_not_found
 
 T = r"^tenants/(?P<tenant>[^/]+)"
@@ -43,6 +43,7 @@ urlpatterns = [
     ),
     re_path(T + r"/recipes/$", policy.RecipeListCreate.as_view(), name="api-recipes"),
     re_path(T + r"/recipes/(?P<name>[^/]+)$", policy.RecipeDetail.as_view(), name="api-recipe"),
+    re_path(P + r"/memory-block/$", rendering.MemoryBlockView.as_view(), name="api-memory-block"),
     # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
     # Add new routes above this line.
     re_path(r"^.*$", json_not_found),

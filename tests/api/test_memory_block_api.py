@@ -1,0 +1,267 @@
+"""`/api/v1/tenants/{tenant}/projects/{project}/memory-block/`: the contract."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+import pytest
+
+from agentdocs.services import documents as document_service
+from agentdocs.services import policy as policy_service
+from agentdocs.services import tenants as tenant_service
+from agentdocs.services.memory_block import MAX_CLIENT_DOCUMENT_BYTES
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/tenants/acme/projects/web/memory-block/"
+
+
+@pytest.fixture
+def process() -> str:
+    return f"process-{uuid.uuid4()}"
+
+
+@pytest.fixture
+def coder(tenant, admin):
+    return policy_service.recipe_create(
+        tenant=tenant,
+        name="coder",
+        params={"contextBudgetBytes": 4096},
+        profiles={"cli": {"useClientAgentDoc": True}, "web": {}},
+        user=admin,
+    )
+
+
+@pytest.fixture
+def documents(project, vance, make_document):
+    make_document(vance, "agent.md", "# House rules\n- be kind\n")
+    make_document(project, ".AGENTS/overview.md", "What this project is.\n")
+    make_document(project, ".AGENTS/conventions.md", "Do not write files.\n")
+
+
+def post(client, body, **headers):
+    return client.post(URL, body, format="json", **headers)
+
+
+def test_post_returns_the_block_and_its_account(api, reader, documents, coder, process):
+    response = post(
+        api(reader),
+        {
+            "process": process,
+            "recipe": "coder",
+            "profile": "cli",
+            "client_document": {"name": "CLAUDE.md", "body": "Use the staging box."},
+            "reset": False,
+        },
+    )
+    assert response.status_code == 200, response.json()
+    data = response.json()
+    assert {"text", "sha256", "layers", "context"} <= set(data)
+    assert data["sha256"] == hashlib.sha256(data["text"].encode("utf-8")).hexdigest()
+    assert [layer["kind"] for layer in data["layers"]] == [
+        "policy",
+        "agent_notes",
+        "client_notes",
+        "context",
+    ]
+    agent = data["layers"][1]
+    assert agent["heading"] == "## Agent Notes (from _vance: agent.md)"
+    assert (agent["level"], agent["path"], agent["version"], agent["state"]) == (
+        "tenant",
+        "agent.md",
+        1,
+        "full",
+    )
+    assert agent["bytes"] == len(b"# House rules\n- be kind\n")
+    assert "## Agent Notes (from client: CLAUDE.md)" in data["text"]
+    context = data["context"]
+    assert context["budget_bytes"] == 4096
+    assert context["used_bytes"] == len("What this project is.\n") + len("Do not write files.\n")
+    assert [s["path"] for s in context["sources"]] == [
+        ".AGENTS/overview.md",
+        ".AGENTS/conventions.md",
+    ]
+    assert context["dropped"] == []
+    assert '<context path=".AGENTS/overview.md">' in data["text"]
+
+
+def test_accept_text_plain_returns_the_text_alone(api, reader, documents, process):
+    client = api(reader)
+    as_json = post(client, {"process": process}).json()
+    as_text = post(client, {"process": process, "reset": True}, HTTP_ACCEPT="text/plain")
+    assert as_text.status_code == 200
+    assert as_text["Content-Type"].startswith("text/plain")
+    assert as_text.content.decode("utf-8") == as_json["text"]
+
+
+def test_turns_of_one_process_are_deduplicated_until_reset(
+    api, writer, project, documents, make_document, process
+):
+    client = api(writer)
+    own = make_document(project, "agent.md", "own rules")
+    states = []
+
+    def turn(**extra):
+        data = post(client, {"process": process, **extra}).json()
+        states.append(data["layers"][1]["state"])
+        return data
+
+    turn()
+    stub = turn()
+    assert stub["text"].startswith(
+        "## Agent Notes (agent.md)\n\nAgent notes unchanged from an earlier turn"
+    )
+    assert "own rules" not in stub["text"]
+    document_service.document_write(document=own, body="edited", base_version=1, user=writer)
+    assert "edited" in turn()["text"]
+    turn()
+    assert "edited" in turn(reset=True)["text"]
+    assert states == ["full", "unchanged", "full", "unchanged", "full"]
+
+
+def test_get_is_a_preview_with_an_etag(api, reader, writer, project, documents, process):
+    client = api(reader)
+    first = client.get(URL)
+    assert first.status_code == 200
+    etag = first["ETag"]
+    assert "House rules" in first.json()["text"]
+    assert client.get(URL, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    # The text representation has its own tag.
+    text = client.get(URL, HTTP_ACCEPT="text/plain")
+    assert text["ETag"] != etag
+    assert client.get(
+        URL, HTTP_ACCEPT="text/plain", HTTP_IF_NONE_MATCH=text["ETag"]
+    ).status_code == (304)
+    document_service.document_create(
+        project=project, path="agent.md", body="own rules", user=writer
+    )
+    changed = client.get(URL, HTTP_IF_NONE_MATCH=etag)
+    assert changed.status_code == 200 and changed["ETag"] != etag
+
+
+def test_a_preview_never_touches_the_read_state(api, reader, documents, process):
+    client = api(reader)
+    post(client, {"process": process})
+    for _ in range(2):
+        assert client.get(URL).json()["layers"][1]["state"] == "full"
+    assert post(client, {"process": process}).json()["layers"][1]["state"] == "unchanged"
+
+
+def test_preview_takes_recipe_and_profile(api, reader, documents, coder):
+    data = api(reader).get(URL, {"recipe": "coder", "profile": "web"}).json()
+    assert data["context"]["budget_bytes"] == 4096
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [({"recipe": "nope"}, "recipe"), ({"recipe": "coder", "profile": "nope"}, "profile")],
+)
+def test_unknown_recipe_or_profile_is_a_json_404(
+    api, reader, project, coder, process, query, field
+):
+    client = api(reader)
+    for response in (client.get(URL, query), post(client, {"process": process, **query})):
+        assert response.status_code == 404
+        assert response.json()["error"] == "not_found"
+        assert response.json()["field"] == field
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({}, "process"),
+        ({"process": ""}, "process"),
+        ({"process": 7}, "process"),
+        ({"process": "p", "recipe": 3}, "recipe"),
+        ({"process": "p", "reset": "yes"}, "reset"),
+        ({"process": "p", "client_document": "CLAUDE.md"}, "client_document"),
+        ({"process": "p", "client_document": {"name": "C.md"}}, "client_document.body"),
+        ({"process": "p", "client_document": {"body": "x"}}, "client_document.name"),
+        ({"process": "p", "client_document": {"name": "C.md", "body": "", "x": 1}}, None),
+        ({"process": "p", "surprise": True}, "surprise"),
+    ],
+)
+def test_bad_input_is_a_json_400_naming_the_field(api, reader, project, body, field):
+    response = post(api(reader), body)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid"
+    if field is not None:
+        assert response.json()["field"] == field
+
+
+def test_an_oversized_client_document_is_refused(api, reader, project, process):
+    body = {
+        "process": process,
+        "client_document": {"name": "CLAUDE.md", "body": "x" * (MAX_CLIENT_DOCUMENT_BYTES + 1)},
+    }
+    response = post(api(reader), body)
+    assert response.status_code == 400
+    assert response.json()["field"] == "client_document.body"
+    assert "256 KiB" in response.json()["detail"]
+
+
+def test_errors_are_json_even_when_text_was_asked_for(api, reader, project):
+    response = post(api(reader), {}, HTTP_ACCEPT="text/plain")
+    assert response.status_code == 400
+    assert response["Content-Type"].startswith("application/json")
+    assert response.json()["field"] == "process"
+
+
+def test_every_member_may_render(api, admin, writer, reader, documents, process):
+    for user in (admin, writer, reader):
+        assert post(api(user), {"process": process}).status_code == 200
+        assert api(user).get(URL).status_code == 200
+
+
+def test_an_outsider_gets_404_for_get_and_post(api, outsider, other_tenant, documents, process):
+    client = api(outsider)
+    for response in (client.get(URL), post(client, {"process": process})):
+        assert response.status_code == 404
+        assert response.json()["error"] == "not_found"
+        assert "House rules" not in response.content.decode()
+
+
+def test_anonymous_requests_are_refused(api, documents):
+    assert api().get(URL).status_code in (401, 403)
+    assert post(api(), {"process": "p"}).status_code in (401, 403)
+
+
+def test_the_same_process_id_in_another_tenant_is_another_process(
+    api, reader, outsider, other_tenant, documents, process
+):
+    globex_web = tenant_service.project_create(
+        tenant=other_tenant, slug="web", name="Web", user=outsider
+    )
+    document_service.document_create(
+        project=globex_web, path="agent.md", body="# House rules\n- be kind\n", user=outsider
+    )
+    globex_url = "/api/v1/tenants/globex/projects/web/memory-block/"
+    for _ in range(2):
+        api(outsider).post(globex_url, {"process": process}, format="json")
+    acme = post(api(reader), {"process": process}).json()
+    assert acme["layers"][1]["state"] == "full"
+
+
+def _fill(project, make_document, count):
+    for index in range(count):
+        make_document(project, f".AGENTS/doc-{index:02d}.md", f"context {index}\n")
+
+
+def test_the_endpoint_runs_the_same_queries_for_1_and_50_documents(
+    api, reader, tenant, admin, project, documents, coder, make_document, django_assert_num_queries
+):
+    client = api(reader)
+    body = {"recipe": "coder", "profile": "cli"}
+    _fill(project, make_document, 1)
+    # access, recipe, documents, settings
+    with django_assert_num_queries(4):
+        assert post(client, {"process": f"p-{uuid.uuid4()}", **body}).status_code == 200
+    big = tenant_service.project_create(tenant=tenant, slug="big", name="Big", user=admin)
+    _fill(big, make_document, 50)
+    big_url = "/api/v1/tenants/acme/projects/big/memory-block/"
+    with django_assert_num_queries(4):
+        response = client.post(big_url, {"process": f"p-{uuid.uuid4()}", **body}, format="json")
+    assert len(response.json()["context"]["sources"]) == 50
+    with django_assert_num_queries(4):
+        assert client.get(big_url, body).status_code == 200
