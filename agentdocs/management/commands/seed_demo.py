@@ -1,0 +1,334 @@
+"""Load the demo tenant: users, projects, versioned documents, settings, recipes.
+
+Re-runnable: what exists is left as it is (edits made in the demo survive), what
+is missing is created, and the demo users' passwords are reset to the ones
+printed. Every write goes through the services, like any other client's.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.management.base import BaseCommand
+from django.db import transaction
+from django.utils.crypto import salted_hmac
+from rest_framework.authtoken.models import Token
+
+from agentdocs.errors import NotFound
+from agentdocs.models import RESERVED_PROJECT, Project, Recipe, Role, Setting, Tenant
+from agentdocs.services import documents as document_service
+from agentdocs.services import policy as policy_service
+from agentdocs.services import tenants as tenant_service
+
+TENANT_SLUG = "demo"
+TENANT_NAME = "Demo Co"
+
+
+@dataclass(frozen=True)
+class DemoUser:
+    username: str
+    role: Role
+    description: str
+
+
+DEMO_USERS = [
+    DemoUser("admin", Role.ADMIN, "tenant admin, Django superuser (/admin/)"),
+    DemoUser("writer", Role.WRITER, "writer: edits documents in projects"),
+    DemoUser("reader", Role.READER, "reader: reads everything in the tenant"),
+]
+
+PROJECTS = [("website", "Website"), ("backend", "Backend")]
+
+VANCE_AGENT_MD = """\
+# Demo Co house rules
+
+These apply in every project of the `demo` tenant that has no `agent.md` of its own.
+
+## How we work
+- Plain English, short sentences, no marketing tone.
+- Say what you changed and why, in the commit message and in your report.
+- Ask before deleting anything you did not create in this session.
+
+## Reports
+- Start with the outcome in one line, then the details.
+- Name files by their path from the project root.
+
+## Never
+- No credentials in documents, code or reports: name the vault path instead.
+- Nothing goes to `export/` before a person has reviewed it: that folder goes to customers.
+"""
+
+WEBSITE_AGENT_MD_VERSIONS = [
+    (
+        "writer",
+        "First house rules for the website",
+        """\
+# Website agent notes
+
+The marketing site and the customer docs, built with Astro and deployed from `main`.
+
+## Conventions
+- Pages live in `src/pages/`, one folder per section.
+- Components are PascalCase, one per file, in `src/components/`.
+""",
+    ),
+    (
+        "admin",
+        "Add the tone rules and the downloads rule after the March release",
+        """\
+# Website agent notes
+
+The marketing site and the customer docs, built with Astro and deployed from `main`.
+
+## Conventions
+- Pages live in `src/pages/`, one folder per section.
+- Components are PascalCase, one per file, in `src/components/`.
+
+## Tone
+- Customer-facing text: second person, present tense, no exclamation marks.
+
+## Hard rules
+- `public/downloads/` is served to customers as it is: no drafts there.
+""",
+    ),
+    (
+        "writer",
+        "Document the preview and check commands",
+        """\
+# Website agent notes
+
+The marketing site and the customer docs, built with Astro and deployed from `main`.
+
+## Conventions
+- Pages live in `src/pages/`, one folder per section.
+- Components are PascalCase, one per file, in `src/components/`.
+- Images go to `src/assets/` as WebP, at most 200 KB each.
+
+## Tone
+- Customer-facing text: second person, present tense, no exclamation marks.
+
+## Commands
+- `npm run dev` serves a preview at http://localhost:4321.
+- `npm run check` must pass before you hand work back.
+
+## Hard rules
+- `public/downloads/` is served to customers as it is: no drafts there.
+""",
+    ),
+]
+
+WEBSITE_AGENTS_DOCS = [
+    (
+        ".AGENTS/overview.md",
+        """\
+# Overview
+
+The Demo Co website: marketing pages, customer docs and the changelog.
+
+- `src/pages/` holds one folder per section (`product/`, `docs/`, `changelog/`).
+- `src/content/docs/` holds the customer docs as Markdown, one file per topic.
+- `public/` is copied to the site unchanged.
+""",
+    ),
+    (
+        ".AGENTS/conventions.md",
+        """\
+# Conventions
+
+## Files
+- Read files with the file tools, not through the shell.
+- Paths are from the repository root; never assume the working directory or use `~`.
+
+## Changes
+- One topic per change; keep unrelated fixes for another change.
+- Docs pages keep their front matter: `title`, `description`, `updated`.
+- Run `npm run check` before handing work back and quote its last line.
+""",
+    ),
+    (
+        ".AGENTS/glossary.md",
+        """\
+# Glossary
+
+- **Workspace**: what a customer signs up for; one per company.
+- **Seat**: one named user in a workspace; billing counts seats.
+- **Release note**: the customer-facing entry in `changelog/`, written after a release ships.
+""",
+    ),
+]
+
+TENANT_SETTINGS = [
+    # (key, value, enforced)
+    ("memory.secrets.policy", "reference-only", True),
+    ("memory.compaction.thresholdTokens", "60000", False),
+]
+PROJECT_SETTINGS = [
+    ("website", "memory.compaction.thresholdTokens", "40000"),
+]
+
+RECIPES = [
+    ("coder", {}, {"cli": {"useClientAgentDoc": True}}),
+    ("summarizer", {"agentDocument": ""}, {}),
+]
+
+
+def demo_password(username: str) -> str:
+    """The demo user's password: stable for this installation's SECRET_KEY, unguessable
+    without it, so re-runs print the same working credentials without storing them."""
+    digest = salted_hmac("agentdocs.seed_demo.password", username).digest()
+    letters = base64.b32encode(digest).decode().lower()[:16]
+    return "-".join(letters[i : i + 4] for i in range(0, 16, 4))
+
+
+class Command(BaseCommand):
+    help = (
+        "Load the demo tenant (users admin, writer and reader; projects website and "
+        "backend; versioned documents; settings; recipes) and print the demo credentials. "
+        "Re-runnable: existing data is kept and the printed passwords always work."
+    )
+
+    def handle(self, *args, **options) -> None:
+        with transaction.atomic():
+            users = {demo.username: self._user(demo) for demo in DEMO_USERS}
+            admin = users["admin"]
+            tenant = self._tenant(admin)
+            for demo in DEMO_USERS:
+                tenant_service.membership_set(
+                    tenant=tenant,
+                    username=demo.username,
+                    role=demo.role,
+                    actor=admin,
+                    reason="Demo data",
+                )
+            projects = {slug: self._project(tenant, slug, name, admin) for slug, name in PROJECTS}
+            vance = tenant.projects.get(slug=RESERVED_PROJECT)
+            self._document_versions(
+                vance, "agent.md", [("admin", "Tenant-wide house rules", VANCE_AGENT_MD)], users
+            )
+            self._document_versions(
+                projects["website"], "agent.md", WEBSITE_AGENT_MD_VERSIONS, users
+            )
+            for path, body in WEBSITE_AGENTS_DOCS:
+                self._document_versions(
+                    projects["website"], path, [("writer", "Project context", body)], users
+                )
+            # backend deliberately has no agent.md: it inherits _vance/agent.md.
+            self._settings(tenant, projects, admin)
+            self._recipes(tenant, admin)
+            token, _ = Token.objects.get_or_create(user=admin)
+        self._report(token)
+
+    def _user(self, demo: DemoUser) -> AbstractBaseUser:
+        user_model = get_user_model()
+        user, _ = user_model.objects.get_or_create(username=demo.username)
+        password = demo_password(demo.username)
+        changed = not user.check_password(password)
+        if changed:
+            user.set_password(password)
+        if demo.role == Role.ADMIN and not (user.is_staff and user.is_superuser):
+            user.is_staff = user.is_superuser = True
+            changed = True
+        if not user.is_active:
+            user.is_active = True
+            changed = True
+        if changed:
+            user.save()
+        return user
+
+    def _tenant(self, admin: AbstractBaseUser) -> Tenant:
+        tenant = Tenant.objects.filter(slug=TENANT_SLUG).first()
+        if tenant is None:
+            tenant = tenant_service.tenant_create(slug=TENANT_SLUG, name=TENANT_NAME, user=admin)
+        return tenant
+
+    def _project(self, tenant: Tenant, slug: str, name: str, admin: AbstractBaseUser) -> Project:
+        project = tenant.projects.filter(slug=slug).first()
+        if project is None:
+            project = tenant_service.project_create(tenant=tenant, slug=slug, name=name, user=admin)
+        return project
+
+    def _document_versions(
+        self,
+        project: Project,
+        path: str,
+        versions: list[tuple[str, str, str]],
+        users: dict[str, AbstractBaseUser],
+    ) -> None:
+        """Create the document with its versions, unless it exists (even deleted): a
+        re-run keeps whatever people did to it in the demo."""
+        try:
+            document_service.document_get(project=project, path=path, include_deleted=True)
+            return
+        except NotFound:
+            pass
+        (username, reason, body), *later = versions
+        document = document_service.document_create(
+            project=project, path=path, body=body, user=users[username], reason=reason
+        )
+        for username, reason, body in later:
+            document = document_service.document_write(
+                document=document,
+                body=body,
+                base_version=document.version,
+                user=users[username],
+                reason=reason,
+            )
+
+    def _settings(
+        self, tenant: Tenant, projects: dict[str, Project], admin: AbstractBaseUser
+    ) -> None:
+        for key, value, enforced in TENANT_SETTINGS:
+            if not Setting.objects.filter(tenant=tenant, project=None, key=key).exists():
+                policy_service.setting_set(
+                    tenant=tenant,
+                    project=None,
+                    key=key,
+                    value=value,
+                    enforced=enforced,
+                    user=admin,
+                    reason="Demo data",
+                )
+        for slug, key, value in PROJECT_SETTINGS:
+            project = projects[slug]
+            if not Setting.objects.filter(tenant=tenant, project=project, key=key).exists():
+                policy_service.setting_set(
+                    tenant=tenant,
+                    project=project,
+                    key=key,
+                    value=value,
+                    user=admin,
+                    reason="Demo data",
+                )
+
+    def _recipes(self, tenant: Tenant, admin: AbstractBaseUser) -> None:
+        for name, params, profiles in RECIPES:
+            if not Recipe.objects.filter(tenant=tenant, name=name).exists():
+                policy_service.recipe_create(
+                    tenant=tenant,
+                    name=name,
+                    params=params,
+                    profiles=profiles,
+                    user=admin,
+                    reason="Demo data",
+                )
+
+    def _report(self, token: Token) -> None:
+        write = self.stdout.write
+        write(
+            f'Demo tenant "{TENANT_SLUG}" is ready: projects '
+            f"{', '.join(slug for slug, _ in PROJECTS)} and the tenant-wide {RESERVED_PROJECT}."
+        )
+        write("Demo users (the same passwords on every run of seed_demo):")
+        for demo in DEMO_USERS:
+            write(
+                f"  {demo.username:<7} password: {demo_password(demo.username)}   "
+                f"{demo.description}"
+            )
+        write(f"API token for admin: {token.key}")
+        write(
+            f'  curl -H "Authorization: Token {token.key}" '
+            "http://127.0.0.1:8000/api/v1/tenants/demo/projects/website/documents/agent.md"
+        )

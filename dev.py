@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""A newcomer's two commands, on a machine that has nothing but Python 3.11+.
+
+    python3 dev.py demo [--port 8000] [--reload]
+        Make .venv, install agentdocs into it, migrate a SQLite database, load
+        the demo data (printing the demo users' passwords) and serve the app at
+        http://127.0.0.1:8000.
+
+    python3 dev.py test [pytest arguments]
+        Make .venv, install agentdocs into it, then run the whole test suite.
+
+    python3 dev.py setup
+        Only make .venv and install agentdocs into it (CI uses this before linting).
+
+Both are re-runnable: the install is skipped while pyproject.toml is unchanged,
+and the demo keeps its database, its SECRET_KEY and its users' passwords.
+
+Only the standard library is used here, because this runs before anything is
+installed. Everything else runs with the virtual environment's own Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+INSTALL_STAMP = VENV / ".agentdocs-installed"
+SECRET_KEY_FILE = ROOT / ".secret_key"
+MIN_PYTHON = (3, 11)
+
+# The demo is served over plain HTTP on localhost, so the HTTPS-only protections
+# that production keeps on would stop the browser from signing in.
+DEMO_SETTINGS = {
+    "DEBUG": "1",
+    "SECURE_SSL_REDIRECT": "0",
+    "SESSION_COOKIE_SECURE": "0",
+    "CSRF_COOKIE_SECURE": "0",
+    "SECURE_HSTS_SECONDS": "0",
+}
+
+
+def say(message: str) -> None:
+    print(f"dev.py: {message}", flush=True)
+
+
+def fail(message: str, code: int = 1) -> None:
+    print(f"dev.py: error: {message}", file=sys.stderr, flush=True)
+    raise SystemExit(code)
+
+
+def venv_python() -> Path:
+    if os.name == "nt":
+        return VENV / "Scripts" / "python.exe"
+    return VENV / "bin" / "python"
+
+
+def run(command: list[str], env: dict[str, str]) -> None:
+    """Run a setup step; a failed step stops everything with its exit code."""
+    completed = subprocess.run(command, cwd=ROOT, env=env, check=False)
+    if completed.returncode != 0:
+        fail(f"{' '.join(command)} exited with {completed.returncode}", completed.returncode)
+
+
+def base_env() -> dict[str, str]:
+    """The environment every step runs in: the caller's, pointed at .venv."""
+    env = dict(os.environ)
+    bin_dir = str(venv_python().parent)
+    env["VIRTUAL_ENV"] = str(VENV)
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    env.pop("PYTHONHOME", None)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def install_fingerprint() -> str:
+    """Changes whenever the dependencies (pyproject.toml) or the interpreter change."""
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
+    digest.update(sys.version.encode())
+    return digest.hexdigest()
+
+
+def ensure_venv(env: dict[str, str]) -> None:
+    if not venv_python().exists():
+        say(f"creating the virtual environment in {VENV.name}/")
+        completed = subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=False)
+        if completed.returncode != 0 or not venv_python().exists():
+            fail(
+                "could not create .venv. On Debian or Ubuntu install the venv module "
+                "first: sudo apt-get install python3-venv"
+            )
+    fingerprint = install_fingerprint()
+    if INSTALL_STAMP.exists() and INSTALL_STAMP.read_text().strip() == fingerprint:
+        return
+    say("installing agentdocs and its dependencies into .venv (the first time takes a minute)")
+    run([str(venv_python()), "-m", "pip", "install", "--quiet", "-e", ".[dev]"], env)
+    # Written only after a successful install, so an interrupted one is retried.
+    INSTALL_STAMP.write_text(fingerprint + "\n")
+
+
+def ensure_secret_key(env: dict[str, str]) -> None:
+    """Use SECRET_KEY from the environment, else the one kept in .secret_key (git-ignored)."""
+    if env.get("SECRET_KEY"):
+        return
+    if SECRET_KEY_FILE.exists() and SECRET_KEY_FILE.read_text().strip():
+        env["SECRET_KEY"] = SECRET_KEY_FILE.read_text().strip()
+        return
+    key = secrets.token_urlsafe(50)
+    SECRET_KEY_FILE.write_text(key + "\n")
+    SECRET_KEY_FILE.chmod(0o600)
+    say(f"generated a SECRET_KEY for this checkout in {SECRET_KEY_FILE.name}")
+    env["SECRET_KEY"] = key
+
+
+def manage(*args: str) -> list[str]:
+    return [str(venv_python()), str(ROOT / "manage.py"), *args]
+
+
+def demo(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python3 dev.py demo",
+        description="Install, migrate, load the demo data and serve agentdocs on localhost.",
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port to serve on (8000)")
+    parser.add_argument(
+        "--reload", action="store_true", help="restart the server when the code changes"
+    )
+    options = parser.parse_args(argv)
+
+    env = base_env()
+    ensure_venv(env)
+    ensure_secret_key(env)
+    env.update(DEMO_SETTINGS)
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+
+    run(manage("migrate", "--no-input"), env)
+    run(manage("seed_demo"), env)
+
+    address = f"127.0.0.1:{options.port}"
+    say(f"serving agentdocs at http://{address}/ (Ctrl-C stops it)")
+    say(f"sign in at http://{address}/ with one of the users printed above")
+    command = manage("runserver", address)
+    if not options.reload:
+        command.append("--noreload")
+    if os.name == "posix":
+        # Replace this process, so Ctrl-C or a kill of this pid stops the server itself.
+        os.execve(command[0], command, env)
+    try:
+        return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+    except KeyboardInterrupt:
+        return 0
+
+
+def test(argv: list[str]) -> int:
+    env = base_env()
+    ensure_venv(env)
+    # pytest-django prefers this variable over pyproject.toml: the tests must run
+    # on config.test_settings whatever the caller's shell has set.
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    command = [str(venv_python()), "-m", "pytest", *argv]
+    try:
+        return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+    except KeyboardInterrupt:
+        return 130
+
+
+def setup(argv: list[str]) -> int:
+    if argv:
+        fail(f"setup takes no arguments, got {' '.join(argv)}", 2)
+    ensure_venv(base_env())
+    say(f"ready: {venv_python()}")
+    return 0
+
+
+COMMANDS = {"demo": demo, "test": test, "setup": setup}
+
+
+def main(argv: list[str]) -> int:
+    if sys.version_info < MIN_PYTHON:
+        fail(f"agentdocs needs Python {'.'.join(map(str, MIN_PYTHON))} or newer")
+    if not argv or argv[0] not in COMMANDS:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    return COMMANDS[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

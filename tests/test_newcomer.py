@@ -1,0 +1,185 @@
+"""A newcomer's two commands: what the README promises, dev.py and the demo's setup."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.test_deploy_settings import settings_environment_variables
+from tests.test_seed_demo import parse_credentials, parse_token
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DEV_PY = ROOT / "dev.py"
+
+
+def first_code_block(markdown: str) -> list[str]:
+    match = re.search(r"^```[^\n]*\n(.*?)^```", markdown, re.M | re.S)
+    assert match, "README.md has no code block"
+    return [line.strip() for line in match.group(1).splitlines() if line.strip()]
+
+
+@pytest.fixture
+def dev(monkeypatch, tmp_path) -> ModuleType:
+    """dev.py as a module, with its files pointed into a temporary folder."""
+    spec = importlib.util.spec_from_file_location("dev_under_test", DEV_PY)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(module, "INSTALL_STAMP", tmp_path / ".venv" / ".agentdocs-installed")
+    monkeypatch.setattr(module, "SECRET_KEY_FILE", tmp_path / ".secret_key")
+    return module
+
+
+def test_readme_opens_with_exactly_the_two_commands():
+    readme = README.read_text()
+
+    assert first_code_block(readme) == ["python3 dev.py demo", "python3 dev.py test"]
+    # "Near the top": the block is in the first lines a reader sees.
+    assert readme.index("python3 dev.py demo") < 400
+    assert "http://127.0.0.1:8000" in readme[:1000]
+
+
+def test_dev_py_exists_and_needs_only_the_standard_library():
+    tree = ast.parse(DEV_PY.read_text())
+
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            imported.add(node.module.split(".")[0])
+    assert imported, "dev.py imports nothing?"
+    assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
+
+
+def test_dev_py_without_a_command_prints_its_usage():
+    result = subprocess.run(
+        [sys.executable, str(DEV_PY)], capture_output=True, text=True, timeout=60
+    )
+
+    assert result.returncode == 2
+    assert "python3 dev.py demo" in result.stderr and "python3 dev.py test" in result.stderr
+
+
+def test_the_secret_key_is_generated_once_kept_and_git_ignored(dev):
+    env: dict[str, str] = {}
+    dev.ensure_secret_key(env)
+    first = env["SECRET_KEY"]
+
+    again: dict[str, str] = {}
+    dev.ensure_secret_key(again)
+
+    assert len(first) >= 50 and again["SECRET_KEY"] == first
+    assert dev.SECRET_KEY_FILE.stat().st_mode & 0o077 == 0
+    assert "/.secret_key" in (ROOT / ".gitignore").read_text().split()
+
+
+def test_a_secret_key_in_the_environment_wins(dev):
+    env = {"SECRET_KEY": "from-the-environment"}
+
+    dev.ensure_secret_key(env)
+
+    assert env["SECRET_KEY"] == "from-the-environment"
+    assert not dev.SECRET_KEY_FILE.exists()
+
+
+def test_the_install_is_skipped_until_pyproject_changes(dev, monkeypatch):
+    installs: list[list[str]] = []
+    monkeypatch.setattr(dev, "run", lambda command, env: installs.append(command))
+    python = dev.venv_python()
+    python.parent.mkdir(parents=True)
+    python.touch()
+
+    dev.ensure_venv({})
+    dev.ensure_venv({})
+
+    assert len(installs) == 1 and installs[0][-2:] == ["-e", ".[dev]"]
+    dev.INSTALL_STAMP.write_text("an older pyproject.toml\n")
+    dev.ensure_venv({})
+    assert len(installs) == 2
+
+
+def test_readme_lists_every_environment_variable_settings_reads():
+    readme = README.read_text()
+
+    missing = {name for name in settings_environment_variables() if f"`{name}`" not in readme}
+    assert not missing, f"README.md does not document {sorted(missing)}"
+
+
+def test_readme_links_the_screenshots_folder():
+    assert "](docs/screenshots/)" in README.read_text()
+
+
+_LOGIN_CHECK = """
+import json, os
+from django.test import Client
+credentials = json.loads(os.environ["DEMO_CREDENTIALS"])
+for username, password in credentials.items():
+    assert Client().login(username=username, password=password), username
+response = Client().get(
+    "/api/v1/ping", HTTP_AUTHORIZATION="Token " + os.environ["DEMO_TOKEN"]
+)
+assert response.status_code == 200 and response.json() == {"ok": True}, response.content
+print("LOGIN OK")
+"""
+
+
+@pytest.mark.slow
+def test_demo_setup_runs_twice_and_its_printed_credentials_sign_in(tmp_path):
+    """What `python3 dev.py demo` does before serving: migrate, seed_demo; run twice."""
+    settings_names = settings_environment_variables()
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in settings_names and name != "DJANGO_SETTINGS_MODULE"
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        DEBUG="1",
+        ALLOWED_HOSTS="testserver,127.0.0.1,localhost",
+        SECURE_SSL_REDIRECT="0",
+        SESSION_COOKIE_SECURE="0",
+        CSRF_COOKIE_SECURE="0",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+    )
+
+    def manage(*args: str, extra: dict[str, str] | None = None) -> str:
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), *args],
+            cwd=ROOT,
+            env={**env, **(extra or {})},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, f"{args}: {result.stdout}\n{result.stderr}"
+        return result.stdout
+
+    outputs = []
+    for _ in range(2):
+        manage("migrate", "--no-input")
+        outputs.append(manage("seed_demo"))
+
+    credentials = parse_credentials(outputs[1])
+    assert set(credentials) == {"admin", "writer", "reader"}
+    assert credentials == parse_credentials(outputs[0])
+    token = parse_token(outputs[1])
+    checked = manage(
+        "shell",
+        "-c",
+        _LOGIN_CHECK,
+        extra={"DEMO_CREDENTIALS": json.dumps(credentials), "DEMO_TOKEN": token},
+    )
+    assert "LOGIN OK" in checked
