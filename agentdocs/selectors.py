@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from agentdocs.models import Document, Membership, Project, Recipe, Setting, Tenant
+from agentdocs.errors import NotFound
+from agentdocs.models import (
+    BindingRecord,
+    Document,
+    Membership,
+    Project,
+    ProviderMapping,
+    Recipe,
+    Setting,
+    Tenant,
+)
 
 
 def document_list(*, project: Project, prefix: str = "") -> QuerySet[Document]:
@@ -55,3 +65,41 @@ def setting_list(*, tenant: Tenant, project: Project | None) -> QuerySet[Setting
 
 def recipe_list(*, tenant: Tenant) -> QuerySet[Recipe]:
     return Recipe.objects.filter(tenant=tenant).select_related("updated_by").order_by("name")
+
+
+def provider_list(*, tenant: Tenant) -> QuerySet[ProviderMapping]:
+    return (
+        ProviderMapping.objects.filter(tenant=tenant)
+        .select_related("project", "updated_by")
+        .order_by("name")
+    )
+
+
+def binding_record_list(
+    *, project: Project, process: str | None = None, problems: bool | None = None
+) -> QuerySet[BindingRecord]:
+    """A project's binding records, newest first, without their record JSON."""
+    records = (
+        BindingRecord.objects.filter(project=project)
+        .select_related("created_by")
+        .defer("record")
+        .order_by("-created_at", "-id")
+    )
+    if process is not None:
+        records = records.filter(process=process)
+    if problems is True:
+        records = records.filter(problem_count__gt=0)
+    elif problems is False:
+        records = records.filter(problem_count=0)
+    return records
+
+
+def binding_record_get(*, project: Project, record_id: int) -> BindingRecord:
+    record = (
+        BindingRecord.objects.select_related("created_by")
+        .filter(project=project, pk=record_id)
+        .first()
+    )
+    if record is None:
+        raise NotFound(f"This project has no binding record {record_id}.", field="record")
+    return record

@@ -172,6 +172,13 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+# The sweep re-enqueues binding records a worker never finished archiving.
+CELERY_BEAT_SCHEDULE = {
+    "archive-sweep": {
+        "task": "agentdocs.tasks.sweep_unarchived_binding_records",
+        "schedule": env_int("AGENTDOCS_ARCHIVE_SWEEP_EVERY_SECONDS", 60),
+    }
+}
 
 # agentdocs' own knobs.
 AGENTDOCS_TENANT_CREATORS = env_choice(
@@ -183,6 +190,7 @@ AGENTDOCS_DEFAULT_DOCUMENTS_DIR = Path(
     env_str("AGENTDOCS_DEFAULT_DOCUMENTS_DIR", str(BASE_DIR / "agentdocs" / "defaults"))
 )
 AGENTDOCS_READ_STATE_TTL_SECONDS = env_int("AGENTDOCS_READ_STATE_TTL_SECONDS", 24 * 60 * 60)
+AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS", 5 * 60)
 
 LOGGING = {
     "version": 1,

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from agentdocs.api import documents, policy, rendering, tenants
+from agentdocs.api import bindings, documents, policy, providers, rendering, tenants
 from agentdocs.api.errors import json_not_found
 
 T = r"^tenants/(?P<tenant>[^/]+)"
 P = T + r"/projects/(?P<project>[^/]+)"
 DOC = r"/(?P<path>.+)$"
+BINDING = r"/bindings/(?P<record>[^/]+)"
 
 urlpatterns = [
     path("ping", tenants.Ping.as_view(), name="api-ping"),
@@ -44,6 +45,27 @@ urlpatterns = [
     re_path(T + r"/recipes/$", policy.RecipeListCreate.as_view(), name="api-recipes"),
     re_path(T + r"/recipes/(?P<name>[^/]+)$", policy.RecipeDetail.as_view(), name="api-recipe"),
     re_path(P + r"/memory-block/$", rendering.MemoryBlockView.as_view(), name="api-memory-block"),
+    # The provider map; a name may contain slashes (`workstation/agent-baseline`).
+    re_path(T + r"/providers/$", providers.ProviderList.as_view(), name="api-providers"),
+    re_path(
+        T + r"/providers/(?P<name>.+)$", providers.ProviderDetail.as_view(), name="api-provider"
+    ),
+    # Binding records.
+    re_path(P + r"/bindings/$", bindings.BindingListCreate.as_view(), name="api-bindings"),
+    re_path(P + BINDING + r"$", bindings.BindingDetail.as_view(), name="api-binding"),
+    re_path(
+        P + BINDING + r"/outdated$", bindings.BindingOutdated.as_view(), name="api-binding-outdated"
+    ),
+    re_path(
+        P + BINDING + r"/compare/(?P<other>[^/]+)$",
+        bindings.BindingCompare.as_view(),
+        name="api-binding-compare",
+    ),
+    re_path(
+        P + BINDING + r"/reconstruct$",
+        bindings.BindingReconstruct.as_view(),
+        name="api-binding-reconstruct",
+    ),
     # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
     # Add new routes above this line.
     re_path(r"^.*$", json_not_found),

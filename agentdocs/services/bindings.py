@@ -1,0 +1,577 @@
+"""Binding: resolve a manifest to exact document versions and store the record.
+
+The reads happen here, in a constant number of queries whatever the number of
+sources; the record itself is assembled by the pure `agentdocs.binding`
+package. A record is stored whatever its problems, because it is evidence, and
+it is never changed afterwards: only archival fills its archive fields, once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+
+from agentdocs import tasks
+from agentdocs.binding.manifest import Manifest, ManifestError, parse_manifest
+from agentdocs.binding.record import (
+    SCHEMA,
+    BoundDocument,
+    CurrentDocument,
+    build_record,
+    canonical_json,
+    compare_records,
+    outdated_entry,
+    record_sources,
+    sha256_hex,
+    unversioned_source,
+)
+from agentdocs.errors import InvalidInput
+from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
+from agentdocs.rendering import (
+    ContextDocument,
+    LayerState,
+    Level,
+    MemoryBlockInputs,
+    PolicySetting,
+    RenderOptions,
+    SourceDocument,
+    compose_memory_block,
+    read_default_document,
+)
+from agentdocs.services import memory_block as memory_block_service
+
+MANIFEST_PATH = "context.json"
+MAX_PROCESS_LENGTH = 200
+
+
+@dataclass(frozen=True)
+class BindingResult:
+    record: BindingRecord
+
+    @property
+    def has_problems(self) -> bool:
+        return self.record.problem_count > 0
+
+
+def validate_process(process: object) -> str:
+    if not isinstance(process, str) or not process.strip():
+        raise InvalidInput("`process` must be a non-empty string naming the run.", field="process")
+    if len(process) > MAX_PROCESS_LENGTH:
+        raise InvalidInput(
+            f"`process` is longer than {MAX_PROCESS_LENGTH} characters.", field="process"
+        )
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in process):
+        raise InvalidInput("`process` contains a control character.", field="process")
+    return process
+
+
+def _parse(data: Any, *, origin: str) -> Manifest:
+    try:
+        return parse_manifest(data)
+    except ManifestError as error:
+        entry = error.entry or "manifest"
+        field = entry if entry.startswith("manifest") else f"manifest.{entry}"
+        raise InvalidInput(f"{origin}: {entry}: {error.detail}", field=field) from None
+
+
+def _bound_documents(lookups: Iterable[tuple[int, str]]) -> dict[tuple[int, str], BoundDocument]:
+    """The live documents at the (project id, path) pairs, with the history row of
+    their current version, in one query."""
+    lookups = set(lookups)
+    if not lookups:
+        return {}
+    history = Document.history.model.objects.filter(
+        id=OuterRef("pk"), version=OuterRef("version")
+    ).order_by("-history_id")
+    rows = (
+        Document.objects.filter(
+            project_id__in={project_id for project_id, _ in lookups},
+            path__in={path for _, path in lookups},
+            is_deleted=False,
+        )
+        .annotate(history_id=Subquery(history.values("history_id")[:1]))
+        .values(
+            "id", "project_id", "project__slug", "path", "version", "sha256", "size", "history_id"
+        )
+    )
+    found = {}
+    for row in rows:
+        key = (row["project_id"], row["path"])
+        if key in lookups:
+            found[key] = BoundDocument(
+                document_id=row["id"],
+                project=row["project__slug"],
+                path=row["path"],
+                version=row["version"],
+                history_id=row["history_id"],
+                sha256=row["sha256"],
+                bytes=row["size"],
+            )
+    return found
+
+
+def _project_manifest(project: Project) -> tuple[Manifest, dict[str, Any]]:
+    """The manifest the project keeps as its `context.json` document."""
+    bound = _bound_documents([(project.pk, MANIFEST_PATH)]).get((project.pk, MANIFEST_PATH))
+    if bound is None:
+        raise InvalidInput(
+            f"The project has no {MANIFEST_PATH} document and the request carries no "
+            "`manifest`: write the manifest to context.json, or send it inline.",
+            field="manifest",
+        )
+    body = Document.objects.filter(pk=bound.document_id).values_list("body", flat=True).get()
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as error:
+        raise InvalidInput(
+            f"{MANIFEST_PATH} (version {bound.version}) is not valid JSON: {error.msg} "
+            f"at line {error.lineno}, column {error.colno}.",
+            field="manifest",
+        ) from None
+    manifest = _parse(data, origin=f"{MANIFEST_PATH} (version {bound.version})")
+    return manifest, {"source": MANIFEST_PATH, **bound.as_source()}
+
+
+def _inline_manifest(data: Any) -> tuple[Manifest, dict[str, Any]]:
+    manifest = _parse(data, origin="The inline manifest")
+    # The client's own manifest is kept by hash only, like any client-supplied document.
+    return manifest, {"source": "inline", **unversioned_source(canonical_json(data).decode())}
+
+
+def _resolve(
+    *, tenant: Tenant, project: Project, manifest: Manifest
+) -> tuple[dict[str, BoundDocument | str], dict[str, BoundDocument | str]]:
+    names = [entry.name for entry in manifest.context]
+    mappings = {}
+    if names:
+        mappings = {
+            m["name"]: m
+            for m in ProviderMapping.objects.filter(tenant=tenant, name__in=names).values(
+                "name", "project_id", "project__slug", "path"
+            )
+        }
+    lookups = [(m["project_id"], m["path"]) for m in mappings.values()]
+    lookups += [(project.pk, path) for path in manifest.local]
+    documents = _bound_documents(lookups)
+    resolved_names: dict[str, BoundDocument | str] = {}
+    for name in names:
+        mapping = mappings.get(name)
+        if mapping is None:
+            resolved_names[name] = f"The provider map has no name {name!r}."
+            continue
+        bound = documents.get((mapping["project_id"], mapping["path"]))
+        resolved_names[name] = bound or (
+            f"The provider map sends {name!r} to {mapping['project__slug']}/{mapping['path']}, "
+            "where there is no document."
+        )
+    resolved_local: dict[str, BoundDocument | str] = {
+        path: documents.get((project.pk, path)) or f"The project has no document at {path!r}."
+        for path in manifest.local
+    }
+    return resolved_names, resolved_local
+
+
+def _archive_later(record_id: int) -> Callable[[], None]:
+    # Robust on_commit: the record is committed evidence whatever happens to the
+    # enqueue (a broker outage, or an in-process archive failing); the sweep
+    # retries it. A named function, because Django logs a robust failure by the
+    # callback's __qualname__, which a functools.partial lacks.
+    def enqueue_archive() -> None:
+        tasks.archive_binding_record.delay(record_id)
+
+    return enqueue_archive
+
+
+def binding_create(
+    *,
+    tenant: Tenant,
+    project: Project,
+    user: AbstractBaseUser,
+    process: str,
+    manifest: Mapping[str, Any] | None = None,
+    memory_block: Mapping[str, Any] | None = None,
+) -> BindingResult:
+    """Bind a run: resolve every source, classify every exception, store the record.
+
+    The record is stored even when it has problems; the caller decides what a
+    problem means for the run. Archival is enqueued once the record is committed.
+    """
+    process = validate_process(process)
+    if manifest is None:
+        parsed, manifest_source = _project_manifest(project)
+    else:
+        parsed, manifest_source = _inline_manifest(manifest)
+    names, local = _resolve(tenant=tenant, project=project, manifest=parsed)
+    block = None
+    if memory_block is not None:
+        block = _bind_memory_block(tenant=tenant, project=project, request=memory_block)
+    created_at = timezone.now()
+    header = {
+        "tenant": tenant.slug,
+        "project": project.slug,
+        "process": process,
+        "created_at": created_at.isoformat(),
+        "created_by": user.get_username(),
+    }
+    record = build_record(
+        header=header,
+        manifest=parsed,
+        manifest_source=manifest_source,
+        names=names,
+        local=local,
+        memory_block=block,
+    )
+    with transaction.atomic():
+        stored = BindingRecord.objects.create(
+            tenant=tenant,
+            project=project,
+            process=process,
+            created_by=user,
+            created_at=created_at,
+            schema=SCHEMA,
+            record=record,
+            problem_count=record["problem_count"],
+            memory_block_sha256=(block or {}).get("sha256", ""),
+        )
+        transaction.on_commit(_archive_later(stored.pk), robust=True)
+    return BindingResult(record=stored)
+
+
+def binding_outdated(*, record: BindingRecord) -> list[dict[str, Any]]:
+    """Per bound source, its bound version and sha256 against what it resolves to now.
+
+    A name is resolved again through the current provider map, as a new binding
+    would; a local path is looked up in the project again. Constant queries.
+    """
+    sources = [s for s in record_sources(record.record) if s.entry.get("custody") == "agentdocs"]
+    names = [s.key for s in sources if s.kind == "context"]
+    mappings = {
+        m["name"]: m
+        for m in ProviderMapping.objects.filter(tenant_id=record.tenant_id, name__in=names).values(
+            "name", "project_id", "path"
+        )
+    }
+    lookups: dict[tuple[str, str], tuple[int, str]] = {}
+    for source in sources:
+        if source.kind == "context":
+            mapping = mappings.get(source.key)
+            if mapping is not None:
+                lookups[(source.kind, source.key)] = (mapping["project_id"], mapping["path"])
+        else:
+            lookups[(source.kind, source.key)] = (record.project_id, source.key)
+    current = _current_documents(lookups.values())
+    rows = []
+    for source in sources:
+        where = lookups.get((source.kind, source.key))
+        gone = "The provider map no longer has this name." if where is None else ""
+        rows.append(outdated_entry(source, current.get(where), gone_reason=gone))
+    return rows
+
+
+def _current_documents(
+    lookups: Iterable[tuple[int, str]],
+) -> dict[tuple[int, str], CurrentDocument]:
+    lookups = set(lookups)
+    if not lookups:
+        return {}
+    rows = Document.objects.filter(
+        project_id__in={project_id for project_id, _ in lookups},
+        path__in={path for _, path in lookups},
+    ).values("id", "project_id", "project__slug", "path", "version", "sha256", "is_deleted")
+    return {
+        (row["project_id"], row["path"]): CurrentDocument(
+            document_id=row["id"],
+            project=row["project__slug"],
+            path=row["path"],
+            version=row["version"],
+            sha256=row["sha256"],
+            is_deleted=row["is_deleted"],
+        )
+        for row in rows
+        if (row["project_id"], row["path"]) in lookups
+    }
+
+
+def binding_reconstruct_sources(*, record: BindingRecord) -> list[dict[str, Any]]:
+    """The exact text of every bound source at its bound version, from history.
+
+    Each text is hashed again and compared with the recorded sha256; a source
+    that cannot be restored says why, and no text is guessed for it.
+    """
+    sources = list(record_sources(record.record))
+    history_ids = [
+        s.entry["document"]["history_id"] for s in sources if s.entry.get("custody") == "agentdocs"
+    ]
+    rows = {
+        row["history_id"]: row
+        for row in Document.history.model.objects.filter(history_id__in=history_ids).values(
+            "history_id", "id", "version", "body"
+        )
+    }
+    return [_restore(source.label, source.entry, rows) for source in sources]
+
+
+def _restore(
+    label: dict[str, str], entry: Mapping[str, Any], rows: Mapping[int, Mapping[str, Any]]
+) -> dict[str, Any]:
+    result: dict[str, Any] = {**label, "custody": entry.get("custody"), "sha256": entry["sha256"]}
+    if entry.get("custody") != "agentdocs":
+        why = (
+            "It was not resolved when the record was made."
+            if not entry.get("resolved", True)
+            else "It was supplied by the client and is kept by hash only."
+        )
+        return {**result, "restored": False, "verified": False, "body": None, "detail": why}
+    document = entry["document"]
+    row = rows.get(document["history_id"])
+    result["version"] = document["version"]
+    if row is None or row["id"] != document["id"] or row["version"] != document["version"]:
+        return {
+            **result,
+            "restored": False,
+            "verified": False,
+            "body": None,
+            "detail": "The history row of the bound version is no longer there.",
+        }
+    body = row["body"]
+    if sha256_hex(body.encode("utf-8")) != entry["sha256"]:
+        return {
+            **result,
+            "restored": False,
+            "verified": False,
+            "body": None,
+            "detail": "The stored text of the bound version does not match the recorded sha256.",
+        }
+    return {**result, "restored": True, "verified": True, "body": body, "detail": ""}
+
+
+def binding_compare(*, a: BindingRecord, b: BindingRecord) -> dict[str, Any]:
+    return compare_records(a.record, b.record)
+
+
+def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
+    """Every bound source's exact text and, when a memory block was bound, the block
+    rendered again from those versions; each verified against its recorded sha256."""
+    sources = binding_reconstruct_sources(record=record)
+    block = None
+    if record.record.get("memory_block"):
+        block = _reconstruct_memory_block(record=record)
+    complete = all(s["verified"] for s in sources) and (block is None or block["verified"])
+    return {"sources": sources, "memory_block": block, "complete": complete}
+
+
+# The memory block: what reached the model is bound, not only the files.
+
+_CLIENT_TEXT_STATES = {LayerState.FULL, LayerState.EMPTY}
+
+
+def _history_rows(
+    *, tenant: Tenant, wanted: Iterable[tuple[str, str, int]]
+) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """The newest history row of each (project slug, path, version) in the tenant.
+
+    History rows never change, so a write after the render cannot move what
+    these point at. One query, a superset narrowed here.
+    """
+    wanted = set(wanted)
+    if not wanted:
+        return {}
+    rows = (
+        Document.history.model.objects.filter(
+            project__tenant_id=tenant.pk,
+            project__slug__in={slug for slug, _, _ in wanted},
+            path__in={path for _, path, _ in wanted},
+            version__in={version for _, _, version in wanted},
+        )
+        .order_by("history_id")
+        .values("history_id", "id", "project__slug", "path", "version", "sha256")
+    )
+    found = {}
+    for row in rows:
+        key = (row["project__slug"], row["path"], row["version"])
+        if key in wanted:
+            found[key] = row  # ordered by history_id: the newest wins
+    return found
+
+
+def _bound_input(
+    *, project: str | None, path: str, version: int | None, sha256: str, size: int, rows: Mapping
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "project": project,
+        "path": path,
+        "version": version,
+        "sha256": sha256,
+        "bytes": size,
+    }
+    row = rows.get((project, path, version))
+    if version is None:
+        # A bundled default is a file shipped with the application, not a document.
+        return {**entry, "custody": "bundled", "document": None}
+    if row is None or row["sha256"] != sha256:
+        return {**entry, "custody": None, "document": None}
+    return {
+        **entry,
+        "custody": "agentdocs",
+        "document": {"id": row["id"], "history_id": row["history_id"]},
+    }
+
+
+def _bind_memory_block(
+    *, tenant: Tenant, project: Project, request: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Render the block as a preview (no read state touched) and record its inputs,
+    so that it can be rendered again, byte for byte, from the bound versions."""
+    unknown = sorted(set(request) - {"recipe", "profile", "client_document"})
+    if unknown:
+        raise InvalidInput(
+            f"Unknown field {unknown[0]!r}; a memory block takes recipe, profile, client_document.",
+            field=f"memory_block.{unknown[0]}",
+        )
+    names = {}
+    for key in ("recipe", "profile"):
+        value = request.get(key)
+        if value is not None and not isinstance(value, str):
+            raise InvalidInput(f"`{key}` must be a string.", field=f"memory_block.{key}")
+        names[key] = value or None
+    client = memory_block_service.validate_client_document(request.get("client_document"))
+    inputs = memory_block_service.memory_block_inputs(
+        project=project,
+        recipe_name=names["recipe"],
+        profile_name=names["profile"],
+        client_document=client,
+    )
+    block = compose_memory_block(inputs)
+    rows = _history_rows(
+        tenant=tenant,
+        wanted=[(d.project, d.path, d.version) for d in inputs.agent_candidates if d.version]
+        + [(project.slug, d.path, d.version) for d in inputs.context_documents],
+    )
+    client_layer = block.layer("client_notes")
+    return {
+        **names,
+        "sha256": block.sha256,
+        "bytes": len(block.text.encode("utf-8")),
+        "options": inputs.options.as_dict(),
+        "layers": [layer.as_dict() for layer in block.layers],
+        "settings": [
+            {"key": s.key, "value": s.value, "level": s.level, "enforced": s.enforced}
+            for s in inputs.settings
+        ],
+        "agent_candidates": [
+            {
+                "level": d.level.value,
+                **_bound_input(
+                    project=d.project,
+                    path=d.path,
+                    version=d.version,
+                    sha256=d.sha256,
+                    size=d.size,
+                    rows=rows,
+                ),
+            }
+            for d in inputs.agent_candidates
+        ],
+        "client_document": None
+        if client is None
+        else {
+            "name": client.name,
+            **unversioned_source(client.body),
+            "in_text": client_layer.state in _CLIENT_TEXT_STATES,
+        },
+        "context_documents": [
+            _bound_input(
+                project=project.slug,
+                path=d.path,
+                version=d.version,
+                sha256=d.sha256,
+                size=d.size,
+                rows=rows,
+            )
+            for d in inputs.context_documents
+        ],
+    }
+
+
+def _restored_body(entry: Mapping[str, Any], bodies: Mapping[int, Mapping[str, Any]]) -> str | None:
+    """The exact text of a bound memory-block input, or None when it cannot be restored."""
+    if entry["custody"] == "bundled":
+        document = read_default_document(settings.AGENTDOCS_DEFAULT_DOCUMENTS_DIR, entry["path"])
+        body = document.body if document is not None else None
+    elif entry["custody"] == "agentdocs":
+        row = bodies.get(entry["document"]["history_id"])
+        body = row["body"] if row is not None and row["id"] == entry["document"]["id"] else None
+    else:
+        body = None
+    if body is None or sha256_hex(body.encode("utf-8")) != entry["sha256"]:
+        return None
+    return body
+
+
+def _reconstruct_memory_block(*, record: BindingRecord) -> dict[str, Any]:
+    bound = record.record["memory_block"]
+    result = {"sha256": bound["sha256"], "restored": False, "verified": False, "text": None}
+    client = bound.get("client_document")
+    if client is not None and client["in_text"]:
+        return {
+            **result,
+            "detail": f"The client document {client['name']} was part of the text and is kept "
+            "by hash only, so the block cannot be rendered again.",
+        }
+    inputs = [*bound["agent_candidates"], *bound["context_documents"]]
+    history_ids = [e["document"]["history_id"] for e in inputs if e["custody"] == "agentdocs"]
+    bodies = {
+        row["history_id"]: row
+        for row in Document.history.model.objects.filter(history_id__in=history_ids).values(
+            "history_id", "id", "body"
+        )
+    }
+    restored = {id(entry): _restored_body(entry, bodies) for entry in inputs}
+    missing = [entry["path"] for entry in inputs if restored[id(entry)] is None]
+    if missing:
+        return {
+            **result,
+            "detail": "These inputs cannot be restored at their bound versions: "
+            + ", ".join(missing)
+            + ".",
+        }
+    rebuilt = compose_memory_block(
+        MemoryBlockInputs(
+            options=RenderOptions(**bound["options"]),
+            settings=tuple(PolicySetting(**setting) for setting in bound["settings"]),
+            agent_candidates=tuple(
+                SourceDocument(
+                    level=Level(entry["level"]),
+                    path=entry["path"],
+                    body=restored[id(entry)],
+                    project=entry["project"],
+                    version=entry["version"],
+                )
+                for entry in bound["agent_candidates"]
+            ),
+            context_documents=tuple(
+                ContextDocument(
+                    path=entry["path"], body=restored[id(entry)], version=entry["version"]
+                )
+                for entry in bound["context_documents"]
+            ),
+        )
+    )
+    verified = rebuilt.sha256 == bound["sha256"]
+    return {
+        **result,
+        "restored": True,
+        "verified": verified,
+        "text": rebuilt.text if verified else None,
+        "detail": ""
+        if verified
+        else "The block rendered from the bound versions does not match the recorded sha256.",
+    }

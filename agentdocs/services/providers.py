@@ -1,0 +1,97 @@
+"""The provider map: each tenant's symbolic source names and the documents they name."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+
+from agentdocs.binding.manifest import ManifestError, validate_symbolic_name
+from agentdocs.errors import AlreadyExists, InvalidInput, NotFound
+from agentdocs.models import ChangeType, ProviderMapping, Tenant
+from agentdocs.paths import validate_path
+
+
+def validate_provider_name(name: object) -> str:
+    try:
+        return validate_symbolic_name(name, entry="name")
+    except ManifestError as error:
+        raise InvalidInput(error.detail, field="name") from None
+
+
+def _mark(mapping: ProviderMapping, *, user: AbstractBaseUser, reason: str, change_type: str):
+    mapping._history_user = user
+    mapping._change_reason = reason
+    mapping._change_type = change_type
+    return mapping
+
+
+def provider_get(*, tenant: Tenant, name: str) -> ProviderMapping:
+    validate_provider_name(name)
+    mapping = (
+        ProviderMapping.objects.select_related("project", "updated_by")
+        .filter(tenant=tenant, name=name)
+        .first()
+    )
+    if mapping is None:
+        raise NotFound(f"The provider map has no name {name!r}.", field="name")
+    return mapping
+
+
+def provider_set(
+    *,
+    tenant: Tenant,
+    name: str,
+    project_slug: str,
+    path: str,
+    user: AbstractBaseUser,
+    reason: str = "",
+) -> tuple[ProviderMapping, bool]:
+    """Map a name to a document (project and path) of the tenant. Returns (mapping, created).
+
+    The document need not exist yet: a binding reports a name whose document is
+    missing as unresolved, which is the evidence a later reader needs.
+    """
+    validate_provider_name(name)
+    validate_path(path)
+    if not isinstance(project_slug, str) or not project_slug:
+        raise InvalidInput(
+            "`project` must be the slug of a project of this tenant.", field="project"
+        )
+    project = tenant.projects.filter(slug=project_slug).first()
+    if project is None:
+        raise InvalidInput(f"This tenant has no project {project_slug!r}.", field="project")
+    with transaction.atomic():
+        mapping = (
+            ProviderMapping.objects.select_for_update().filter(tenant=tenant, name=name).first()
+        )
+        created = mapping is None
+        if created:
+            mapping = ProviderMapping(tenant=tenant, name=name)
+        elif mapping.project_id == project.pk and mapping.path == path:
+            return mapping, False
+        mapping.project = project
+        mapping.path = path
+        mapping.updated_by = user
+        _mark(
+            mapping,
+            user=user,
+            reason=reason,
+            change_type=ChangeType.CREATED if created else ChangeType.UPDATED,
+        )
+        try:
+            with transaction.atomic():
+                mapping.save()
+        except IntegrityError:
+            raise AlreadyExists(
+                f"The name {name!r} was mapped by another request at the same time; "
+                "read it and try again.",
+                field="name",
+            ) from None
+    return mapping, created
+
+
+@transaction.atomic
+def provider_delete(*, tenant: Tenant, name: str, user: AbstractBaseUser, reason: str = "") -> None:
+    mapping = provider_get(tenant=tenant, name=name)
+    _mark(mapping, user=user, reason=reason, change_type=ChangeType.DELETED)
+    mapping.delete()

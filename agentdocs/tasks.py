@@ -1,0 +1,39 @@
+"""Celery tasks: another interface, like the views. Each takes ids, loads rows
+through a service, and keeps retries and failure handling here."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.db import DatabaseError
+
+from agentdocs.services import archival
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=(OSError, DatabaseError),
+    retry_backoff=2,
+    retry_backoff_max=300,
+    retry_jitter=True,
+    max_retries=8,
+)
+def archive_binding_record(record_id: int) -> bool:
+    """Archive one binding record; safe to run any number of times.
+
+    Late acknowledgement: a worker that dies mid-task leaves the message to be
+    delivered again, and the sweep re-enqueues whatever is still unarchived.
+    """
+    return archival.binding_record_archive(record_id=record_id)
+
+
+@shared_task(acks_late=True)
+def sweep_unarchived_binding_records() -> int:
+    """Re-enqueue records not archived some minutes after they were made."""
+    record_ids = archival.archive_sweep()
+    if record_ids:
+        logger.info("Re-enqueued %d unarchived binding records.", len(record_ids))
+    return len(record_ids)
