@@ -21,7 +21,16 @@ from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
 from agentdocs.errors import AgentdocsError
-from agentdocs.models import Document, Membership, Project, Recipe, Setting, Tenant
+from agentdocs.models import (
+    BindingRecord,
+    Document,
+    Membership,
+    Project,
+    ProviderMapping,
+    Recipe,
+    Setting,
+    Tenant,
+)
 from agentdocs.paths import validate_path
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
@@ -484,3 +493,39 @@ class RecipeAdmin(ServiceAdmin):
         policy_service.recipe_delete(
             recipe=obj, user=request.user, reason="Deleted in the Django admin"
         )
+
+
+# Binding records and the provider map: shown, not edited ----------------------------------
+
+
+class ViewOnlyAdmin(admin.ModelAdmin):
+    """For rows with their own API and service: the admin only shows them."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
+@admin.register(ProviderMapping)
+class ProviderMappingAdmin(ViewOnlyAdmin, SimpleHistoryAdmin):
+    """Edited by tenant admins through the provider map API."""
+
+    list_display = ("name", "tenant", "project", "path", "updated_by", "updated_at")
+    list_filter = ("tenant",)
+    list_select_related = ("tenant", "project", "updated_by")
+    search_fields = ("name", "path")
+
+
+@admin.register(BindingRecord)
+class BindingRecordAdmin(ViewOnlyAdmin):
+    """Immutable evidence of what a run was bound to."""
+
+    list_display = ("pk", "process", "project", "problem_count", "created_by", "created_at")
+    list_filter = ("tenant",)
+    list_select_related = ("project__tenant", "created_by")
+    search_fields = ("process",)

@@ -238,3 +238,9 @@ def test_recipes_are_validated_and_stored_as_given(admin_client, tenant):
     assert response.status_code == 200
     assert "params" in response.context["adminform"].form.errors
     assert not Recipe.objects.filter(name="coder").exists()
+
+
+def test_binding_records_and_the_provider_map_are_view_only(admin_client):
+    for model in ("bindingrecord", "providermapping"):
+        assert admin_client.get(reverse(f"admin:agentdocs_{model}_changelist")).status_code == 200
+        assert admin_client.get(reverse(f"admin:agentdocs_{model}_add")).status_code == 403
