@@ -1,6 +1,48 @@
-from django.urls import path
-from django.views.generic import RedirectView
+"""Page URLs. Tenant-level pages sit under `/t/<tenant>/-/` because `-` can never be a
+project slug; project pages under `/t/<tenant>/<project>/`. Document paths may contain
+slashes, so each document action has its own prefix before the path."""
+
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from agentdocs.web.views import documents, memory, policy, projects
+
+document_urls = [
+    path("doc/<path:path>", documents.document_detail, name="document"),
+    path("edit/<path:path>", documents.document_edit, name="document-edit"),
+    path("history/<path:path>", documents.document_history, name="document-history"),
+    path("diff/<path:path>", documents.document_diff, name="document-diff"),
+    path("revert/<path:path>", documents.document_revert, name="document-revert"),
+    path("delete/<path:path>", documents.document_delete, name="document-delete"),
+    path("lock/<path:path>", documents.document_lock, name="document-lock"),
+]
+
+project_urls = [
+    path("", projects.project_detail, name="project"),
+    path("new/", documents.document_create, name="document-create"),
+    path("preview/", documents.markdown_preview, name="markdown-preview"),
+    path("settings/", policy.project_settings, name="project-settings"),
+    path("memory-block/", memory.memory_block_preview, name="memory-block"),
+    *document_urls,
+]
+
+tenant_urls = [
+    path("", projects.tenant_detail, name="tenant"),
+    path("-/settings/", policy.tenant_settings, name="tenant-settings"),
+    path("-/recipes/", policy.recipe_list, name="recipes"),
+    path("-/recipes/new/", policy.recipe_create, name="recipe-create"),
+    path("-/recipes/<str:name>/", policy.recipe_detail, name="recipe"),
+    path("-/recipes/<str:name>/delete/", policy.recipe_delete, name="recipe-delete"),
+    path("<slug:project>/", include(project_urls)),
+]
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/api/docs/", permanent=False), name="home"),
+    path("", projects.home, name="home"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True),
+        name="login",
+    ),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("t/<slug:tenant>/", include(tenant_urls)),
 ]

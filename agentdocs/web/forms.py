@@ -1,0 +1,128 @@
+"""Forms parse what the browser sends; the services decide what is allowed.
+
+Validation here is only about shape (a number is a number, JSON is JSON). Rules
+about paths, bodies, secrets, keys and recipes live in the services, whose
+errors the views put back beside the field they name.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
+
+REASON_HELP = "Say why, in a sentence: it is shown in the history beside your change."
+
+
+def _normalise_newlines(text: str) -> str:
+    # Browsers send textarea lines as CRLF; documents are stored with LF.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class BodyField(forms.CharField):
+    widget = forms.Textarea
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=False, strip=False, **kwargs)
+
+    def clean(self, value: Any) -> str:
+        return _normalise_newlines(super().clean(value))
+
+
+class ReasonField(forms.CharField):
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("help_text", REASON_HELP)
+        super().__init__(required=False, max_length=500, **kwargs)
+
+
+class DocumentCreateForm(forms.Form):
+    path = forms.CharField(
+        max_length=255,
+        help_text="A relative path such as agent.md, notes/team.md or .AGENTS/overview.md.",
+    )
+    body = BodyField()
+    reason = ReasonField()
+
+
+class DocumentEditForm(forms.Form):
+    body = BodyField()
+    reason = ReasonField()
+    base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class MarkdownPreviewForm(forms.Form):
+    body = BodyField()
+
+
+class RevertForm(forms.Form):
+    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    reason = ReasonField()
+
+
+class DeleteForm(forms.Form):
+    base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    reason = ReasonField()
+
+
+class LockForm(forms.Form):
+    action = forms.ChoiceField(choices=[("lock", "Lock"), ("unlock", "Unlock")])
+    force = forms.BooleanField(required=False)
+
+
+class SettingForm(forms.Form):
+    key = forms.CharField(max_length=128, help_text="Starts with memory., e.g. memory.language")
+    value = forms.CharField(max_length=4096, required=False, strip=False)
+    enforced = forms.BooleanField(
+        required=False,
+        help_text="An enforced tenant setting cannot be overridden by a project.",
+    )
+    reason = ReasonField()
+
+
+class SettingDeleteForm(forms.Form):
+    key = forms.CharField(max_length=128)
+
+
+class JSONObjectField(forms.CharField):
+    """A JSON object typed into a textarea; parse errors name the line and column."""
+
+    widget = forms.Textarea
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=False, **kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return json.dumps(value, indent=2, ensure_ascii=False)
+        return value
+
+    def clean(self, value: Any) -> dict[str, Any]:
+        text = (super().clean(value) or "").strip()
+        if not text:
+            return {}
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise forms.ValidationError(
+                f"Not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}."
+            ) from None
+        if not isinstance(parsed, dict):
+            raise forms.ValidationError("Must be a JSON object, like {}.")
+        return parsed
+
+
+class RecipeForm(forms.Form):
+    name = forms.CharField(max_length=64)
+    params = JSONObjectField(
+        help_text='For example {"agentDocument": "notes/team.md"}; "" or null turns the '
+        "agent document off for this recipe.",
+    )
+    profiles = JSONObjectField(help_text='For example {"cli": {"useClientAgentDoc": true}}.')
+    reason = ReasonField()
+
+
+class MemoryBlockPreviewForm(forms.Form):
+    recipe = forms.CharField(required=False, max_length=64)
+    profile = forms.CharField(required=False, max_length=64)

@@ -1,0 +1,50 @@
+"""What every page view shares: sign-in, and domain errors turned into HTTP.
+
+Pages ask `agentdocs.permissions` for access; its NotFound (outsiders, unknown
+names) becomes the 404 page and its Forbidden (members without the right)
+becomes the 403 page with the sentence the permission layer wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.forms import Form
+from django.http import Http404, HttpRequest, HttpResponse
+
+from agentdocs.errors import AgentdocsError, Forbidden, NotFound
+
+View = Callable[..., HttpResponse]
+
+
+def member_page(view: View) -> View:
+    """Sign-in required; NotFound → 404, Forbidden → 403."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except NotFound as error:
+            raise Http404(error.detail) from error
+        except Forbidden as error:
+            raise PermissionDenied(error.detail) from error
+
+    return login_required(wrapper)
+
+
+def add_service_error(form: Form, error: AgentdocsError) -> None:
+    """Show a service's refusal beside the field it names (or above the form).
+
+    Nested fields such as `params.agentDocument` belong to the `params` field;
+    the message keeps the full name so the user sees which entry is wrong.
+    """
+    field = error.field or ""
+    top = field.split(".", 1)[0]
+    if top in form.fields:
+        message = error.detail if field == top else f"{field}: {error.detail}"
+        form.add_error(top, message)
+    else:
+        form.add_error(None, error.detail)

@@ -1,0 +1,485 @@
+"""Document pages: read, create, edit with live preview, history, diff, revert, delete, lock.
+
+Every view resolves the project through `agentdocs.permissions` and changes
+documents only through `agentdocs.services.documents`. A refused save keeps
+what the user typed on the page: nothing here throws text away.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from agentdocs import permissions, selectors
+from agentdocs.errors import (
+    AlreadyExists,
+    Forbidden,
+    InvalidInput,
+    Locked,
+    NotFound,
+    SecretDetected,
+    VersionConflict,
+)
+from agentdocs.models import RESERVED_PROJECT, Document
+from agentdocs.permissions import Access
+from agentdocs.services import documents as document_service
+from agentdocs.web.diffview import side_by_side
+from agentdocs.web.forms import (
+    DeleteForm,
+    DocumentCreateForm,
+    DocumentEditForm,
+    LockForm,
+    MarkdownPreviewForm,
+    RevertForm,
+)
+from agentdocs.web.guideline import measure
+from agentdocs.web.markdown import render_markdown
+from agentdocs.web.pages import add_service_error, member_page
+
+HISTORY_PAGE_SIZE = 50
+
+
+def _document_url(name: str, access: Access, path: str) -> str:
+    return reverse(
+        name, kwargs={"tenant": access.tenant.slug, "project": access.project.slug, "path": path}
+    )
+
+
+def _reach(access: Access, path: str) -> dict | None:
+    """For a `_vance` document: the projects that inherit it and those that shadow it."""
+    if not access.project.is_reserved:
+        return None
+    projects = list(selectors.project_list_with_document(tenant=access.tenant, path=path))
+    return {
+        "inheriting": [project for project in projects if not project.has_document],
+        "shadowing": [project for project in projects if project.has_document],
+    }
+
+
+def _shadowed_tenant_document(access: Access, path: str) -> Document | None:
+    """The `_vance` document this project's own document hides from the cascade."""
+    if access.project.is_reserved:
+        return None
+    for candidate in selectors.cascade_documents(project=access.project, path=path):
+        if candidate.project.slug == RESERVED_PROJECT:
+            return candidate
+    return None
+
+
+def _lock_context(access: Access, document: Document) -> dict:
+    lock = document_service.lock_state(document)
+    held_by_me = lock is not None and document.lock_holder_id == access.user.pk
+    return {
+        "lock": lock,
+        "lock_expires_at": document.lock_expires_at if lock else None,
+        "lock_held_by_me": held_by_me,
+        "lock_held_by_other": lock is not None and not held_by_me,
+    }
+
+
+@member_page
+def document_detail(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    document = document_service.document_get(
+        project=access.project, path=path, include_deleted=True
+    )
+    shown = document
+    version_param = request.GET.get("version", "")
+    if version_param:
+        if not version_param.isdigit():
+            raise NotFound("No such version.", field="version")
+        shown = document_service.document_version(document=document, version=int(version_param))
+    is_current = shown.version == document.version
+    return render(
+        request,
+        "agentdocs/document.html",
+        {
+            "access": access,
+            "project": access.project,
+            "document": document,
+            "shown": shown,
+            "shown_author": shown.history_user if shown is not document else document.updated_by,
+            "shown_when": shown.history_date if shown is not document else document.updated_at,
+            "is_current": is_current,
+            "is_deleted": shown.is_deleted,
+            "html": render_markdown(shown.body),
+            "measure": measure(shown.body),
+            "may_write": access.may_write(path),
+            "reach": _reach(access, path),
+            "shadowed": _shadowed_tenant_document(access, path),
+            **_lock_context(access, document),
+        },
+    )
+
+
+@member_page
+@require_http_methods(["GET", "POST"])
+def document_create(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    access.require_write()
+    status = 200
+    if request.method == "POST":
+        form = DocumentCreateForm(request.POST)
+        if form.is_valid():
+            path = form.cleaned_data["path"]
+            try:
+                access.require_write(path)
+                document = document_service.document_create(
+                    project=access.project,
+                    path=path,
+                    body=form.cleaned_data["body"],
+                    user=request.user,
+                    reason=form.cleaned_data["reason"],
+                )
+            except Forbidden as error:
+                status = 403
+                add_service_error(form, error)
+            except (AlreadyExists, InvalidInput, SecretDetected) as error:
+                status = 409 if isinstance(error, AlreadyExists) else 400
+                add_service_error(form, error)
+            else:
+                messages.success(request, f"Created {document.path}, version {document.version}.")
+                return redirect(_document_url("document", access, document.path))
+        else:
+            status = 400
+    else:
+        form = DocumentCreateForm(initial={"path": request.GET.get("path", "")})
+    body = form["body"].value() or ""
+    return render(
+        request,
+        "agentdocs/document_create.html",
+        {
+            "access": access,
+            "project": access.project,
+            "form": form,
+            "measure": measure(body),
+            "preview_html": render_markdown(body),
+        },
+        status=status,
+    )
+
+
+@member_page
+@require_http_methods(["GET", "POST"])
+def document_edit(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    # A document deleted while someone edits it must not cost them their text.
+    document = document_service.document_get(
+        project=access.project, path=path, include_deleted=request.method == "POST"
+    )
+    access.require_write(path)
+    conflict = None
+    status = 200
+    if request.method == "POST":
+        form = DocumentEditForm(request.POST)
+        if form.is_valid():
+            body = form.cleaned_data["body"]
+            try:
+                saved = document_service.document_write(
+                    document=document,
+                    body=body,
+                    base_version=form.cleaned_data["base_version"],
+                    user=request.user,
+                    reason=form.cleaned_data["reason"],
+                )
+            except VersionConflict:
+                status = 409
+                document = document_service.document_get(
+                    project=access.project, path=path, include_deleted=True
+                )
+                winner = document_service.document_version(
+                    document=document, version=document.version
+                )
+                conflict = {
+                    "document": document,
+                    "reason": winner.history_change_reason,
+                    "old_label": f"Version {document.version}, saved by "
+                    f"{document.updated_by.get_username() if document.updated_by else 'someone'}",
+                    "diff": side_by_side(document.body, body),
+                }
+                # The user's text stays; the next save is based on what they have now seen.
+                data = request.POST.copy()
+                data["base_version"] = str(document.version)
+                form = DocumentEditForm(data)
+                form.is_valid()
+            except Locked as error:
+                status = 423
+                add_service_error(form, error)
+                document = document_service.document_get(
+                    project=access.project, path=path, include_deleted=True
+                )
+            except (InvalidInput, SecretDetected) as error:
+                status = 400
+                add_service_error(form, error)
+            except NotFound as error:
+                # Deleted while the user was editing: keep the text, say what happened.
+                status = 409
+                add_service_error(form, error)
+            else:
+                if saved.version == form.cleaned_data["base_version"]:
+                    messages.info(request, f"No changes: {path} is still version {saved.version}.")
+                else:
+                    messages.success(request, f"Saved {path} as version {saved.version}.")
+                return redirect(_document_url("document", access, path))
+        else:
+            status = 400
+    else:
+        form = DocumentEditForm(initial={"body": document.body, "base_version": document.version})
+    body = form["body"].value() or ""
+    return render(
+        request,
+        "agentdocs/document_edit.html",
+        {
+            "access": access,
+            "project": access.project,
+            "document": document,
+            "form": form,
+            "conflict": conflict,
+            "measure": measure(body),
+            "preview_html": render_markdown(body),
+            "reach": _reach(access, path),
+            "shadowed": _shadowed_tenant_document(access, path),
+            **_lock_context(access, document),
+        },
+        status=status,
+    )
+
+
+@member_page
+@require_POST
+def markdown_preview(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
+    """The edit page's live preview: sanitised HTML and the one-screen meter."""
+    permissions.project_access(request.user, tenant, project)
+    form = MarkdownPreviewForm(request.POST)
+    body = form.cleaned_data["body"] if form.is_valid() else ""
+    return render(
+        request,
+        "agentdocs/partials/preview.html",
+        {"preview_html": render_markdown(body), "measure": measure(body), "oob": True},
+    )
+
+
+def _history_rows(document: Document, page: int) -> tuple[list, bool]:
+    """One page of versions, newest first, each with its size change against the one before."""
+    start = (page - 1) * HISTORY_PAGE_SIZE
+    # One row more than shown: the oldest row on the page needs its predecessor's size.
+    records = list(
+        selectors.document_history(document=document)[start : start + HISTORY_PAGE_SIZE + 1]
+    )
+    has_older = len(records) > HISTORY_PAGE_SIZE
+    rows = []
+    for index, record in enumerate(records[:HISTORY_PAGE_SIZE]):
+        previous = records[index + 1] if index + 1 < len(records) else None
+        rows.append(
+            {
+                "record": record,
+                "size_delta": record.size - previous.size if previous else record.size,
+                "is_current": record.version == document.version,
+            }
+        )
+    return rows, has_older
+
+
+@member_page
+def document_history(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    document = document_service.document_get(
+        project=access.project, path=path, include_deleted=True
+    )
+    page_param = request.GET.get("page", "1")
+    page = int(page_param) if page_param.isdigit() and int(page_param) > 0 else 1
+    rows, has_older = _history_rows(document, page)
+    return render(
+        request,
+        "agentdocs/document_history.html",
+        {
+            "access": access,
+            "project": access.project,
+            "document": document,
+            "rows": rows,
+            "page": page,
+            "has_older": has_older,
+            "may_write": access.may_write(path),
+            "default_from": max(document.version - 1, 1),
+            "default_to": document.version,
+        },
+    )
+
+
+def _version_param(params: QueryDict, name: str, default: int) -> int:
+    value = params.get(name, "")
+    if not value:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise NotFound(f"`{name}` must be a version number.", field=name)
+    return int(value)
+
+
+@member_page
+def document_diff(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    document = document_service.document_get(
+        project=access.project, path=path, include_deleted=True
+    )
+    to_version = _version_param(request.GET, "to", document.version)
+    from_version = _version_param(request.GET, "from", max(to_version - 1, 1))
+    old = document_service.document_version(document=document, version=from_version)
+    new = document_service.document_version(document=document, version=to_version)
+    return render(
+        request,
+        "agentdocs/document_diff.html",
+        {
+            "access": access,
+            "project": access.project,
+            "document": document,
+            "old": old,
+            "new": new,
+            "old_label": f"Version {old.version}",
+            "new_label": f"Version {new.version}",
+            "diff": side_by_side(old.body, new.body),
+        },
+    )
+
+
+@member_page
+@require_http_methods(["GET", "POST"])
+def document_revert(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    document = document_service.document_get(
+        project=access.project, path=path, include_deleted=True
+    )
+    access.require_write(path)
+    params = request.POST if request.method == "POST" else request.GET
+    version = _version_param(params, "version", 0)
+    if not version:
+        raise NotFound("Say which version to revert to.", field="version")
+    target = document_service.document_version(document=document, version=version)
+    status = 200
+    if request.method == "POST":
+        form = RevertForm(request.POST)
+        if form.is_valid():
+            try:
+                reverted = document_service.document_revert(
+                    document=document,
+                    version=version,
+                    base_version=form.cleaned_data["base_version"],
+                    user=request.user,
+                    reason=form.cleaned_data["reason"],
+                )
+            except VersionConflict as error:
+                status = 409
+                document = document_service.document_get(
+                    project=access.project, path=path, include_deleted=True
+                )
+                data = request.POST.copy()
+                data["base_version"] = str(document.version)
+                form = RevertForm(data)
+                form.is_valid()
+                form.add_error(None, f"{error.detail} The comparison below is now up to date.")
+            except (Locked, InvalidInput, NotFound) as error:
+                status = 423 if isinstance(error, Locked) else 400
+                add_service_error(form, error)
+            else:
+                messages.success(
+                    request,
+                    f"Reverted {path} to the text of version {version}: "
+                    f"it is now version {reverted.version}.",
+                )
+                return redirect(_document_url("document-history", access, path))
+        else:
+            status = 400
+    else:
+        form = RevertForm(
+            initial={
+                "version": version,
+                "base_version": document.version,
+                "reason": f"Revert to version {version}",
+            }
+        )
+    return render(
+        request,
+        "agentdocs/document_revert.html",
+        {
+            "access": access,
+            "project": access.project,
+            "document": document,
+            "target": target,
+            "form": form,
+            "old_label": "Current text" if not document.is_deleted else "Deleted",
+            "new_label": f"Version {version}, after the revert",
+            "diff": side_by_side("" if document.is_deleted else document.body, target.body),
+        },
+        status=status,
+    )
+
+
+@member_page
+@require_http_methods(["GET", "POST"])
+def document_delete(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    document = document_service.document_get(project=access.project, path=path)
+    access.require_write(path)
+    status = 200
+    if request.method == "POST":
+        form = DeleteForm(request.POST)
+        if form.is_valid():
+            try:
+                deleted = document_service.document_delete(
+                    document=document,
+                    base_version=form.cleaned_data["base_version"],
+                    user=request.user,
+                    reason=form.cleaned_data["reason"],
+                )
+            except (VersionConflict, Locked, NotFound) as error:
+                status = 409
+                add_service_error(form, error)
+            else:
+                messages.success(
+                    request,
+                    f"Deleted {path} (version {deleted.version}). Its history keeps every "
+                    "version: restore it from there.",
+                )
+                return redirect("project", tenant=access.tenant.slug, project=access.project.slug)
+        else:
+            status = 400
+    else:
+        form = DeleteForm(initial={"base_version": document.version})
+    return render(
+        request,
+        "agentdocs/document_delete.html",
+        {"access": access, "project": access.project, "document": document, "form": form},
+        status=status,
+    )
+
+
+@member_page
+@require_POST
+def document_lock(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    document = document_service.document_get(project=access.project, path=path)
+    access.require_write(path)
+    form = LockForm(request.POST)
+    if not form.is_valid():
+        raise NotFound("Unknown lock action.", field="action")
+    force = form.cleaned_data["force"]
+    if force:
+        access.require_admin()
+    try:
+        if form.cleaned_data["action"] == "lock":
+            document = document_service.document_lock(
+                document=document, user=request.user, force=force
+            )
+            messages.success(
+                request,
+                f"You hold the edit lock on {path} until "
+                f"{document.lock_expires_at:%H:%M} UTC; others cannot save until then.",
+            )
+        else:
+            document_service.document_unlock(document=document, user=request.user, force=force)
+            messages.success(request, f"The edit lock on {path} is released.")
+    except Locked as error:
+        messages.error(request, error.detail)
+    return redirect(_document_url("document-edit", access, path))

@@ -1,0 +1,79 @@
+"""Home, tenant and project pages: where a signed-in member finds their documents."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from agentdocs import permissions, selectors
+from agentdocs.models import RESERVED_PROJECT
+from agentdocs.rendering import RenderOptions
+from agentdocs.rendering.memory_block import LayerKind
+from agentdocs.services.memory_block import render_memory_block
+from agentdocs.web.pages import member_page
+
+AGENT_DOCUMENT = "agent.md"
+
+
+@member_page
+def home(request: HttpRequest) -> HttpResponse:
+    """The tenants the user is a member of, and their projects: nothing else."""
+    tenants = list(selectors.tenant_overview_for(user=request.user))
+    return render(request, "agentdocs/home.html", {"tenants": tenants})
+
+
+@member_page
+def tenant_detail(request: HttpRequest, tenant: str) -> HttpResponse:
+    access = permissions.tenant_access(request.user, tenant)
+    projects = list(selectors.project_list_with_document(tenant=access.tenant, path=AGENT_DOCUMENT))
+    tenant_wide = selectors.tenant_wide_document(tenant=access.tenant, path=AGENT_DOCUMENT)
+    return render(
+        request,
+        "agentdocs/tenant.html",
+        {
+            "access": access,
+            "tenant": access.tenant,
+            "projects": projects,
+            "tenant_wide": tenant_wide,
+            "reserved_project": RESERVED_PROJECT,
+        },
+    )
+
+
+def _recipe_rows(recipes: list) -> list[dict]:
+    """Each recipe with what it does to the agent document, in the cascade's words."""
+    rows = []
+    for recipe in recipes:
+        options = RenderOptions.from_recipe(recipe.params)
+        rows.append(
+            {
+                "recipe": recipe,
+                "agent_document": options.agent_document,
+                "agent_document_set": "agentDocument" in (recipe.params or {}),
+                "profiles": sorted((recipe.profiles or {}).keys()),
+            }
+        )
+    return rows
+
+
+@member_page
+def project_detail(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    # The agent notes exactly as the Memory Block resolves them with no recipe.
+    block = render_memory_block(project=access.project, preview=True)
+    return render(
+        request,
+        "agentdocs/project.html",
+        {
+            "access": access,
+            "project": access.project,
+            "documents": list(selectors.document_list(project=access.project)),
+            "deleted_documents": list(selectors.deleted_document_list(project=access.project)),
+            "agent_notes": block.layer(LayerKind.AGENT_NOTES),
+            "context": block.context,
+            "context_layer": block.layer(LayerKind.CONTEXT),
+            "recipes": _recipe_rows(list(selectors.recipe_list(tenant=access.tenant))),
+            "may_write": access.may_write(),
+            "reserved_project": RESERVED_PROJECT,
+        },
+    )
