@@ -1,0 +1,248 @@
+"""Archival with a real Celery worker process on this machine's Redis and PostgreSQL.
+
+The worker is `celery -A config worker` in a subprocess. It shares the test
+database (committed data: these tests use the transactional database) and a
+filesystem storage in a temporary folder, and it listens on a queue of its own,
+so that nothing else using the same Redis takes or gives it work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection
+
+from agentdocs.models import BindingRecord
+from agentdocs.services import archival
+from agentdocs.services import bindings as binding_service
+from config.celery import app as celery_app
+from tests.conftest import need_service
+
+pytestmark = [pytest.mark.celery_worker, pytest.mark.redis, pytest.mark.postgres]
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKER_START_TIMEOUT = 60
+ARCHIVE_TIMEOUT = 90
+
+
+def _redis_ping(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=2).ping())
+    except redis.RedisError:
+        return False
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    host = db.get("HOST") or "127.0.0.1"
+    port = db.get("PORT") or 5432
+    return f"postgres://{db['USER']}{password}@{host}:{port}/{db['NAME']}"
+
+
+def _wait_until(condition: Callable[[], bool], *, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    pytest.fail(f"Timed out after {timeout:.0f}s waiting for {what}")
+
+
+class Worker:
+    """One `celery worker` process group, started and ended by this test only."""
+
+    def __init__(self, env: dict[str, str], queue: str, log: Path) -> None:
+        self.env, self.queue, self.log_path = env, queue, log
+        self.process: subprocess.Popen | None = None
+        self.hostname = ""
+
+    def start(self, *, concurrency: int = 1) -> None:
+        self.hostname = f"agentdocs-test-{uuid.uuid4().hex[:8]}@%h"
+        self.log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--queues",
+                self.queue,
+                "--hostname",
+                self.hostname,
+                "--concurrency",
+                str(concurrency),
+                "--pool",
+                "prefork",
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so the pool dies with it
+        )
+
+    def kill(self) -> None:
+        """SIGKILL the whole group: no warm shutdown, no chance to acknowledge anything."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+
+@pytest.fixture
+def worker_setup(settings, tmp_path, transactional_db) -> Iterator[Callable[[], Worker]]:
+    need_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "the worker process must share the test database; set DATABASE_URL to PostgreSQL",
+    )
+    redis_url = django_settings.CELERY_BROKER_URL
+    need_service(
+        "Redis",
+        bool(redis_url) and _redis_ping(redis_url),
+        "set REDIS_URL to a running Redis for the Celery broker",
+    )
+    media = tmp_path / "media"
+    media.mkdir()
+    settings.MEDIA_ROOT = media
+    queue = f"agentdocs-test-{uuid.uuid4().hex[:12]}"
+    saved = (celery_app.conf.task_default_queue, celery_app.conf.task_always_eager)
+    celery_app.conf.task_default_queue = queue
+    celery_app.conf.task_always_eager = False
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.test_settings",
+        "DATABASE_URL": _database_url(),
+        "REDIS_URL": django_settings.REDIS_URL,
+        "CELERY_BROKER_URL": redis_url,
+        "MEDIA_ROOT": str(media),
+        "PYTHONPATH": str(ROOT),
+    }
+    workers: list[Worker] = []
+
+    def start(concurrency: int = 1) -> Worker:
+        worker = Worker(env, queue, tmp_path / "worker.log")
+        worker.start(concurrency=concurrency)
+        workers.append(worker)
+        return worker
+
+    try:
+        yield start
+    finally:
+        for worker in workers:
+            worker.kill()
+        celery_app.conf.task_default_queue, celery_app.conf.task_always_eager = saved
+        _forget_queue(redis_url, queue)
+
+
+def _forget_queue(redis_url: str, queue: str) -> None:
+    """Leave no message of ours in Redis, queued or waiting unacknowledged."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    client.delete(queue)
+    for tag, payload in client.hgetall("unacked").items():
+        try:
+            routing_key = json.loads(payload)[2]
+        except (ValueError, IndexError, TypeError):
+            continue
+        if routing_key == queue:
+            client.hdel("unacked", tag)
+            client.zrem("unacked_index", tag)
+
+
+def _bind(project, user, process: str) -> int:
+    # The transactional database commits for real, so on_commit enqueues to Redis.
+    return binding_service.binding_create(
+        tenant=project.tenant,
+        project=project,
+        user=user,
+        process=process,
+        manifest={"local": ["AGENTS.md"]},
+    ).record.pk
+
+
+def _archived(record_ids: list[int]) -> int:
+    return BindingRecord.objects.filter(pk__in=record_ids, archived_at__isnull=False).count()
+
+
+def _assert_archives_complete(media: Path, record_ids: list[int]) -> None:
+    records = BindingRecord.objects.filter(pk__in=record_ids).select_related("tenant", "project")
+    for record in records:
+        content = (media / record.archive_path).read_bytes()
+        assert hashlib.sha256(content).hexdigest() == record.archive_sha256
+        assert json.loads(content) == {"id": record.pk, **record.record}
+    # One archive per record: no copy under another name from a repeated task.
+    assert sorted(p.name for p in media.rglob("*.json")) == sorted(f"{i}.json" for i in record_ids)
+
+
+def test_a_worker_archives_a_binding_after_commit(
+    worker_setup, api, writer, project, make_document, settings
+):
+    make_document(project, "AGENTS.md", "# Agents\n")
+    worker = worker_setup()
+    response = api(writer).post(
+        "/api/v1/tenants/acme/projects/web/bindings/",
+        {"process": "worker-run", "manifest": {"local": ["AGENTS.md"]}},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    record_id = response.json()["id"]
+    _wait_until(
+        lambda: _archived([record_id]) == 1,
+        timeout=WORKER_START_TIMEOUT + ARCHIVE_TIMEOUT,
+        what=f"the worker to archive record {record_id}. Worker log:\n{worker.log_text()}",
+    )
+    _assert_archives_complete(Path(settings.MEDIA_ROOT), [record_id])
+
+
+def test_a_worker_killed_mid_batch_loses_nothing_once_the_sweep_runs(
+    worker_setup, writer, project, make_document, settings
+):
+    make_document(project, "AGENTS.md", "# Agents\n")
+    # Enqueued while no worker runs: the batch waits in Redis.
+    record_ids = [_bind(project, writer, f"batch-{i}") for i in range(300)]
+    first = worker_setup()
+    _wait_until(
+        lambda: _archived(record_ids) >= 20,
+        timeout=WORKER_START_TIMEOUT + ARCHIVE_TIMEOUT,
+        what=f"the first worker to start archiving. Worker log:\n{first.log_text()}",
+    )
+    first.kill()
+    done_at_kill = _archived(record_ids)
+    assert done_at_kill < len(record_ids), "the worker finished before it could be killed"
+
+    second = worker_setup()
+    # The sweep re-enqueues every record still unarchived, whatever the broker kept:
+    # the message the killed worker held unacknowledged is not redelivered for an hour.
+    archival.archive_sweep(older_than=timedelta(0), limit=len(record_ids))
+    _wait_until(
+        lambda: _archived(record_ids) == len(record_ids),
+        timeout=ARCHIVE_TIMEOUT,
+        what=f"the sweep to complete the batch. Worker log:\n{second.log_text()}",
+    )
+    _assert_archives_complete(Path(settings.MEDIA_ROOT), record_ids)
