@@ -11,7 +11,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 _TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
+_FALSE = {"0", "false", "no", "off"}
 
 
 def env_str(name: str, default: str | None = None) -> str | None:
@@ -20,8 +20,10 @@ def env_str(name: str, default: str | None = None) -> str | None:
 
 
 def env_bool(name: str, default: bool = False) -> bool:
+    """An empty value counts as unset, so `SECURE_SSL_REDIRECT=` in an env file keeps the
+    safe default instead of quietly meaning false."""
     value = os.environ.get(name)
-    if value is None:
+    if value is None or value.strip() == "":
         return default
     lowered = value.strip().lower()
     if lowered in _TRUE:

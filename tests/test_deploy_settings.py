@@ -163,7 +163,7 @@ def test_compose_has_no_default_secret_key_and_points_at_its_own_services(compos
 
 
 def test_compose_never_passes_an_empty_boolean(compose):
-    """An empty string reads as False: a blank default would quietly turn HTTPS off."""
+    """Compose always passes explicit booleans, so no deployment depends on how blanks read."""
     environment = compose["services"]["web"]["environment"]
 
     for name in ("DEBUG", "SECURE_SSL_REDIRECT", "SESSION_COOKIE_SECURE", "CSRF_COOKIE_SECURE"):

@@ -76,6 +76,8 @@ def setting_set(
     validate_setting_key(key)
     _validate_setting_value(value)
     _validate_bool(enforced, field="enforced")
+    if project is not None and project.tenant_id != tenant.pk:
+        raise InvalidInput("The project belongs to another tenant.", field="project")
     if project is not None and enforced:
         raise InvalidInput(
             "Only tenant settings can be enforced; a project setting cannot.", field="enforced"
