@@ -291,6 +291,10 @@ def run_context(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # Registers `bind` and `outdated`: their module builds on this one, so it is
+    # imported once this one is complete.
+    from agentdocs import cli_bindings  # noqa: F401
+
     parser = argparse.ArgumentParser(
         prog="agentdocs", description="The agentdocs command-line client."
     )
@@ -312,4 +316,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m agentdocs.cli` runs this file as __main__, a second copy of the
+    # module; run the imported one, whose registry the other modules fill.
+    from agentdocs.cli import main as registered_main
+
+    sys.exit(registered_main())

@@ -1,0 +1,165 @@
+"""`agentdocs bind` and `agentdocs outdated`: binding records from the command line.
+
+    agentdocs bind --url URL --token TOKEN --tenant T --project P
+                   [--manifest FILE] [--process ID] [--recipe R [--profile F]]
+    agentdocs outdated --url URL --token TOKEN --tenant T --project P RECORD_ID ...
+
+`bind` asks the server to bind a run: the manifest is FILE, or the project's own
+`context.json` when no file is given. It prints the record (JSON) to stdout
+and, like the seed's script, exits 1 when the record has problems, listing them
+on stderr; the record is stored either way. `outdated` prints, per record, each
+bound source against what it resolves to now, as `npm outdated` does, and exits
+1 when any source changed or was deleted.
+
+Registered into `agentdocs.cli`'s subcommand registry; no Django here either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from agentdocs.cli import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    CommandError,
+    ServerClient,
+    add_server_arguments,
+    command,
+    require,
+    write,
+)
+
+EXIT_PROBLEMS = 1
+SHORT_HASH = 12
+
+
+def _read_manifest(path: Path) -> Any:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as error:
+        raise CommandError(f"cannot read the manifest {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise CommandError(f"the manifest {path} is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CommandError(
+            f"the manifest {path} is not JSON: {error.msg} at line {error.lineno}, "
+            f"column {error.colno}"
+        ) from None
+
+
+def _configure_bind(parser: argparse.ArgumentParser) -> None:
+    add_server_arguments(parser)
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        metavar="FILE",
+        help="the manifest to bind (default: the project's context.json on the server)",
+    )
+    parser.add_argument(
+        "--process",
+        default=os.environ.get("AGENTDOCS_PROCESS"),
+        help="the id of the run being bound (default: $AGENTDOCS_PROCESS, else a new id)",
+    )
+    parser.add_argument("--recipe", help="also bind the Memory Block of this recipe")
+    parser.add_argument("--profile", help="the recipe's profile for the Memory Block")
+
+
+def _problem_line(problem: dict[str, Any]) -> str:
+    subject = problem.get("name") or problem.get("path") or problem.get("target") or ""
+    return f"# problem {problem['kind']} {subject}: {problem.get('detail', '')}\n"
+
+
+@command(
+    "bind", help="bind a run's context and print the binding record", configure=_configure_bind
+)
+def run_bind(args: argparse.Namespace) -> int:
+    require(args, "url", "token", "tenant", "project")
+    if args.profile and not args.recipe:
+        raise CommandError("--profile needs --recipe", exit_code=2)
+    client = ServerClient.from_args(args)
+    payload: dict[str, Any] = {"process": args.process or f"run-{uuid.uuid4()}"}
+    if args.manifest is not None:
+        payload["manifest"] = _read_manifest(args.manifest)
+    if args.recipe:
+        payload["memory_block"] = {"recipe": args.recipe, "profile": args.profile}
+    url = client.base + client.project_path(args.tenant, args.project, "bindings/")
+    try:
+        response = client.session.post(url, json=payload, timeout=client.timeout)
+    except requests.RequestException as error:
+        raise CommandError(f"cannot reach {url}: {error}") from None
+    if response.status_code not in (201, 422):
+        raise CommandError(client.describe_error(response))
+    record = response.json()
+    write(sys.stdout, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    if record.get("problem_count"):
+        lines = [_problem_line(problem) for problem in record["problems"]]
+        lines.append(f"# record {record['id']} has {record['problem_count']} problem(s)\n")
+        write(sys.stderr, "".join(lines))
+        return EXIT_PROBLEMS
+    return EXIT_OK
+
+
+def _record_id(value: str) -> str:
+    if not value.isdigit():
+        raise argparse.ArgumentTypeError(f"{value!r} is not a binding record id")
+    return value
+
+
+def _configure_outdated(parser: argparse.ArgumentParser) -> None:
+    add_server_arguments(parser)
+    parser.add_argument("records", nargs="+", type=_record_id, metavar="RECORD_ID")
+
+
+def _version(side: dict[str, Any] | None) -> str:
+    if side is None:
+        return "-"
+    return f"v{side['version']} {side['sha256'][:SHORT_HASH]}"
+
+
+def outdated_table(rows: list[dict[str, Any]]) -> str:
+    header = ("SOURCE", "BOUND", "CURRENT", "STATUS")
+    table = [header] + [
+        (
+            row.get("name") or row.get("path"),
+            _version(row["bound"]),
+            _version(row["current"]),
+            row["status"],
+        )
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    return "".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        + "\n"
+        for line in table
+    )
+
+
+@command(
+    "outdated",
+    help="show which bound sources changed since a binding record",
+    configure=_configure_outdated,
+)
+def run_outdated(args: argparse.Namespace) -> int:
+    require(args, "url", "token", "tenant", "project")
+    client = ServerClient.from_args(args)
+    stale = False
+    for index, record_id in enumerate(args.records):
+        result = client.request(
+            "GET", client.project_path(args.tenant, args.project, f"bindings/{record_id}/outdated")
+        )
+        rows = result["sources"]
+        stale = stale or any(row["status"] != "current" for row in rows)
+        heading = f"{'' if index == 0 else chr(10)}# record {record_id}\n"
+        write(sys.stdout, heading + outdated_table(rows))
+    return EXIT_FAILURE if stale else EXIT_OK
