@@ -7,6 +7,7 @@ import os
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from agentdocs.models import Project, Role, Tenant
@@ -24,6 +25,15 @@ def need_service(name: str, available: bool, reason: str) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(f"{message} (AGENTDOCS_REQUIRE_SERVICES is set, so this is a failure)")
     pytest.skip(message)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache: with Redis the read state would otherwise
+    outlive the test that wrote it and meet a later test's reused ids."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 def _make_user(username: str, **extra):
