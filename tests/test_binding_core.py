@@ -85,7 +85,12 @@ def test_a_target_with_an_unknown_standing_is_refused(effect: str) -> None:
 
 def test_the_seed_manifest_parses() -> None:
     manifest = parse_manifest(SEED_MANIFEST)
-    assert [e.name for e in manifest.context][0] == "workstation/agent-baseline"
+    assert [(e.name, e.standing) for e in manifest.context] == [
+        ("workstation/agent-baseline", "rule"),
+        ("workstation/claude-adapter", "rule"),
+        ("workstation/codex-adapter", "rule"),
+        ("skill/handoff", "option"),
+    ]
     assert manifest.local == ("AGENTS.md", "docs/writing-style.md")
     assert manifest.exceptions[0].name == "workstation/agent-baseline"
     assert manifest.exceptions[0].section == "deployment"
