@@ -8,6 +8,7 @@ every piece, so a diff of hostile Markdown is shown as text.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
@@ -18,6 +19,9 @@ CONTEXT_LINES = 3
 MIN_FOLDED_LINES = 4
 # Intraline highlighting on very long lines costs more than it shows.
 MAX_INTRALINE_CHARS = 2000
+MIN_SHARED_RATIO = 0.4
+# Words, runs of white space, and single punctuation marks.
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 
 
 @dataclass
@@ -56,17 +60,29 @@ class SideBySide:
         return self.added == 0 and self.removed == 0
 
 
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
 def _intraline(old: str, new: str) -> tuple[list[Segment], list[Segment]]:
+    """Mark the words that changed between a removed line and the added line it became.
+
+    Lines that share little are shown as wholly changed: scattered fragments of
+    two different sentences are harder to read than the two sentences.
+    """
     if len(old) + len(new) > MAX_INTRALINE_CHARS:
+        return [Segment(old, True)], [Segment(new, True)]
+    old_tokens, new_tokens = _tokens(old), _tokens(new)
+    matcher = difflib.SequenceMatcher(None, old_tokens, new_tokens, autojunk=False)
+    if matcher.ratio() < MIN_SHARED_RATIO:
         return [Segment(old, True)], [Segment(new, True)]
     old_segments: list[Segment] = []
     new_segments: list[Segment] = []
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if i2 > i1:
-            old_segments.append(Segment(old[i1:i2], tag != "equal"))
+            old_segments.append(Segment("".join(old_tokens[i1:i2]), tag != "equal"))
         if j2 > j1:
-            new_segments.append(Segment(new[j1:j2], tag != "equal"))
+            new_segments.append(Segment("".join(new_tokens[j1:j2]), tag != "equal"))
     return old_segments, new_segments
 
 

@@ -64,7 +64,8 @@ def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> Htt
                 {"name": recipe.name, "profiles": sorted((recipe.profiles or {}).keys())}
                 for recipe in recipes
             ],
-            "block": block,
+            # Not "block": inside {% block %} tags that name is Django's own.
+            "memory_block": block,
             "layers": layers,
             "block_bytes": len(block.text.encode("utf-8")) if block else 0,
             "budget": _budget(block.context) if block else None,

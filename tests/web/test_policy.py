@@ -1,0 +1,135 @@
+"""Settings and recipes pages: members read, admins change, errors beside the field."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentdocs.models import Recipe, Setting
+from agentdocs.services import policy as policy_service
+
+pytestmark = pytest.mark.django_db
+
+
+def test_members_read_settings_but_only_admins_see_the_form(browse, reader, admin, tenant):
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="memory.language", value="en", user=admin
+    )
+    page = browse(reader).get("/t/acme/-/settings/").content.decode()
+    assert "memory.language" in page and "Read only" in page
+    assert 'name="value"' not in page
+    assert 'name="value"' in browse(admin).get("/t/acme/-/settings/").content.decode()
+
+
+def test_admin_sets_an_enforced_tenant_setting(browse, admin, tenant):
+    response = browse(admin).post(
+        "/t/acme/-/settings/",
+        {"key": "memory.tone", "value": "plain", "enforced": "on", "reason": "house style"},
+    )
+    assert response.status_code == 302
+    setting = Setting.objects.get(tenant=tenant, project=None, key="memory.tone")
+    assert setting.value == "plain" and setting.enforced
+
+
+def test_a_bad_key_is_refused_beside_the_key_field(browse, admin, tenant):
+    response = browse(admin).post("/t/acme/-/settings/", {"key": "tone", "value": "plain"})
+    text = response.content.decode()
+    assert response.status_code == 400
+    key_field = text[text.index('for="id_key"') : text.index('for="id_value"')]
+    assert "Setting keys start with" in key_field
+    assert not Setting.objects.exists()
+
+
+def test_readers_and_writers_cannot_change_settings(browse, reader, writer, project):
+    for user in (reader, writer):
+        client = browse(user)
+        assert (
+            client.post("/t/acme/-/settings/", {"key": "memory.a", "value": "b"}).status_code == 403
+        )
+        assert (
+            client.post("/t/acme/web/settings/", {"key": "memory.a", "value": "b"}).status_code
+            == 403
+        )
+    assert not Setting.objects.exists()
+
+
+def test_project_settings_show_what_is_in_force_and_refused_overrides(
+    browse, admin, reader, tenant, project
+):
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="memory.tone", value="plain", enforced=True, user=admin
+    )
+    policy_service.setting_set(
+        tenant=tenant, project=project, key="memory.tone", value="loud", user=admin
+    )
+    policy_service.setting_set(
+        tenant=tenant, project=project, key="memory.lang", value="de", user=admin
+    )
+    page = browse(reader).get("/t/acme/web/settings/").content.decode()
+    assert "project value refused" in page and "<s>loud</s>" in page
+    assert "memory.lang" in page
+
+
+def test_admin_deletes_a_setting(browse, admin, tenant):
+    policy_service.setting_set(tenant=tenant, project=None, key="memory.x", value="1", user=admin)
+    response = browse(admin).post("/t/acme/-/settings/", {"key": "memory.x", "delete": "1"})
+    assert response.status_code == 302
+    assert not Setting.objects.exists()
+
+
+def test_recipes_are_listed_for_members(browse, reader, admin, tenant, project):
+    policy_service.recipe_create(
+        tenant=tenant, name="summarizer", params={"agentDocument": ""}, profiles={}, user=admin
+    )
+    page = browse(reader).get("/t/acme/-/recipes/").content.decode()
+    assert "summarizer" in page and ">off<" in page
+    assert "New recipe" not in page
+    detail = browse(reader).get("/t/acme/-/recipes/summarizer/").content.decode()
+    assert "processes of this type get no agent notes" in detail
+    assert 'name="params"' not in detail
+    project_page = browse(reader).get("/t/acme/web/").content.decode()
+    assert "summarizer" in project_page and "agent document off" in project_page
+
+
+def test_admin_creates_a_recipe_and_bad_params_are_shown_beside_the_field(browse, admin, tenant):
+    client = browse(admin)
+    bad_json = client.post("/t/acme/-/recipes/new/", {"name": "coder", "params": "{nope"})
+    assert bad_json.status_code == 400 and "Not valid JSON" in bad_json.content.decode()
+    typo = client.post(
+        "/t/acme/-/recipes/new/", {"name": "coder", "params": '{"agentDocumnet": "x.md"}'}
+    )
+    text = typo.content.decode()
+    params_field = text[text.index('for="id_params"') : text.index('for="id_profiles"')]
+    assert typo.status_code == 400 and "params.agentDocumnet" in params_field
+    assert "{&quot;agentDocumnet&quot;: &quot;x.md&quot;}" in text  # the input is kept
+    ok = client.post(
+        "/t/acme/-/recipes/new/",
+        {"name": "coder", "params": '{"agentDocument": "notes/team.md"}', "profiles": ""},
+    )
+    assert ok.status_code == 302
+    assert Recipe.objects.get(name="coder").params == {"agentDocument": "notes/team.md"}
+
+
+def test_admin_updates_and_deletes_a_recipe(browse, admin, reader, tenant):
+    policy_service.recipe_create(tenant=tenant, name="coder", params={}, profiles={}, user=admin)
+    client = browse(admin)
+    response = client.post(
+        "/t/acme/-/recipes/coder/",
+        {"params": "{}", "profiles": '{"cli": {"useClientAgentDoc": true}}', "reason": "cli"},
+    )
+    assert response.status_code == 302
+    assert Recipe.objects.get(name="coder").profiles == {"cli": {"useClientAgentDoc": True}}
+    assert browse(reader).post("/t/acme/-/recipes/coder/delete/").status_code == 403
+    assert client.post("/t/acme/-/recipes/coder/delete/", {"reason": "gone"}).status_code == 302
+    assert not Recipe.objects.exists()
+
+
+def test_readers_cannot_change_recipes(browse, reader, admin, tenant):
+    policy_service.recipe_create(tenant=tenant, name="coder", params={}, profiles={}, user=admin)
+    client = browse(reader)
+    assert client.get("/t/acme/-/recipes/new/").status_code == 403
+    assert client.post("/t/acme/-/recipes/new/", {"name": "x", "params": "{}"}).status_code == 403
+    assert (
+        client.post("/t/acme/-/recipes/coder/", {"params": '{"agentDocument": ""}'}).status_code
+        == 403
+    )
+    assert Recipe.objects.get(name="coder").params == {}

@@ -1,0 +1,104 @@
+"""The project page's cascade summary and the Memory Block preview."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentdocs.services import documents as svc
+from agentdocs.services import policy as policy_service
+
+pytestmark = pytest.mark.django_db
+
+
+def test_project_page_lists_documents_with_version_size_author_and_time(browse, reader, agent_md):
+    page = browse(reader).get("/t/acme/web/").content.decode()
+    assert "/t/acme/web/doc/agent.md" in page
+    assert "v1" in page and "bytes" in page and "bob" in page and "ago" in page
+
+
+def test_project_with_own_agent_md_says_so_and_names_what_it_shadows(
+    browse, reader, agent_md, vance_md
+):
+    page = browse(reader).get("/t/acme/web/").content.decode()
+    assert "own agent.md" in page
+    assert 'href="/t/acme/web/doc/agent.md"' in page
+    assert "Shadows" in page and 'href="/t/acme/_vance/doc/agent.md"' in page
+
+
+def test_project_without_agent_md_inherits_from_vance_and_links_the_source(
+    browse, reader, project, vance_md
+):
+    page = browse(reader).get("/t/acme/web/").content.decode()
+    assert "inherited from _vance" in page
+    assert 'href="/t/acme/_vance/doc/agent.md"' in page
+    assert "## Agent Notes (from _vance: agent.md)" in page
+
+
+def test_project_with_no_agent_notes_anywhere_says_none(browse, writer, project):
+    page = browse(writer).get("/t/acme/web/").content.decode()
+    assert "agents here get no agent notes" in page
+    assert "/t/acme/web/new/?path=agent.md" in page
+
+
+def test_bundled_default_is_named_as_such(browse, reader, project, settings, tmp_path):
+    (tmp_path / "agent.md").write_text("# Default rules\n")
+    settings.AGENTDOCS_DEFAULT_DOCUMENTS_DIR = tmp_path
+    page = browse(reader).get("/t/acme/web/").content.decode()
+    assert "bundled default" in page
+
+
+def test_memory_block_preview_shows_the_inherited_heading_and_layers(
+    browse, reader, project, vance_md, make_document
+):
+    make_document(project, ".AGENTS/overview.md", "# Overview\n")
+    page = browse(reader).get("/t/acme/web/memory-block/").content.decode()
+    assert "## Agent Notes (from _vance: agent.md)" in page
+    assert "Be kind." in page
+    assert 'href="/t/acme/_vance/doc/agent.md?version=1"' in page
+    assert "&lt;context path=&quot;.AGENTS/overview.md&quot;&gt;" in page
+    assert "Project context" in page and "Policy" in page
+
+
+def test_memory_block_preview_marks_truncated_and_dropped_context(
+    browse, admin, reader, tenant, project, make_document
+):
+    policy_service.recipe_create(
+        tenant=tenant, name="tight", params={"contextBudgetBytes": 600}, profiles={}, user=admin
+    )
+    make_document(project, ".AGENTS/overview.md", "o" * 500)
+    make_document(project, ".AGENTS/conventions.md", "c" * 400)
+    make_document(project, ".AGENTS/zeta.md", "z" * 100)
+    page = browse(reader).get("/t/acme/web/memory-block/?recipe=tight").content.decode()
+    assert "badge-dropped" in page and 'badge-dropped">dropped' in page
+    assert 'aria-valuenow="500"' in page and 'aria-valuemax="600"' in page
+
+
+def test_memory_block_preview_with_a_recipe_that_turns_agent_notes_off(
+    browse, admin, reader, tenant, project, vance_md
+):
+    policy_service.recipe_create(
+        tenant=tenant, name="summarizer", params={"agentDocument": None}, profiles={}, user=admin
+    )
+    page = browse(reader).get("/t/acme/web/memory-block/?recipe=summarizer").content.decode()
+    assert "## Agent Notes" not in page.split("Layers", 1)[1]
+    assert "turns the agent document off" in page
+
+
+def test_memory_block_preview_unknown_recipe_is_an_error_beside_the_field(browse, reader, project):
+    response = browse(reader).get("/t/acme/web/memory-block/?recipe=nosuch")
+    assert response.status_code == 400
+    assert "No recipe &#x27;nosuch&#x27;" in response.content.decode()
+
+
+def test_memory_block_preview_touches_no_read_state(browse, reader, agent_md):
+    from django.core.cache import cache
+
+    cache.clear()
+    browse(reader).get("/t/acme/web/memory-block/")
+    assert not any(str(key).find("read-state") >= 0 for key in getattr(cache, "_cache", {}))
+
+
+def test_an_edit_is_visible_in_the_next_preview(browse, writer, agent_md):
+    client = browse(writer)
+    svc.document_write(document=agent_md, body="# Fresh rule\n", base_version=1, user=writer)
+    assert "# Fresh rule" in client.get("/t/acme/web/memory-block/").content.decode()
