@@ -127,7 +127,12 @@ def _project_manifest(project: Project) -> tuple[Manifest, dict[str, Any]]:
             "`manifest`: write the manifest to context.json, or send it inline.",
             field="manifest",
         )
-    body = Document.objects.filter(pk=bound.document_id).values_list("body", flat=True).get()
+    # From the history row of the bound version, which no later write can change.
+    body = (
+        Document.history.model.objects.filter(history_id=bound.history_id)
+        .values_list("body", flat=True)
+        .get()
+    )
     try:
         data = json.loads(body)
     except json.JSONDecodeError as error:
