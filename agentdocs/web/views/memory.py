@@ -22,8 +22,10 @@ LAYER_TITLES = {
 
 def _budget(context) -> dict:
     budget = context.budget_bytes
-    percent = round(100 * context.used_bytes / budget) if budget else 0
-    return {"percent": min(percent, 100), "full": budget and context.used_bytes >= budget}
+    percent = 100 * context.used_bytes / budget if budget else 0
+    # A sliver stays visible for a small but non-zero use.
+    shown = max(1, round(percent)) if context.used_bytes else 0
+    return {"percent": min(shown, 100)}
 
 
 @member_page
