@@ -178,3 +178,12 @@ def test_dockerfile_installs_the_package_on_python_311_slim():
     assert re.search(r"^RUN pip install /app", dockerfile, re.M)
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".venv", ".git", ".secret_key", "*.sqlite3"} <= set(ignored)
+
+
+def test_web_and_worker_share_the_archive_storage(compose):
+    """The worker writes binding-record archives; they must outlive its container."""
+    media_root = compose["services"]["worker"]["environment"]["MEDIA_ROOT"]
+    for name in ("web", "worker"):
+        mounts = compose["services"][name]["volumes"]
+        assert f"agentdocs-media:{media_root}" in mounts
+    assert "agentdocs-media" in compose["volumes"]
