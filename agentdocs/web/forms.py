@@ -126,3 +126,30 @@ class RecipeForm(forms.Form):
 class MemoryBlockPreviewForm(forms.Form):
     recipe = forms.CharField(required=False, max_length=64)
     profile = forms.CharField(required=False, max_length=64)
+
+
+class BindForm(forms.Form):
+    process = forms.CharField(
+        max_length=200, help_text="The id of the run being bound, as the agent knows it."
+    )
+    with_memory_block = forms.BooleanField(
+        required=False,
+        initial=True,
+        help_text="Also bind the Memory Block this run receives (its layers and text hash).",
+    )
+    recipe = forms.CharField(required=False, max_length=64)
+    profile = forms.CharField(required=False, max_length=64)
+
+
+class BindingFilterForm(forms.Form):
+    process = forms.CharField(required=False, max_length=200)
+    problems = forms.ChoiceField(
+        required=False,
+        choices=[("", "All records"), ("with", "With problems"), ("without", "Without problems")],
+    )
+    page = forms.IntegerField(required=False, min_value=1)
+
+
+class BindingCompareForm(forms.Form):
+    a = forms.IntegerField(min_value=1)
+    b = forms.IntegerField(min_value=1)

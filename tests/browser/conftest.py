@@ -94,3 +94,10 @@ def screenshot():
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
 
     return save
+
+
+@pytest.fixture(autouse=True)
+def archive_to_tmp(settings, tmp_path):
+    """The live server commits for real, so binding archives are written: keep them out
+    of the working folder."""
+    settings.MEDIA_ROOT = tmp_path / "media"

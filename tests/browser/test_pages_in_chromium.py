@@ -306,3 +306,38 @@ def test_pages_read_well_on_a_phone(signed_in, screenshot, writer, acme):
     screenshot(page, "project-phone")
     page.goto("/t/acme/web/diff/agent.md?from=1&to=3")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_bind_a_run_and_read_its_record(signed_in, screenshot, writer, admin, acme, project, vance):
+    import json
+
+    from agentdocs.services import providers as provider_service
+
+    svc.document_create(
+        project=vance, path="baseline.md", body="# Baseline\n\nNo deploys.\n", user=admin
+    )
+    provider_service.provider_set(
+        tenant=acme, name="acme/baseline", project_slug="_vance", path="baseline.md", user=admin
+    )
+    manifest = {
+        "context": [{"name": "acme/baseline", "standing": "rule"}],
+        "local": ["agent.md", ".AGENTS/overview.md"],
+        "exceptions": [
+            {"target": "acme/baseline#deploy", "effect": "narrow", "reason": "Docs only"}
+        ],
+    }
+    svc.document_create(project=project, path="context.json", body=json.dumps(manifest), user=admin)
+    page = signed_in(writer)
+    page.goto("/t/acme/web/")
+    page.get_by_role("link", name="Binding records").click()
+    page.get_by_label("Process id").fill("nightly-docs-42")
+    page.get_by_label("Recipe").select_option("coder")
+    page.get_by_role("button", name="Bind", exact=True).click()
+    expect(page.get_by_text("without problems")).to_be_visible()
+    expect(page.get_by_role("heading", name=re.compile("Record #"))).to_be_visible()
+    expect(page.get_by_text("all sources current")).to_be_visible()
+    expect(page.locator(".badge", has_text="narrowed")).to_be_visible()
+    screenshot(page, "binding-record")
+    page.get_by_role("link", name="Reconstruct").click()
+    expect(page.get_by_text("complete and verified")).to_be_visible()
+    expect(page.get_by_text("byte-identical")).to_be_visible()

@@ -1,0 +1,163 @@
+"""Binding records: the list, one record with its outdated status, reconstruction, comparison.
+
+A record is evidence and never changes; these pages only read it, except the
+bind form, which makes a new record through the binding service as the API does.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from agentdocs import permissions, selectors
+from agentdocs.errors import InvalidInput, NotFound
+from agentdocs.permissions import Access
+from agentdocs.services import bindings as binding_service
+from agentdocs.web.forms import BindForm, BindingCompareForm, BindingFilterForm
+from agentdocs.web.pages import add_service_error, member_page
+
+RECORDS_PER_PAGE = 50
+
+
+def _record_url_kwargs(access: Access) -> dict[str, str]:
+    return {"tenant": access.tenant.slug, "project": access.project.slug}
+
+
+@member_page
+@require_http_methods(["GET", "POST"])
+def binding_list(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    status = 200
+    bind_form = BindForm()
+    if request.method == "POST":
+        bind_form = BindForm(request.POST)
+        if bind_form.is_valid():
+            recipe = bind_form.cleaned_data["recipe"]
+            try:
+                result = binding_service.binding_create(
+                    tenant=access.tenant,
+                    project=access.project,
+                    user=request.user,
+                    process=bind_form.cleaned_data["process"],
+                    memory_block=(
+                        {"recipe": recipe or None, "profile": bind_form.cleaned_data["profile"]}
+                        if bind_form.cleaned_data["with_memory_block"]
+                        else None
+                    ),
+                )
+            except (InvalidInput, NotFound) as error:
+                status = 400
+                add_service_error(bind_form, error)
+            else:
+                record = result.record
+                if result.has_problems:
+                    messages.warning(
+                        request,
+                        f"Bound as record {record.pk}, with {record.problem_count} "
+                        f"problem{'s' if record.problem_count != 1 else ''}: see below.",
+                    )
+                else:
+                    messages.success(request, f"Bound as record {record.pk}, without problems.")
+                return redirect("binding", **_record_url_kwargs(access), record_id=record.pk)
+        else:
+            status = 400
+    filters = BindingFilterForm(request.GET)
+    filters.is_valid()
+    process = filters.cleaned_data.get("process") or None
+    problems = {"with": True, "without": False}.get(filters.cleaned_data.get("problems") or "")
+    page = filters.cleaned_data.get("page") or 1
+    start = (page - 1) * RECORDS_PER_PAGE
+    records = list(
+        selectors.binding_record_list(project=access.project, process=process, problems=problems)[
+            start : start + RECORDS_PER_PAGE + 1
+        ]
+    )
+    return render(
+        request,
+        "agentdocs/bindings.html",
+        {
+            "access": access,
+            "project": access.project,
+            "records": records[:RECORDS_PER_PAGE],
+            "has_older": len(records) > RECORDS_PER_PAGE,
+            "page": page,
+            "filters": filters,
+            "bind_form": bind_form,
+            "recipes": list(selectors.recipe_list(tenant=access.tenant)),
+        },
+        status=status,
+    )
+
+
+def _outdated_by_source(record) -> dict[tuple[str, str], dict]:
+    rows = binding_service.binding_outdated(record=record)
+    return {(row["kind"], row.get("name") or row.get("path")): row for row in rows}
+
+
+@member_page
+def binding_detail(request: HttpRequest, tenant: str, project: str, record_id: int) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    record = selectors.binding_record_get(project=access.project, record_id=record_id)
+    outdated = _outdated_by_source(record)
+    data = record.record
+    sources = [
+        {"kind": kind, "key": key, "entry": entry, "outdated": outdated.get((kind, key))}
+        for kind, key_field in (("context", "name"), ("local", "path"))
+        for entry in data.get(kind, [])
+        for key in [entry[key_field]]
+    ]
+    stale = sum(1 for row in outdated.values() if row["status"] != "current")
+    return render(
+        request,
+        "agentdocs/binding.html",
+        {
+            "access": access,
+            "project": access.project,
+            "record": record,
+            "data": data,
+            "sources": sources,
+            "stale": stale,
+            "memory_block": data.get("memory_block"),
+        },
+    )
+
+
+@member_page
+def binding_reconstruct(
+    request: HttpRequest, tenant: str, project: str, record_id: int
+) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    record = selectors.binding_record_get(project=access.project, record_id=record_id)
+    return render(
+        request,
+        "agentdocs/binding_reconstruct.html",
+        {
+            "access": access,
+            "project": access.project,
+            "record": record,
+            "reconstruction": binding_service.binding_reconstruct(record=record),
+        },
+    )
+
+
+@member_page
+def binding_compare(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    form = BindingCompareForm(request.GET)
+    if not form.is_valid():
+        raise NotFound("Pick two binding records to compare.", field="record")
+    a = selectors.binding_record_get(project=access.project, record_id=form.cleaned_data["a"])
+    b = selectors.binding_record_get(project=access.project, record_id=form.cleaned_data["b"])
+    return render(
+        request,
+        "agentdocs/binding_compare.html",
+        {
+            "access": access,
+            "project": access.project,
+            "a": a,
+            "b": b,
+            "comparison": binding_service.binding_compare(a=a, b=b),
+        },
+    )
