@@ -269,6 +269,7 @@ def test_context_is_the_projects_direct_agents_md_children(project, vance, make_
     make_document(project, ".AGENTS/deep/inner.md", "nested")
     make_document(project, ".AGENTS/notes.txt", "plain-text-file")
     make_document(project, ".AGENTSX/other.md", "lookalike")
+    make_document(project, ".agents/lower.md", "lowercase-folder")
     gone = make_document(project, ".AGENTS/gone.md", "deleted")
     delete(gone, admin)
     make_document(vance, ".AGENTS/tenant.md", "tenant-wide context is not project context")
@@ -277,7 +278,14 @@ def test_context_is_the_projects_direct_agents_md_children(project, vance, make_
         ".AGENTS/overview.md",
         ".AGENTS/zeta.md",
     ]
-    for absent in ("nested", "plain-text-file", "lookalike", "deleted", "tenant-wide"):
+    for absent in (
+        "nested",
+        "plain-text-file",
+        "lookalike",
+        "lowercase-folder",
+        "deleted",
+        "tenant-wide",
+    ):
         assert absent not in block.text
 
 
@@ -377,6 +385,21 @@ def test_the_read_state_expires_after_its_time_to_live(project, make_document, s
     )
 
 
+def test_an_active_process_keeps_its_read_state_past_the_time_to_live(
+    project, make_document, settings, process
+):
+    settings.AGENTDOCS_READ_STATE_TTL_SECONDS = 2
+    make_document(project, "agent.md", "rules")
+    render_memory_block(project=project, process=process)  # stored, lives until t=2
+    time.sleep(1.3)
+    # Past half its life, an unchanged state is stored again, so it lives on.
+    render_memory_block(project=project, process=process)
+    time.sleep(1.3)
+    assert agent_layer(render_memory_block(project=project, process=process)).state is (
+        LayerState.UNCHANGED
+    )
+
+
 def test_a_turn_needs_a_process_id(project):
     for bad in (None, "", 42, "x" * 201, "two\nlines"):
         with pytest.raises(InvalidInput) as error:
@@ -414,7 +437,7 @@ def test_a_render_runs_the_same_queries_for_1_and_50_context_documents(
     )
     make_document(vance, "agent.md", "tenant rules")
     make_document(project, "agent.md", "project rules")
-    expected = 3 if recipe_name else 2  # [recipe,] documents, settings
+    expected = 1  # the recipe, the settings and the documents, together
 
     _fill(project, make_document, 1)
     with django_assert_num_queries(expected):

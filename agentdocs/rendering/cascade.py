@@ -98,7 +98,8 @@ def read_default_document(
     ``path`` is a validated relative document path; the containment check is a
     second guard so that no recipe can make the server read outside the folder.
     """
-    if folder is None:
+    # The folder ships empty, so most renders stop at this cheap check.
+    if folder is None or not os.path.isfile(os.path.join(folder, path)):
         return None
     root = Path(folder).resolve()
     candidate = (root / path).resolve()

@@ -1,9 +1,7 @@
 """The Memory Block, Django side: the reads a render needs, then the pure core.
 
-A render runs a constant number of SQL queries whatever the size of the
-project: one for the recipe (only when one is named), one for the documents
-(the agent document at the project and `_vance` levels and the project's
-direct `.AGENTS/*.md` children together) and one for the `memory.*` settings.
+After the access check, a render runs one SQL query whatever the size of
+the project: the recipe, the `memory.*` settings and the documents together.
 The bundled default is a file read, and the per-process read state lives in
 Django's cache (Redis in production): losing it only means the full text is
 sent again.
@@ -12,11 +10,14 @@ sent again.
 from __future__ import annotations
 
 import hashlib
+import json
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Q
+from django.db import connection
 
 from agentdocs.errors import InvalidInput, NotFound
 from agentdocs.models import RESERVED_PROJECT, Document, Project, Recipe, Setting
@@ -33,6 +34,7 @@ from agentdocs.rendering import (
     read_default_document,
 )
 from agentdocs.rendering.context import is_context_name
+from agentdocs.rendering.recipes import AGENT_DOC_PARAM, DEFAULT_AGENT_DOCUMENT
 from agentdocs.services.documents import MAX_BODY_BYTES
 
 MAX_PROCESS_LENGTH = 200
@@ -40,7 +42,6 @@ MAX_CLIENT_NAME_LENGTH = 255
 # A client document goes into the prompt like a stored one, so the same limit applies.
 MAX_CLIENT_DOCUMENT_BYTES = MAX_BODY_BYTES
 CONTEXT_PATH_PREFIX = ".AGENTS/"
-CONTEXT_PATH_PATTERN = r"^\.AGENTS/[^/]+\.md$"
 
 
 def _has_control_characters(value: str) -> bool:
@@ -110,8 +111,93 @@ def validate_client_document(value: object) -> ClientDocument | None:
     return ClientDocument(name=name, body=body)
 
 
-def render_options(
-    *, project: Project, recipe_name: str | None, profile_name: str | None
+# The SQL fragment that reads a recipe's `agentDocument` as text, per database.
+_AGENT_DOCUMENT_OF = {
+    "postgresql": f"r.params ->> '{AGENT_DOC_PARAM}'",
+    "sqlite": f"json_extract(r.params, '$.{AGENT_DOC_PARAM}')",
+}
+
+# Everything a render reads, in one statement: the recipe, the `memory.*`
+# settings of the tenant and the project, and the live documents it may use
+# (the agent document at the project and `_vance` levels, at `agent.md` and
+# at the path the recipe names, and the project's `.AGENTS/*.md`).
+#
+# Hand-written, because the render is the hot path and the ORM would take
+# longer to compile these conditions than the database takes to run them.
+# Plain SQL that SQLite and PostgreSQL both run; the tests run it on both.
+# LIKE narrows `.AGENTS/` to direct `*.md` children; SQLite's LIKE ignores
+# case, so the exact rule is applied again in Python.
+_RENDER_READS = """
+SELECT 'recipe', NULL, r.name, CAST(r.params AS TEXT), NULL, CAST(r.profiles AS TEXT)
+  FROM {recipe} r
+ WHERE r.tenant_id = %s AND r.name = %s
+UNION ALL
+SELECT 'setting', s.project_id, s.key, s.value, CASE WHEN s.enforced THEN 1 ELSE 0 END, NULL
+  FROM {setting} s
+ WHERE s.tenant_id = %s AND (s.project_id IS NULL OR s.project_id = %s)
+UNION ALL
+SELECT 'document', d.project_id, d.path, d.body, d.version, d.sha256
+  FROM {document} d
+ WHERE NOT d.is_deleted
+   AND d.project_id IN (%s, (SELECT p.id FROM {project} p WHERE p.tenant_id = %s AND p.slug = %s))
+   AND (d.path IN (%s, (SELECT {agent_document} FROM {recipe} r
+                         WHERE r.tenant_id = %s AND r.name = %s))
+        OR (d.project_id = %s AND d.path LIKE %s AND d.path NOT LIKE %s))
+"""
+
+
+@dataclass(frozen=True)
+class _RenderRows:
+    recipe: tuple[Any, Any] | None  # (params, profiles) of the named recipe, when it exists
+    settings: tuple[PolicySetting, ...]
+    documents: tuple[tuple[int, str, str, int, str], ...]  # project_id, path, body, version, sha
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _render_rows(*, project: Project, recipe_name: str | None) -> _RenderRows:
+    sql = _RENDER_READS.format(
+        recipe=Recipe._meta.db_table,
+        setting=Setting._meta.db_table,
+        document=Document._meta.db_table,
+        project=Project._meta.db_table,
+        agent_document=_AGENT_DOCUMENT_OF[connection.vendor],
+    )
+    tenant_id, project_id = project.tenant_id, project.pk
+    params = [
+        *(tenant_id, recipe_name),
+        *(tenant_id, project_id),
+        *(project_id, tenant_id, RESERVED_PROJECT),
+        *(DEFAULT_AGENT_DOCUMENT, tenant_id, recipe_name),
+        *(project_id, CONTEXT_PATH_PREFIX + "%.md", CONTEXT_PATH_PREFIX + "%/%"),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    recipe = None
+    settings_rows: list[PolicySetting] = []
+    documents = []
+    for kind, row_project_id, name, text, number, extra in rows:
+        if kind == "recipe":
+            recipe = (_json(text), _json(extra))
+        elif kind == "setting":
+            settings_rows.append(
+                PolicySetting(
+                    key=name,
+                    value=text,
+                    level="tenant" if row_project_id is None else "project",
+                    enforced=bool(number),
+                )
+            )
+        else:
+            documents.append((row_project_id, name, text, number, extra))
+    return _RenderRows(recipe=recipe, settings=tuple(settings_rows), documents=tuple(documents))
+
+
+def _options(
+    rows: _RenderRows, *, recipe_name: str | None, profile_name: str | None
 ) -> RenderOptions:
     """The options a recipe and profile give; no recipe behaves as "not set".
 
@@ -124,14 +210,9 @@ def render_options(
                 field="profile",
             )
         return RenderOptions()
-    recipe = (
-        Recipe.objects.filter(tenant_id=project.tenant_id, name=recipe_name)
-        .values_list("params", "profiles")
-        .first()
-    )
-    if recipe is None:
+    if rows.recipe is None:
         raise NotFound(f"No recipe {recipe_name!r} in this tenant.", field="recipe")
-    params, profiles = recipe
+    params, profiles = rows.recipe
     profile = None
     if profile_name:
         profile = (profiles or {}).get(profile_name)
@@ -149,33 +230,13 @@ def _is_context_path(path: str) -> bool:
 
 
 def _documents(
-    *, project: Project, options: RenderOptions
+    rows: _RenderRows, *, project: Project, options: RenderOptions
 ) -> tuple[tuple[SourceDocument, ...], tuple[ContextDocument, ...]]:
-    """The agent document candidates and the `.AGENTS/` documents, in one query."""
+    """The agent document candidates at each cascade level, and the `.AGENTS/` documents."""
     agent_path = options.agent_document
-    wanted = Q()
-    if agent_path is not None:
-        wanted |= Q(project_id=project.pk, path=agent_path)
-        if not project.is_reserved:
-            wanted |= Q(
-                project__tenant_id=project.tenant_id,
-                project__slug=RESERVED_PROJECT,
-                path=agent_path,
-            )
-    if options.context_enabled:
-        wanted |= Q(
-            project_id=project.pk,
-            path__startswith=CONTEXT_PATH_PREFIX,
-            path__regex=CONTEXT_PATH_PATTERN,
-        )
-    if not wanted:
-        return (), ()
-    rows = Document.objects.filter(wanted, is_deleted=False).values_list(
-        "project_id", "path", "body", "version", "sha256"
-    )
     candidates: list[SourceDocument] = []
     context: list[ContextDocument] = []
-    for project_id, path, body, version, sha256 in rows:
+    for project_id, path, body, version, sha256 in rows.documents:
         own = project_id == project.pk
         if path == agent_path:
             candidates.append(
@@ -197,21 +258,6 @@ def _documents(
     return tuple(candidates), tuple(context)
 
 
-def _policy_settings(*, project: Project) -> tuple[PolicySetting, ...]:
-    rows = Setting.objects.filter(
-        Q(project__isnull=True) | Q(project_id=project.pk), tenant_id=project.tenant_id
-    ).values_list("project_id", "key", "value", "enforced")
-    return tuple(
-        PolicySetting(
-            key=key,
-            value=value,
-            level="tenant" if project_id is None else "project",
-            enforced=enforced,
-        )
-        for project_id, key, value, enforced in rows
-    )
-
-
 def memory_block_inputs(
     *,
     project: Project,
@@ -219,12 +265,13 @@ def memory_block_inputs(
     profile_name: str | None = None,
     client_document: ClientDocument | None = None,
 ) -> MemoryBlockInputs:
-    """Everything a render of ``project`` reads, as plain data for the pure core."""
-    options = render_options(project=project, recipe_name=recipe_name, profile_name=profile_name)
-    candidates, context = _documents(project=project, options=options)
+    """Everything a render of ``project`` reads, as plain data for the pure core: one query."""
+    rows = _render_rows(project=project, recipe_name=recipe_name or None)
+    options = _options(rows, recipe_name=recipe_name, profile_name=profile_name)
+    candidates, context = _documents(rows, project=project, options=options)
     return MemoryBlockInputs(
         options=options,
-        settings=_policy_settings(project=project),
+        settings=rows.settings,
         agent_candidates=candidates,
         client_document=client_document,
         context_documents=context,
@@ -237,21 +284,37 @@ def read_state_key(*, project: Project, process: str) -> str:
     return f"read-state:v1:{project.tenant_id}:{project.pk}:{digest}"
 
 
-def read_state_get(*, project: Project, process: str) -> dict[str, str]:
-    state = cache.get(read_state_key(project=project, process=process))
-    return state if isinstance(state, dict) else {}
+@dataclass(frozen=True)
+class StoredReadState:
+    layers: dict[str, str]  # layer kind -> sha256 of the full text the process received
+    stored_at: float = 0.0
 
 
-def read_state_set(*, project: Project, process: str, state: dict[str, str]) -> None:
+def read_state_get(*, project: Project, process: str) -> StoredReadState:
+    stored = cache.get(read_state_key(project=project, process=process))
+    if isinstance(stored, dict) and isinstance(stored.get("layers"), dict):
+        return StoredReadState(layers=stored["layers"], stored_at=stored.get("stored_at", 0.0))
+    return StoredReadState(layers={})
+
+
+def read_state_set(*, project: Project, process: str, layers: dict[str, str]) -> None:
     cache.set(
         read_state_key(project=project, process=process),
-        state,
+        {"layers": layers, "stored_at": time.time()},
         settings.AGENTDOCS_READ_STATE_TTL_SECONDS,
     )
 
 
 def read_state_forget(*, project: Project, process: str) -> None:
     cache.delete(read_state_key(project=project, process=process))
+
+
+def _needs_storing(previous: StoredReadState, layers: dict[str, str]) -> bool:
+    # Rewriting an unchanged state on every turn would add a cache round trip to
+    # the hot path; rewriting it once half its time to live has passed keeps an
+    # active process's state alive all the same.
+    age = time.time() - previous.stored_at
+    return layers != previous.layers or age > settings.AGENTDOCS_READ_STATE_TTL_SECONDS / 2
 
 
 def render_memory_block(
@@ -299,7 +362,10 @@ def render_memory_block(
     )
     if preview:
         return compose_memory_block(inputs)
-    read_state = {} if reset else read_state_get(project=project, process=process)
-    block = compose_memory_block(inputs, read_state=read_state)
-    read_state_set(project=project, process=process, state=block.read_state)
+    previous = (
+        StoredReadState(layers={}) if reset else read_state_get(project=project, process=process)
+    )
+    block = compose_memory_block(inputs, read_state=previous.layers)
+    if _needs_storing(previous, block.read_state):
+        read_state_set(project=project, process=process, layers=block.read_state)
     return block
