@@ -14,10 +14,6 @@ import pytest
 
 from tests.conftest import need_service
 
-# Playwright's sync API runs an event loop in the main thread; the ORM calls the
-# tests make between page actions are still plain synchronous code.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = os.environ.get("AGENTDOCS_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -39,8 +35,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session")
-def chromium():
+@pytest.fixture(scope="package", autouse=True)
+def allow_orm_beside_playwright():
+    """Playwright's sync API runs an event loop in the main thread, so Django would take
+    the ORM calls the tests make between page actions for async code. They are plain
+    synchronous code: allow them, for these tests only (a process-wide setting would
+    leak into the subprocesses other tests start)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        yield
+
+
+@pytest.fixture(scope="package")
+def chromium(allow_orm_beside_playwright):
     need_service("Chromium", Path(CHROMIUM).exists(), f"no browser at {CHROMIUM}")
     try:
         from playwright.sync_api import sync_playwright
