@@ -1,0 +1,87 @@
+"""Seed the benchmark database and print the API token as JSON.
+
+Run by `bench/memory_block.py` with the app's environment (DATABASE_URL,
+SECRET_KEY, ...); not meant to be run by hand. Every document goes through
+the one write path, like any other client's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+import django
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from rest_framework.authtoken.models import Token  # noqa: E402
+
+from agentdocs.models import Role  # noqa: E402
+from agentdocs.services import documents as document_service  # noqa: E402
+from agentdocs.services import policy as policy_service  # noqa: E402
+from agentdocs.services import tenants as tenant_service  # noqa: E402
+
+
+def paragraph(topic: str, lines: int) -> str:
+    return "".join(
+        f"- {topic} rule {n}: keep changes small, name things plainly, write the test first.\n"
+        for n in range(lines)
+    )
+
+
+def main() -> None:
+    users = get_user_model()
+    admin = users.objects.create_user(username="bench-admin", password=None)
+    agent = users.objects.create_user(username="bench-agent", password=None)
+    tenant = tenant_service.tenant_create(slug="bench", name="Bench", user=admin)
+    tenant_service.membership_set(
+        tenant=tenant, username=agent.username, role=Role.READER, actor=admin
+    )
+    project = tenant_service.project_create(tenant=tenant, slug="web", name="Web", user=admin)
+    vance = tenant.projects.get(slug="_vance")
+
+    def write(target, path: str, body: str) -> None:
+        document_service.document_create(
+            project=target, path=path, body=body, user=admin, reason="benchmark seed"
+        )
+
+    write(vance, "agent.md", "# House rules (tenant)\n\n" + paragraph("tenant", 20))
+    write(project, "agent.md", "# House rules (web)\n\n" + paragraph("project", 30))
+    for name in ("overview", "conventions", "glossary", "api", "deploy", "security", "testing"):
+        write(project, f".AGENTS/{name}.md", f"# {name}\n\n" + paragraph(name, 25))
+    write(project, ".AGENTS/archive/old.md", "nested: never loaded\n")
+    for key, value in {
+        "memory.language": "en",
+        "memory.tone": "plain",
+        "memory.retention": "30d",
+    }.items():
+        policy_service.setting_set(
+            tenant=tenant,
+            project=None,
+            key=key,
+            value=value,
+            enforced=key == "memory.tone",
+            user=admin,
+        )
+    policy_service.setting_set(
+        tenant=tenant, project=project, key="memory.tone", value="casual", user=admin
+    )
+    policy_service.recipe_create(
+        tenant=tenant,
+        name="coder",
+        params={"contextBudgetBytes": 32768},
+        profiles={"cli": {"useClientAgentDoc": True}},
+        user=admin,
+    )
+    token = Token.objects.create(user=agent)
+    print(json.dumps({"token": token.key, "tenant": tenant.slug, "project": project.slug}))
+
+
+if __name__ == "__main__":
+    main()
