@@ -326,3 +326,14 @@ def test_editing_the_tenant_wide_agent_md_shows_its_reach_first(
     shadowing = shadowing[: shadowing.index("</ul>")]
     assert ">web<" in inheriting and ">api<" not in inheriting
     assert ">api<" in shadowing and ">web<" not in shadowing
+
+
+def test_the_preview_refuses_to_render_a_body_past_the_size_limit(browse, writer, project):
+    response = browse(writer).post("/t/acme/web/preview/", {"body": "x" * (256 * 1024 + 1)})
+    assert response.status_code == 200
+    assert "Too large to preview" in response.content.decode()
+
+
+def test_a_malformed_version_is_404(browse, reader, agent_md):
+    assert browse(reader).get("/t/acme/web/doc/agent.md?version=abc").status_code == 404
+    assert browse(reader).get("/t/acme/web/doc/agent.md?version=9").status_code == 404

@@ -87,11 +87,9 @@ def document_detail(request: HttpRequest, tenant: str, project: str, path: str) 
         project=access.project, path=path, include_deleted=True
     )
     shown = document
-    version_param = request.GET.get("version", "")
-    if version_param:
-        if not version_param.isdigit():
-            raise NotFound("No such version.", field="version")
-        shown = document_service.document_version(document=document, version=int(version_param))
+    version = _version_param(request.GET, "version", 0)
+    if version:
+        shown = document_service.document_version(document=document, version=version)
     is_current = shown.version == document.version
     return render(
         request,
@@ -255,10 +253,18 @@ def markdown_preview(request: HttpRequest, tenant: str, project: str) -> HttpRes
     permissions.project_access(request.user, tenant, project)
     form = MarkdownPreviewForm(request.POST)
     body = form.cleaned_data["body"] if form.is_valid() else ""
+    size = measure(body)
+    # Past the largest storable body there is nothing worth rendering: the save will refuse it.
+    too_large = size.bytes > document_service.MAX_BODY_BYTES
     return render(
         request,
         "agentdocs/partials/preview.html",
-        {"preview_html": render_markdown(body), "measure": measure(body), "oob": True},
+        {
+            "preview_html": "" if too_large else render_markdown(body),
+            "too_large": too_large,
+            "measure": size,
+            "oob": True,
+        },
     )
 
 
