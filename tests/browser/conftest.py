@@ -98,6 +98,8 @@ def screenshot():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
     def save(page, name: str, *, full_page: bool = True) -> None:
+        # From the top, so the sticky header sits where a reader expects it.
+        page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
 
     return save
