@@ -5,6 +5,8 @@ PostgreSQL and Redis.
 """
 
 import os
+import tempfile
+from pathlib import Path
 
 os.environ.setdefault("SECRET_KEY", "agentdocs-tests-only-not-a-secret")
 os.environ.setdefault("DEBUG", "0")
@@ -16,3 +18,8 @@ from config.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 ALLOWED_HOSTS = ["*"]
+
+# Binding-record archives written by tests that really commit (live server,
+# transactional tests) land in a throwaway folder, never in the working tree.
+if "MEDIA_ROOT" not in os.environ:
+    MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="agentdocs-test-media-"))
