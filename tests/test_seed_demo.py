@@ -10,7 +10,17 @@ from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 
-from agentdocs.models import Document, Membership, Project, Recipe, Role, Setting, Tenant
+from agentdocs.models import (
+    BindingRecord,
+    Document,
+    Membership,
+    Project,
+    ProviderMapping,
+    Recipe,
+    Role,
+    Setting,
+    Tenant,
+)
 from agentdocs.services import documents as document_service
 
 pytestmark = pytest.mark.django_db
@@ -51,6 +61,8 @@ def counts() -> dict[str, int]:
         "settings": Setting.objects.count(),
         "recipes": Recipe.objects.count(),
         "tokens": Token.objects.count(),
+        "providers": ProviderMapping.objects.count(),
+        "binding_records": BindingRecord.objects.count(),
     }
 
 
@@ -182,3 +194,19 @@ def test_a_deleted_demo_document_is_not_brought_back(django_user_model):
 
     glossary.refresh_from_db()
     assert glossary.is_deleted
+
+
+def test_the_demo_has_a_manifest_a_provider_map_and_one_clean_binding_record():
+    seed()
+
+    assert set(ProviderMapping.objects.values_list("name", flat=True)) == {
+        "workstation/agent-baseline",
+        "skill/handoff",
+    }
+    assert Document.objects.filter(project=project("website"), path="context.json").exists()
+    [record] = BindingRecord.objects.filter(project=project("website"))
+    assert record.process == "demo-run-1"
+    assert record.problem_count == 0, record.record["problems"]
+    assert record.memory_block_sha256
+    [exception] = record.record["exceptions"]
+    assert exception["outcome"] == "narrowed"

@@ -18,9 +18,20 @@ from django.utils.crypto import salted_hmac
 from rest_framework.authtoken.models import Token
 
 from agentdocs.errors import NotFound
-from agentdocs.models import RESERVED_PROJECT, Project, Recipe, Role, Setting, Tenant
+from agentdocs.models import (
+    RESERVED_PROJECT,
+    BindingRecord,
+    Project,
+    ProviderMapping,
+    Recipe,
+    Role,
+    Setting,
+    Tenant,
+)
+from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
+from agentdocs.services import providers as provider_service
 from agentdocs.services import tenants as tenant_service
 
 TENANT_SLUG = "demo"
@@ -169,6 +180,52 @@ PROJECT_SETTINGS = [
     ("website", "memory.compaction.thresholdTokens", "40000"),
 ]
 
+# Shared sources the binding demo names through the provider map. They live in the
+# tenant-wide project, next to the house rules, and change on their own schedule.
+SHARED_SOURCES = [
+    (
+        "workstation/agent-baseline",
+        "workstation/agent-baseline.md",
+        """\
+# Agent baseline
+
+## Deployment
+- Agents may deploy the staging environment with `make deploy-staging`.
+
+## Network
+- Outbound requests go to documented public APIs only.
+""",
+    ),
+    (
+        "skill/handoff",
+        "skills/handoff.md",
+        """\
+# Handoff
+
+1. Say what is done, what is not, and what you would do next.
+2. List every file you changed, by path.
+3. Quote the last line of the checks you ran.
+""",
+    ),
+]
+
+WEBSITE_MANIFEST = """\
+{
+  "context": [
+    {"name": "workstation/agent-baseline", "standing": "rule"},
+    {"name": "skill/handoff", "standing": "option"}
+  ],
+  "local": ["agent.md", ".AGENTS/conventions.md"],
+  "exceptions": [
+    {
+      "target": "workstation/agent-baseline#deployment",
+      "effect": "narrow",
+      "reason": "The website deploys from main through CI only."
+    }
+  ]
+}
+"""
+
 RECIPES = [
     ("coder", {}, {"cli": {"useClientAgentDoc": True}}),
     ("summarizer", {"agentDocument": ""}, {}),
@@ -218,6 +275,7 @@ class Command(BaseCommand):
             # backend deliberately has no agent.md: it inherits _vance/agent.md.
             self._settings(tenant, projects, admin)
             self._recipes(tenant, admin)
+            self._binding(tenant, vance, projects["website"], users)
             token, _ = Token.objects.get_or_create(user=admin)
         self._report(token)
 
@@ -314,6 +372,42 @@ class Command(BaseCommand):
                     user=admin,
                     reason="Demo data",
                 )
+
+    def _binding(
+        self,
+        tenant: Tenant,
+        vance: Project,
+        website: Project,
+        users: dict[str, AbstractBaseUser],
+    ) -> None:
+        """Shared sources, the provider map, the website's manifest and one bound run, so
+        the binding pages have a record to show (and its outdated status to explain)."""
+        admin = users["admin"]
+        for name, path, body in SHARED_SOURCES:
+            self._document_versions(vance, path, [("admin", "Shared source", body)], users)
+            if not ProviderMapping.objects.filter(tenant=tenant, name=name).exists():
+                provider_service.provider_set(
+                    tenant=tenant,
+                    name=name,
+                    project_slug=RESERVED_PROJECT,
+                    path=path,
+                    user=admin,
+                    reason="Demo data",
+                )
+        self._document_versions(
+            website,
+            "context.json",
+            [("writer", "What the website selects", WEBSITE_MANIFEST)],
+            users,
+        )
+        if not BindingRecord.objects.filter(project=website).exists():
+            binding_service.binding_create(
+                tenant=tenant,
+                project=website,
+                user=users["writer"],
+                process="demo-run-1",
+                memory_block={"recipe": "coder", "profile": "cli"},
+            )
 
     def _report(self, token: Token) -> None:
         write = self.stdout.write
