@@ -150,6 +150,22 @@ def test_block_uploads_the_first_agent_file_and_prints_the_block(server, tmp_pat
     assert "# House rules" in reset.stdout.decode()
 
 
+def test_the_installed_console_script_renders_a_block(server, tmp_path):
+    script = Path(sys.executable).with_name("agentdocs")
+    if not script.exists():
+        pytest.skip(f"agentdocs is not installed next to {sys.executable} (pip install -e .)")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
+    result = subprocess.run(
+        [str(script), *block_args(f"p-{uuid.uuid4()}")],
+        cwd=tmp_path,
+        env={**env, **server},
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "## Agent Notes (from _vance: agent.md)" in result.stdout.decode()
+
+
 def test_vancetope_md_comes_first_and_flags_override_the_search(server, tmp_path):
     (tmp_path / "VANCETOPE.md").write_text("vancetope", encoding="utf-8")
     (tmp_path / "AGENT.md").write_text("agent", encoding="utf-8")
