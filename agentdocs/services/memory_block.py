@@ -9,6 +9,7 @@ sent again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -17,6 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
 from agentdocs.errors import InvalidInput, NotFound
@@ -157,14 +159,23 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _render_rows(*, project: Project, recipe_name: str | None) -> _RenderRows:
-    sql = _RENDER_READS.format(
+@functools.cache
+def _render_reads_sql(vendor: str) -> str:
+    if vendor not in _AGENT_DOCUMENT_OF:
+        raise ImproperlyConfigured(
+            f"The Memory Block reads run on SQLite or PostgreSQL, not {vendor}."
+        )
+    return _RENDER_READS.format(
         recipe=Recipe._meta.db_table,
         setting=Setting._meta.db_table,
         document=Document._meta.db_table,
         project=Project._meta.db_table,
-        agent_document=_AGENT_DOCUMENT_OF[connection.vendor],
+        agent_document=_AGENT_DOCUMENT_OF[vendor],
     )
+
+
+def _render_rows(*, project: Project, recipe_name: str | None) -> _RenderRows:
+    sql = _render_reads_sql(connection.vendor)
     tenant_id, project_id = project.tenant_id, project.pk
     params = [
         *(tenant_id, recipe_name),
@@ -303,10 +314,6 @@ def read_state_set(*, project: Project, process: str, layers: dict[str, str]) ->
         {"layers": layers, "stored_at": time.time()},
         settings.AGENTDOCS_READ_STATE_TTL_SECONDS,
     )
-
-
-def read_state_forget(*, project: Project, process: str) -> None:
-    cache.delete(read_state_key(project=project, process=process))
 
 
 def _needs_storing(previous: StoredReadState, layers: dict[str, str]) -> bool:
