@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentdocs.services import documents as svc
+from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import policy as policy_service
 
 pytestmark = pytest.mark.django_db
@@ -90,12 +91,17 @@ def test_memory_block_preview_unknown_recipe_is_an_error_beside_the_field(browse
     assert "No recipe &#x27;nosuch&#x27;" in response.content.decode()
 
 
-def test_memory_block_preview_touches_no_read_state(browse, reader, agent_md):
-    from django.core.cache import cache
+def test_memory_block_preview_touches_no_read_state(browse, reader, project, agent_md):
+    def agent_notes_state(process: str) -> str:
+        block = memory_block_service.render_memory_block(project=project, process=process)
+        return next(layer.state for layer in block.layers if layer.kind == "agent_notes")
 
-    cache.clear()
-    browse(reader).get("/t/acme/web/memory-block/")
-    assert not any(str(key).find("read-state") >= 0 for key in getattr(cache, "_cache", {}))
+    assert agent_notes_state("p1") == "full"
+    assert browse(reader).get("/t/acme/web/memory-block/").status_code == 200
+    # The preview neither reset the process that had read the notes...
+    assert agent_notes_state("p1") == "unchanged"
+    # ...nor marked anything as read for a process that had not.
+    assert agent_notes_state("p2") == "full"
 
 
 def test_an_edit_is_visible_in_the_next_preview(browse, writer, agent_md):
