@@ -93,7 +93,7 @@ REDIS_URL = env_str("REDIS_URL", "") or ""
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "agentdocs.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "agentdocs") or "agentdocs",
         }
@@ -190,6 +190,10 @@ AGENTDOCS_DEFAULT_DOCUMENTS_DIR = Path(
     env_str("AGENTDOCS_DEFAULT_DOCUMENTS_DIR", str(BASE_DIR / "agentdocs" / "defaults"))
 )
 AGENTDOCS_READ_STATE_TTL_SECONDS = env_int("AGENTDOCS_READ_STATE_TTL_SECONDS", 24 * 60 * 60)
+# Keep a render's database reads in the cache, replaced on every write: only safe when
+# the cache is shared by every process (Redis), so it follows REDIS_URL by default.
+AGENTDOCS_RENDER_CACHE = env_bool("AGENTDOCS_RENDER_CACHE", bool(REDIS_URL))
+AGENTDOCS_RENDER_CACHE_TTL_SECONDS = env_int("AGENTDOCS_RENDER_CACHE_TTL_SECONDS", 60 * 60)
 AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS", 5 * 60)
 
 LOGGING = {

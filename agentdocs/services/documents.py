@@ -28,6 +28,7 @@ from agentdocs.errors import (
 from agentdocs.models import ChangeType, Document, Project
 from agentdocs.paths import validate_path
 from agentdocs.secrets import find_secret
+from agentdocs.services import render_inputs
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -74,7 +75,11 @@ def _validate_reason(reason: object) -> str:
 
 def _lock_for_write(document: Document) -> Document:
     """Re-read the row under a row lock, so concurrent writers queue up here."""
-    return Document.objects.select_for_update().get(pk=document.pk)
+    return (
+        Document.objects.select_related("project")
+        .select_for_update(of=("self",))
+        .get(pk=document.pk)
+    )
 
 
 def _check_base(current: Document, base_version: int) -> None:
@@ -135,6 +140,7 @@ def _save_version(
     document._change_reason = reason
     document._change_type = change_type
     document.save()
+    render_inputs.render_inputs_changed(tenant_id=document.project.tenant_id)
     return document
 
 

@@ -37,6 +37,7 @@ from agentdocs.rendering import (
 )
 from agentdocs.rendering.context import is_context_name
 from agentdocs.rendering.recipes import AGENT_DOC_PARAM, DEFAULT_AGENT_DOCUMENT
+from agentdocs.services import render_inputs
 from agentdocs.services.documents import MAX_BODY_BYTES
 
 MAX_PROCESS_LENGTH = 200
@@ -276,8 +277,15 @@ def memory_block_inputs(
     profile_name: str | None = None,
     client_document: ClientDocument | None = None,
 ) -> MemoryBlockInputs:
-    """Everything a render of ``project`` reads, as plain data for the pure core: one query."""
-    rows = _render_rows(project=project, recipe_name=recipe_name or None)
+    """Everything a render of ``project`` reads, as plain data for the pure core: one query,
+    or none while the tenant's rows in the shared cache are current (`render_inputs`)."""
+    recipe = recipe_name or None
+    rows = render_inputs.cached_rows(
+        tenant_id=project.tenant_id,
+        project_id=project.pk,
+        recipe=recipe,
+        read=lambda: _render_rows(project=project, recipe_name=recipe),
+    )
     options = _options(rows, recipe_name=recipe_name, profile_name=profile_name)
     candidates, context = _documents(rows, project=project, options=options)
     return MemoryBlockInputs(

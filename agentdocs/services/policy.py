@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from agentdocs.errors import AlreadyExists, InvalidInput, NotFound
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.paths import validate_path
+from agentdocs.services import render_inputs
 
 SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}$")
 MAX_SETTING_VALUE = 4096
@@ -27,9 +28,12 @@ PROFILE_CLIENT_DOC = "useClientAgentDoc"
 
 
 def _mark(instance, *, user, reason: str, change_type: ChangeType):
+    """Attach the history details to a setting or recipe about to be written. Both are
+    render inputs, so every write that marks one also retires the cached render rows."""
     instance._history_user = user
     instance._change_reason = reason
     instance._change_type = change_type
+    render_inputs.render_inputs_changed(tenant_id=instance.tenant_id)
     return instance
 
 

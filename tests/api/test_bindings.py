@@ -598,8 +598,10 @@ def test_an_unknown_recipe_in_the_memory_block_is_404_and_stores_nothing(
 
 
 def test_binding_with_a_memory_block_runs_constant_queries(
-    api, writer, fifty_sources, block_sources, django_assert_num_queries
+    api, writer, fifty_sources, block_sources, django_assert_num_queries, settings
 ):
+    # The database path, as on a cold render cache.
+    settings.AGENTDOCS_RENDER_CACHE = False
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 

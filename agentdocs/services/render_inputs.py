@@ -1,0 +1,73 @@
+"""Keeping a render's database reads in the shared cache, current to the last write.
+
+Every turn of every agent process renders a Memory Block, and documents,
+settings and recipes change rarely in comparison. So the rows a render reads
+can be kept in the cache, tagged with the tenant's *generation*: a random token
+that every write path that can change a render (documents, `memory.*`
+settings, recipes) replaces by calling `render_inputs_changed`. A render whose
+cached rows carry another generation reads the database again, so a save is
+visible on the very next turn, as if nothing were cached.
+
+The generation is read before the database, and cached rows are tagged with
+the generation read: rows read before a write committed can never pass for
+rows read after it. The token is replaced when the write happens and again
+once it has committed, so a render in between cannot keep the old rows either.
+
+Only a cache shared by every process may hold them (Redis in production):
+with a per-process local-memory cache a write in one worker would not reach
+the others. `AGENTDOCS_RENDER_CACHE` (on when REDIS_URL is set) says which.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+
+GENERATION_KEY = "render-generation:v1:{tenant_id}"
+ROWS_KEY = "render-rows:v1:{tenant_id}:{project_id}:{recipe}"
+
+
+def enabled() -> bool:
+    return bool(settings.AGENTDOCS_RENDER_CACHE)
+
+
+def _new_generation(tenant_id: int) -> None:
+    cache.set(GENERATION_KEY.format(tenant_id=tenant_id), uuid.uuid4().hex, None)
+
+
+def render_inputs_changed(*, tenant_id: int) -> None:
+    """Call from every write that can change what a render of the tenant reads."""
+    if not enabled():
+        return
+    _new_generation(tenant_id)
+
+    def after_commit() -> None:
+        _new_generation(tenant_id)
+
+    transaction.on_commit(after_commit, robust=True)
+
+
+def cached_rows(
+    *, tenant_id: int, project_id: int, recipe: str | None, read: Callable[[], Any]
+) -> Any:
+    """``read()``'s result, from the cache when it is current for the tenant's generation."""
+    if not enabled():
+        return read()
+    generation_key = GENERATION_KEY.format(tenant_id=tenant_id)
+    rows_key = ROWS_KEY.format(tenant_id=tenant_id, project_id=project_id, recipe=recipe or "")
+    found = cache.get_many([generation_key, rows_key])
+    generation = found.get(generation_key)
+    if generation is None:
+        cache.add(generation_key, uuid.uuid4().hex, None)
+        generation = cache.get(generation_key)
+    stored = found.get(rows_key)
+    if stored is not None and stored[0] == generation:
+        return stored[1]
+    rows = read()
+    cache.set(rows_key, (generation, rows), settings.AGENTDOCS_RENDER_CACHE_TTL_SECONDS)
+    return rows
