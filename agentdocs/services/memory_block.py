@@ -279,22 +279,44 @@ def memory_block_inputs(
 ) -> MemoryBlockInputs:
     """Everything a render of ``project`` reads, as plain data for the pure core: one query,
     or none while the tenant's rows in the shared cache are current (`render_inputs`)."""
+    inputs, _ = _inputs_and_read_state(
+        project=project,
+        recipe_name=recipe_name,
+        profile_name=profile_name,
+        client_document=client_document,
+        process=None,
+    )
+    return inputs
+
+
+def _inputs_and_read_state(
+    *,
+    project: Project,
+    recipe_name: str | None,
+    profile_name: str | None,
+    client_document: ClientDocument | None,
+    process: str | None,
+) -> tuple[MemoryBlockInputs, StoredReadState]:
+    """The render's inputs and, for a ``process``, its read state: one cache round trip."""
     recipe = recipe_name or None
-    rows = render_inputs.cached_rows(
+    state_key = read_state_key(project=project, process=process) if process else None
+    rows, found = render_inputs.cached_rows(
         tenant_id=project.tenant_id,
         project_id=project.pk,
         recipe=recipe,
         read=lambda: _render_rows(project=project, recipe_name=recipe),
+        with_keys=[state_key] if state_key else [],
     )
     options = _options(rows, recipe_name=recipe_name, profile_name=profile_name)
     candidates, context = _documents(rows, project=project, options=options)
-    return MemoryBlockInputs(
+    inputs = MemoryBlockInputs(
         options=options,
         settings=rows.settings,
         agent_candidates=candidates,
         client_document=client_document,
         context_documents=context,
     )
+    return inputs, _stored_read_state(found.get(state_key))
 
 
 def read_state_key(*, project: Project, process: str) -> str:
@@ -309,11 +331,11 @@ class StoredReadState:
     stored_at: float = 0.0
 
 
-def read_state_get(*, project: Project, process: str) -> StoredReadState:
-    stored = cache.get(read_state_key(project=project, process=process))
+def _stored_read_state(stored: Any) -> StoredReadState:
     if isinstance(stored, dict) and isinstance(stored.get("layers"), dict):
         return StoredReadState(layers=stored["layers"], stored_at=stored.get("stored_at", 0.0))
     return StoredReadState(layers={})
+
 
 
 def read_state_set(*, project: Project, process: str, layers: dict[str, str]) -> None:
@@ -369,17 +391,16 @@ def render_memory_block(
         raise InvalidInput("`reset` must be true or false.", field="reset")
     if not preview:
         process = validate_process(process)
-    inputs = memory_block_inputs(
+    inputs, stored = _inputs_and_read_state(
         project=project,
         recipe_name=recipe_name,
         profile_name=profile_name,
         client_document=client_document,
+        process=None if preview or reset else process,
     )
     if preview:
         return compose_memory_block(inputs)
-    previous = (
-        StoredReadState(layers={}) if reset else read_state_get(project=project, process=process)
-    )
+    previous = StoredReadState(layers={}) if reset else stored
     block = compose_memory_block(inputs, read_state=previous.layers)
     if _needs_storing(previous, block.read_state):
         read_state_set(project=project, process=process, layers=block.read_state)

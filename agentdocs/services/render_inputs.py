@@ -21,7 +21,7 @@ the others. `AGENTDOCS_RENDER_CACHE` (on when REDIS_URL is set) says which.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -53,21 +53,31 @@ def render_inputs_changed(*, tenant_id: int) -> None:
 
 
 def cached_rows(
-    *, tenant_id: int, project_id: int, recipe: str | None, read: Callable[[], Any]
-) -> Any:
-    """``read()``'s result, from the cache when it is current for the tenant's generation."""
+    *,
+    tenant_id: int,
+    project_id: int,
+    recipe: str | None,
+    read: Callable[[], Any],
+    with_keys: Sequence[str] = (),
+) -> tuple[Any, dict[str, Any]]:
+    """``read()``'s result, from the cache when it is current for the tenant's generation.
+
+    ``with_keys`` are other cache keys the caller needs (a process's read state):
+    they come back in the same round trip, as a dict of the ones found.
+    """
     if not enabled():
-        return read()
+        return read(), cache.get_many(with_keys) if with_keys else {}
     generation_key = GENERATION_KEY.format(tenant_id=tenant_id)
     rows_key = ROWS_KEY.format(tenant_id=tenant_id, project_id=project_id, recipe=recipe or "")
-    found = cache.get_many([generation_key, rows_key])
+    found = cache.get_many([generation_key, rows_key, *with_keys])
+    extras = {key: found[key] for key in with_keys if key in found}
     generation = found.get(generation_key)
     if generation is None:
         cache.add(generation_key, uuid.uuid4().hex, None)
         generation = cache.get(generation_key)
     stored = found.get(rows_key)
     if stored is not None and stored[0] == generation:
-        return stored[1]
+        return stored[1], extras
     rows = read()
     cache.set(rows_key, (generation, rows), settings.AGENTDOCS_RENDER_CACHE_TTL_SECONDS)
-    return rows
+    return rows, extras
