@@ -7,10 +7,21 @@ the instance before saving.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.dispatch import receiver
 from simple_history.signals import pre_create_historical_record
+
+T = TypeVar("T")
+
+
+def mark_change(instance: T, *, user: Any, reason: str, change_type: str) -> T:
+    """Attach who, why and what kind of change to an instance about to be saved or
+    deleted, for the history row that save or delete writes."""
+    instance._history_user = user
+    instance._change_reason = reason
+    instance._change_type = change_type
+    return instance
 
 
 @receiver(pre_create_historical_record)

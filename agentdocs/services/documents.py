@@ -25,6 +25,7 @@ from agentdocs.errors import (
     SecretDetected,
     VersionConflict,
 )
+from agentdocs.history import mark_change
 from agentdocs.models import ChangeType, Document, Project
 from agentdocs.paths import validate_path
 from agentdocs.secrets import find_secret
@@ -136,9 +137,7 @@ def _save_version(
     document.is_deleted = is_deleted
     document.updated_by = user
     document.updated_at = timezone.now()
-    document._history_user = user
-    document._change_reason = reason
-    document._change_type = change_type
+    mark_change(document, user=user, reason=reason, change_type=change_type)
     document.save()
     render_inputs.render_inputs_changed(tenant_id=document.project.tenant_id)
     return document

@@ -337,7 +337,6 @@ def _stored_read_state(stored: Any) -> StoredReadState:
     return StoredReadState(layers={})
 
 
-
 def read_state_set(*, project: Project, process: str, layers: dict[str, str]) -> None:
     cache.set(
         read_state_key(project=project, process=process),

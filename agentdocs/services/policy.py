@@ -9,6 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from agentdocs.errors import AlreadyExists, InvalidInput, NotFound
+from agentdocs.history import mark_change
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.paths import validate_path
 from agentdocs.services import render_inputs
@@ -30,11 +31,8 @@ PROFILE_CLIENT_DOC = "useClientAgentDoc"
 def _mark(instance, *, user, reason: str, change_type: ChangeType):
     """Attach the history details to a setting or recipe about to be written. Both are
     render inputs, so every write that marks one also retires the cached render rows."""
-    instance._history_user = user
-    instance._change_reason = reason
-    instance._change_type = change_type
     render_inputs.render_inputs_changed(tenant_id=instance.tenant_id)
-    return instance
+    return mark_change(instance, user=user, reason=reason, change_type=change_type)
 
 
 def validate_setting_key(key: object) -> str:

@@ -7,6 +7,7 @@ from django.db import IntegrityError, transaction
 
 from agentdocs.binding.manifest import ManifestError, validate_symbolic_name
 from agentdocs.errors import AlreadyExists, InvalidInput, NotFound
+from agentdocs.history import mark_change
 from agentdocs.models import ChangeType, ProviderMapping, Tenant
 from agentdocs.paths import validate_path
 
@@ -16,13 +17,6 @@ def validate_provider_name(name: object) -> str:
         return validate_symbolic_name(name, entry="name")
     except ManifestError as error:
         raise InvalidInput(error.detail, field="name") from None
-
-
-def _mark(mapping: ProviderMapping, *, user: AbstractBaseUser, reason: str, change_type: str):
-    mapping._history_user = user
-    mapping._change_reason = reason
-    mapping._change_type = change_type
-    return mapping
 
 
 def provider_get(*, tenant: Tenant, name: str) -> ProviderMapping:
@@ -72,7 +66,7 @@ def provider_set(
         mapping.project = project
         mapping.path = path
         mapping.updated_by = user
-        _mark(
+        mark_change(
             mapping,
             user=user,
             reason=reason,
@@ -93,5 +87,5 @@ def provider_set(
 @transaction.atomic
 def provider_delete(*, tenant: Tenant, name: str, user: AbstractBaseUser, reason: str = "") -> None:
     mapping = provider_get(tenant=tenant, name=name)
-    _mark(mapping, user=user, reason=reason, change_type=ChangeType.DELETED)
+    mark_change(mapping, user=user, reason=reason, change_type=ChangeType.DELETED)
     mapping.delete()

@@ -9,6 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from agentdocs.errors import AlreadyExists, InvalidInput, NotFound, Unprocessable
+from agentdocs.history import mark_change
 from agentdocs.models import RESERVED_PROJECT, ChangeType, Membership, Project, Role, Tenant
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
@@ -40,13 +41,6 @@ def _validate_name(name: object, *, field: str = "name") -> str:
     return name.strip()
 
 
-def _mark(instance, *, user: AbstractBaseUser | None, reason: str, change_type: ChangeType):
-    instance._history_user = user
-    instance._change_reason = reason
-    instance._change_type = change_type
-    return instance
-
-
 @transaction.atomic
 def tenant_create(*, slug: str, name: str, user: AbstractBaseUser | None) -> Tenant:
     """Create a tenant with its reserved `_vance` project; the creator becomes its admin."""
@@ -56,7 +50,7 @@ def tenant_create(*, slug: str, name: str, user: AbstractBaseUser | None) -> Ten
         raise AlreadyExists(f"A tenant {slug!r} already exists.", field="slug")
     try:
         with transaction.atomic():
-            tenant = _mark(
+            tenant = mark_change(
                 Tenant(slug=slug, name=name),
                 user=user,
                 reason="Tenant created",
@@ -65,14 +59,14 @@ def tenant_create(*, slug: str, name: str, user: AbstractBaseUser | None) -> Ten
             tenant.save()
     except IntegrityError:
         raise AlreadyExists(f"A tenant {slug!r} already exists.", field="slug") from None
-    _mark(
+    mark_change(
         Project(tenant=tenant, slug=RESERVED_PROJECT, name="Tenant-wide (_vance)"),
         user=user,
         reason="Reserved project created with the tenant",
         change_type=ChangeType.CREATED,
     ).save()
     if user is not None:
-        _mark(
+        mark_change(
             Membership(user=user, tenant=tenant, role=Role.ADMIN),
             user=user,
             reason="Tenant creator",
@@ -88,7 +82,7 @@ def project_create(
     name = _validate_name(name)
     try:
         with transaction.atomic():
-            project = _mark(
+            project = mark_change(
                 Project(tenant=tenant, slug=slug, name=name),
                 user=user,
                 reason="Project created",
@@ -127,7 +121,7 @@ def membership_set(
     list(Membership.objects.select_for_update().filter(tenant=tenant, role=Role.ADMIN))
     membership = Membership.objects.filter(tenant=tenant, user=user).first()
     if membership is None:
-        membership = _mark(
+        membership = mark_change(
             Membership(tenant=tenant, user=user, role=role),
             user=actor,
             reason=reason or f"Added as {role}",
@@ -142,7 +136,7 @@ def membership_set(
             "This is the tenant's last admin; make someone else admin first.", field="role"
         )
     membership.role = role
-    _mark(
+    mark_change(
         membership,
         user=actor,
         reason=reason or f"Role changed to {role}",
@@ -167,5 +161,5 @@ def membership_remove(
         raise Unprocessable(
             "This is the tenant's last admin and cannot be removed.", field="username"
         )
-    _mark(membership, user=actor, reason=reason or "Removed", change_type=ChangeType.DELETED)
+    mark_change(membership, user=actor, reason=reason or "Removed", change_type=ChangeType.DELETED)
     membership.delete()

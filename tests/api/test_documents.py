@@ -344,3 +344,22 @@ def test_list_and_history_run_a_constant_number_of_queries(
         assert client.get(f"{BASE}/history/{doc.path}").status_code == 200
     with django_assert_num_queries(2):
         assert client.get(f"{BASE}/documents/{doc.path}").status_code == 200
+
+
+def test_a_long_reason_is_kept_whole_and_an_overlong_one_refused(api, doc, writer):
+    reason = "Why: " + "the rule changed after the incident review. " * 11
+    assert 400 < len(reason) <= 500
+    ok = api(writer).put(
+        f"{BASE}/documents/notes/team.md",
+        {"body": "new", "reason": reason, "version": 1},
+        format="json",
+    )
+    assert ok.status_code == 200, ok.json()
+    history = api(writer).get(f"{BASE}/history/notes/team.md").json()["results"]
+    assert history[0]["reason"] == reason.strip()
+    too_long = api(writer).put(
+        f"{BASE}/documents/notes/team.md",
+        {"body": "newer", "reason": "x" * 501, "version": 2},
+        format="json",
+    )
+    assert_error(too_long, 400, "invalid", "reason")
