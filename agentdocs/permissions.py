@@ -77,50 +77,80 @@ def _effective_role(user: AnyUser, membership_role: str | None) -> Role | None:
 # the models' metadata, so a new field is picked up without touching this.
 
 
-def _columns(model: type[models.Model], alias: str) -> tuple[list[str], str]:
-    fields = [field for field in model._meta.concrete_fields]
-    names = [field.attname for field in fields]
-    return names, ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in fields)
+@dataclass(frozen=True)
+class _RowReader:
+    """Selects a model's concrete columns and turns them back into an instance,
+    converting each value as the ORM does (SQLite, for one, returns datetimes as text)."""
+
+    model: type[models.Model]
+    alias: str
+
+    @functools.cached_property
+    def fields(self) -> list[models.Field]:
+        return list(self.model._meta.concrete_fields)
+
+    @functools.cached_property
+    def select(self) -> str:
+        quote = connection.ops.quote_name
+        return ", ".join(f"{self.alias}.{quote(field.column)}" for field in self.fields)
+
+    @functools.cached_property
+    def _converters(self) -> list[tuple[Any, list[Any]]]:
+        result = []
+        for field in self.fields:
+            column = field.get_col(self.model._meta.db_table)
+            converters = connection.ops.get_db_converters(column) + field.get_db_converters(
+                connection
+            )
+            result.append((column, converters))
+        return result
+
+    def instance(self, values: tuple) -> Any:
+        converted = []
+        for value, (column, converters) in zip(values, self._converters, strict=True):
+            for convert in converters:
+                value = convert(value, column, connection)
+            converted.append(value)
+        names = [field.attname for field in self.fields]
+        return self.model.from_db(connection.alias, names, converted)
+
+
+_TENANT = _RowReader(Tenant, "t")
+_PROJECT = _RowReader(Project, "p")
 
 
 @functools.cache
-def _access_sql() -> dict[str, Any]:
-    tenant_names, tenant_columns = _columns(Tenant, "t")
-    project_names, project_columns = _columns(Project, "p")
+def _access_sql(kind: str) -> str:
     role = (
         f"(SELECT m.role FROM {Membership._meta.db_table} m "
         "WHERE m.tenant_id = t.id AND m.user_id = %s)"
     )
-    return {
-        "tenant_names": tenant_names,
-        "project_names": project_names,
-        "tenant": f"SELECT {tenant_columns}, {role} FROM {Tenant._meta.db_table} t "
-        "WHERE t.slug = %s",
-        # A LEFT JOIN, so one query also tells a member that the tenant exists but
-        # the project does not.
-        "project": f"SELECT {tenant_columns}, {role}, {project_columns} "
+    if kind == "tenant":
+        return f"SELECT {_TENANT.select}, {role} FROM {Tenant._meta.db_table} t WHERE t.slug = %s"
+    # A LEFT JOIN, so one query also tells a member that the tenant exists but the
+    # project does not.
+    return (
+        f"SELECT {_TENANT.select}, {role}, {_PROJECT.select} "
         f"FROM {Tenant._meta.db_table} t LEFT JOIN {Project._meta.db_table} p "
-        "ON p.tenant_id = t.id AND p.slug = %s WHERE t.slug = %s",
-    }
+        "ON p.tenant_id = t.id AND p.slug = %s WHERE t.slug = %s"
+    )
 
 
 def _fetch_access_row(user: AnyUser, kind: str, params: list[Any]) -> tuple | None:
     if not user.is_authenticated:
         raise NotFound("No such tenant.", field="tenant")
     with connection.cursor() as cursor:
-        cursor.execute(_access_sql()[kind], params)
+        cursor.execute(_access_sql(kind), params)
         return cursor.fetchone()
 
 
 def _tenant_and_role(user: AnyUser, row: tuple | None) -> tuple[Tenant, Role]:
     """The tenant and the user's role, or NotFound alike for unknown and foreign tenants."""
-    sql = _access_sql()
-    count = len(sql["tenant_names"])
+    count = len(_TENANT.fields)
     role = _effective_role(user, row[count]) if row is not None else None
     if row is None or role is None:
         raise NotFound("No such tenant.", field="tenant")
-    tenant = Tenant.from_db(connection.alias, sql["tenant_names"], row[:count])
-    return tenant, role
+    return _TENANT.instance(row[:count]), role
 
 
 def tenant_access(user: AnyUser, tenant_slug: str) -> Access:
@@ -138,10 +168,10 @@ def project_access(user: AnyUser, tenant_slug: str, project_slug: str) -> Access
     """
     row = _fetch_access_row(user, "project", [user.pk, project_slug, tenant_slug])
     tenant, role = _tenant_and_role(user, row)
-    project_values = row[len(_access_sql()["tenant_names"]) + 1 :]
+    project_values = row[len(_TENANT.fields) + 1 :]
     if project_values[0] is None:
         raise NotFound("No such project.", field="project")
-    project = Project.from_db(connection.alias, _access_sql()["project_names"], project_values)
+    project = _PROJECT.instance(project_values)
     project.tenant = tenant  # the tenant is already loaded: no second query for it
     return Access(user=user, tenant=tenant, role=role, project=project)
 

@@ -93,3 +93,14 @@ def test_access_is_resolved_in_one_query(project, writer, django_assert_num_quer
         permissions.project_access(writer, "acme", "web")
     with django_assert_num_queries(1):
         permissions.tenant_access(writer, "acme")
+
+
+def test_access_loads_the_tenant_and_project_as_the_orm_would(project, writer):
+    access = permissions.project_access(writer, "acme", "web")
+    assert access.project == project and access.tenant == project.tenant
+    assert access.project.created_at == project.created_at
+    assert access.project.created_at.tzinfo is not None
+    assert access.tenant.created_at == project.tenant.created_at
+    assert access.project.tenant is access.tenant
+    tenant_only = permissions.tenant_access(writer, "acme")
+    assert tenant_only.tenant.created_at.tzinfo is not None
