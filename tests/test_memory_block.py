@@ -454,3 +454,10 @@ def test_a_render_runs_the_same_queries_for_1_and_50_context_documents(
             project=other, process=f"p-{uuid.uuid4()}", recipe_name=recipe_name
         )
     assert len(fifty.context.sources) == 50
+
+
+@pytest.mark.parametrize("process", ["", "   ", "two\nlines", "x" * 201, 42])
+def test_a_process_id_is_one_non_blank_line(project, process):
+    with pytest.raises(InvalidInput) as error:
+        render_memory_block(project=project, process=process)
+    assert error.value.field == "process"

@@ -72,6 +72,16 @@ def base_version(request: Request, *, required: bool = True) -> int | None:
     return version
 
 
+def reason_of(data: Any) -> str:
+    """The optional `reason` of a write: a string, or nothing (null counts as nothing)."""
+    value = data.get("reason") if isinstance(data, dict) else None
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidInput("`reason` must be a string.", field="reason")
+    return value
+
+
 def username(user: Any) -> str | None:
     return user.get_username() if user is not None else None
 

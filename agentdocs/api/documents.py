@@ -16,6 +16,7 @@ from agentdocs.api.common import (
     base_version,
     document_etag,
     etag_matches,
+    reason_of,
     reject_unknown_fields,
     username,
 )
@@ -59,15 +60,6 @@ def _text_field(data: dict, name: str, *, required: bool = True) -> str | None:
     value = data[name]
     if not isinstance(value, str):
         raise InvalidInput(f"`{name}` must be a string.", field=name)
-    return value
-
-
-def _reason(data: dict) -> str:
-    value = data.get("reason", "")
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise InvalidInput("`reason` must be a string.", field="reason")
     return value
 
 
@@ -130,7 +122,7 @@ class DocumentListCreate(ListView):
             path=path,
             body=_text_field(data, "body"),
             user=request.user,
-            reason=_reason(data),
+            reason=reason_of(data),
         )
         return _document_response(document, status_code=status.HTTP_201_CREATED)
 
@@ -162,7 +154,7 @@ class DocumentDetail(APIView):
             body=_text_field(data, "body"),
             base_version=base_version(request),
             user=request.user,
-            reason=_reason(data),
+            reason=reason_of(data),
         )
         return _document_response(document)
 
@@ -176,7 +168,7 @@ class DocumentDetail(APIView):
             new=_text_field(data, "new"),
             base_version=base_version(request),
             user=request.user,
-            reason=_reason(data),
+            reason=reason_of(data),
         )
         return _document_response(document)
 
@@ -189,7 +181,7 @@ class DocumentDetail(APIView):
             document=document,
             base_version=base_version(request),
             user=request.user,
-            reason=_reason(data),
+            reason=reason_of(data),
         )
         return Response({**_summary(document), "deleted": True})
 
@@ -347,7 +339,7 @@ class DocumentRevert(APIView):
             document=document,
             version=data["version"],
             user=request.user,
-            reason=_reason(data),
+            reason=reason_of(data),
             base_version=raw_base,
         )
         return _document_response(document)

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
-from agentdocs.api.common import ListView, reject_unknown_fields, username
+from agentdocs.api.common import ListView, reason_of, reject_unknown_fields, username
 from agentdocs.errors import InvalidInput, NotFound
 from agentdocs.models import Recipe, Setting
 from agentdocs.permissions import Access
@@ -38,13 +38,6 @@ def _recipe(recipe: Recipe) -> dict[str, Any]:
         "updated_at": recipe.updated_at,
         "updated_by": username(recipe.updated_by),
     }
-
-
-def _reason(data: dict) -> str:
-    reason = data.get("reason") or ""
-    if not isinstance(reason, str):
-        raise InvalidInput("`reason` must be a string.", field="reason")
-    return reason
 
 
 class SettingInputSerializer(serializers.Serializer):
@@ -122,7 +115,7 @@ class _SettingDetail(_SettingViews):
             value=data["value"],
             enforced=data.get("enforced", False),
             user=request.user,
-            reason=_reason(data),
+            reason=reason_of(data),
         )
         return Response(
             _setting(setting), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -140,7 +133,7 @@ class _SettingDetail(_SettingViews):
             project=access.project,
             key=key,
             user=request.user,
-            reason=_reason(data),
+            reason=reason_of(data),
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -192,7 +185,7 @@ class RecipeListCreate(ListView):
             params=data.get("params", {}),
             profiles=data.get("profiles", {}),
             user=request.user,
-            reason=_reason(data),
+            reason=reason_of(data),
         )
         return Response(_recipe(recipe), status=status.HTTP_201_CREATED)
 
@@ -215,7 +208,7 @@ class RecipeDetail(APIView):
             params=data.get("params", {}),
             profiles=data.get("profiles", {}),
             user=request.user,
-            reason=_reason(data),
+            reason=reason_of(data),
         )
         return Response(_recipe(recipe))
 
@@ -225,6 +218,6 @@ class RecipeDetail(APIView):
         access.require_admin()
         data = request.data if isinstance(request.data, dict) else {}
         policy_service.recipe_delete(
-            recipe=_recipe_or_404(access, name), user=request.user, reason=_reason(data)
+            recipe=_recipe_or_404(access, name), user=request.user, reason=reason_of(data)
         )
         return Response(status=status.HTTP_204_NO_CONTENT)

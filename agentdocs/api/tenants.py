@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
-from agentdocs.api.common import ListView, reject_unknown_fields
+from agentdocs.api.common import ListView, reason_of, reject_unknown_fields
 from agentdocs.errors import Forbidden, InvalidInput, NotFound
 from agentdocs.models import Membership, Project, Tenant
 from agentdocs.services import tenants as tenant_service
@@ -174,7 +174,7 @@ class MemberDetail(APIView):
             username=username,
             role=data.get("role"),
             actor=request.user,
-            reason=data.get("reason") or "",
+            reason=reason_of(data),
         )
         return Response(
             _member(membership), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -189,6 +189,6 @@ class MemberDetail(APIView):
             tenant=access.tenant,
             username=username,
             actor=request.user,
-            reason=data.get("reason") or "",
+            reason=reason_of(data),
         )
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -49,7 +49,6 @@ from agentdocs.rendering import (
 from agentdocs.services import memory_block as memory_block_service
 
 MANIFEST_PATH = "context.json"
-MAX_PROCESS_LENGTH = 200
 
 
 @dataclass(frozen=True)
@@ -59,18 +58,6 @@ class BindingResult:
     @property
     def has_problems(self) -> bool:
         return self.record.problem_count > 0
-
-
-def validate_process(process: object) -> str:
-    if not isinstance(process, str) or not process.strip():
-        raise InvalidInput("`process` must be a non-empty string naming the run.", field="process")
-    if len(process) > MAX_PROCESS_LENGTH:
-        raise InvalidInput(
-            f"`process` is longer than {MAX_PROCESS_LENGTH} characters.", field="process"
-        )
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in process):
-        raise InvalidInput("`process` contains a control character.", field="process")
-    return process
 
 
 def _parse(data: Any, *, origin: str) -> Manifest:
@@ -209,7 +196,7 @@ def binding_create(
     The record is stored even when it has problems; the caller decides what a
     problem means for the run. Archival is enqueued once the record is committed.
     """
-    process = validate_process(process)
+    process = memory_block_service.validate_process(process)
     if manifest is None:
         parsed, manifest_source = _project_manifest(project)
     else:

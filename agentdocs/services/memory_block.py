@@ -52,7 +52,9 @@ def _has_control_characters(value: str) -> bool:
 
 
 def validate_process(process: object) -> str:
-    if process is None or process == "":
+    """A process id, as renders and binding records name the agent process: one
+    non-blank line of at most 200 characters."""
+    if process is None or (isinstance(process, str) and not process.strip()):
         raise InvalidInput(
             "`process` is required: the id of the agent process this block is for.",
             field="process",

@@ -160,3 +160,11 @@ def test_bad_member_input(api, tenant, admin, username, payload, status, field):
     assert response.status_code == status
     assert response.json()["field"] == field
     assert Membership.objects.get(user__username="bob").role == "writer"
+
+
+def test_a_reason_that_is_not_a_string_is_refused(api, tenant, admin):
+    response = api(admin).put(
+        "/api/v1/tenants/acme/members/bob", {"role": "admin", "reason": 5}, format="json"
+    )
+    assert response.status_code == 400 and response.json()["field"] == "reason"
+    assert Membership.objects.get(user__username="bob").role == "writer"
