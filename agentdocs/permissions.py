@@ -78,7 +78,7 @@ def _effective_role(user: AnyUser, membership_role: str | None) -> Role | None:
 
 
 @dataclass(frozen=True)
-class _RowReader:
+class RowReader:
     """Selects a model's concrete columns and turns them back into an instance,
     converting each value as the ORM does (SQLite, for one, returns datetimes as text)."""
 
@@ -115,48 +115,87 @@ class _RowReader:
         return self.model.from_db(connection.alias, names, converted)
 
 
-_TENANT = _RowReader(Tenant, "t")
-_PROJECT = _RowReader(Project, "p")
+_TENANT = RowReader(Tenant, "t")
+_PROJECT = RowReader(Project, "p")
+_TENANT_PK = _TENANT.fields.index(Tenant._meta.pk)
+_PROJECT_PK = _PROJECT.fields.index(Project._meta.pk)
+
+
+@functools.cache
+def access_columns(kind: str, user: str = "%s") -> str:
+    """The columns of an access row: the tenant, the user's role (``user`` is the SQL
+    for the user's id) and, for a project, the project."""
+    role = (
+        f"(SELECT m.role FROM {Membership._meta.db_table} m "
+        f"WHERE m.tenant_id = t.id AND m.user_id = {user})"
+    )
+    columns = f"{_TENANT.select}, {role}"
+    return f"{columns}, {_PROJECT.select}" if kind == "project" else columns
+
+
+def project_join(kind: str) -> str:
+    # A LEFT JOIN, so one query also tells a member that the tenant exists but the
+    # project does not.
+    if kind != "project":
+        return ""
+    return f"LEFT JOIN {Project._meta.db_table} p ON p.tenant_id = t.id AND p.slug = %s"
 
 
 @functools.cache
 def _access_sql(kind: str) -> str:
-    role = (
-        f"(SELECT m.role FROM {Membership._meta.db_table} m "
-        "WHERE m.tenant_id = t.id AND m.user_id = %s)"
-    )
-    if kind == "tenant":
-        return f"SELECT {_TENANT.select}, {role} FROM {Tenant._meta.db_table} t WHERE t.slug = %s"
-    # A LEFT JOIN, so one query also tells a member that the tenant exists but the
-    # project does not.
     return (
-        f"SELECT {_TENANT.select}, {role}, {_PROJECT.select} "
-        f"FROM {Tenant._meta.db_table} t LEFT JOIN {Project._meta.db_table} p "
-        "ON p.tenant_id = t.id AND p.slug = %s WHERE t.slug = %s"
+        f"SELECT {access_columns(kind)} FROM {Tenant._meta.db_table} t {project_join(kind)} "
+        "WHERE t.slug = %s"
     )
 
 
-def _fetch_access_row(user: AnyUser, kind: str, params: list[Any]) -> tuple | None:
+@dataclass(frozen=True)
+class PrefetchedAccess:
+    """An access row read together with the user, in the request's authentication
+    (`agentdocs.api.authentication`): the first check for the same slugs uses it
+    instead of asking the database again."""
+
+    kind: str
+    slugs: tuple[str, ...]
+    row: tuple
+
+
+_PREFETCHED = "_agentdocs_prefetched_access"
+
+
+def remember_access(user: AnyUser, access: PrefetchedAccess) -> None:
+    setattr(user, _PREFETCHED, access)
+
+
+def _access_row(user: AnyUser, kind: str, slugs: tuple[str, ...]) -> tuple | None:
     if not user.is_authenticated:
         raise NotFound("No such tenant.", field="tenant")
+    # Used once: a later check in the same request (after a write, say) reads afresh.
+    prefetched = getattr(user, _PREFETCHED, None)
+    if prefetched is not None:
+        delattr(user, _PREFETCHED)
+        if prefetched.kind == kind and prefetched.slugs == slugs:
+            return prefetched.row
+    tenant_slug, *project_slug = slugs
     with connection.cursor() as cursor:
-        cursor.execute(_access_sql(kind), params)
+        cursor.execute(_access_sql(kind), [user.pk, *project_slug, tenant_slug])
         return cursor.fetchone()
 
 
 def _tenant_and_role(user: AnyUser, row: tuple | None) -> tuple[Tenant, Role]:
     """The tenant and the user's role, or NotFound alike for unknown and foreign tenants."""
+    if row is None or row[_TENANT_PK] is None:
+        raise NotFound("No such tenant.", field="tenant")
     count = len(_TENANT.fields)
-    role = _effective_role(user, row[count]) if row is not None else None
-    if row is None or role is None:
+    role = _effective_role(user, row[count])
+    if role is None:
         raise NotFound("No such tenant.", field="tenant")
     return _TENANT.instance(row[:count]), role
 
 
 def tenant_access(user: AnyUser, tenant_slug: str) -> Access:
     """The user's access to a tenant, in one query; NotFound for outsiders."""
-    row = _fetch_access_row(user, "tenant", [user.pk, tenant_slug])
-    tenant, role = _tenant_and_role(user, row)
+    tenant, role = _tenant_and_role(user, _access_row(user, "tenant", (tenant_slug,)))
     return Access(user=user, tenant=tenant, role=role)
 
 
@@ -166,10 +205,10 @@ def project_access(user: AnyUser, tenant_slug: str, project_slug: str) -> Access
     An outsider cannot tell an unknown tenant from a known one: both are
     "No such tenant". Only a member learns that a project does not exist.
     """
-    row = _fetch_access_row(user, "project", [user.pk, project_slug, tenant_slug])
+    row = _access_row(user, "project", (tenant_slug, project_slug))
     tenant, role = _tenant_and_role(user, row)
     project_values = row[len(_TENANT.fields) + 1 :]
-    if project_values[0] is None:
+    if project_values[_PROJECT_PK] is None:
         raise NotFound("No such project.", field="project")
     project = _PROJECT.instance(project_values)
     project.tenant = tenant  # the tenant is already loaded: no second query for it

@@ -8,6 +8,7 @@ import os
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from agentdocs.models import Project, Role, Tenant
@@ -102,7 +103,10 @@ def api():
     def make(user=None) -> APIClient:
         client = APIClient()
         if user is not None:
-            client.force_authenticate(user=user)
+            # A real token, as clients send it: authentication reads the caller's
+            # access in the same query, and every API test goes through that path.
+            token, _ = Token.objects.get_or_create(user=user)
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
         return client
 
     return make

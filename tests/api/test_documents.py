@@ -336,10 +336,10 @@ def test_list_and_history_run_a_constant_number_of_queries(
     for n in range(2, count + 2):
         doc = svc.document_write(document=doc, body=f"v{n}", base_version=n - 1, user=writer)
     client = api(writer)
-    # access (1) + count (1) + page (1)
+    # token and access (1) + count (1) + page (1)
     with django_assert_num_queries(3):
         assert client.get(f"{BASE}/documents/").status_code == 200
-    # access + document + count + page
+    # token and access + document + count + page
     with django_assert_num_queries(4):
         assert client.get(f"{BASE}/history/{doc.path}").status_code == 200
     with django_assert_num_queries(2):

@@ -265,7 +265,8 @@ def test_the_endpoint_runs_the_same_queries_for_1_and_50_documents(
     client = api(reader)
     body = {"recipe": "coder", "profile": "cli"}
     _fill(project, make_document, 1)
-    # the access check, then one query for the recipe, the settings and the documents
+    # the token with the caller's access (one query), then one for the recipe, the
+    # settings and the documents
     with django_assert_num_queries(2):
         assert post(client, {"process": f"p-{uuid.uuid4()}", **body}).status_code == 200
     big = tenant_service.project_create(tenant=tenant, slug="big", name="Big", user=admin)

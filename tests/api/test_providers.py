@@ -112,5 +112,6 @@ def test_the_list_runs_constant_queries(api, admin, project, django_assert_max_n
             path=f"d{i}.md",
             user=admin,
         )
+    client = api(admin)
     with django_assert_max_num_queries(4):
-        assert len(api(admin).get(URL).json()["results"]) == 30
+        assert len(client.get(URL).json()["results"]) == 30
