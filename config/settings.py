@@ -45,6 +45,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "agentdocs.middleware.RejectNulMiddleware",
     # Serves collected static files (admin, API docs) under gunicorn, with no web server in front.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -143,6 +144,11 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": [
+        "agentdocs.api.parsers.JSONParser",
+        "agentdocs.api.parsers.FormParser",
+        "agentdocs.api.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "agentdocs.api.pagination.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "agentdocs.api.errors.exception_handler",
