@@ -271,9 +271,13 @@ def main(argv: list[str] | None = None) -> int:
     recreate_database(args.postgres, args.database)
     server = None
     try:
-        subprocess.run(
-            [python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
-        )
+        for command in (["migrate"], ["collectstatic"]):  # as the production image does
+            subprocess.run(
+                [python, "manage.py", *command, "--noinput", "-v", "0"],
+                cwd=REPO,
+                env=env,
+                check=True,
+            )
         seeded = json.loads(
             subprocess.run(
                 [python, str(REPO / "bench" / "memory_block_seed.py")],
