@@ -156,3 +156,21 @@ def test_with_the_cache_off_every_render_reads_the_database(
     render(project)
     with django_assert_num_queries(1):
         render(project)
+
+
+def test_a_warm_render_through_the_api_makes_one_database_round_trip(
+    api, reader, project, make_document, django_assert_num_queries
+):
+    # The whole hot path: the token with the caller's access in one query, then no SQL
+    # at all while the cached rows are current. Ping makes one query too.
+    make_document(project, "agent.md", "# Rules\n")
+    make_document(project, ".AGENTS/overview.md", "What this is.\n")
+    client = api(reader)
+    url = "/api/v1/tenants/acme/projects/web/memory-block/"
+    with django_assert_num_queries(2):
+        first = client.post(url, {"process": "turns"}, format="json")
+    with django_assert_num_queries(1):
+        second = client.post(url, {"process": "turns"}, format="json")
+    assert first.status_code == second.status_code == 200
+    states = {layer["kind"]: layer["state"] for layer in second.json()["layers"]}
+    assert states["agent_notes"] == states["context"] == "unchanged"
