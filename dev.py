@@ -139,10 +139,10 @@ def demo(argv: list[str]) -> int:
     env.update(DEMO_SETTINGS)
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
 
-    run(manage("migrate", "--no-input"), env)
-    run(manage("seed_demo"), env)
-
     address = f"127.0.0.1:{options.port}"
+    run(manage("migrate", "--no-input"), env)
+    run(manage("seed_demo", "--base-url", f"http://{address}"), env)
+
     say(f"serving agentdocs at http://{address}/ (Ctrl-C stops it)")
     say(f"sign in at http://{address}/ with one of the users printed above")
     command = manage("runserver", address)

@@ -210,3 +210,10 @@ def test_the_demo_has_a_manifest_a_provider_map_and_one_clean_binding_record():
     assert record.memory_block_sha256
     [exception] = record.record["exceptions"]
     assert exception["outcome"] == "narrowed"
+
+
+def test_the_printed_api_call_names_where_the_demo_is_served(db):
+    out = StringIO()
+    call_command("seed_demo", "--base-url", "http://127.0.0.1:8765/", stdout=out)
+    curl = next(line for line in out.getvalue().splitlines() if "curl" in line)
+    assert "http://127.0.0.1:8765/api/v1/tenants/demo/projects/website/documents/agent.md" in curl

@@ -247,6 +247,13 @@ class Command(BaseCommand):
         "Re-runnable: existing data is kept and the printed passwords always work."
     )
 
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--base-url",
+            default="http://127.0.0.1:8000",
+            help="where the demo is served, for the example API call it prints",
+        )
+
     def handle(self, *args, **options) -> None:
         with transaction.atomic():
             users = {demo.username: self._user(demo) for demo in DEMO_USERS}
@@ -277,7 +284,7 @@ class Command(BaseCommand):
             self._recipes(tenant, admin)
             self._binding(tenant, vance, projects["website"], users)
             token, _ = Token.objects.get_or_create(user=admin)
-        self._report(token)
+        self._report(token, options["base_url"])
 
     def _user(self, demo: DemoUser) -> AbstractBaseUser:
         user_model = get_user_model()
@@ -409,7 +416,7 @@ class Command(BaseCommand):
                 memory_block={"recipe": "coder", "profile": "cli"},
             )
 
-    def _report(self, token: Token) -> None:
+    def _report(self, token: Token, base_url: str) -> None:
         write = self.stdout.write
         write(
             f'Demo tenant "{TENANT_SLUG}" is ready: projects '
@@ -424,5 +431,5 @@ class Command(BaseCommand):
         write(f"API token for admin: {token.key}")
         write(
             f'  curl -H "Authorization: Token {token.key}" '
-            "http://127.0.0.1:8000/api/v1/tenants/demo/projects/website/documents/agent.md"
+            f"{base_url.rstrip('/')}/api/v1/tenants/demo/projects/website/documents/agent.md"
         )
