@@ -234,7 +234,8 @@ class BindingRecord(models.Model):
 
     Immutable evidence: the binding service inserts it whole and nothing changes
     it afterwards, except that archival fills the archive fields once (a
-    conditional update on ``archived_at IS NULL``). It is deliberately not
+    conditional update on ``archived_at IS NULL``) and the sweep notes when it
+    enqueued archival again. It is deliberately not
     history-tracked: there is no history to keep.
     """
 
@@ -252,6 +253,9 @@ class BindingRecord(models.Model):
     archive_path = models.CharField(max_length=500, blank=True)
     archive_sha256 = models.CharField(max_length=64, blank=True)
     archived_at = models.DateTimeField(null=True, blank=True)
+    # When the sweep last enqueued archival again; null while the enqueue made at
+    # creation is the only one. The sweep waits as long after either.
+    archive_enqueued_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -154,3 +154,20 @@ def test_the_beat_schedule_runs_the_sweep():
         entry["task"] == "agentdocs.tasks.sweep_unarchived_binding_records"
         for entry in schedule.values()
     )
+
+
+def test_the_sweep_waits_the_delay_again_before_enqueuing_a_record_once_more(
+    bound, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path / "a-file"
+    settings.MEDIA_ROOT.write_text("a file where the storage expects a folder")
+    record = bound()  # every archive attempt fails: the record stays unarchived
+    delay = timedelta(seconds=settings.AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS + 5)
+    BindingRecord.objects.filter(pk=record.pk).update(created_at=timezone.now() - delay)
+    assert archival.archive_sweep() == [record.pk]
+    record.refresh_from_db()
+    assert record.archived_at is None and record.archive_enqueued_at is not None
+    # Still in the queue, as far as the sweep knows: not enqueued a second time.
+    assert archival.archive_sweep() == []
+    BindingRecord.objects.filter(pk=record.pk).update(archive_enqueued_at=timezone.now() - delay)
+    assert archival.archive_sweep() == [record.pk]

@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.db.models import Q
 from django.utils import timezone
 
 from agentdocs.binding.record import canonical_json, sha256_hex
@@ -79,22 +80,36 @@ def binding_record_archive(*, record_id: int) -> bool:
 
 
 def unarchived_record_ids(*, older_than: timedelta | None = None, limit: int = 1000) -> list[int]:
-    """Records still not archived some time after they were made, oldest first."""
+    """Records still not archived some time after they were made and after archival
+    was last enqueued for them, oldest first."""
     if older_than is None:
         older_than = timedelta(seconds=settings.AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS)
     cutoff = timezone.now() - older_than
     return list(
         BindingRecord.objects.filter(archived_at__isnull=True, created_at__lte=cutoff)
+        .filter(Q(archive_enqueued_at__isnull=True) | Q(archive_enqueued_at__lte=cutoff))
         .order_by("created_at", "id")
         .values_list("id", flat=True)[:limit]
     )
 
 
 def archive_sweep(*, older_than: timedelta | None = None, limit: int = 1000) -> list[int]:
-    """Enqueue archival again for records a worker never finished. Returns their ids."""
+    """Enqueue archival again for records a worker never finished. Returns their ids.
+
+    A record is enqueued again only once the delay has passed since its last
+    enqueue too, so a backlog longer than the delay is not flooded with duplicates
+    (which would be harmless, archival being idempotent, but would grow the queue).
+    """
     from agentdocs import tasks
 
     record_ids = unarchived_record_ids(older_than=older_than, limit=limit)
+    BindingRecord.objects.filter(pk__in=record_ids).update(archive_enqueued_at=timezone.now())
     for record_id in record_ids:
-        tasks.archive_binding_record.delay(record_id)
+        try:
+            tasks.archive_binding_record.delay(record_id)
+        except Exception:  # the broker, or in-process the archival itself: go on with the rest
+            logger.exception(
+                "Could not archive binding record %s; the sweep tries again after its delay.",
+                record_id,
+            )
     return record_ids
