@@ -36,6 +36,7 @@ from agentdocs.cli import (
     require,
     write,
 )
+from agentdocs.numbers import MAX_ID, positive_int
 
 EXIT_PROBLEMS = 1
 SHORT_HASH = 12
@@ -110,7 +111,7 @@ def run_bind(args: argparse.Namespace) -> int:
 
 
 def _record_id(value: str) -> str:
-    if not value.isdigit():
+    if positive_int(value, maximum=MAX_ID) is None:
         raise argparse.ArgumentTypeError(f"{value!r} is not a binding record id")
     return value
 

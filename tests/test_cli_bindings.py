@@ -159,3 +159,12 @@ def test_outdated_of_an_unknown_record_fails_with_the_servers_message(server, tm
     assert result.returncode == 1
     assert "no binding record 424242" in result.stderr.decode()
     assert run_cli("outdated", "abc", cwd=tmp_path, env=server).returncode == 2
+
+
+@pytest.mark.parametrize("record_id", ["\u00b2", "0", "-1", "x"])
+def test_outdated_refuses_what_is_not_a_record_id_before_calling_the_server(tmp_path, record_id):
+    env = {"AGENTDOCS_URL": "http://127.0.0.1:9", "AGENTDOCS_TOKEN": "t"}
+    env |= {"AGENTDOCS_TENANT": "acme", "AGENTDOCS_PROJECT": "web"}
+    result = run_cli("outdated", record_id, cwd=tmp_path, env=env)
+    assert result.returncode == 2
+    assert b"is not a binding record id" in result.stderr

@@ -16,6 +16,7 @@ from agentdocs.api.common import reject_unknown_fields, username
 from agentdocs.api.pagination import Pagination
 from agentdocs.errors import InvalidInput
 from agentdocs.models import BindingRecord
+from agentdocs.numbers import MAX_ID, positive_int
 from agentdocs.services import bindings as binding_service
 
 
@@ -45,9 +46,10 @@ def _detail(record: BindingRecord) -> dict[str, Any]:
 
 
 def _record_id(raw: str, *, field: str = "record") -> int:
-    if not raw.isdigit() or int(raw) < 1 or len(raw) > 18:
+    record_id = positive_int(raw, maximum=MAX_ID)
+    if record_id is None:
         raise InvalidInput("A binding record id is a positive integer.", field=field)
-    return int(raw)
+    return record_id
 
 
 def _problems_filter(raw: str | None) -> bool | None:

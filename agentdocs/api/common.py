@@ -14,8 +14,9 @@ from rest_framework.views import APIView
 from agentdocs.api.pagination import Pagination
 from agentdocs.errors import InvalidInput, VersionRequired
 from agentdocs.models import Document
+from agentdocs.numbers import positive_int
 
-_ETAG = re.compile(r'^(?:W/)?"v(?P<version>\d+)(?:-[0-9a-f]+)?"$')
+_ETAG = re.compile(r'^(?:W/)?"v(?P<version>[0-9]+)(?:-[0-9a-f]+)?"\Z')
 
 
 def document_etag(document: Document) -> str:
@@ -30,13 +31,10 @@ def etag_matches(header: str | None, etag: str) -> bool:
 
 
 def _as_version(value: Any, *, field: str) -> int:
-    if isinstance(value, bool):
+    version = positive_int(value)
+    if version is None:
         raise InvalidInput("The version must be a positive integer.", field=field)
-    if isinstance(value, str) and value.isdigit():
-        value = int(value)
-    if not isinstance(value, int) or value < 1:
-        raise InvalidInput("The version must be a positive integer.", field=field)
-    return value
+    return version
 
 
 def base_version(request: Request, *, required: bool = True) -> int | None:
@@ -53,7 +51,7 @@ def base_version(request: Request, *, required: bool = True) -> int | None:
                 'If-Match must be the document\'s ETag, for example "v3-1a2b3c4d5e6f7a8b".',
                 field="If-Match",
             )
-        from_header = int(match["version"])
+        from_header = _as_version(match["version"], field="If-Match")
     data = request.data if isinstance(request.data, dict) else {}
     raw = data.get("version", request.query_params.get("version"))
     from_body = None if raw is None else _as_version(raw, field="version")

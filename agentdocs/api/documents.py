@@ -23,6 +23,7 @@ from agentdocs.api.common import (
 from agentdocs.diffs import diff_texts
 from agentdocs.errors import InvalidInput
 from agentdocs.models import Document
+from agentdocs.numbers import positive_int
 from agentdocs.paths import validate_path
 from agentdocs.services import documents as document_service
 
@@ -216,9 +217,10 @@ def _query_version(request: Request, name: str) -> int | None:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return None
-    if not raw.isdigit() or int(raw) < 1:
+    version = positive_int(raw)
+    if version is None:
         raise InvalidInput(f"`{name}` must be a positive version number.", field=name)
-    return int(raw)
+    return version
 
 
 class HistoryVersionSerializer(HistoryEntrySerializer):

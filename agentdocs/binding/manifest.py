@@ -28,7 +28,7 @@ STANDINGS = ("rule", "default", "knowledge", "option")
 MAX_SOURCES = 500
 MAX_EXCEPTIONS = 500
 MAX_REASON = 1000
-SYMBOLIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
+SYMBOLIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*\Z")
 MAX_NAME = 200
 
 

@@ -128,6 +128,11 @@ def _project_manifest(project: Project) -> tuple[Manifest, dict[str, Any]]:
             f"at line {error.lineno}, column {error.colno}.",
             field="manifest",
         ) from None
+    except RecursionError:
+        raise InvalidInput(
+            f"{MANIFEST_PATH} (version {bound.version}) is nested too deeply to read.",
+            field="manifest",
+        ) from None
     manifest = _parse(data, origin=f"{MANIFEST_PATH} (version {bound.version})")
     return manifest, {"source": MANIFEST_PATH, **bound.as_source()}
 

@@ -14,9 +14,9 @@ from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.paths import validate_path
 from agentdocs.services import render_inputs
 
-SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}$")
+SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}\Z")
 MAX_SETTING_VALUE = 4096
-RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 PROFILE_NAME = RECIPE_NAME
 
 # Recipe params and what each may hold. Unknown keys are refused: a typo such as

@@ -12,7 +12,7 @@ from agentdocs.errors import AlreadyExists, InvalidInput, NotFound, Unprocessabl
 from agentdocs.history import mark_change
 from agentdocs.models import RESERVED_PROJECT, ChangeType, Membership, Project, Role, Tenant
 
-_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 
 
 def _validate_slug(slug: object, *, field: str = "slug", allow_reserved: bool = False) -> str:

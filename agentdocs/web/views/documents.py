@@ -24,6 +24,7 @@ from agentdocs.errors import (
     VersionConflict,
 )
 from agentdocs.models import RESERVED_PROJECT, Document
+from agentdocs.numbers import positive_int
 from agentdocs.permissions import Access
 from agentdocs.services import documents as document_service
 from agentdocs.web.diffview import side_by_side
@@ -296,7 +297,7 @@ def document_history(request: HttpRequest, tenant: str, project: str, path: str)
         project=access.project, path=path, include_deleted=True
     )
     page_param = request.GET.get("page", "1")
-    page = int(page_param) if page_param.isdigit() and int(page_param) > 0 else 1
+    page = positive_int(page_param) or 1
     rows, has_older = _history_rows(document, page)
     return render(
         request,
@@ -319,9 +320,10 @@ def _version_param(params: QueryDict, name: str, default: int) -> int:
     value = params.get(name, "")
     if not value:
         return default
-    if not value.isdigit() or int(value) < 1:
+    version = positive_int(value)
+    if version is None:
         raise NotFound(f"`{name}` must be a version number.", field=name)
-    return int(value)
+    return version
 
 
 @member_page
