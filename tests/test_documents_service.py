@@ -100,6 +100,25 @@ def test_edit_needs_exactly_one_match(doc, writer, old, message):
     assert doc.version == 1
 
 
+def test_overlapping_matches_are_several_matches(project, writer):
+    doc = svc.document_create(project=project, path="o.md", body="xababax", user=writer)
+    with pytest.raises(InvalidInput, match="occurs 2 times") as error:
+        svc.document_edit(document=doc, old="aba", new="-", base_version=1, user=writer)
+    assert error.value.field == "old"
+    many = svc.document_create(project=project, path="m.md", body="a" * 5000, user=writer)
+    with pytest.raises(InvalidInput, match="occurs at least 100 times"):
+        svc.document_edit(document=many, old="a", new="b", base_version=1, user=writer)
+
+
+def test_an_edit_of_a_locked_document_is_refused_as_locked_whatever_it_names(doc, writer, admin):
+    svc.document_lock(document=doc, user=writer, ttl_seconds=60)
+    for old in ("one", "absent"):
+        with pytest.raises(Locked):
+            svc.document_edit(document=doc, old=old, new="x", base_version=1, user=admin)
+    doc.refresh_from_db()
+    assert doc.version == 1
+
+
 def test_edit_with_empty_old_is_refused(doc, writer):
     with pytest.raises(InvalidInput):
         svc.document_edit(document=doc, old="", new="x", base_version=1, user=writer)
@@ -174,6 +193,16 @@ SECRETS = [
     "password = hunter22",
     'api_key: "abcd1234efgh"',
     "DATABASE_URL=postgres://app:s3cretpw@db.internal/app",
+    "DB_PASSWORD=hunter2hunter",
+    "export MYSQL_PASSWORD=abcd1234",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "password: hunter2hunter",
+    "  password: hunter2hunter  # production",
+    "token = 'a1b2c3d4e5f6g7h8'",
+    "SLACK_TOKEN=xyz123abc456",
+    "API_KEY_PROD=abcd1234",
+    "Authorization: Bearer abc123def456ghi789",
+    "curl -H 'Authorization: Basic dXNlcjpwYXNzMTIz' https://example.com",
 ]
 
 
@@ -195,6 +224,16 @@ def test_secret_like_content_is_refused_naming_the_line(project, writer, secret)
         "Set `api_key = ${API_KEY}` from the environment.",
         "Never write a line like password = … here.",
         "The token budget is 32 KiB.",
+        "Password: never commit one.",
+        "password: rotate monthly",
+        "password: ${DB_PASSWORD}",
+        "password_policy: min12chars",
+        "max_tokens = 4000",
+        "token = 4000",
+        "Authorization: Bearer <token>",
+        "Send `Authorization: Bearer $TOKEN` with every call.",
+        "passport = ABC123",
+        "MYSQL_ROOT_PASSWORD_FILE=/run/secrets/db",
     ],
 )
 def test_prose_about_secrets_is_accepted(project, writer, prose):

@@ -205,6 +205,18 @@ def document_write(
         return _save_version(current, body=body, user=user, reason=reason, change_type=change_type)
 
 
+MAX_COUNTED_MATCHES = 100
+
+
+def _occurrences(text: str, old: str, *, at_most: int = MAX_COUNTED_MATCHES) -> int:
+    """How often ``old`` occurs in ``text``, overlapping ones included ("aba" twice in
+    "ababa"): an edit must name one place, and overlapping matches name several."""
+    count, start = 0, text.find(old)
+    while start != -1 and count < at_most:
+        count, start = count + 1, text.find(old, start + 1)
+    return count
+
+
 def document_edit(
     *,
     document: Document,
@@ -223,14 +235,16 @@ def document_edit(
         current = _lock_for_write(document)
         _check_base(current, base_version)
         _check_not_deleted(current)
-        matches = current.body.count(old)
+        _check_lock(current, user)
+        matches = _occurrences(current.body, old)
         if matches == 0:
             raise InvalidInput(
                 "`old` does not occur in the document; nothing changed.", field="old"
             )
         if matches > 1:
             raise InvalidInput(
-                f"`old` occurs {matches} times in the document; include more surrounding "
+                f"`old` occurs {'at least ' if matches == MAX_COUNTED_MATCHES else ''}"
+                f"{matches} times in the document; include more surrounding "
                 "text so it matches exactly once.",
                 field="old",
             )
