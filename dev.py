@@ -12,6 +12,10 @@
     python3 dev.py setup
         Only make .venv and install agentdocs into it (CI uses this before linting).
 
+    python3 dev.py manage COMMAND [arguments]
+        Run a manage.py command against the demo's database and settings, for
+        example `python3 dev.py manage drf_create_token writer`.
+
 Both are re-runnable: the install is skipped while pyproject.toml is unchanged,
 and the demo keeps its database, its SECRET_KEY and its users' passwords.
 
@@ -122,6 +126,16 @@ def manage(*args: str) -> list[str]:
     return [str(venv_python()), str(ROOT / "manage.py"), *args]
 
 
+def demo_env() -> dict[str, str]:
+    """The demo's environment: .venv installed, its SECRET_KEY and settings."""
+    env = base_env()
+    ensure_venv(env)
+    ensure_secret_key(env)
+    env.update(DEMO_SETTINGS)
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    return env
+
+
 def demo(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="python3 dev.py demo",
@@ -133,12 +147,7 @@ def demo(argv: list[str]) -> int:
     )
     options = parser.parse_args(argv)
 
-    env = base_env()
-    ensure_venv(env)
-    ensure_secret_key(env)
-    env.update(DEMO_SETTINGS)
-    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
-
+    env = demo_env()
     address = f"127.0.0.1:{options.port}"
     run(manage("migrate", "--no-input"), env)
     run(manage("seed_demo", "--base-url", f"http://{address}"), env)
@@ -178,7 +187,14 @@ def setup(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"demo": demo, "test": test, "setup": setup}
+def manage_command(argv: list[str]) -> int:
+    if not argv:
+        fail("manage needs a manage.py command, for example: manage drf_create_token writer", 2)
+    completed = subprocess.run(manage(*argv), cwd=ROOT, env=demo_env(), check=False)
+    return completed.returncode
+
+
+COMMANDS = {"demo": demo, "test": test, "setup": setup, "manage": manage_command}
 
 
 def main(argv: list[str]) -> int:

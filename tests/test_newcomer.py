@@ -72,6 +72,25 @@ def test_dev_py_without_a_command_prints_its_usage():
     assert "python3 dev.py demo" in result.stderr and "python3 dev.py test" in result.stderr
 
 
+def test_dev_py_manage_runs_a_command_with_the_demos_settings():
+    env = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DATABASE_URL")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    checked = subprocess.run(
+        [sys.executable, str(DEV_PY), "manage", "check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert checked.returncode == 0, checked.stderr
+    assert "System check identified no issues" in checked.stdout
+    missing = subprocess.run(
+        [sys.executable, str(DEV_PY), "manage"], capture_output=True, text=True, timeout=60
+    )
+    assert missing.returncode == 2
+    assert "drf_create_token" in missing.stderr
+
+
 def test_the_secret_key_is_generated_once_kept_and_git_ignored(dev):
     env: dict[str, str] = {}
     dev.ensure_secret_key(env)
