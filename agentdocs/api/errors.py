@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -35,6 +37,10 @@ def _first_validation_error(detail: Any, prefix: str = "") -> tuple[str | None, 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, AgentdocsError):
         return Response(exc.as_dict(), status=exc.status)
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        detail = f"The request body is larger than the {limit} bytes this server reads."
+        return Response(error_body("too_large", detail, None), status=413)
     if isinstance(exc, exceptions.ValidationError):
         field, message = _first_validation_error(exc.detail)
         return Response(error_body("invalid", message, field), status=status.HTTP_400_BAD_REQUEST)

@@ -180,3 +180,18 @@ def test_pages_read_only_ascii_digits_as_numbers(client, admin, project, make_do
     client.force_login(admin)
     assert client.get("/t/acme/web/history/notes.md?page=\u00b2").status_code == 200
     assert client.get("/t/acme/web/diff/notes.md?from=\u00b2&to=1").status_code == 404
+
+
+def test_a_body_past_the_servers_read_limit_is_a_json_413_and_changes_nothing(
+    api, writer, project, make_document, settings
+):
+    make_document(project, "a.md", "x")
+    too_big = settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1
+    response = api(writer).put(
+        P + "/documents/a.md",
+        json.dumps({"body": "y" * too_big, "version": 1}),
+        content_type="application/json",
+    )
+    assert response.status_code == 413
+    assert response.json()["error"] == "too_large"
+    assert Document.objects.get(path="a.md").version == 1
