@@ -41,6 +41,13 @@ class AlreadyExists(AgentdocsError):
     status = 409
 
 
+class Enforced(AgentdocsError):
+    """A project tried to set what its tenant enforces."""
+
+    code = "enforced"
+    status = 409
+
+
 class VersionRequired(AgentdocsError):
     code = "version_required"
     status = 428

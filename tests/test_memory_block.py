@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from agentdocs.errors import InvalidInput, NotFound
-from agentdocs.models import Role
+from agentdocs.errors import Enforced, InvalidInput, NotFound
+from agentdocs.models import Role, Setting
 from agentdocs.rendering import ClientDocument, LayerKind, LayerState
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
@@ -204,14 +204,15 @@ def test_another_tenants_recipe_is_unknown(project, other_tenant):
 
 
 def test_enforced_tenant_setting_refuses_the_project_override(project, tenant, admin):
+    # The project's value was set first; the tenant enforced its own afterwards.
+    policy_service.setting_set(
+        tenant=tenant, project=project, key="memory.tone", value="casual", user=admin
+    )
     policy_service.setting_set(
         tenant=tenant, project=None, key="memory.tone", value="formal", enforced=True, user=admin
     )
     policy_service.setting_set(
         tenant=tenant, project=None, key="memory.language", value="en", user=admin
-    )
-    policy_service.setting_set(
-        tenant=tenant, project=project, key="memory.tone", value="casual", user=admin
     )
     policy_service.setting_set(
         tenant=tenant, project=project, key="memory.language", value="de", user=admin
@@ -222,6 +223,32 @@ def test_enforced_tenant_setting_refuses_the_project_override(project, tenant, a
     )
     refused = block.layer(LayerKind.POLICY).extra["refused_overrides"]
     assert [(r["key"], r["project_value"]) for r in refused] == [("memory.tone", "casual")]
+
+
+def test_a_project_cannot_set_what_its_tenant_enforces(
+    project, tenant, admin, other_tenant, outsider
+):
+    # Another tenant enforcing the same key is no obstacle.
+    policy_service.setting_set(
+        tenant=other_tenant,
+        project=None,
+        key="memory.tone",
+        value="x",
+        enforced=True,
+        user=outsider,
+    )
+    policy_service.setting_set(
+        tenant=tenant, project=project, key="memory.tone", value="casual", user=admin
+    )
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="memory.tone", value="formal", enforced=True, user=admin
+    )
+    with pytest.raises(Enforced) as refused:
+        policy_service.setting_set(
+            tenant=tenant, project=project, key="memory.tone", value="calm", user=admin
+        )
+    assert refused.value.field == "key" and "formal" in refused.value.detail
+    assert Setting.objects.get(project=project, key="memory.tone").value == "casual"
 
 
 def test_another_projects_settings_do_not_apply(project, tenant, admin):

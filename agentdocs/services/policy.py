@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from agentdocs.errors import AlreadyExists, InvalidInput, NotFound
+from agentdocs.errors import AlreadyExists, Enforced, InvalidInput, NotFound
 from agentdocs.history import mark_change
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.paths import validate_path
@@ -84,6 +84,18 @@ def setting_set(
         raise InvalidInput(
             "Only tenant settings can be enforced; a project setting cannot.", field="enforced"
         )
+    if project is not None:
+        enforced_by_tenant = Setting.objects.filter(
+            tenant=tenant, project=None, key=key, enforced=True
+        ).first()
+        if enforced_by_tenant is not None:
+            # Rendering would refuse the override anyway; saying so now spares the
+            # project admin a value that silently does nothing.
+            raise Enforced(
+                f"The tenant enforces {key} = {enforced_by_tenant.value!r}; "
+                "a project cannot override it.",
+                field="key",
+            )
     setting = (
         Setting.objects.select_for_update().filter(tenant=tenant, project=project, key=key).first()
     )

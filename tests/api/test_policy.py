@@ -47,6 +47,20 @@ def test_project_settings_have_no_enforced_flag(api, project, admin):
     assert api(admin).get(f"{T}/settings/memory.tone").status_code == 404
 
 
+def test_a_project_setting_of_an_enforced_key_is_a_409_naming_the_key(api, project, admin):
+    client = api(admin)
+    assert (
+        client.put(
+            f"{T}/settings/memory.tone", {"value": "plain", "enforced": True}, format="json"
+        ).status_code
+        == 201
+    )
+    refused = client.put(f"{P}/settings/memory.tone", {"value": "loud"}, format="json")
+    assert refused.status_code == 409
+    assert refused.json()["error"] == "enforced" and refused.json()["field"] == "key"
+    assert not Setting.objects.filter(project=project).exists()
+
+
 @pytest.mark.parametrize(
     ("key", "payload", "field"),
     [

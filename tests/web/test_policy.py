@@ -55,11 +55,12 @@ def test_readers_and_writers_cannot_change_settings(browse, reader, writer, proj
 def test_project_settings_show_what_is_in_force_and_refused_overrides(
     browse, admin, reader, tenant, project
 ):
-    policy_service.setting_set(
-        tenant=tenant, project=None, key="memory.tone", value="plain", enforced=True, user=admin
-    )
+    # The project's value came first; the tenant enforced its own afterwards.
     policy_service.setting_set(
         tenant=tenant, project=project, key="memory.tone", value="loud", user=admin
+    )
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="memory.tone", value="plain", enforced=True, user=admin
     )
     policy_service.setting_set(
         tenant=tenant, project=project, key="memory.lang", value="de", user=admin
