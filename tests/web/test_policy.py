@@ -134,3 +134,17 @@ def test_readers_cannot_change_recipes(browse, reader, admin, tenant):
         == 403
     )
     assert Recipe.objects.get(name="coder").params == {}
+
+
+def test_a_project_setting_the_tenant_enforces_is_refused_on_the_page(
+    browse, admin, tenant, project
+):
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="memory.tone", value="plain", enforced=True, user=admin
+    )
+    response = browse(admin).post(
+        "/t/acme/web/settings/", {"key": "memory.tone", "value": "loud", "reason": "try"}
+    )
+    assert response.status_code == 409
+    assert "The tenant enforces memory.tone" in response.content.decode()
+    assert not Setting.objects.filter(project=project).exists()

@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions, selectors
-from agentdocs.errors import AlreadyExists, InvalidInput, NotFound
+from agentdocs.errors import AlreadyExists, Enforced, InvalidInput, NotFound
 from agentdocs.models import Recipe
 from agentdocs.permissions import Access
 from agentdocs.rendering import PolicySetting, RenderOptions
@@ -79,8 +79,8 @@ def _settings_page(request: HttpRequest, access: Access) -> HttpResponse:
                     user=request.user,
                     reason=form.cleaned_data["reason"],
                 )
-            except InvalidInput as error:
-                status = 400
+            except (InvalidInput, Enforced) as error:
+                status = error.status
                 add_service_error(form, error)
             else:
                 verb = "Added" if created else "Saved"
