@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
-from agentdocs.diffs import DiffLine, diff_texts
+from agentdocs.diffs import MAX_EXACT_PAIRS, DiffLine, diff_texts, equal_pairs
 
 CONTEXT_LINES = 3
 # Folding fewer lines than this hides more than it saves.
@@ -73,6 +73,8 @@ def _intraline(old: str, new: str) -> tuple[list[Segment], list[Segment]]:
     if len(old) + len(new) > MAX_INTRALINE_CHARS:
         return [Segment(old, True)], [Segment(new, True)]
     old_tokens, new_tokens = _tokens(old), _tokens(new)
+    if equal_pairs(old_tokens, new_tokens) > MAX_EXACT_PAIRS:
+        return [Segment(old, True)], [Segment(new, True)]  # too repetitive to align cheaply
     matcher = difflib.SequenceMatcher(None, old_tokens, new_tokens, autojunk=False)
     if matcher.ratio() < MIN_SHARED_RATIO:
         return [Segment(old, True)], [Segment(new, True)]

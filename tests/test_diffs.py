@@ -1,0 +1,73 @@
+"""Diffs: one alignment of the lines feeds the unified text and the hunks, exact while
+that is affordable and bounded when a text repeats lines many times."""
+
+from __future__ import annotations
+
+import difflib
+
+import pytest
+
+from agentdocs.diffs import MAX_EXACT_PAIRS, Hunk, diff_texts, equal_pairs
+
+
+def apply(old: list[str], hunks: list[Hunk]) -> list[str]:
+    """Replay the hunks on ``old``, checking every line they say was there."""
+    result, position = [], 0
+    for hunk in hunks:
+        start = hunk.old_start - 1 if hunk.old_lines else hunk.old_start
+        result += old[position:start]
+        position = start
+        for line in hunk.lines:
+            if line.op in " -":
+                assert old[position] == line.text
+                position += 1
+            if line.op in " +":
+                result.append(line.text)
+    return result + old[position:]
+
+
+CHECKLIST = ["- [ ] check"] * 1200
+TICKED = [("- [x] check" if i % 3 == 0 else "- [ ] check") for i in range(1200)]
+PARAGRAPHS = [line for i in range(300) for line in (f"Paragraph {i}.", "")]
+EDITED = [("Edited." if i % 37 == 0 else line) for i, line in enumerate(PARAGRAPHS)]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (PARAGRAPHS[:40], EDITED[:40]),  # exact
+        (CHECKLIST, TICKED),  # bounded: every line repeats
+        (["x"] * 5000, ["x"] * 100 + ["y"] + ["x"] * 98),  # bounded, long text first
+        (["x"] * 100 + ["y"] + ["x"] * 98, ["x"] * 5000),  # bounded, long text second
+        (PARAGRAPHS, EDITED),  # blank lines repeat, paragraphs do not
+    ],
+)
+def test_the_hunks_turn_the_old_text_into_the_new_one(old, new):
+    diff = diff_texts("\n".join(old), "\n".join(new))
+    assert apply(old, diff.hunks) == new
+    removed = sum(line.op == "-" for hunk in diff.hunks for line in hunk.lines)
+    added = sum(line.op == "+" for hunk in diff.hunks for line in hunk.lines)
+    assert (diff.removed, diff.added) == (removed, added)
+    body = [line for line in diff.unified.splitlines() if line[:1] in " -+"][2:]
+    assert body == [line.op + line.text for hunk in diff.hunks for line in hunk.lines]
+
+
+def test_repetitive_texts_take_the_bounded_path_and_ordinary_ones_the_exact_one():
+    assert equal_pairs(CHECKLIST, TICKED) > MAX_EXACT_PAIRS
+    assert equal_pairs(PARAGRAPHS[:200], EDITED[:200]) <= MAX_EXACT_PAIRS
+
+
+def test_the_unified_text_is_what_difflib_writes_for_ordinary_documents():
+    old = "# Rules\n\n- one\n- two\n\nMore.\n"
+    new = "# Rules\n\n- one\n- three\n\nMore.\nAnd this.\n"
+    expected = "\n".join(
+        difflib.unified_diff(
+            old.splitlines(), new.splitlines(), fromfile="v1", tofile="v2", lineterm=""
+        )
+    )
+    assert diff_texts(old, new, old_label="v1", new_label="v2").unified == expected + "\n"
+    assert diff_texts(old, old).unified == "" and diff_texts(old, old).hunks == []
+    # A pure insertion and a pure deletion, whose ranges difflib writes specially.
+    assert diff_texts("a\nb", "a\nx\nb").unified.splitlines()[2] == "@@ -1,2 +1,3 @@"
+    assert diff_texts("", "a").unified.splitlines()[2] == "@@ -0,0 +1 @@"
+    assert diff_texts("a", "").unified.splitlines()[2] == "@@ -1 +0,0 @@"
