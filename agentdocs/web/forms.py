@@ -12,6 +12,8 @@ from typing import Any
 
 from django import forms
 
+from agentdocs.numbers import MAX_VERSION
+
 REASON_HELP = "Say why, in a sentence: it is shown in the history beside your change."
 
 
@@ -147,7 +149,7 @@ class BindingFilterForm(forms.Form):
         required=False,
         choices=[("", "All records"), ("with", "With problems"), ("without", "Without problems")],
     )
-    page = forms.IntegerField(required=False, min_value=1)
+    page = forms.IntegerField(required=False, min_value=1, max_value=MAX_VERSION)
 
 
 class BindingCompareForm(forms.Form):

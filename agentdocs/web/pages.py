@@ -2,7 +2,8 @@
 
 Pages ask `agentdocs.permissions` for access; its NotFound (outsiders, unknown
 names) becomes the 404 page and its Forbidden (members without the right)
-becomes the 403 page with the sentence the permission layer wrote.
+becomes the 403 page with the sentence the permission layer wrote; invalid input
+that no form caught (a malformed path in the URL) becomes the 400 page.
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
 
-from agentdocs.errors import AgentdocsError, Forbidden, NotFound
+from agentdocs.errors import AgentdocsError, Forbidden, InvalidInput, NotFound
 
 View = Callable[..., HttpResponse]
 
 
 def member_page(view: View) -> View:
-    """Sign-in required; NotFound → 404, Forbidden → 403."""
+    """Sign-in required; NotFound → 404, Forbidden → 403, InvalidInput → 400."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
@@ -31,6 +33,10 @@ def member_page(view: View) -> View:
             raise Http404(error.detail) from error
         except Forbidden as error:
             raise PermissionDenied(error.detail) from error
+        except InvalidInput as error:
+            # Forms show a service's refusal beside their fields; what reaches here is
+            # a bad URL (a malformed document path, say): the 400 page says what.
+            return render(request, "400.html", {"detail": error.detail}, status=400)
 
     return login_required(wrapper)
 

@@ -195,3 +195,30 @@ def test_a_body_past_the_servers_read_limit_is_a_json_413_and_changes_nothing(
     assert response.status_code == 413
     assert response.json()["error"] == "too_large"
     assert Document.objects.get(path="a.md").version == 1
+
+
+@pytest.mark.parametrize("path", ["a//b.md", "%20a.md", "a%5Cb.md", "x" * 300, "%01x.md"])
+@pytest.mark.parametrize("page", ["doc", "edit", "history", "diff"])
+def test_pages_answer_a_malformed_document_path_with_a_400_saying_what(
+    client, admin, project, page, path
+):
+    client.force_login(admin)
+    response = client.get(f"/t/acme/web/{page}/{path}")
+    assert response.status_code == 400
+    assert "path" in response.content.decode().lower()
+
+
+def test_an_outsider_still_gets_404_for_a_malformed_path(client, outsider, project):
+    client.force_login(outsider)
+    assert client.get("/t/acme/web/doc/a//b.md").status_code == 404
+
+
+@pytest.mark.parametrize("page", ["99999999999999999999", "2147483647", "\u00b2"])
+def test_pages_and_lists_survive_any_page_number(api, client, admin, project, make_document, page):
+    make_document(project, "notes.md", "v1")
+    client.force_login(admin)
+    assert client.get(f"/t/acme/web/bindings/?page={page}").status_code == 200
+    assert client.get(f"/t/acme/web/history/notes.md?page={page}").status_code == 200
+    response = api(admin).get(P + f"/documents/?page={page}")
+    assert response.status_code == 404
+    assert response.json()["field"] == "page"
