@@ -242,6 +242,24 @@ def test_revert_asks_for_confirmation_then_makes_a_new_version(browse, writer, a
     assert agent_md.history.order_by("-version").first().history_change_reason == "undo"
 
 
+def test_reverting_to_the_current_text_says_nothing_changed(browse, writer, agent_md):
+    original = agent_md.body
+    svc.document_write(document=agent_md, body="# Two\n", base_version=1, user=writer)
+    svc.document_write(document=agent_md, body=original, base_version=2, user=writer)
+    client = browse(writer)
+    confirm = client.get("/t/acme/web/revert/agent.md?version=1").content.decode()
+    assert "reverting changes nothing and writes no version" in confirm
+    response = client.post(
+        "/t/acme/web/revert/agent.md",
+        {"version": 1, "base_version": 3, "reason": "undo"},
+        follow=True,
+    )
+    page = response.content.decode()
+    assert "nothing changed and no version was written" in page and "it is now version" not in page
+    agent_md.refresh_from_db()
+    assert agent_md.version == 3
+
+
 def test_revert_from_a_stale_page_is_refused(browse, writer, admin, agent_md):
     svc.document_write(document=agent_md, body="# Two\n", base_version=1, user=writer)
     svc.document_write(document=agent_md, body="# Three\n", base_version=2, user=admin)

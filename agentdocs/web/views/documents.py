@@ -391,11 +391,18 @@ def document_revert(request: HttpRequest, tenant: str, project: str, path: str) 
                 status = 423 if isinstance(error, Locked) else 400
                 add_service_error(form, error)
             else:
-                messages.success(
-                    request,
-                    f"Reverted {path} to the text of version {version}: "
-                    f"it is now version {reverted.version}.",
-                )
+                if reverted.version == document.version:
+                    messages.info(
+                        request,
+                        f"{path} already has the text of version {version}; "
+                        "nothing changed and no version was written.",
+                    )
+                else:
+                    messages.success(
+                        request,
+                        f"Reverted {path} to the text of version {version}: "
+                        f"it is now version {reverted.version}.",
+                    )
                 return redirect(_document_url("document-history", access, path))
         else:
             status = 400
@@ -419,6 +426,7 @@ def document_revert(request: HttpRequest, tenant: str, project: str, path: str) 
             "old_label": "Current text" if not document.is_deleted else "Deleted",
             "new_label": f"Version {version}, after the revert",
             "diff": side_by_side("" if document.is_deleted else document.body, target.body),
+            "unchanged": not document.is_deleted and document.body == target.body,
         },
         status=status,
     )
