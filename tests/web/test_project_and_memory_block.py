@@ -58,6 +58,8 @@ def test_memory_block_preview_shows_the_inherited_heading_and_layers(
     assert 'href="/t/acme/_vance/doc/agent.md?version=1"' in page
     assert "&lt;context path=&quot;.AGENTS/overview.md&quot;&gt;" in page
     assert "Project context" in page and "Policy" in page
+    # Every .AGENTS/ source shows the version it was read at, beside its size.
+    assert "v1 · 11 B" in page
 
 
 def test_memory_block_preview_marks_truncated_and_dropped_context(
