@@ -211,6 +211,11 @@ def test_diff_page_shows_additions_and_removals_side_by_side(browse, reader, wri
     assert page.count('class="diff-row diff-change"') == 1
     assert "<del>end</del>" in page and "<ins>finish</ins>" in page
     assert "unchanged lines" in page  # the long unchanged stretch is folded
+    # Folded stretches are <details>, which an ARIA table may not hold: a labelled
+    # group whose rows say "removed:" and "added:" to a screen reader instead.
+    assert 'role="group" aria-label="Side-by-side comparison of' in page
+    assert 'role="row"' not in page and 'role="table"' not in page
+    assert '<span class="visually-hidden">removed: </span>' in page
     default = browse(reader).get("/t/acme/web/diff/agent.md").content.decode()
     assert "v2 → v3" in default
 
