@@ -351,6 +351,29 @@ def test_editing_the_tenant_wide_agent_md_shows_its_reach_first(
     assert ">api<" in shadowing and ">web<" not in shadowing
 
 
+def test_the_live_preview_is_for_those_who_may_write(browse, reader, outsider, project):
+    assert browse(reader).post("/t/acme/web/preview/", {"body": "# Hi"}).status_code == 403
+    assert browse(outsider).post("/t/acme/web/preview/", {"body": "# Hi"}).status_code == 404
+
+
+def test_a_document_page_renders_its_markdown_once_per_text(browse, reader, writer, agent_md):
+    from django.core.cache import cache
+
+    from agentdocs.web import markdown
+
+    client = browse(reader)
+    assert "<h1>Web rules</h1>" in client.get("/t/acme/web/doc/agent.md").content.decode()
+    key = markdown.cache_key(agent_md.body)
+    assert cache.get(key) is not None
+    cache.set(key, "<p>from the cache</p>")  # the next view must use it, not parse again
+    assert "from the cache" in client.get("/t/acme/web/doc/agent.md").content.decode()
+    # A new version is a new text: rendered afresh.
+    svc.document_write(document=agent_md, body="# New rules\n", base_version=1, user=writer)
+    assert "<h1>New rules</h1>" in client.get("/t/acme/web/doc/agent.md").content.decode()
+    assert markdown.render_markdown("# x", cached=False) == "<h1>x</h1>\n"
+    assert cache.get(markdown.cache_key("# x")) is None
+
+
 def test_the_preview_refuses_to_render_a_body_past_the_size_limit(browse, writer, project):
     response = browse(writer).post("/t/acme/web/preview/", {"body": "x" * (256 * 1024 + 1)})
     assert response.status_code == 200
