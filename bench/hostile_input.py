@@ -94,13 +94,12 @@ MARKDOWN = {
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5, help="scans per body (5)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (5)")
     args = parser.parse_args(argv)
     sizes = (MAX_BODY // 4, MAX_BODY)
     baseline = {size: scan_ms((HOSTILE["prose"] * size)[:size], args.repeat) for size in sizes}
-    print(
-        f"{'body':<26}" + "".join(f"{f'{size // 1024} KiB ms':>12}{'ratio':>8}" for size in sizes)
-    )
+    columns = "".join(f"{f'{size // 1024} KiB ms':>12}{'ratio':>8}" for size in sizes)
+    print(f"{'secret scan':<26}{columns}")
     for name, unit in HOSTILE.items():
         row = f"{name:<26}"
         for size in sizes:
