@@ -215,6 +215,7 @@ def test_diff_page_shows_additions_and_removals_side_by_side(browse, reader, wri
     # group whose rows say "removed:" and "added:" to a screen reader instead.
     assert 'role="group" aria-label="Side-by-side comparison of' in page
     assert 'role="row"' not in page and 'role="table"' not in page
+    assert "{#" not in page and "Not an ARIA table" not in page  # template comments stay out
     assert '<span class="visually-hidden">removed: </span>' in page
     default = browse(reader).get("/t/acme/web/diff/agent.md").content.decode()
     assert "v2 → v3" in default
