@@ -26,6 +26,7 @@ from typing import Any
 
 import requests
 
+from agentdocs.binding.record import STALE
 from agentdocs.cli import (
     EXIT_FAILURE,
     EXIT_OK,
@@ -160,7 +161,8 @@ def run_outdated(args: argparse.Namespace) -> int:
             "GET", client.project_path(args.tenant, args.project, f"bindings/{record_id}/outdated")
         )
         rows = result["sources"]
-        stale = stale or any(row["status"] != "current" for row in rows)
+        # Changed or deleted since the run; a source still missing is as it was.
+        stale = stale or any(row["status"] in STALE for row in rows)
         heading = f"{'' if index == 0 else chr(10)}# record {record_id}\n"
         write(sys.stdout, heading + outdated_table(rows))
     return EXIT_FAILURE if stale else EXIT_OK

@@ -154,6 +154,18 @@ def test_outdated_prints_the_table_and_exits_1_when_a_source_changed(server, tmp
     assert agents[0].endswith("changed") and agents[1].endswith("current")
 
 
+def test_outdated_lists_a_source_still_missing_without_failing(server, tmp_path):
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({**MANIFEST, "local": ["AGENTS.md", "later.md"]}))
+    bound = run_cli("bind", "--manifest", str(manifest), cwd=tmp_path, env=server)
+    assert bound.returncode == 1  # the record has a problem: later.md is missing
+    record = json.loads(bound.stdout)
+    result = run_cli("outdated", str(record["id"]), cwd=tmp_path, env=server)
+    later = [line for line in result.stdout.decode().splitlines() if line.startswith("later.md")]
+    assert later[0].split() == ["later.md", "-", "-", "missing"]
+    assert result.returncode == 0  # as it was when bound: nothing changed since
+
+
 def test_outdated_of_an_unknown_record_fails_with_the_servers_message(server, tmp_path):
     result = run_cli("outdated", "424242", cwd=tmp_path, env=server)
     assert result.returncode == 1

@@ -176,7 +176,7 @@ class BindingOutdated(_RecordView):
     def get(self, request: Request, tenant: str, project: str, record: str) -> Response:
         bound = self._record(request, tenant, project, record)
         rows = binding_service.binding_outdated(record=bound)
-        counts = {"current": 0, "changed": 0, "deleted": 0}
+        counts = {"current": 0, "changed": 0, "deleted": 0, "missing": 0}
         for row in rows:
             counts[row["status"]] += 1
         return Response({"record": bound.pk, "sources": rows, "summary": counts})

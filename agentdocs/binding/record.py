@@ -228,6 +228,8 @@ def _exception_view(entry: Mapping[str, Any] | None) -> dict[str, Any] | None:
 CURRENT = "current"
 CHANGED = "changed"
 DELETED = "deleted"
+MISSING = "missing"  # unresolved when bound, and still
+STALE = frozenset({CHANGED, DELETED})  # what a run bound is no longer what it would get
 
 
 @dataclass(frozen=True)
@@ -250,9 +252,13 @@ def outdated_entry(
     ``current`` means the same text (same sha256), even if a later version wrote
     it again; ``changed`` a different text, or a name that now resolves to
     another document; ``deleted`` a document deleted since, or a name the
-    provider map no longer resolves.
+    provider map no longer resolves. A source that was unresolved when bound (a
+    problem of the record) is ``missing`` while it still is, and ``changed`` once
+    it resolves: a run bound now would get it.
     """
     bound = source.entry
+    if bound.get("custody") is None:
+        return _unresolved_entry(source, now)
     document = bound["document"]
     row: dict[str, Any] = {
         **source.label,
@@ -284,3 +290,20 @@ def outdated_entry(
         row["status"] = CURRENT
         row["detail"] = ""
     return row
+
+
+def _unresolved_entry(source: SourceRef, now: CurrentDocument | None) -> dict[str, Any]:
+    row: dict[str, Any] = {**source.label, "bound": None}
+    if now is None or now.is_deleted:
+        return {**row, "current": None, "status": MISSING, "detail": "Unresolved when bound."}
+    return {
+        **row,
+        "current": {
+            "project": now.project,
+            "path": now.path,
+            "version": now.version,
+            "sha256": now.sha256,
+        },
+        "status": CHANGED,
+        "detail": f"Unresolved when bound; now {now.project}/{now.path} version {now.version}.",
+    }

@@ -248,7 +248,11 @@ def binding_outdated(*, record: BindingRecord) -> list[dict[str, Any]]:
     A name is resolved again through the current provider map, as a new binding
     would; a local path is looked up in the project again. Constant queries.
     """
-    sources = [s for s in record_sources(record.record) if s.entry.get("custody") == "agentdocs"]
+    # Sources kept in agentdocs, and those that were unresolved (custody None): a
+    # client's unversioned document or a bundled default has no version here.
+    sources = [
+        s for s in record_sources(record.record) if s.entry.get("custody") in ("agentdocs", None)
+    ]
     names = [s.key for s in sources if s.kind == "context"]
     mappings = {
         m["name"]: m

@@ -343,7 +343,25 @@ def test_outdated_after_an_edit_and_after_a_delete(api, admin, writer, sources):
     assert rows["AGENTS.md"]["current"]["sha256"] != rows["AGENTS.md"]["bound"]["sha256"]
     assert rows["docs/writing-style.md"]["status"] == "deleted"
     assert rows["skill/handoff"]["status"] == "deleted"
-    assert response.json()["summary"] == {"current": 1, "changed": 1, "deleted": 2}
+    assert response.json()["summary"] == {"current": 1, "changed": 1, "deleted": 2, "missing": 0}
+
+
+def test_outdated_shows_a_source_unresolved_when_bound_until_it_resolves(
+    api, admin, writer, project, sources, make_document
+):
+    manifest = {"context": [], "local": ["AGENTS.md", "later.md"], "exceptions": []}
+    record = bind(api(writer), manifest=manifest)
+    assert record.status_code == 422  # the missing local document is a problem of the record
+    url = f"{BASE}{record.json()['id']}/outdated"
+    rows = {row["path"]: row for row in api(writer).get(url).json()["sources"]}
+    assert rows["later.md"]["status"] == "missing" and rows["later.md"]["bound"] is None
+    assert rows["AGENTS.md"]["status"] == "current"
+    make_document(project, "later.md", "# Later\n")
+    response = api(writer).get(url).json()
+    rows = {row["path"]: row for row in response["sources"]}
+    assert rows["later.md"]["status"] == "changed"
+    assert rows["later.md"]["current"]["version"] == 1
+    assert response["summary"] == {"current": 1, "changed": 1, "deleted": 0, "missing": 0}
 
 
 def test_outdated_sees_a_name_remapped_to_another_document(

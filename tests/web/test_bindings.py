@@ -57,6 +57,7 @@ def test_bind_from_the_browser_and_read_the_record(browse, writer, bound_project
     assert "narrowed" in page and "refused" in page
     assert 'href="/t/acme/_vance/doc/baseline.md?version=1"' in page
     assert "badge-current" in page and "all sources current" in page
+    assert 'badge-missing">missing' in page  # docs/missing.md, unresolved when bound
     assert record.memory_block_sha256 in page
     listing = client.get("/t/acme/web/bindings/").content.decode()
     assert "run-1" in listing and f"#{record.pk}" in listing

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions, selectors
+from agentdocs.binding.record import STALE
 from agentdocs.errors import InvalidInput, NotFound
 from agentdocs.permissions import Access
 from agentdocs.services import bindings as binding_service
@@ -108,7 +109,7 @@ def binding_detail(request: HttpRequest, tenant: str, project: str, record_id: i
         for entry in data.get(kind, [])
         for key in [entry[key_field]]
     ]
-    stale = sum(1 for row in outdated.values() if row["status"] != "current")
+    stale = sum(1 for row in outdated.values() if row["status"] in STALE)
     return render(
         request,
         "agentdocs/binding.html",
