@@ -56,6 +56,11 @@ def main() -> None:
     for name in ("overview", "conventions", "glossary", "api", "deploy", "security", "testing"):
         write(project, f".AGENTS/{name}.md", f"# {name}\n\n" + paragraph(name, 25))
     write(project, ".AGENTS/archive/old.md", "nested: never loaded\n")
+    # The project's override comes first: once the tenant enforces the key, a project
+    # can no longer set it, and the render's account lists the override as refused.
+    policy_service.setting_set(
+        tenant=tenant, project=project, key="memory.tone", value="casual", user=admin
+    )
     for key, value in {
         "memory.language": "en",
         "memory.tone": "plain",
@@ -69,9 +74,6 @@ def main() -> None:
             enforced=key == "memory.tone",
             user=admin,
         )
-    policy_service.setting_set(
-        tenant=tenant, project=project, key="memory.tone", value="casual", user=admin
-    )
     policy_service.recipe_create(
         tenant=tenant,
         name="coder",

@@ -1,0 +1,90 @@
+"""The benchmarks keep working: each runs briefly, end to end, and reports.
+
+Figures are not asserted (speed is measured by running the benchmarks, not by
+tests); what is checked is that every request succeeded and the report came out,
+so a change that breaks a benchmark's seed or its server is caught here.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from tests.conftest import need_service
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.slow
+
+
+def _redis_ping(url: str) -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(url, socket_connect_timeout=2).ping())
+    except redis.RedisError:
+        return False
+
+
+def test_the_memory_block_benchmark_runs_and_reports(db):
+    need_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "the benchmark serves the app on PostgreSQL; set DATABASE_URL to PostgreSQL",
+    )
+    redis_url = settings.REDIS_URL
+    need_service("Redis", bool(redis_url) and _redis_ping(redis_url), "set REDIS_URL")
+    db_settings = connection.settings_dict
+    host, port = db_settings.get("HOST") or "127.0.0.1", db_settings.get("PORT") or 5432
+    redis = urlsplit(redis_url)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "memory_block.py"),
+            "--postgres",
+            f"postgres://{db_settings['USER']}@{host}:{port}/postgres",
+            "--database",
+            f"{db_settings['NAME']}_bench_smoke",
+            "--redis-url",
+            f"redis://{redis.hostname}:{redis.port or 6379}/15",
+            "--rounds",
+            "1",
+            "--seconds",
+            "0.5",
+            "--concurrency",
+            "2",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    table = {
+        line.split()[1]: line.split()
+        for line in result.stdout.splitlines()
+        if line.startswith(("GET /api/v1/ping", "POST memory-block"))
+    }
+    assert set(table) == {"/api/v1/ping", "memory-block"}
+    for row in table.values():
+        requests, errors = int(row[2]), int(row[3])
+        assert requests > 0 and errors == 0, row
+    assert "render/ping throughput:" in result.stdout
+
+
+def test_the_hostile_input_benchmark_runs_and_reports():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "hostile_input.py"), "--repeat", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "secret scan" in result.stdout and "diff of two versions" in result.stdout
