@@ -9,6 +9,7 @@ import difflib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -53,7 +54,45 @@ class Diff:
 # but still making up most of the pairs are junk.
 MAX_EXACT_PAIRS = 20_000
 _HEURISTIC_MIN_LINES = 200  # difflib applies its heuristic to texts this long only
+# Even so, each search for the longest match scans its ranges again, and a text
+# with thousands of short matches (every other line changed) makes thousands of
+# searches: 10,000 such lines took 4 s. The matcher counts the lines it scans and
+# gives up past this many (a 6,000-line document with 60 edits scans 0.4 million);
+# the diff is then the common beginning and end with one change between them.
+MAX_SCANNED_LINES = 1_000_000
 _INVERSE = {"insert": "delete", "delete": "insert"}
+
+Opcode = tuple[str, int, int, int, int]
+
+
+class _TooMuchWork(Exception):
+    pass
+
+
+class _CountingMatcher(difflib.SequenceMatcher):
+    """difflib's matcher, stopping once it has scanned MAX_SCANNED_LINES."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.scanned = 0
+        super().__init__(*args, **kwargs)
+
+    def find_longest_match(
+        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
+    ) -> difflib.Match:
+        ahi = len(self.a) if ahi is None else ahi
+        bhi = len(self.b) if bhi is None else bhi
+        self.scanned += (ahi - alo) + (bhi - blo)
+        if self.scanned > MAX_SCANNED_LINES:
+            raise _TooMuchWork
+        return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+class _GivenOpcodes(difflib.SequenceMatcher):
+    """Groups opcodes computed elsewhere with difflib's own get_grouped_opcodes."""
+
+    def __init__(self, opcodes: list[Opcode]) -> None:
+        super().__init__(None, [], [])
+        self.opcodes = opcodes
 
 
 def equal_pairs(old: Sequence[str], new: Sequence[str]) -> int:
@@ -62,7 +101,7 @@ def equal_pairs(old: Sequence[str], new: Sequence[str]) -> int:
     return sum(counts[item] for item in old)
 
 
-def _bounded_matcher(old: Sequence[str], new: Sequence[str]) -> difflib.SequenceMatcher:
+def _heuristic_matcher(old: Sequence[str], new: Sequence[str]) -> difflib.SequenceMatcher:
     new_counts, old_counts = Counter(new), Counter(old)
     popular = len(new) // 100 + 1
     heavy = {
@@ -70,25 +109,53 @@ def _bounded_matcher(old: Sequence[str], new: Sequence[str]) -> difflib.Sequence
         for item, count in new_counts.items()
         if count <= popular and count * old_counts[item] > MAX_EXACT_PAIRS // 20
     }
-    return difflib.SequenceMatcher(heavy.__contains__ if heavy else None, old, new)
+    return _CountingMatcher(heavy.__contains__ if heavy else None, old, new)
 
 
-def grouped_opcodes(
-    old: Sequence[str], new: Sequence[str], context: int
-) -> list[list[tuple[str, int, int, int, int]]]:
-    """difflib's grouped opcodes from ``old`` to ``new``, exact while that is affordable."""
+def _opcodes(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
     if equal_pairs(old, new) <= MAX_EXACT_PAIRS or max(len(old), len(new)) < _HEURISTIC_MIN_LINES:
-        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-        return list(matcher.get_grouped_opcodes(context))
+        return _CountingMatcher(None, old, new, autojunk=False).get_opcodes()
     if len(new) >= _HEURISTIC_MIN_LINES:
-        return list(_bounded_matcher(old, new).get_grouped_opcodes(context))
+        return _heuristic_matcher(old, new).get_opcodes()
     # The heuristic looks at the second text only: match the long one against the
     # short one, then read the opcodes backwards.
-    groups = _bounded_matcher(new, old).get_grouped_opcodes(context)
     return [
-        [(_INVERSE.get(tag, tag), j1, j2, i1, i2) for tag, i1, i2, j1, j2 in group]
-        for group in groups
+        (_INVERSE.get(tag, tag), j1, j2, i1, i2)
+        for tag, i1, i2, j1, j2 in _heuristic_matcher(new, old).get_opcodes()
     ]
+
+
+def _coarse_opcodes(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
+    """The common beginning and end, and everything between them as one change."""
+    limit = min(len(old), len(new))
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < limit - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    old_end, new_end = len(old) - end, len(new) - end
+    opcodes: list[Opcode] = [("equal", 0, start, 0, start)] if start else []
+    if old_end > start or new_end > start:
+        tag = (
+            "replace"
+            if old_end > start and new_end > start
+            else ("delete" if old_end > start else "insert")
+        )
+        opcodes.append((tag, start, old_end, start, new_end))
+    if end:
+        opcodes.append(("equal", old_end, len(old), new_end, len(new)))
+    return opcodes
+
+
+def grouped_opcodes(old: Sequence[str], new: Sequence[str], context: int) -> list[list[Opcode]]:
+    """difflib's grouped opcodes from ``old`` to ``new``: exact while that is affordable,
+    then difflib's heuristic, then (past a fixed amount of work) coarse."""
+    try:
+        opcodes = _opcodes(old, new)
+    except _TooMuchWork:
+        opcodes = _coarse_opcodes(old, new)
+    return list(_GivenOpcodes(opcodes).get_grouped_opcodes(context))
 
 
 def _unified_range(start: int, length: int) -> str:

@@ -78,6 +78,10 @@ DIFFS = {
         _lines(["- [ ] check"] * 1200),
         _lines([("- [x] check" if n % 3 == 0 else "- [ ] check") for n in range(1200)]),
     ),
+    "every other line changed, 20,000": (
+        _lines([line for n in range(10000) for line in (f"kept {n}", f"old {n}")]),
+        _lines([line for n in range(10000) for line in (f"kept {n}", f"new {n}")]),
+    ),
     "10,000 lines of 100 values": (
         _lines([f"item {n % 100}" for n in range(10000)]),
         _lines([("changed" if n % 37 == 0 else f"item {n % 100}") for n in range(10000)]),

@@ -32,6 +32,11 @@ PARAGRAPHS = [line for i in range(300) for line in (f"Paragraph {i}.", "")]
 EDITED = [("Edited." if i % 37 == 0 else line) for i, line in enumerate(PARAGRAPHS)]
 
 
+# Every other line changed: thousands of one-line matches, each a new search.
+INTERLEAVED_OLD = [line for n in range(5000) for line in (f"kept {n}", f"old {n}")]
+INTERLEAVED_NEW = [line for n in range(5000) for line in (f"kept {n}", f"new {n}")] + ["end"]
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [
@@ -40,6 +45,10 @@ EDITED = [("Edited." if i % 37 == 0 else line) for i, line in enumerate(PARAGRAP
         (["x"] * 5000, ["x"] * 100 + ["y"] + ["x"] * 98),  # bounded, long text first
         (["x"] * 100 + ["y"] + ["x"] * 98, ["x"] * 5000),  # bounded, long text second
         (PARAGRAPHS, EDITED),  # blank lines repeat, paragraphs do not
+        (INTERLEAVED_OLD, INTERLEAVED_NEW),  # past the scanning budget: coarse
+        (["same"] * 3 + INTERLEAVED_OLD, INTERLEAVED_NEW[:-1]),
+        ([], ["a", "b"]),
+        (["a", "b"], []),
     ],
 )
 def test_the_hunks_turn_the_old_text_into_the_new_one(old, new):
@@ -55,6 +64,19 @@ def test_the_hunks_turn_the_old_text_into_the_new_one(old, new):
 def test_repetitive_texts_take_the_bounded_path_and_ordinary_ones_the_exact_one():
     assert equal_pairs(CHECKLIST, TICKED) > MAX_EXACT_PAIRS
     assert equal_pairs(PARAGRAPHS[:200], EDITED[:200]) <= MAX_EXACT_PAIRS
+    # An ordinary long document is diffed exactly: one hunk per edited paragraph.
+    assert len(diff_texts("\n".join(PARAGRAPHS), "\n".join(EDITED), context=0).hunks) == 17
+
+
+def test_past_the_scanning_budget_the_diff_keeps_the_common_beginning_and_end():
+    old = ["# Title", *INTERLEAVED_OLD, "## End", "bye"]
+    new = ["# Title", *INTERLEAVED_NEW, "## End", "bye"]
+    diff = diff_texts("\n".join(old), "\n".join(new), context=1)
+    assert len(diff.hunks) == 1
+    first, *changed, last = diff.hunks[0].lines
+    assert (first.op, first.text) == (" ", "kept 0")  # the common beginning, as context
+    assert (last.op, last.text) == (" ", "## End")  # the common end
+    assert {line.op for line in changed} == {"-", "+"}  # one change between them
 
 
 def test_the_unified_text_is_what_difflib_writes_for_ordinary_documents():
