@@ -1,8 +1,9 @@
 """Reading the positive integers requests carry: versions, record ids, page numbers.
 
-`str.isdigit` is true for digits that `int` cannot read ("²"), and a number past
-the database column's range fails in the database, so both are checked here,
-once. Plain Python: the command-line client uses it too.
+`str.isdigit` is true for digits that `int` cannot read ("²"), `int` refuses
+strings of over 4,300 digits, and a number past the database column's range fails
+in the database, so all three are checked here, once. Plain Python: the
+command-line client uses it too.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ def positive_int(value: object, *, maximum: int = MAX_VERSION) -> int | None:
     """``value`` as an integer from 1 to ``maximum``: a JSON integer or a string of ASCII
     digits. None for anything else (booleans, other digits, signs, spaces, overflow)."""
     if isinstance(value, str):
-        if not (value.isascii() and value.isdigit()):
+        # Longer than any number in range, and past 4,300 digits int() refuses it.
+        if not (value.isascii() and value.isdigit()) or len(value) > len(str(maximum)):
             return None
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):

@@ -39,6 +39,7 @@ ROUTES = [
     (P + "/bindings/", ["GET", "POST"]),
     (P + "/bindings/{record}", ["GET"]),
     (P + "/bindings/{record}/compare/{record}", ["GET"]),
+    (P + "/bindings/" + "1" * 5000, ["GET"]),
 ]
 
 BODIES = [
@@ -66,6 +67,7 @@ BODIES = [
     {"process": "p", "memory_block": {"recipe": 5, "client_document": 5}},
     {"project": 5, "path": ["a.md"], "ttl_seconds": "long", "force": "yes"},
     {"ttl_seconds": 10**30},
+    {"version": "1" * 5000, "base_version": "1" * 5000, "body": "x"},
     {"path": "\ud800", "body": "\ud800", "reason": "\ud800", "process": "\ud800"},
     {"path": "a\x00", "body": "b\x00", "name": "\x00", "value": "\x00", "process": "\x00"},
     {"process": "p", "manifest": {"local": [[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]}},
@@ -76,6 +78,7 @@ QUERIES = [
     "?version=x",
     "?version=99999999999999999999",
     "?version=%C2%B2",  # "²": a digit to str.isdigit, not to int()
+    "?version=" + "1" * 5000 + "&from=" + "1" * 5000 + "&page=" + "1" * 5000,
     "?from=1&to=x",
     "?from=-1",
     "?from=%C2%B2&to=%D9%A1",

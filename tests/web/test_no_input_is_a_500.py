@@ -47,6 +47,7 @@ QUERIES = [
     "?version=99999999999999999999&page=99999999999999999999&from=0&to=-1",
     "?recipe=%00&profile=x&process=%FF&problems=maybe&a=1&b=99999999999999999999",
     "?recipe=nosuch&profile=nosuch&a=x&b=y",
+    "?version=" + "1" * 5000 + "&page=" + "1" * 5000 + "&a=" + "1" * 5000,
 ]
 
 FORMS = [
