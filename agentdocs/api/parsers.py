@@ -37,38 +37,52 @@ def _children(value: Any) -> Any:
     if isinstance(value, dict):
         return value.items()
     if isinstance(value, list):
-        return ((f"[{index}]", item) for index, item in enumerate(value))
+        return enumerate(value)
     return ()
 
 
-def _named(field: str) -> str:
-    return f"`{field}`" if field else "The request body"
+def _dotted(path: tuple[str | int, ...]) -> str | None:
+    """``("manifest", "context", 0, "name")`` as the error's field: manifest.context[0].name."""
+    name = ""
+    for part in path:
+        name += f"[{part}]" if isinstance(part, int) else f".{part}" if name else part
+    return name or None
+
+
+def _named(path: tuple[str | int, ...], *, start: bool = False) -> str:
+    field = _dotted(path)
+    if field:
+        return f"`{field}`"
+    return "The request body" if start else "the request body"
 
 
 def refuse_unstorable_text(data: Any) -> None:
     """Raise InvalidInput naming the dotted field of the first string (key or value)
-    in ``data`` that cannot be stored, or of a value nested over MAX_DEPTH deep."""
-    stack = [("", data, 0)]
+    in ``data`` that cannot be stored, or of a value nested over MAX_DEPTH deep.
+
+    A member's name is put together only for the error: built for every member, a
+    long key over a long list would cost their product in memory."""
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
     while stack:
-        field, value, depth = stack.pop()
-        if depth > MAX_DEPTH:
+        path, value = stack.pop()
+        if len(path) > MAX_DEPTH:
             raise InvalidInput(
-                f"{_named(field)} is nested more than {MAX_DEPTH} levels deep.",
-                field=field or None,
+                f"{_named(path, start=True)} is nested more than {MAX_DEPTH} levels deep.",
+                field=_dotted(path),
             )
         if isinstance(value, str):
             problem = _problem(value)
             if problem:
-                raise InvalidInput(f"{_named(field)} {problem}.", field=field or None)
+                raise InvalidInput(f"{_named(path, start=True)} {problem}.", field=_dotted(path))
             continue
         children = []
         for key, item in _children(value):
-            problem = _problem(str(key))
+            problem = _problem(key) if isinstance(key, str) else None
             if problem:
-                where = f"`{field}`" if field else "the request body"
-                raise InvalidInput(f"A member name in {where} {problem}.", field=field or None)
-            name = f"{field}{key}" if key.startswith("[") else f"{field}.{key}" if field else key
-            children.append((name, item, depth + 1))
+                raise InvalidInput(
+                    f"A member name in {_named(path)} {problem}.", field=_dotted(path)
+                )
+            children.append(((*path, key), item))
         stack.extend(reversed(children))  # the first field first, as it was written
 
 
