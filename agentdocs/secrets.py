@@ -13,7 +13,8 @@ from dataclasses import dataclass
 # A credential's name, alone or ending an environment-style name (`DB_PASSWORD`,
 # `aws_secret_access_key`), maybe with a stage after it (`API_KEY_PROD`). Where a name
 # may start is a lookbehind, not a repeated prefix group: a line of `a_a_a_…` would
-# otherwise cost quadratic time.
+# otherwise cost quadratic time. For the same reason every lookahead into a value
+# looks at most 64 characters ahead: unbounded, `password:password:…` was quadratic.
 _NAME_START = r"(?:(?<![a-z0-9])|(?<=[_-]))"
 _NAME_SUFFIX = r"(?:[_-](?:prod|production|staging|dev|test|live))?"
 _CREDENTIAL_NAME = (
@@ -22,8 +23,17 @@ _CREDENTIAL_NAME = (
     r"|auth[_-]?token|secret[_-]?access[_-]?key|secret[_-]?key|private[_-]?key|secret)"
     rf"{_NAME_SUFFIX}(?![a-z0-9])"
 )
-# What stands in for a value in documentation: <from the vault>, ${VAR}, ***, xxx, ...
-_NOT_A_PLACEHOLDER = r"(?!<|\$|\*{3}|x{3}|\.\.\.|…|none\b|null\b|changeme\b)"
+# A token's name; pagination cursors and CSRF tokens are not credentials.
+_TOKEN_NAME = rf"{_NAME_START}(?<!page_)(?<!next_)(?<!csrf_)token{_NAME_SUFFIX}(?![a-z0-9])"
+# What stands in for a value in documentation or code: <from the vault>, ${VAR}, ***,
+# xxx, ..., a path (`pwd: /srv/app`), and a value read at run time
+# (os.environ["X"], env("X"), settings.X).
+_NOT_A_VALUE = (
+    r"(?!<|\$|\{\{|[/~]|\*{3}|x{3}|\.\.\.|…|none\b|null\b|changeme\b|1password\b"
+    r"|[\w.]{0,64}[(\[]|(?:os|settings|config|process|env)\.)"
+)
+# A value that looks generated: letters and digits both, within its first 64 characters.
+_LETTER_AND_DIGIT = r"(?=[^\s\"'`]{0,63}[0-9])(?=[^\s\"'`]{0,63}[a-z])"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("a private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
@@ -47,11 +57,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             rf"""(?ix)
             {_CREDENTIAL_NAME}["']?\s*
-            (?: =\s*["']?{_NOT_A_PLACEHOLDER}[^\s"'`]{{4,}}
-              | :\s*["']{_NOT_A_PLACEHOLDER}[^\s"']{{4,}}["']
-              # YAML's unquoted form: one word with a digit in it, alone on its line,
-              # so that prose such as "Password: never commit one" is not refused.
-              | :\s*{_NOT_A_PLACEHOLDER}(?=[^\s"'`]*[0-9])[^\s"'`]{{6,}}\s*(?:\#.*)?$
+            (?: =\s*["']?{_NOT_A_VALUE}[^\s"'`]{{4,}}
+              | :\s*["']{_NOT_A_VALUE}[^"'\n]{{4,256}}["']
             )
             """
         ),
@@ -60,15 +67,26 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "a token assignment",
         re.compile(
             rf"""(?ix)
-            {_NAME_START}token{_NAME_SUFFIX}["']?\s*[=:]\s*["']?
-            {_NOT_A_PLACEHOLDER}(?=[^\s"'`]*[0-9])(?=[^\s"'`]*[a-z])[^\s"'`]{{8,}}
+            {_TOKEN_NAME}["']?\s*=\s*["']?{_NOT_A_VALUE}{_LETTER_AND_DIGIT}[^\s"'`]{{8,}}
+            """
+        ),
+    ),
+    (
+        # YAML's unquoted form, `password: hunter2hunter`: the name starts the line and
+        # the value, a generated-looking word, ends it; so prose such as "Password:
+        # never commit one" or "- Secret: AES-256" is not refused.
+        "a credential in YAML",
+        re.compile(
+            rf"""(?ix)
+            ^\s*(?:[a-z0-9]+[_-]){{0,4}}(?:{_CREDENTIAL_NAME}|{_TOKEN_NAME})["']?\s*:\s*{_NOT_A_VALUE}{_LETTER_AND_DIGIT}
+            [^\s"'`]{{8,256}}\s*(?:\#.*)?$
             """
         ),
     ),
     (
         "an Authorization header",
         re.compile(
-            r"\bAuthorization:\s*(?:(?:Bearer|Token)\s+(?=\S*[0-9])[A-Za-z0-9._~+/-]{8,}"
+            r"\bAuthorization:\s*(?:(?:Bearer|Token)\s+(?=\S{0,63}[0-9])[A-Za-z0-9._~+/-]{8,}"
             r"|Basic\s+[A-Za-z0-9+/]{8,})",
             re.I,
         ),

@@ -44,6 +44,10 @@ HOSTILE = {
     "a.a.a. (schemes)": "a.",
     "a:a:a: (user:password)": "a:",
     "password=password=": "password=",
+    "password:password: (YAML)": "password:",
+    "pwd:pwd:": "pwd:",
+    "token=token=": "token=",
+    "x_token:x_token:": "x_token:",
     "eyJ. (JWT)": "eyJaaaaaaaaa.",
     "Authorization: Bearer ": "Authorization: Bearer ",
 }

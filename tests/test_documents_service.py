@@ -203,6 +203,9 @@ SECRETS = [
     "API_KEY_PROD=abcd1234",
     "Authorization: Bearer abc123def456ghi789",
     "curl -H 'Authorization: Basic dXNlcjpwYXNzMTIz' https://example.com",
+    'PASSWORD: "correct horse battery staple"',
+    "  db_password: s3cr3tpass",
+    "GITHUB_TOKEN: gh1234567890abcdef",
 ]
 
 
@@ -234,6 +237,17 @@ def test_secret_like_content_is_refused_naming_the_line(project, writer, secret)
         "Send `Authorization: Bearer $TOKEN` with every call.",
         "passport = ABC123",
         "MYSQL_ROOT_PASSWORD_FILE=/run/secrets/db",
+        'DB_PASSWORD = os.environ["DB_PASSWORD"]',
+        'DJANGO_SECRET_KEY = env("DJANGO_SECRET_KEY")',
+        "api_key = settings.API_KEY",
+        "- Password: 1Password",
+        "secret: AES-256",
+        "- password: argon2id",
+        "pwd: /workspace/app2",
+        "GET /items?page_token=abc123def",
+        "Ticket token: PROJ-12345",
+        "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
+        'token: "{{ secrets.GITHUB_TOKEN }}"',
     ],
 )
 def test_prose_about_secrets_is_accepted(project, writer, prose):
