@@ -56,8 +56,9 @@ def test_bind_from_the_browser_and_read_the_record(browse, writer, bound_project
     assert "missing_local_document" in page and "refused_exception" in page
     assert "narrowed" in page and "refused" in page
     assert 'href="/t/acme/_vance/doc/baseline.md?version=1"' in page
-    assert "badge-current" in page and "all sources current" in page
+    assert "badge-current" in page and "all sources current" not in page
     assert 'badge-missing">missing' in page  # docs/missing.md, unresolved when bound
+    assert "1 still missing" in page
     assert record.memory_block_sha256 in page
     listing = client.get("/t/acme/web/bindings/").content.decode()
     assert "run-1" in listing and f"#{record.pk}" in listing
@@ -148,3 +149,16 @@ def test_binding_pages_run_constant_queries(
         client.get("/t/acme/web/bindings/")
     with django_assert_max_num_queries(6):
         client.get(f"/t/acme/web/bindings/{record.pk}/")
+
+
+def test_a_record_whose_sources_all_resolve_says_all_sources_current(
+    browse, writer, project, bound_project
+):
+    context = svc.document_get(project=project, path="context.json")
+    manifest = {**MANIFEST, "local": ["AGENTS.md"]}
+    svc.document_write(document=context, body=json.dumps(manifest), base_version=1, user=writer)
+    client = browse(writer)
+    bind(client)
+    record = BindingRecord.objects.get()
+    page = client.get(f"/t/acme/web/bindings/{record.pk}/").content.decode()
+    assert "all sources current" in page and "still missing" not in page

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions, selectors
-from agentdocs.binding.record import STALE
+from agentdocs.binding.record import MISSING, STALE
 from agentdocs.errors import InvalidInput, NotFound
 from agentdocs.permissions import Access
 from agentdocs.services import bindings as binding_service
@@ -110,6 +110,7 @@ def binding_detail(request: HttpRequest, tenant: str, project: str, record_id: i
         for key in [entry[key_field]]
     ]
     stale = sum(1 for row in outdated.values() if row["status"] in STALE)
+    missing = sum(1 for row in outdated.values() if row["status"] == MISSING)
     return render(
         request,
         "agentdocs/binding.html",
@@ -120,6 +121,7 @@ def binding_detail(request: HttpRequest, tenant: str, project: str, record_id: i
             "data": data,
             "sources": sources,
             "stale": stale,
+            "missing": missing,
             "memory_block": data.get("memory_block"),
         },
     )
