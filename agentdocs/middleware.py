@@ -32,7 +32,7 @@ def _field_with_nul(request: HttpRequest) -> str | None:
     if "%00" in query or NUL in query:
         for name, values in request.GET.lists():
             if NUL in name or any(NUL in value for value in values):
-                return name.replace(NUL, "")
+                return name.replace(NUL, "") or "query"
     return None
 
 

@@ -29,6 +29,7 @@ P = T + "/projects/web"
         (P + "/documents/?prefix=a%00b", "prefix"),
         (P + "/bindings/?process=a%00b", "process"),
         ("/api/v1/no-such%00thing", "url"),
+        (P + "/documents/?%00=1", "query"),
     ],
 )
 def test_a_nul_in_the_url_is_refused_naming_the_part(api, admin, project, url, field):
