@@ -14,7 +14,8 @@ pytestmark = pytest.mark.django_db
 def test_project_page_lists_documents_with_version_size_author_and_time(browse, reader, agent_md):
     page = browse(reader).get("/t/acme/web/").content.decode()
     assert "/t/acme/web/doc/agent.md" in page
-    assert "v1" in page and "bytes" in page and "bob" in page and "just now" in page
+    assert 'title="History of agent.md">v1</a>' in page  # not just any "v1": CSRF tokens
+    assert "bytes" in page and "bob" in page and "just now" in page
 
 
 def test_project_with_own_agent_md_says_so_and_names_what_it_shadows(
