@@ -52,6 +52,8 @@ class TokenAccessAuthentication(TokenAuthentication):
         return super().authenticate(request)
 
     def authenticate_credentials(self, key: str):
+        if "\x00" in key:  # no token holds one, and PostgreSQL text cannot
+            raise exceptions.AuthenticationFailed(_("Invalid token."))
         if self.scope is None:
             return super().authenticate_credentials(key)
         kind, slugs = self.scope

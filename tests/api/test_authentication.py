@@ -87,6 +87,7 @@ def test_an_outsider_cannot_tell_a_foreign_tenant_from_an_unknown_one(project, o
         "Token ",
         "Token two parts",
         "Token " + "x" * 300,
+        "Token ab\x00cd",
     ],
 )
 def test_a_bad_token_is_refused_alike_whatever_the_url_names(project, header):
