@@ -359,6 +359,30 @@ def test_dedup_full_stub_edit_full_reset_full(project, make_document, writer, pr
     assert agent_layer(turn()).state is LayerState.UNCHANGED
 
 
+def test_a_reset_writes_the_read_state_only_when_it_changes(
+    project, make_document, writer, process
+):
+    from django.core.cache import cache
+
+    document = make_document(project, "agent.md", "version one")
+    key = read_state_key(project=project, process=process)
+    render_memory_block(project=project, process=process)
+    stored = cache.get(key)
+    # Nothing changed since the full text was sent: after the reset the process holds
+    # what the state says already, so the state is left as it is (not written again).
+    after_reset = render_memory_block(project=project, process=process, reset=True)
+    assert agent_layer(after_reset).state is LayerState.FULL
+    assert cache.get(key) == stored
+    document_service.document_write(
+        document=document, body="version two", base_version=1, user=writer
+    )
+    render_memory_block(project=project, process=process, reset=True)
+    assert cache.get(key)["layers"] != stored["layers"]
+    assert agent_layer(render_memory_block(project=project, process=process)).state is (
+        LayerState.UNCHANGED
+    )
+
+
 def test_processes_have_separate_read_states(project, make_document, process):
     make_document(project, "agent.md", "rules")
     render_memory_block(project=project, process=process)

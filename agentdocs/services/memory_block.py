@@ -397,12 +397,14 @@ def render_memory_block(
         recipe_name=recipe_name,
         profile_name=profile_name,
         client_document=client_document,
-        process=None if preview or reset else process,
+        process=None if preview else process,
     )
     if preview:
         return compose_memory_block(inputs)
-    previous = StoredReadState(layers={}) if reset else stored
-    block = compose_memory_block(inputs, read_state=previous.layers)
-    if _needs_storing(previous, block.read_state):
+    block = compose_memory_block(inputs, read_state={} if reset else stored.layers)
+    # After a reset the process holds exactly what this turn sent. When that is what
+    # the stored state says already (nothing changed since it was last sent in full),
+    # there is nothing to write.
+    if _needs_storing(stored, block.read_state):
         read_state_set(project=project, process=process, layers=block.read_state)
     return block
