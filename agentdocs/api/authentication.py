@@ -18,6 +18,7 @@ A request whose URL names no tenant is authenticated by DRF's own
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -47,11 +48,11 @@ class TokenAccessAuthentication(TokenAuthentication):
 
     scope: tuple[str, tuple[str, ...]] | None = None
 
-    def authenticate(self, request: Request):
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
         self.scope = _scope_of(request)
         return super().authenticate(request)
 
-    def authenticate_credentials(self, key: str):
+    def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
         if "\x00" in key:  # no token holds one, and PostgreSQL text cannot
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         if self.scope is None:
