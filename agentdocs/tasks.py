@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.db import DatabaseError
 
 from agentdocs.services import archival
 
@@ -15,7 +14,9 @@ logger = logging.getLogger(__name__)
 
 @shared_task(
     acks_late=True,
-    autoretry_for=(OSError, DatabaseError),
+    # Any error: a storage backend other than the filesystem (an object store) raises
+    # its client library's own. Archival is idempotent, so a retry is always safe.
+    autoretry_for=(Exception,),
     retry_backoff=2,
     retry_backoff_max=300,
     retry_jitter=True,

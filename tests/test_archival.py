@@ -8,7 +8,7 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.core.files.storage import default_storage
+from django.core.files.storage import FileSystemStorage, default_storage
 from django.core.management import call_command
 from django.utils import timezone
 
@@ -101,7 +101,9 @@ def test_a_missing_record_is_not_retried_forever(db):
 def test_the_archive_task_acknowledges_late_and_retries_with_backoff():
     assert archive_binding_record.acks_late is True
     assert archive_binding_record.retry_backoff
-    assert OSError in archive_binding_record.autoretry_for
+    # Any storage error, not only the filesystem's: an object store raises its own.
+    for error in (OSError, RuntimeError, ConnectionError):
+        assert issubclass(error, archive_binding_record.autoretry_for)
     assert archive_binding_record.max_retries >= 3
 
 
@@ -171,3 +173,38 @@ def test_the_sweep_waits_the_delay_again_before_enqueuing_a_record_once_more(
     assert archival.archive_sweep() == []
     BindingRecord.objects.filter(pk=record.pk).update(archive_enqueued_at=timezone.now() - delay)
     assert archival.archive_sweep() == [record.pk]
+
+
+class UnavailableObjectStore(FileSystemStorage):
+    """A storage backend whose first saves fail with its own error, not an OSError,
+    as an object store's client library raises when the service is unavailable."""
+
+    failures_left = 0
+
+    def _save(self, name, content):
+        if UnavailableObjectStore.failures_left:
+            UnavailableObjectStore.failures_left -= 1
+            raise RuntimeError("the object store is unavailable")
+        return super()._save(name, content)
+
+
+def test_an_object_store_error_leaves_the_record_for_the_retry_and_the_sweep(
+    bound, settings, tmp_path
+):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": f"{__name__}.UnavailableObjectStore",
+            "OPTIONS": {"location": str(tmp_path / "store")},
+        },
+    }
+    UnavailableObjectStore.failures_left = 1
+    record = bound()  # in-process, the first attempt fails and asks for a retry
+    assert UnavailableObjectStore.failures_left == 0 and record.archived_at is None
+    BindingRecord.objects.filter(pk=record.pk).update(
+        created_at=timezone.now() - timedelta(minutes=10)
+    )
+    assert archival.archive_sweep() == [record.pk]
+    record.refresh_from_db()
+    assert record.archived_at is not None
+    assert (tmp_path / "store" / record.archive_path).is_file()
