@@ -11,10 +11,14 @@ import re
 from dataclasses import dataclass
 
 # A credential's name, alone or ending an environment-style name (`DB_PASSWORD`,
-# `aws_secret_access_key`), maybe with a stage after it (`API_KEY_PROD`). Where a name
-# may start is a lookbehind, not a repeated prefix group: a line of `a_a_a_…` would
-# otherwise cost quadratic time. For the same reason every lookahead into a value
-# looks at most 64 characters ahead: unbounded, `password:password:…` was quadratic.
+# `aws_secret_access_key`), maybe with a stage after it (`API_KEY_PROD`).
+#
+# Every pattern runs on every line of every write, and a line may be 256 KiB long, so
+# none may backtrack without bound: where a name may start is a lookbehind, not a
+# repeated prefix group (`a_a_a_…` was quadratic); every lookahead into a value looks
+# at most 64 characters ahead (`password:password:…` was quadratic); repeated
+# quantifiers that must be followed by something are bounded or start after a
+# lookbehind that allows one attempt per run (`eyJ-eyJ-…` was quadratic).
 _NAME_START = r"(?:(?<![a-z0-9])|(?<=[_-]))"
 _NAME_SUFFIX = r"(?:[_-](?:prod|production|staging|dev|test|live))?"
 _CREDENTIAL_NAME = (
@@ -24,16 +28,25 @@ _CREDENTIAL_NAME = (
     rf"{_NAME_SUFFIX}(?![a-z0-9])"
 )
 # A token's name; pagination cursors and CSRF tokens are not credentials.
-_TOKEN_NAME = rf"{_NAME_START}(?<!page_)(?<!next_)(?<!csrf_)token{_NAME_SUFFIX}(?![a-z0-9])"
-# What stands in for a value in documentation or code: <from the vault>, ${VAR}, ***,
-# xxx, ..., a path (`pwd: /srv/app`), and a value read at run time
-# (os.environ["X"], env("X"), settings.X).
-_NOT_A_VALUE = (
-    r"(?!<|\$|\{\{|[/~]|\*{3}|x{3}|\.\.\.|…|none\b|null\b|changeme\b|1password\b"
-    r"|[\w.]{0,64}[(\[]|(?:os|settings|config|process|env)\.)"
+_TOKEN_NAME = (
+    rf"{_NAME_START}(?<!page_)(?<!page-)(?<!next_)(?<!csrf_)(?<!csrf-)(?<!cursor_)"
+    rf"(?<!pagination_)(?<!continuation_)token{_NAME_SUFFIX}(?![a-z0-9])"
 )
-# A value that looks generated: letters and digits both, within its first 64 characters.
+# What stands in for a value in documentation: <from the vault>, ${VAR}, {{ var }},
+# ***, xxx, ..., none, changeme, 1Password.
+_NOT_A_PLACEHOLDER = r"(?!<|\$|\{\{|\*{3}|x{3}|\.\.\.|…|none\b|null\b|changeme\b|1password\b)"
+# An unquoted value that is code or a path, not a literal: os.environ["X"], env("X"),
+# self.password, await hash(...), /run/secrets/db.
+_NOT_CODE = (
+    r"(?![/~]|[\w.]{0,64}[(\[]"
+    r"|(?:os|settings|config|process|env|self|this|args|req|request|await|new)\b)"
+)
 _LETTER_AND_DIGIT = r"(?=[^\s\"'`]{0,63}[0-9])(?=[^\s\"'`]{0,63}[a-z])"
+_QUOTED = rf"""["']{_NOT_A_PLACEHOLDER}[^"'\n]{{4,256}}["']"""
+# Unquoted, a literal needs a digit: `password=password` in code passes a variable.
+_UNQUOTED = rf"""{_NOT_A_PLACEHOLDER}{_NOT_CODE}(?=[^\s"'`]{{0,63}}[0-9])[^\s"'`]{{4,}}"""
+# `password: str = "..."`, a Python annotation between the name and the value.
+_ANNOTATION = r"(?::\s*[\w.\[\]| ]{1,40}?\s*)?"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("a private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
@@ -50,16 +63,32 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
     (
         "a JSON Web Token",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        re.compile(
+            r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,4096}\."
+            r"[A-Za-z0-9_-]{8,}"
+        ),
     ),
     (
         "a credential assignment",
         re.compile(
             rf"""(?ix)
             {_CREDENTIAL_NAME}["']?\s*
-            (?: =\s*["']?{_NOT_A_VALUE}[^\s"'`]{{4,}}
-              | :\s*["']{_NOT_A_VALUE}[^"'\n]{{4,256}}["']
+            (?: {_ANNOTATION}=\s*(?:{_QUOTED}|{_UNQUOTED})
+              | :\s*{_QUOTED}
             )
+            """
+        ),
+    ),
+    (
+        # .env files and shells: `DB_PASSWORD=supersecret`, `export API_KEY=...`. Upper
+        # case and no spaces around `=`, so a literal needs no digit here.
+        "a credential in an environment variable",
+        re.compile(
+            r"""(?x)
+            (?:^|\s)(?:export\s+)?[A-Z0-9_]{0,64}
+            (?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|APIKEY|ACCESS_KEY|PRIVATE_KEY)
+            (?:_[A-Z0-9]{1,16}){0,3}=["']?
+            (?!<|\$|\{\{|[/~]|\*{3}|x{3}|\.\.\.|…|none\b|null\b|changeme\b)[^\s"'`]{4,}
             """
         ),
     ),
@@ -67,19 +96,22 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "a token assignment",
         re.compile(
             rf"""(?ix)
-            {_TOKEN_NAME}["']?\s*=\s*["']?{_NOT_A_VALUE}{_LETTER_AND_DIGIT}[^\s"'`]{{8,}}
+            {_TOKEN_NAME}["']?\s*(?:=\s*["']?|:\s*["'])
+            {_NOT_A_PLACEHOLDER}{_NOT_CODE}{_LETTER_AND_DIGIT}[^\s"'`]{{8,}}
             """
         ),
     ),
     (
         # YAML's unquoted form, `password: hunter2hunter`: the name starts the line and
-        # the value, a generated-looking word, ends it; so prose such as "Password:
-        # never commit one" or "- Secret: AES-256" is not refused.
+        # the value, a generated-looking word of 10 or more characters without dashes,
+        # ends it; so "Password: never commit one", "password: argon2id" or "secret:
+        # AES-256-GCM" are not refused.
         "a credential in YAML",
         re.compile(
             rf"""(?ix)
-            ^\s*(?:[a-z0-9]+[_-]){{0,4}}(?:{_CREDENTIAL_NAME}|{_TOKEN_NAME})["']?\s*:\s*{_NOT_A_VALUE}{_LETTER_AND_DIGIT}
-            [^\s"'`]{{8,256}}\s*(?:\#.*)?$
+            ^\s*(?:[a-z0-9]+[_-]){{0,4}}(?:{_CREDENTIAL_NAME}|{_TOKEN_NAME})["']?\s*:\s*
+            {_NOT_A_PLACEHOLDER}{_NOT_CODE}{_LETTER_AND_DIGIT}(?![^\s"'`]{{0,256}}-)
+            [^\s"'`]{{10,256}}\s*(?:\#.*)?$
             """
         ),
     ),
@@ -87,14 +119,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "an Authorization header",
         re.compile(
             r"\bAuthorization:\s*(?:(?:Bearer|Token)\s+(?=\S{0,63}[0-9])[A-Za-z0-9._~+/-]{8,}"
-            r"|Basic\s+[A-Za-z0-9+/]{8,})",
+            r"|Basic\s+(?=\S{0,63}(?-i:[A-Z0-9+/=]))[A-Za-z0-9+/]{8,})",  # base64, not a word
             re.I,
         ),
     ),
     (
         "a connection string with a password",
         # The scheme's length is bounded: unbounded, a line of `a.a.a.…` cost quadratic time.
-        re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://[^\s/:@]+:[^\s/@$<{]{3,}@[^\s/]+", re.I),
+        re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://[^\s/:@]*:[^\s/@$<{]{3,}@[^\s/]+", re.I),
     ),
 ]
 

@@ -49,6 +49,9 @@ HOSTILE = {
     "token=token=": "token=",
     "x_token:x_token:": "x_token:",
     "eyJ. (JWT)": "eyJaaaaaaaaa.",
+    "eyJ-eyJ- (JWT in a run)": "eyJ-",
+    ": str = (annotations)": ": str = ",
+    "A_PASSWORD_ (env names)": "A_PASSWORD_",
     "Authorization: Bearer ": "Authorization: Bearer ",
 }
 

@@ -206,6 +206,13 @@ SECRETS = [
     'PASSWORD: "correct horse battery staple"',
     "  db_password: s3cr3tpass",
     "GITHUB_TOKEN: gh1234567890abcdef",
+    '{"token": "9f8e7d6c5b4a39281706"}',
+    'NPM_TOKEN: "npm_abcdef1234567890"',
+    'secret = "abc(def)123"',
+    "REDIS_URL=redis://:s3cretpass@redis:6379/0",
+    "PGPASSWORD=hunter2xyz psql",
+    'password: str = "hunter2hunter"',
+    "DB_PASSWORD=supersecret",
 ]
 
 
@@ -248,6 +255,17 @@ def test_secret_like_content_is_refused_naming_the_line(project, writer, secret)
         "Ticket token: PROJ-12345",
         "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
         'token: "{{ secrets.GITHUB_TOKEN }}"',
+        "create_user(username=username, password=password)",
+        "password = self.password",
+        "const secret = req.body.secret;",
+        "const password = await bcrypt.hash(plain, 10)",
+        "password: argon2id",
+        "secret: AES-256-GCM",
+        "Password: sha256-hashed",
+        "csrf-token: abc123def456ghi",
+        'pagination_token = "CAEQAA1234abc"',
+        "Authorization: Basic authentication is not supported.",
+        "SECRET_KEY=${SECRET_KEY}",
     ],
 )
 def test_prose_about_secrets_is_accepted(project, writer, prose):
