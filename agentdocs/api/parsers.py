@@ -41,16 +41,30 @@ def _children(value: Any) -> Any:
     return ()
 
 
-def _dotted(path: tuple[str | int, ...]) -> str | None:
-    """``("manifest", "context", 0, "name")`` as the error's field: manifest.context[0].name."""
+# A member's place in the body: (parent place, key), the body itself being None.
+# Linked, so that a member's place costs one pair however deep it lies.
+Place = tuple[Any, str | int] | None
+
+
+def _dotted(place: Place) -> str | None:
+    """A place as the error's field: manifest.context[0].name."""
+    parts: list[str | int] = []
+    while place is not None:
+        place, key = place
+        parts.append(key)
     name = ""
-    for part in path:
-        name += f"[{part}]" if isinstance(part, int) else f".{part}" if name else part
+    for key in reversed(parts):
+        if isinstance(key, int):
+            name += f"[{key}]"
+        elif key == "" or not name:
+            name += '[""]' if key == "" else key
+        else:
+            name += f".{key}"
     return name or None
 
 
-def _named(path: tuple[str | int, ...], *, start: bool = False) -> str:
-    field = _dotted(path)
+def _named(place: Place, *, start: bool = False) -> str:
+    field = _dotted(place)
     if field:
         return f"`{field}`"
     return "The request body" if start else "the request body"
@@ -60,30 +74,38 @@ def refuse_unstorable_text(data: Any) -> None:
     """Raise InvalidInput naming the dotted field of the first string (key or value)
     in ``data`` that cannot be stored, or of a value nested over MAX_DEPTH deep.
 
-    A member's name is put together only for the error: built for every member, a
-    long key over a long list would cost their product in memory."""
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), data)]
-    while stack:
-        path, value = stack.pop()
-        if len(path) > MAX_DEPTH:
-            raise InvalidInput(
-                f"{_named(path, start=True)} is nested more than {MAX_DEPTH} levels deep.",
-                field=_dotted(path),
-            )
+    Depth first with one iterator per open container, so the walk holds no more than
+    the current branch; a member's name is put together only for the error."""
+
+    def check(place: Place, value: Any) -> None:
         if isinstance(value, str):
             problem = _problem(value)
             if problem:
-                raise InvalidInput(f"{_named(path, start=True)} {problem}.", field=_dotted(path))
-            continue
-        children = []
-        for key, item in _children(value):
+                raise InvalidInput(f"{_named(place, start=True)} {problem}.", field=_dotted(place))
+
+    check(None, data)
+    stack = [(None, iter(_children(data)))]
+    while stack:
+        place, children = stack[-1]
+        for key, item in children:
             problem = _problem(key) if isinstance(key, str) else None
             if problem:
                 raise InvalidInput(
-                    f"A member name in {_named(path)} {problem}.", field=_dotted(path)
+                    f"A member name in {_named(place)} {problem}.", field=_dotted(place)
                 )
-            children.append(((*path, key), item))
-        stack.extend(reversed(children))  # the first field first, as it was written
+            member = (place, key)
+            check(member, item)
+            if isinstance(item, dict | list):
+                if len(stack) >= MAX_DEPTH:
+                    raise InvalidInput(
+                        f"{_named(member, start=True)} is nested more than {MAX_DEPTH} "
+                        "levels deep.",
+                        field=_dotted(member),
+                    )
+                stack.append((member, iter(_children(item))))
+                break
+        else:
+            stack.pop()
 
 
 class _RefusesUnstorableText:
