@@ -17,8 +17,12 @@ def positive_int(value: object, *, maximum: int = MAX_VERSION) -> int | None:
     """``value`` as an integer from 1 to ``maximum``: a JSON integer or a string of ASCII
     digits. None for anything else (booleans, other digits, signs, spaces, overflow)."""
     if isinstance(value, str):
-        # Longer than any number in range, and past 4,300 digits int() refuses it.
-        if not (value.isascii() and value.isdigit()) or len(value) > len(str(maximum)):
+        if not (value.isascii() and value.isdigit()):
+            return None
+        # Longer than any number in range (leading zeros aside), and past 4,300 digits
+        # int() refuses it.
+        value = value.lstrip("0") or "0"
+        if len(value) > len(str(maximum)):
             return None
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
