@@ -23,7 +23,8 @@ _NAME_START = r"(?:(?<![a-z0-9])|(?<=[_-]))"
 _NAME_SUFFIX = r"(?:[_-](?:prod|production|staging|dev|test|live))?"
 _CREDENTIAL_NAME = (
     rf"{_NAME_START}"
-    r"(?:password|passwd|pwd|client[_-]?secret|api[_-]?key|access[_-]?token"
+    # Not `pwd`: the shell's working directory (PWD: /home/app) far more often.
+    r"(?:password|passwd|client[_-]?secret|api[_-]?key|access[_-]?token"
     r"|auth[_-]?token|secret[_-]?access[_-]?key|secret[_-]?key|private[_-]?key|secret)"
     rf"{_NAME_SUFFIX}(?![a-z0-9])"
 )
@@ -33,8 +34,11 @@ _TOKEN_NAME = (
     rf"(?<!pagination_)(?<!continuation_)token{_NAME_SUFFIX}(?![a-z0-9])"
 )
 # What stands in for a value in documentation: <from the vault>, ${VAR}, {{ var }},
-# ***, xxx, ..., none, changeme, 1Password.
-_NOT_A_PLACEHOLDER = r"(?!<|\$|\{\{|\*{3}|x{3}|\.\.\.|…|none\b|null\b|changeme\b|1password\b)"
+# ***, xxx, ..., none, changeme, 1Password, YOUR_API_KEY, and a path (/run/secrets/db).
+_NOT_A_PLACEHOLDER = (
+    r"(?!<|\$|\{\{|\*{3}|x{3}|\.\.\.|…|none\b|null\b|changeme\b|1password\b"
+    r"|(?:your|my)[_-]|(?-i:[A-Z][A-Z_]{2,64}\b(?![\w/+=-]))|[/~][\w.-]{0,64}/)"
+)
 # An unquoted value that is code or a path, not a literal: os.environ["X"], env("X"),
 # self.password, await hash(...), /run/secrets/db.
 _NOT_CODE = (
@@ -126,7 +130,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "a connection string with a password",
         # The scheme's length is bounded: unbounded, a line of `a.a.a.…` cost quadratic time.
-        re.compile(r"\b[a-z][a-z0-9+.-]{0,31}://[^\s/:@]*:[^\s/@$<{]{3,}@[^\s/]+", re.I),
+        # user:pass@ and the like are the documentation's placeholders.
+        re.compile(
+            r"\b[a-z][a-z0-9+.-]{0,31}://[^\s/:@]*:"
+            r"(?!(?:pass|password|passwd|pwd|secret|changeme|x{1,64}|\*{1,64})@)[^\s/@$<{]{3,}@[^\s/]+",
+            re.I,
+        ),
     ),
 ]
 

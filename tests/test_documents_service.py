@@ -266,6 +266,12 @@ def test_secret_like_content_is_refused_naming_the_line(project, writer, secret)
         'pagination_token = "CAEQAA1234abc"',
         "Authorization: Basic authentication is not supported.",
         "SECRET_KEY=${SECRET_KEY}",
+        '"ClientSecret": "CLIENT_SECRET",',
+        'api_key = "YOUR_API_KEY"',
+        "PWD: '/Users/maciej'",
+        'password = "/run/secrets/db"',
+        "Proxies take `http://user:pass@proxy:8080`.",
+        "e.g. `postgres://user:password@host:5432/agentdocs`",
     ],
 )
 def test_prose_about_secrets_is_accepted(project, writer, prose):
