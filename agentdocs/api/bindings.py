@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from agentdocs import permissions, selectors
 from agentdocs.api.common import reject_unknown_fields, username
 from agentdocs.api.pagination import Pagination
+from agentdocs.binding.record import OUTDATED_STATUSES
 from agentdocs.errors import InvalidInput
 from agentdocs.models import BindingRecord
 from agentdocs.numbers import MAX_ID, positive_int
@@ -176,7 +177,7 @@ class BindingOutdated(_RecordView):
     def get(self, request: Request, tenant: str, project: str, record: str) -> Response:
         bound = self._record(request, tenant, project, record)
         rows = binding_service.binding_outdated(record=bound)
-        counts = {"current": 0, "changed": 0, "deleted": 0, "missing": 0}
+        counts = dict.fromkeys(OUTDATED_STATUSES, 0)
         for row in rows:
             counts[row["status"]] += 1
         return Response({"record": bound.pk, "sources": rows, "summary": counts})

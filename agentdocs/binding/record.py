@@ -229,6 +229,7 @@ CURRENT = "current"
 CHANGED = "changed"
 DELETED = "deleted"
 MISSING = "missing"  # unresolved when bound, and still
+OUTDATED_STATUSES = (CURRENT, CHANGED, DELETED, MISSING)
 STALE = frozenset({CHANGED, DELETED})  # what a run bound is no longer what it would get
 
 
@@ -242,6 +243,15 @@ class CurrentDocument:
     version: int
     sha256: str
     is_deleted: bool
+
+    def as_view(self) -> dict[str, Any]:
+        """The ``current`` side of an outdated row."""
+        return {
+            "project": self.project,
+            "path": self.path,
+            "version": self.version,
+            "sha256": self.sha256,
+        }
 
 
 def outdated_entry(
@@ -274,12 +284,7 @@ def outdated_entry(
         row["status"] = DELETED
         row["detail"] = gone_reason or "The document was deleted."
         return row
-    row["current"] = {
-        "project": now.project,
-        "path": now.path,
-        "version": now.version,
-        "sha256": now.sha256,
-    }
+    row["current"] = now.as_view()
     if now.document_id != document["id"]:
         row["status"] = CHANGED
         row["detail"] = f"The name now resolves to {now.project}/{now.path}."
@@ -298,12 +303,7 @@ def _unresolved_entry(source: SourceRef, now: CurrentDocument | None) -> dict[st
         return {**row, "current": None, "status": MISSING, "detail": "Unresolved when bound."}
     return {
         **row,
-        "current": {
-            "project": now.project,
-            "path": now.path,
-            "version": now.version,
-            "sha256": now.sha256,
-        },
+        "current": now.as_view(),
         "status": CHANGED,
         "detail": f"Unresolved when bound; now {now.project}/{now.path} version {now.version}.",
     }
