@@ -15,8 +15,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonR
 from django.urls import Resolver404, resolve
 
 from agentdocs.api.errors import error_body
+from agentdocs.api.parsers import NUL
 
-NUL = "\x00"
 API_PREFIX = "/api/"
 
 

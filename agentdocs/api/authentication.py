@@ -28,6 +28,7 @@ from rest_framework.authentication import TokenAuthentication
 from rest_framework.request import Request
 
 from agentdocs import permissions
+from agentdocs.api.parsers import NUL
 from agentdocs.models import Tenant
 
 
@@ -53,7 +54,7 @@ class TokenAccessAuthentication(TokenAuthentication):
         return super().authenticate(request)
 
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
-        if "\x00" in key:  # no token holds one, and PostgreSQL text cannot
+        if NUL in key:  # no token holds one, and PostgreSQL text cannot
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         if self.scope is None:
             return super().authenticate_credentials(key)

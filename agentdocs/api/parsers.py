@@ -56,10 +56,12 @@ def _dotted(place: Place) -> str | None:
     for key in reversed(parts):
         if isinstance(key, int):
             name += f"[{key}]"
-        elif key == "" or not name:
-            name += '[""]' if key == "" else key
-        else:
+        elif key == "":
+            name += '[""]'
+        elif name:
             name += f".{key}"
+        else:
+            name = key
     return name or None
 
 
