@@ -20,7 +20,8 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
-from agentdocs.errors import AgentdocsError
+from agentdocs.core.errors import AgentdocsError
+from agentdocs.core.paths import validate_path
 from agentdocs.models import (
     BindingRecord,
     Document,
@@ -31,7 +32,6 @@ from agentdocs.models import (
     Setting,
     Tenant,
 )
-from agentdocs.paths import validate_path
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import tenants as tenant_service

@@ -6,4 +6,4 @@ class AgentdocsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from agentdocs import history  # noqa: F401  (connects the history signal)
+        from agentdocs.models import history  # noqa: F401  (connects the history signal)

@@ -16,9 +16,9 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import connection, models
 
-from agentdocs.errors import Forbidden, NotFound
+from agentdocs.core.errors import Forbidden, NotFound
+from agentdocs.core.paths import is_reserved_path
 from agentdocs.models import Membership, Project, Role, Tenant
-from agentdocs.paths import is_reserved_path
 
 AnyUser = AbstractBaseUser | AnonymousUser
 

@@ -30,8 +30,8 @@ import django
 django.setup()
 
 from agentdocs.api.parsers import refuse_unstorable_text  # noqa: E402
-from agentdocs.diffs import diff_texts  # noqa: E402
-from agentdocs.secrets import find_secret  # noqa: E402
+from agentdocs.core.diffs import diff_texts  # noqa: E402
+from agentdocs.core.secret_scan import find_secret  # noqa: E402
 from agentdocs.web.markdown import render_markdown  # noqa: E402
 
 MAX_BODY = 256 * 1024

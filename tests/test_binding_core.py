@@ -6,9 +6,7 @@ import json
 
 import pytest
 
-from agentdocs.binding.classification import NARROWED, REFUSED, REPLACED, classify
-from agentdocs.binding.manifest import ManifestError, parse_manifest
-from agentdocs.binding.record import (
+from agentdocs.core.bindings import (
     BoundDocument,
     CurrentDocument,
     build_record,
@@ -17,6 +15,8 @@ from agentdocs.binding.record import (
     outdated_entry,
     record_sources,
 )
+from agentdocs.core.classification import NARROWED, REFUSED, REPLACED, classify
+from agentdocs.core.manifest import ManifestError, parse_manifest
 
 # The seed's table, cell by cell: (effect, standing) -> outcome.
 TABLE = {

@@ -8,7 +8,7 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from agentdocs.errors import AlreadyExists, VersionConflict
+from agentdocs.core.errors import AlreadyExists, VersionConflict
 from agentdocs.models import Document
 from agentdocs.services import documents as svc
 from tests.conftest import need_service

@@ -7,7 +7,7 @@ import difflib
 
 import pytest
 
-from agentdocs.diffs import MAX_EXACT_PAIRS, Hunk, diff_texts, equal_pairs
+from agentdocs.core.diffs import MAX_EXACT_PAIRS, Hunk, diff_texts, equal_pairs
 
 
 def apply(old: list[str], hunks: list[Hunk]) -> list[str]:

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from agentdocs.errors import (
+from agentdocs.core.errors import (
     AlreadyExists,
     InvalidInput,
     Locked,

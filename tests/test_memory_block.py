@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from agentdocs.errors import Enforced, InvalidInput, NotFound
+from agentdocs.core.errors import Enforced, InvalidInput, NotFound
+from agentdocs.core.memory_block import ClientDocument, LayerKind, LayerState
 from agentdocs.models import Role, Setting
-from agentdocs.rendering import ClientDocument, LayerKind, LayerState
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import tenants as tenant_service

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentdocs.numbers import MAX_ID, MAX_VERSION, positive_int
+from agentdocs.core.numbers import MAX_ID, MAX_VERSION, positive_int
 
 
 @pytest.mark.parametrize(

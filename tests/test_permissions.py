@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from agentdocs import permissions
-from agentdocs.errors import Forbidden, NotFound
+from agentdocs.core.errors import Forbidden, NotFound
 from agentdocs.models import Role
 
 pytestmark = pytest.mark.django_db

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from agentdocs.rendering import LayerKind
+from agentdocs.core.memory_block import LayerKind
 from agentdocs.services import documents as document_service
 from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import policy as policy_service
-from agentdocs.services import render_inputs
+from agentdocs.services import render_cache
 from agentdocs.services import tenants as tenant_service
 
 pytestmark = pytest.mark.django_db
@@ -112,7 +112,7 @@ def test_rows_read_before_a_write_are_never_served_after_it(project, make_docume
         )
         return rows
 
-    render_inputs.cached_rows(
+    render_cache.cached_rows(
         tenant_id=project.tenant_id,
         project_id=project.pk,
         recipe=None,
@@ -128,7 +128,7 @@ def test_a_lost_generation_only_costs_a_database_read(
 
     make_document(project, "agent.md", "rules\n")
     render(project)
-    cache.delete(render_inputs.GENERATION_KEY.format(tenant_id=project.tenant_id))
+    cache.delete(render_cache.GENERATION_KEY.format(tenant_id=project.tenant_id))
     with django_assert_num_queries(1):
         assert "rules" in render(project).text
 

@@ -10,25 +10,24 @@ import sys
 
 import pytest
 
-from agentdocs.rendering import (
-    ClientDocument,
+from agentdocs.core.cascade import Level, SourceDocument, read_default_document, resolve_cascade
+from agentdocs.core.context import (
     ContextDocument,
-    LayerKind,
-    LayerState,
-    Level,
-    MemoryBlockInputs,
-    PolicySetting,
-    RenderOptions,
-    SourceDocument,
-    compose_memory_block,
     load_context,
     load_context_dir,
     load_context_from_mapping,
-    read_default_document,
-    replay_read_state,
-    resolve_cascade,
+    utf8_head,
 )
-from agentdocs.rendering.context import utf8_head
+from agentdocs.core.memory_block import (
+    ClientDocument,
+    LayerKind,
+    LayerState,
+    MemoryBlockInputs,
+    compose_memory_block,
+    replay_read_state,
+)
+from agentdocs.core.policy import PolicySetting
+from agentdocs.core.recipes import RenderOptions
 
 
 def project_doc(body: str = "# Project rules\n", path: str = "agent.md", version: int = 3):
@@ -186,7 +185,7 @@ def test_agent_document_path_redirects_the_cascade():
 
 
 def test_recipe_parameter_names_match_the_validated_ones():
-    from agentdocs.rendering import recipes
+    from agentdocs.core import recipes
     from agentdocs.services import policy
 
     assert recipes.AGENT_DOC_PARAM == policy.AGENT_DOC_PARAM
@@ -525,7 +524,7 @@ def test_a_missing_folder_is_an_empty_context(tmp_path):
 
 def test_the_rendering_core_imports_no_django():
     code = (
-        "import sys, agentdocs.rendering; "
+        "import sys, agentdocs.core; "
         "print([m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework')])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

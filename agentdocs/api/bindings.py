@@ -14,10 +14,10 @@ from rest_framework.views import APIView
 from agentdocs import permissions, selectors
 from agentdocs.api.common import reject_unknown_fields, username
 from agentdocs.api.pagination import Pagination
-from agentdocs.binding.record import OUTDATED_STATUSES
-from agentdocs.errors import InvalidInput
+from agentdocs.core.bindings import OUTDATED_STATUSES
+from agentdocs.core.errors import InvalidInput
+from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.models import BindingRecord
-from agentdocs.numbers import MAX_ID, positive_int
 from agentdocs.services import bindings as binding_service
 
 

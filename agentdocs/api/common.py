@@ -12,9 +12,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs.api.pagination import Pagination
-from agentdocs.errors import InvalidInput, VersionRequired
+from agentdocs.core.errors import InvalidInput, VersionRequired
+from agentdocs.core.numbers import positive_int
 from agentdocs.models import Document
-from agentdocs.numbers import positive_int
 
 _ETAG = re.compile(r'^(?:W/)?"v(?P<version>[0-9]+)(?:-[0-9a-f]+)?"\Z')
 

@@ -20,11 +20,11 @@ from agentdocs.api.common import (
     reject_unknown_fields,
     username,
 )
-from agentdocs.diffs import diff_texts
-from agentdocs.errors import InvalidInput
+from agentdocs.core.diffs import diff_texts
+from agentdocs.core.errors import InvalidInput
+from agentdocs.core.numbers import positive_int
+from agentdocs.core.paths import validate_path
 from agentdocs.models import Document
-from agentdocs.numbers import positive_int
-from agentdocs.paths import validate_path
 from agentdocs.services import documents as document_service
 
 

@@ -12,7 +12,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from agentdocs.errors import AgentdocsError
+from agentdocs.core.errors import AgentdocsError
 
 
 def error_body(code: str, detail: str, field: str | None = None, **extra: Any) -> dict[str, Any]:

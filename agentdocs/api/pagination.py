@@ -3,7 +3,7 @@ from __future__ import annotations
 from rest_framework import exceptions
 from rest_framework.pagination import PageNumberPagination
 
-from agentdocs.errors import NotFound
+from agentdocs.core.errors import NotFound
 
 
 class Pagination(PageNumberPagination):

@@ -14,7 +14,7 @@ from typing import Any
 from django.utils.datastructures import MultiValueDict
 from rest_framework import parsers
 
-from agentdocs.errors import InvalidInput
+from agentdocs.core.errors import InvalidInput
 
 NUL = "\x00"
 MAX_DEPTH = 64

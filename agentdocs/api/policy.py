@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
 from agentdocs.api.common import ListView, reason_of, reject_unknown_fields, username
-from agentdocs.errors import InvalidInput, NotFound
+from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.models import Recipe, Setting
 from agentdocs.permissions import Access
 from agentdocs.services import policy as policy_service

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from agentdocs import permissions, selectors
 from agentdocs.api.common import reject_unknown_fields, username
 from agentdocs.api.pagination import Pagination
-from agentdocs.errors import InvalidInput
+from agentdocs.core.errors import InvalidInput
 from agentdocs.models import ProviderMapping
 from agentdocs.services import providers as provider_service
 

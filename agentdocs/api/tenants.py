@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
 from agentdocs.api.common import ListView, reason_of, reject_unknown_fields
-from agentdocs.errors import Forbidden, InvalidInput, NotFound
+from agentdocs.core.errors import Forbidden, InvalidInput, NotFound
 from agentdocs.models import Membership, Project, Tenant
 from agentdocs.services import tenants as tenant_service
 

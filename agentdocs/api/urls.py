@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from agentdocs.api import bindings, documents, policy, providers, rendering, tenants
+from agentdocs.api import bindings, documents, memory_block, policy, providers, tenants
 from agentdocs.api.errors import json_not_found
 
 T = r"^tenants/(?P<tenant>[^/]+)"
@@ -44,7 +44,9 @@ urlpatterns = [
     ),
     re_path(T + r"/recipes/$", policy.RecipeListCreate.as_view(), name="api-recipes"),
     re_path(T + r"/recipes/(?P<name>[^/]+)$", policy.RecipeDetail.as_view(), name="api-recipe"),
-    re_path(P + r"/memory-block/$", rendering.MemoryBlockView.as_view(), name="api-memory-block"),
+    re_path(
+        P + r"/memory-block/$", memory_block.MemoryBlockView.as_view(), name="api-memory-block"
+    ),
     # The provider map; a name may contain slashes (`workstation/agent-baseline`).
     re_path(T + r"/providers/$", providers.ProviderList.as_view(), name="api-providers"),
     re_path(

@@ -18,7 +18,7 @@ from django.core.files.storage import default_storage
 from django.db.models import Q
 from django.utils import timezone
 
-from agentdocs.binding.record import canonical_json, sha256_hex
+from agentdocs.core.bindings import canonical_json, sha256_hex
 from agentdocs.models import BindingRecord
 
 logger = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """Binding: resolve a manifest to exact document versions and store the record.
 
 The reads happen here, in a constant number of queries whatever the number of
-sources; the record itself is assembled by the pure `agentdocs.binding`
+sources; the record itself is assembled by the pure `agentdocs.core`
 package. A record is stored whatever its problems, because it is evidence, and
 it is never changed afterwards: only archival fills its archive fields, once.
 """
@@ -20,8 +20,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from agentdocs import tasks
-from agentdocs.binding.manifest import Manifest, ManifestError, parse_manifest
-from agentdocs.binding.record import (
+from agentdocs.core.bindings import (
     SCHEMA,
     BoundDocument,
     CurrentDocument,
@@ -33,19 +32,14 @@ from agentdocs.binding.record import (
     sha256_hex,
     unversioned_source,
 )
-from agentdocs.errors import InvalidInput
+from agentdocs.core.cascade import Level, SourceDocument, read_default_document
+from agentdocs.core.context import ContextDocument
+from agentdocs.core.errors import InvalidInput
+from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
+from agentdocs.core.memory_block import LayerState, MemoryBlockInputs, compose_memory_block
+from agentdocs.core.policy import PolicySetting
+from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
-from agentdocs.rendering import (
-    ContextDocument,
-    LayerState,
-    Level,
-    MemoryBlockInputs,
-    PolicySetting,
-    RenderOptions,
-    SourceDocument,
-    compose_memory_block,
-    read_default_document,
-)
 from agentdocs.services import memory_block as memory_block_service
 
 MANIFEST_PATH = "context.json"

@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from agentdocs.errors import (
+from agentdocs.core.errors import (
     AlreadyExists,
     InvalidInput,
     Locked,
@@ -25,11 +25,11 @@ from agentdocs.errors import (
     SecretDetected,
     VersionConflict,
 )
-from agentdocs.history import mark_change
+from agentdocs.core.paths import validate_path
+from agentdocs.core.secret_scan import find_secret
 from agentdocs.models import ChangeType, Document, Project
-from agentdocs.paths import validate_path
-from agentdocs.secrets import find_secret
-from agentdocs.services import render_inputs
+from agentdocs.models.history import mark_change
+from agentdocs.services import render_cache
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -139,7 +139,7 @@ def _save_version(
     document.updated_at = timezone.now()
     mark_change(document, user=user, reason=reason, change_type=change_type)
     document.save()
-    render_inputs.render_inputs_changed(tenant_id=document.project.tenant_id)
+    render_cache.render_inputs_changed(tenant_id=document.project.tenant_id)
     return document
 
 

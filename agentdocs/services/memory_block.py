@@ -21,23 +21,19 @@ from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
-from agentdocs.errors import InvalidInput, NotFound
-from agentdocs.models import RESERVED_PROJECT, Document, Project, Recipe, Setting
-from agentdocs.rendering import (
+from agentdocs.core.cascade import Level, SourceDocument, read_default_document
+from agentdocs.core.context import ContextDocument, is_context_name
+from agentdocs.core.errors import InvalidInput, NotFound
+from agentdocs.core.memory_block import (
     ClientDocument,
-    ContextDocument,
-    Level,
     MemoryBlock,
     MemoryBlockInputs,
-    PolicySetting,
-    RenderOptions,
-    SourceDocument,
     compose_memory_block,
-    read_default_document,
 )
-from agentdocs.rendering.context import is_context_name
-from agentdocs.rendering.recipes import AGENT_DOC_PARAM, DEFAULT_AGENT_DOCUMENT
-from agentdocs.services import render_inputs
+from agentdocs.core.policy import PolicySetting
+from agentdocs.core.recipes import AGENT_DOC_PARAM, DEFAULT_AGENT_DOCUMENT, RenderOptions
+from agentdocs.models import RESERVED_PROJECT, Document, Project, Recipe, Setting
+from agentdocs.services import render_cache
 from agentdocs.services.documents import MAX_BODY_BYTES
 
 MAX_PROCESS_LENGTH = 200
@@ -302,7 +298,7 @@ def _inputs_and_read_state(
     """The render's inputs and, for a ``process``, its read state: one cache round trip."""
     recipe = recipe_name or None
     state_key = read_state_key(project=project, process=process) if process else None
-    rows, found = render_inputs.cached_rows(
+    rows, found = render_cache.cached_rows(
         tenant_id=project.tenant_id,
         project_id=project.pk,
         recipe=recipe,
@@ -379,9 +375,9 @@ def render_memory_block(
     sent in full. A preview sends everything in full and touches no read state.
 
     Every render reads the current committed versions. The result is a
-    `agentdocs.rendering.MemoryBlock`: ``text``, ``sha256``, ``layers`` (the
+    `agentdocs.core.MemoryBlock`: ``text``, ``sha256``, ``layers`` (the
     account), ``context`` (budget, sources, dropped) and ``options``. The
-    composition itself is `agentdocs.rendering.compose_memory_block`, a pure
+    composition itself is `agentdocs.core.compose_memory_block`, a pure
     function: given the same `MemoryBlockInputs` (for example rebuilt from
     stored versions) and the read state `replay_read_state(layers)`, it gives
     byte-identical text.

@@ -8,11 +8,11 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from agentdocs.errors import AlreadyExists, Enforced, InvalidInput, NotFound
-from agentdocs.history import mark_change
+from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
+from agentdocs.core.paths import validate_path
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
-from agentdocs.paths import validate_path
-from agentdocs.services import render_inputs
+from agentdocs.models.history import mark_change
+from agentdocs.services import render_cache
 
 SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}\Z")
 MAX_SETTING_VALUE = 4096
@@ -31,7 +31,7 @@ PROFILE_CLIENT_DOC = "useClientAgentDoc"
 def _mark(instance, *, user, reason: str, change_type: ChangeType):
     """Attach the history details to a setting or recipe about to be written. Both are
     render inputs, so every write that marks one also retires the cached render rows."""
-    render_inputs.render_inputs_changed(tenant_id=instance.tenant_id)
+    render_cache.render_inputs_changed(tenant_id=instance.tenant_id)
     return mark_change(instance, user=user, reason=reason, change_type=change_type)
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from agentdocs.binding.manifest import ManifestError, validate_symbolic_name
-from agentdocs.errors import AlreadyExists, InvalidInput, NotFound
-from agentdocs.history import mark_change
+from agentdocs.core.errors import AlreadyExists, InvalidInput, NotFound
+from agentdocs.core.manifest import ManifestError, validate_symbolic_name
+from agentdocs.core.paths import validate_path
 from agentdocs.models import ChangeType, ProviderMapping, Tenant
-from agentdocs.paths import validate_path
+from agentdocs.models.history import mark_change
 
 
 def validate_provider_name(name: object) -> str:

@@ -8,9 +8,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from agentdocs.errors import AlreadyExists, InvalidInput, NotFound, Unprocessable
-from agentdocs.history import mark_change
+from agentdocs.core.errors import AlreadyExists, InvalidInput, NotFound, Unprocessable
 from agentdocs.models import RESERVED_PROJECT, ChangeType, Membership, Project, Role, Tenant
+from agentdocs.models.history import mark_change
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 

@@ -1,6 +1,6 @@
 """Shapes a diff for the side-by-side view: paired rows, folded unchanged stretches.
 
-Built on `agentdocs.diffs.diff_texts`, the same engine the API uses. The output
+Built on `agentdocs.core.diffs.diff_texts`, the same engine the API uses. The output
 is plain data (text segments flagged as changed or not); the template escapes
 every piece, so a diff of hostile Markdown is shown as text.
 """
@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
-from agentdocs.diffs import MAX_EXACT_PAIRS, DiffLine, diff_texts, equal_pairs
+from agentdocs.core.diffs import MAX_EXACT_PAIRS, DiffLine, diff_texts, equal_pairs
 
 CONTEXT_LINES = 3
 # Folding fewer lines than this hides more than it saves.

@@ -12,7 +12,7 @@ from typing import Any
 
 from django import forms
 
-from agentdocs.numbers import MAX_VERSION
+from agentdocs.core.numbers import MAX_VERSION
 
 REASON_HELP = "Say why, in a sentence: it is shown in the history beside your change."
 

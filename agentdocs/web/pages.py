@@ -17,7 +17,7 @@ from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from agentdocs.errors import AgentdocsError, Forbidden, InvalidInput, NotFound
+from agentdocs.core.errors import AgentdocsError, Forbidden, InvalidInput, NotFound
 
 View = Callable[..., HttpResponse]
 

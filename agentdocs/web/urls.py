@@ -5,7 +5,7 @@ slashes, so each document action has its own prefix before the path."""
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from agentdocs.web.views import bindings, documents, memory, policy, projects
+from agentdocs.web.views import bindings, documents, memory_block, policy, projects
 
 document_urls = [
     path("doc/<path:path>", documents.document_detail, name="document"),
@@ -22,7 +22,7 @@ project_urls = [
     path("new/", documents.document_create, name="document-create"),
     path("preview/", documents.markdown_preview, name="markdown-preview"),
     path("settings/", policy.project_settings, name="project-settings"),
-    path("memory-block/", memory.memory_block_preview, name="memory-block"),
+    path("memory-block/", memory_block.memory_block_preview, name="memory-block"),
     path("bindings/", bindings.binding_list, name="bindings"),
     path("bindings/compare/", bindings.binding_compare, name="binding-compare"),
     path("bindings/<int:record_id>/", bindings.binding_detail, name="binding"),

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient, APIRequestFactory
 
 from agentdocs import permissions
 from agentdocs.api.authentication import TokenAccessAuthentication
-from agentdocs.errors import NotFound
+from agentdocs.core.errors import NotFound
 from agentdocs.models import Role
 from agentdocs.services import tenants as tenant_service
 

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils.crypto import salted_hmac
 from rest_framework.authtoken.models import Token
 
-from agentdocs.errors import NotFound
+from agentdocs.core.errors import NotFound
 from agentdocs.models import (
     RESERVED_PROJECT,
     BindingRecord,

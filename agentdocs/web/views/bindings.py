@@ -12,8 +12,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions, selectors
-from agentdocs.binding.record import MISSING, STALE
-from agentdocs.errors import InvalidInput, NotFound
+from agentdocs.core.bindings import MISSING, STALE
+from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.permissions import Access
 from agentdocs.services import bindings as binding_service
 from agentdocs.web.forms import BindForm, BindingCompareForm, BindingFilterForm

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agentdocs import permissions, selectors
-from agentdocs.errors import (
+from agentdocs.core.errors import (
     AlreadyExists,
     Forbidden,
     InvalidInput,
@@ -23,8 +23,8 @@ from agentdocs.errors import (
     SecretDetected,
     VersionConflict,
 )
+from agentdocs.core.numbers import positive_int
 from agentdocs.models import RESERVED_PROJECT, Document
-from agentdocs.numbers import positive_int
 from agentdocs.permissions import Access
 from agentdocs.services import documents as document_service
 from agentdocs.web.diffview import side_by_side

@@ -8,11 +8,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions, selectors
-from agentdocs.errors import AlreadyExists, Enforced, InvalidInput, NotFound
+from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
+from agentdocs.core.policy import PolicySetting, merge_policy
+from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import Recipe
 from agentdocs.permissions import Access
-from agentdocs.rendering import PolicySetting, RenderOptions
-from agentdocs.rendering.policy import merge_policy
 from agentdocs.services import policy as policy_service
 from agentdocs.web.forms import RecipeForm, SettingDeleteForm, SettingForm
 from agentdocs.web.pages import add_service_error, member_page

@@ -6,9 +6,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from agentdocs import permissions, selectors
+from agentdocs.core.memory_block import LayerKind
+from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import RESERVED_PROJECT
-from agentdocs.rendering import RenderOptions
-from agentdocs.rendering.memory_block import LayerKind
 from agentdocs.services.memory_block import render_memory_block
 from agentdocs.web.pages import member_page
 

@@ -15,8 +15,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentdocs.binding.classification import REFUSED, classify_exception
-from agentdocs.binding.manifest import Manifest
+from agentdocs.core.classification import REFUSED, classify_exception
+from agentdocs.core.manifest import Manifest
 
 SCHEMA = "context-binding/v1"
 CUSTODY_AGENTDOCS = "agentdocs"

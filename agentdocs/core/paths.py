@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentdocs.errors import InvalidInput
+from agentdocs.core.errors import InvalidInput
 
 MAX_PATH_LENGTH = 255
 RESERVED_PREFIX = "_vance"

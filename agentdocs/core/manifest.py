@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agentdocs.errors import InvalidInput
-from agentdocs.paths import validate_path
+from agentdocs.core.errors import InvalidInput
+from agentdocs.core.paths import validate_path
 
 STANDINGS = ("rule", "default", "knowledge", "option")
 MAX_SOURCES = 500

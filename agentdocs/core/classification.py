@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentdocs.binding.manifest import STANDINGS, DeclaredException, Manifest
+from agentdocs.core.manifest import STANDINGS, DeclaredException, Manifest
 
 NARROWED = "narrowed"
 REPLACED = "replaced"

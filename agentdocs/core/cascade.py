@@ -14,7 +14,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from agentdocs.rendering.context import sha256_text
+from agentdocs.core.context import sha256_text
 
 TENANT_PROJECT = "_vance"
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentdocs.rendering.context import DEFAULT_BUDGET_BYTES
+from agentdocs.core.context import DEFAULT_BUDGET_BYTES
 
 AGENT_DOC_PARAM = "agentDocument"
 CONTEXT_BUDGET_PARAM = "contextBudgetBytes"

@@ -17,16 +17,16 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from agentdocs.rendering.cascade import CascadeResult, Level, SourceDocument, resolve_cascade
-from agentdocs.rendering.context import (
+from agentdocs.core.cascade import CascadeResult, Level, SourceDocument, resolve_cascade
+from agentdocs.core.context import (
     ContextDocument,
     LoadedContext,
     empty_context,
     load_context,
     sha256_text,
 )
-from agentdocs.rendering.policy import MergedPolicy, PolicySetting, merge_policy
-from agentdocs.rendering.recipes import RenderOptions
+from agentdocs.core.policy import MergedPolicy, PolicySetting, merge_policy
+from agentdocs.core.recipes import RenderOptions
 
 ReadState = Mapping[str, str]  # layer kind -> sha256 of the layer's full text
 

@@ -20,8 +20,8 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions
 from agentdocs.api.common import ErrorSerializer, etag_matches, reject_unknown_fields
-from agentdocs.errors import InvalidInput
-from agentdocs.rendering import MemoryBlock
+from agentdocs.core.errors import InvalidInput
+from agentdocs.core.memory_block import MemoryBlock
 from agentdocs.services import memory_block as memory_block_service
 
 POST_FIELDS = {"process", "recipe", "profile", "client_document", "reset"}

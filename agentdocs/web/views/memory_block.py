@@ -6,8 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from agentdocs import permissions, selectors
-from agentdocs.errors import NotFound
-from agentdocs.rendering.memory_block import LayerKind
+from agentdocs.core.errors import NotFound
+from agentdocs.core.memory_block import LayerKind
 from agentdocs.services.memory_block import render_memory_block
 from agentdocs.web.forms import MemoryBlockPreviewForm
 from agentdocs.web.pages import add_service_error, member_page

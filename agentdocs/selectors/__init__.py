@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 
-from agentdocs.errors import NotFound
+from agentdocs.core.errors import NotFound
 from agentdocs.models import (
     RESERVED_PROJECT,
     BindingRecord,

@@ -1,18 +1,39 @@
-"""Copies the change type a service chose onto the history row it causes.
+"""The history base every tracked model shares: what kind of change made a
+history row, and how a service says who, why and what kind before it saves.
 
 django-simple-history documents a `pre_create_historical_record` receiver as
 the way to fill extra history columns; the services set ``_change_type`` on
-the instance before saving.
+the instance (through `mark_change`) before saving.
 """
 
 from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from django.db import models
 from django.dispatch import receiver
 from simple_history.signals import pre_create_historical_record
 
 T = TypeVar("T")
+
+
+class ChangeType(models.TextChoices):
+    CREATED = "created", "Created"
+    WRITTEN = "written", "Written"
+    EDITED = "edited", "Edited"
+    DELETED = "deleted", "Deleted"
+    REVERTED = "reverted", "Reverted"
+    RESTORED = "restored", "Restored"
+    UPDATED = "updated", "Updated"
+
+
+class HistoryChangeType(models.Model):
+    """Extra column on every historical table: what kind of change made the row."""
+
+    change_type = models.CharField(max_length=16, choices=ChangeType.choices, blank=True)
+
+    class Meta:
+        abstract = True
 
 
 def mark_change(instance: T, *, user: Any, reason: str, change_type: str) -> T:

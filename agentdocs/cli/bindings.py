@@ -11,7 +11,7 @@ on stderr; the record is stored either way. `outdated` prints, per record, each
 bound source against what it resolves to now, as `npm outdated` does, and exits
 1 when any source changed or was deleted.
 
-Registered into `agentdocs.cli`'s subcommand registry; no Django here either.
+Registered into `agentdocs.cli.base`'s subcommand registry; no Django here either.
 """
 
 from __future__ import annotations
@@ -26,8 +26,7 @@ from typing import Any
 
 import requests
 
-from agentdocs.binding.record import STALE
-from agentdocs.cli import (
+from agentdocs.cli.base import (
     EXIT_FAILURE,
     EXIT_OK,
     CommandError,
@@ -37,7 +36,8 @@ from agentdocs.cli import (
     require,
     write,
 )
-from agentdocs.numbers import MAX_ID, positive_int
+from agentdocs.core.bindings import STALE
+from agentdocs.core.numbers import MAX_ID, positive_int
 
 EXIT_PROBLEMS = 1
 SHORT_HASH = 12

@@ -1,0 +1,154 @@
+"""What every `agentdocs` subcommand shares: exit codes, the error a command
+reports, the subcommand registry, the connection options and the HTTP client.
+
+A subcommand is a `Command` in `COMMANDS`: write a ``configure(parser)`` and a
+``run(args) -> exit code`` and register them with ``@command(...)``;
+`ServerClient` and `add_server_arguments` give it the connection options and the
+JSON error handling the other commands use. No Django here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import requests
+
+DEFAULT_TIMEOUT_SECONDS = 30.0
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+class CommandError(Exception):
+    """A failure to report on stderr; the message is for the person at the terminal."""
+
+    def __init__(self, message: str, *, exit_code: int = EXIT_FAILURE) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(
+    name: str, *, help: str, configure: Callable[[argparse.ArgumentParser], None]
+) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
+    """Register ``run`` as the subcommand ``name``."""
+
+    def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+        COMMANDS[name] = Command(name=name, help=help, configure=configure, run=run)
+        return run
+
+    return register
+
+
+def write(stream: Any, text: str) -> None:
+    """Write UTF-8 whatever the locale says, so a block never dies on a character."""
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(text)
+        return
+    stream.flush()
+    buffer.write(text.encode("utf-8"))
+    buffer.flush()
+
+
+# Talking to the server
+
+
+def add_server_arguments(parser: argparse.ArgumentParser, *, project: bool = True) -> None:
+    env = os.environ
+    parser.add_argument(
+        "--url",
+        default=env.get("AGENTDOCS_URL"),
+        help="the server, such as http://127.0.0.1:8000 (default: $AGENTDOCS_URL)",
+    )
+    parser.add_argument(
+        "--token",
+        default=env.get("AGENTDOCS_TOKEN"),
+        help="an API token, from `manage.py drf_create_token USER` (default: $AGENTDOCS_TOKEN)",
+    )
+    parser.add_argument(
+        "--tenant", default=env.get("AGENTDOCS_TENANT"), help="default: $AGENTDOCS_TENANT"
+    )
+    if project:
+        parser.add_argument(
+            "--project", default=env.get("AGENTDOCS_PROJECT"), help="default: $AGENTDOCS_PROJECT"
+        )
+    parser.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS, help=argparse.SUPPRESS
+    )
+
+
+def require(args: argparse.Namespace, *names: str) -> None:
+    missing = [name for name in names if not getattr(args, name, None)]
+    if missing:
+        options = ", ".join(f"--{name}" for name in missing)
+        raise CommandError(
+            f"{options} missing (or set AGENTDOCS_{missing[0].upper()})", exit_code=EXIT_USAGE
+        )
+
+
+class ServerClient:
+    """The agentdocs REST API, v1, authenticated with a token."""
+
+    def __init__(self, url: str, token: str, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
+        self.base = url.rstrip("/") + "/api/v1/"
+        self.timeout = timeout
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Token {token}"
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> ServerClient:
+        require(args, "url", "token")
+        return cls(args.url, args.token, timeout=args.timeout)
+
+    @staticmethod
+    def project_path(tenant: str, project: str, rest: str) -> str:
+        return f"tenants/{quote(tenant, safe='')}/projects/{quote(project, safe='')}/{rest}"
+
+    def request(self, method: str, path: str, **kwargs: Any) -> Any:
+        """The decoded JSON of a successful response; CommandError with the server's error."""
+        url = self.base + path
+        try:
+            response = self.session.request(method, url, timeout=self.timeout, **kwargs)
+        except requests.RequestException as error:
+            raise CommandError(f"cannot reach {url}: {error}") from None
+        if response.status_code >= 400:
+            raise CommandError(self.describe_error(response))
+        try:
+            return response.json()
+        except ValueError:
+            raise CommandError(
+                f"the server answered {response.status_code} with something that is not JSON"
+            ) from None
+
+    @staticmethod
+    def describe_error(response: requests.Response) -> str:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and "detail" in body:
+            where = f", field {body['field']}" if body.get("field") else ""
+            code = body.get("error", "error")
+            return f"{body['detail']} ({code}{where}; HTTP {response.status_code})"
+        return f"HTTP {response.status_code} {response.reason}"
+
+
+# agentdocs block

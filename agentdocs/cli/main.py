@@ -1,0 +1,47 @@
+"""`agentdocs`, the command-line client.
+
+    agentdocs block --url URL --token TOKEN --tenant T --project P --process ID
+                    [--recipe R] [--profile F] [--agent-file PATH | --no-agent-file] [--reset]
+    agentdocs context DIR [--max-bytes N]
+
+`block` renders the Memory Block for one turn of an agent process: it uploads
+the first of VANCETOPE.md, AGENT.md, CLAUDE.md found in the working folder as
+the client document, prints the block to stdout and one line per layer to
+stderr. `context` runs the `.AGENTS/` loader on a local folder with the
+server's rules. URL, token, tenant and project may come from AGENTDOCS_URL,
+AGENTDOCS_TOKEN, AGENTDOCS_TENANT and AGENTDOCS_PROJECT.
+
+No Django here: the client talks HTTP with `requests` and uses the pure
+rendering core. Each command group has its
+own module; `agentdocs.cli.base` holds what they share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+# Importing a command module registers its subcommands.
+from agentdocs.cli import bindings, context, memory_block  # noqa: F401
+from agentdocs.cli.base import COMMANDS, CommandError, write
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentdocs", description="The agentdocs command-line client."
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for entry in COMMANDS.values():
+        subparser = subparsers.add_parser(entry.name, help=entry.help, description=entry.help)
+        entry.configure(subparser)
+        subparser.set_defaults(run=entry.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except CommandError as error:
+        write(sys.stderr, f"agentdocs {args.command}: error: {error.message}\n")
+        return error.exit_code

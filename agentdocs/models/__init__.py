@@ -1,0 +1,25 @@
+"""The domain model, split by domain: tenancy, documents, policy, bindings, and
+the history base they share. Models hold data and constraints only; every change
+goes through `agentdocs.services`."""
+
+from agentdocs.models.bindings import BindingRecord
+from agentdocs.models.documents import Document
+from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
+from agentdocs.models.policy import ProviderMapping, Recipe, Setting
+from agentdocs.models.tenancy import RESERVED_PROJECT, Membership, Project, Role, Tenant
+
+__all__ = [
+    "RESERVED_PROJECT",
+    "BindingRecord",
+    "ChangeType",
+    "Document",
+    "HistoryChangeType",
+    "Membership",
+    "Project",
+    "ProviderMapping",
+    "Recipe",
+    "Role",
+    "Setting",
+    "Tenant",
+    "mark_change",
+]

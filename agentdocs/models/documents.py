@@ -1,0 +1,52 @@
+"""Versioned Markdown documents. Nothing here writes them: every change goes
+through `agentdocs.services.documents`."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from simple_history.models import HistoricalRecords
+
+from agentdocs.models.history import HistoryChangeType
+from agentdocs.models.tenancy import Project
+
+
+class Document(models.Model):
+    """One versioned Markdown document at a path inside a project.
+
+    A deleted document keeps its row (``is_deleted``) so that its versions stay
+    numbered on one line and every earlier version can be restored.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="documents")
+    path = models.CharField(max_length=255)
+    body = models.TextField(blank=True)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveIntegerField(default=0, help_text="Body length in UTF-8 bytes.")
+    version = models.PositiveIntegerField()
+    is_deleted = models.BooleanField(default=False)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    updated_at = models.DateTimeField()
+    lock_holder = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    lock_expires_at = models.DateTimeField(null=True, blank=True)
+
+    # Locks are coordination, not content: taking one writes no version.
+    history = HistoricalRecords(
+        bases=[HistoryChangeType], excluded_fields=["lock_holder", "lock_expires_at"]
+    )
+
+    class Meta:
+        ordering = ["path"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "path"], name="document_path_unique"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="document_version_positive"),
+        ]
+        indexes = [models.Index(fields=["project", "is_deleted", "path"])]
+
+    def __str__(self) -> str:
+        return f"{self.project}:{self.path}@{self.version}"
