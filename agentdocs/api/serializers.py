@@ -13,21 +13,24 @@ from typing import Any
 
 from rest_framework import serializers
 
-from agentdocs.core.errors import InvalidInput
-
 
 class StrictSerializer(serializers.Serializer):
     """A serializer whose input must be a JSON object holding only its declared fields."""
 
     def to_internal_value(self, data: Any) -> Any:
         if not isinstance(data, Mapping):
-            raise InvalidInput("The request body must be a JSON object.", field=None)
+            raise serializers.ValidationError({"non_field_errors": ["This must be a JSON object."]})
         allowed = {name for name, field in self.fields.items() if not field.read_only}
         unknown = sorted(set(data) - allowed)
         if unknown:
-            raise InvalidInput(
-                f"Unknown field {unknown[0]!r}; this request takes {', '.join(sorted(allowed))}.",
-                field=unknown[0],
+            # Raised as DRF's error so a nested serializer's field is named by its
+            # dotted path (`memory_block.x`), as every other validation error is.
+            raise serializers.ValidationError(
+                {
+                    unknown[0]: [
+                        f"Unknown field {unknown[0]!r}; this takes {', '.join(sorted(allowed))}."
+                    ]
+                }
             )
         return super().to_internal_value(data)
 
