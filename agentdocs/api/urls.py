@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from agentdocs.api import bindings, documents, memory_block, policy, providers, tenants
+from agentdocs.api import bindings, documents, memory_block, policy, providers, tenants, tokens
 from agentdocs.api.errors import json_not_found
 
 T = r"^tenants/(?P<tenant>[^/]+)"
@@ -15,6 +15,14 @@ BINDING = r"/bindings/(?P<record>[^/]+)"
 urlpatterns = [
     path("ping", tenants.Ping.as_view(), name="api-ping"),
     path("tenants/", tenants.TenantListCreate.as_view(), name="api-tenants"),
+    path("tokens/", tokens.TokenList.as_view(), name="api-tokens"),
+    re_path(r"^tokens/(?P<token_id>[^/]+)$", tokens.TokenDetail.as_view(), name="api-token"),
+    re_path(T + r"/tokens/$", tokens.TenantTokenList.as_view(), name="api-tenant-tokens"),
+    re_path(
+        T + r"/tokens/(?P<token_id>[^/]+)$",
+        tokens.TenantTokenDetail.as_view(),
+        name="api-tenant-token",
+    ),
     re_path(T + r"/$", tenants.TenantDetail.as_view(), name="api-tenant"),
     re_path(T + r"/projects/$", tenants.ProjectListCreate.as_view(), name="api-projects"),
     re_path(P + r"/$", tenants.ProjectDetail.as_view(), name="api-project"),

@@ -7,9 +7,11 @@ from agentdocs.models.documents import Document
 from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
 from agentdocs.models.tenancy import RESERVED_PROJECT, Membership, Project, Role, Tenant
+from agentdocs.models.tokens import ApiToken, Scope
 
 __all__ = [
     "RESERVED_PROJECT",
+    "ApiToken",
     "BindingRecord",
     "ChangeType",
     "Document",
@@ -19,6 +21,7 @@ __all__ = [
     "ProviderMapping",
     "Recipe",
     "Role",
+    "Scope",
     "Setting",
     "Tenant",
     "mark_change",

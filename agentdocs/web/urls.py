@@ -5,7 +5,7 @@ slashes, so each document action has its own prefix before the path."""
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from agentdocs.web.views import bindings, documents, memory_block, policy, projects
+from agentdocs.web.views import bindings, documents, memory_block, policy, projects, tokens
 
 document_urls = [
     path("doc/<path:path>", documents.document_detail, name="document"),
@@ -52,5 +52,7 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("tokens/", tokens.token_list, name="tokens"),
+    path("tokens/<int:token_id>/revoke/", tokens.token_revoke, name="token-revoke"),
     path("t/<slug:tenant>/", include(tenant_urls)),
 ]

@@ -1,0 +1,140 @@
+"""API tokens: a user's own (list, create, revoke) and a tenant admin's view of the
+tokens scoped to their tenant. The key is in the response to its creation only."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agentdocs import permissions
+from agentdocs.api.common import ErrorSerializer, ListView
+from agentdocs.api.serializers import StrictSerializer
+from agentdocs.models import Scope
+from agentdocs.selectors import tokens as token_selectors
+from agentdocs.services import tokens as token_service
+
+TAGS = ["tokens"]
+
+
+class TokenOutputSerializer(serializers.Serializer):
+    """A token as lists show it: never the key, only its prefix."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    prefix = serializers.CharField(help_text="The first characters after `adt_`.")
+    user = serializers.CharField(source="user.username")
+    tenant = serializers.CharField(source="tenant.slug", allow_null=True, default=None)
+    scopes = serializers.ListField(child=serializers.ChoiceField(choices=Scope.values))
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    revoked = serializers.BooleanField()
+    revoked_at = serializers.DateTimeField(allow_null=True)
+
+
+class TokenList(ListView):
+    class InputSerializer(StrictSerializer):
+        name = serializers.CharField(max_length=token_service.MAX_NAME_LENGTH)
+        tenant = serializers.CharField(required=False, allow_null=True, default=None)
+        scopes = serializers.ListField(
+            child=serializers.ChoiceField(choices=Scope.values), allow_empty=False
+        )
+        expires_in_days = serializers.IntegerField(
+            required=False,
+            allow_null=True,
+            default=None,
+            min_value=1,
+            max_value=token_service.MAX_EXPIRES_IN_DAYS,
+        )
+        reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+    class CreatedSerializer(TokenOutputSerializer):
+        token = serializers.CharField(help_text="The key. Shown this once: store it now.")
+
+    OutputSerializer = TokenOutputSerializer
+
+    @extend_schema(
+        tags=TAGS, summary="List your API tokens", responses=TokenOutputSerializer(many=True)
+    )
+    def get(self, request: Request) -> Response:
+        tokens = token_selectors.token_list_for(user=request.user).select_related("user")
+        return self.paginate(request, tokens, lambda token: self.OutputSerializer(token).data)
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Create an API token",
+        description="The response holds the key (`adt_<prefix>_<secret>`) once; only its "
+        "sha256 is stored. A token with a `tenant` works only in that tenant. Its rights "
+        "are always the smaller of its scopes and your current role.",
+        request=InputSerializer,
+        responses={201: CreatedSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        tenant = None
+        if data["tenant"] is not None:
+            tenant = permissions.tenant_access(request.user, data["tenant"]).tenant
+        new = token_service.token_create(
+            user=request.user,
+            name=data["name"],
+            scopes=data["scopes"],
+            tenant=tenant,
+            expires_in_days=data["expires_in_days"],
+            reason=data["reason"],
+        )
+        body = {**self.OutputSerializer(new.token).data, "token": new.key}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class TokenDetail(APIView):
+    @extend_schema(
+        tags=TAGS, summary="Show one of your API tokens", responses=TokenOutputSerializer
+    )
+    def get(self, request: Request, token_id: str) -> Response:
+        token = token_selectors.token_get_for(user=request.user, token_id=token_id)
+        return Response(TokenOutputSerializer(token).data)
+
+    @extend_schema(
+        tags=TAGS,
+        summary="Revoke one of your API tokens",
+        description="The next request that sends the token is refused with 401.",
+        responses={204: None, 404: ErrorSerializer},
+    )
+    def delete(self, request: Request, token_id: str) -> Response:
+        token = token_selectors.token_get_for(user=request.user, token_id=token_id)
+        token_service.token_revoke(token=token, actor=request.user, reason="Revoked by its owner")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TenantTokenList(ListView):
+    @extend_schema(
+        tags=TAGS,
+        summary="List the API tokens scoped to a tenant (tenant admins)",
+        responses=TokenOutputSerializer(many=True),
+    )
+    def get(self, request: Request, tenant: str) -> Response:
+        access = permissions.tenant_access(request.user, tenant)
+        access.require_admin()
+        tokens = token_selectors.token_list_in(tenant=access.tenant)
+        return self.paginate(request, tokens, lambda token: TokenOutputSerializer(token).data)
+
+
+class TenantTokenDetail(APIView):
+    @extend_schema(
+        tags=TAGS,
+        summary="Revoke a token scoped to a tenant (tenant admins)",
+        responses={204: None, 403: ErrorSerializer, 404: ErrorSerializer},
+    )
+    def delete(self, request: Request, tenant: str, token_id: str) -> Response:
+        access = permissions.tenant_access(request.user, tenant)
+        access.require_admin()
+        token = token_selectors.token_get_in(tenant=access.tenant, token_id=token_id)
+        token_service.token_revoke(
+            token=token, actor=request.user, reason=f"Revoked by a tenant admin of {tenant}"
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)

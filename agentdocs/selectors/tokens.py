@@ -1,0 +1,54 @@
+"""Reads of API tokens: a user's own, and those scoped to a tenant."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+
+from agentdocs.core.errors import NotFound
+from agentdocs.models import ApiToken, Tenant
+
+
+def token_list_for(*, user: AbstractBaseUser) -> QuerySet[ApiToken]:
+    return ApiToken.objects.filter(user=user).select_related("tenant")
+
+
+def token_list_in(*, tenant: Tenant) -> QuerySet[ApiToken]:
+    return ApiToken.objects.filter(tenant=tenant).select_related("user", "tenant")
+
+
+def _token_id(token_id: object) -> int:
+    if isinstance(token_id, int):
+        return token_id
+    if (
+        isinstance(token_id, str)
+        and token_id.isascii()
+        and token_id.isdigit()
+        and len(token_id) < 19
+    ):
+        return int(token_id)
+    raise NotFound("No such token.", field="id")
+
+
+def token_get_for(*, user: AbstractBaseUser, token_id: object) -> ApiToken:
+    """One of the user's own tokens; another user's is as missing as one that never was."""
+    token = token_list_for(user=user).filter(pk=_token_id(token_id)).first()
+    if token is None:
+        raise NotFound("No such token.", field="id")
+    return token
+
+
+def token_get_in(*, tenant: Tenant, token_id: object) -> ApiToken:
+    token = token_list_in(tenant=tenant).filter(pk=_token_id(token_id)).first()
+    if token is None:
+        raise NotFound("No such token in this tenant.", field="id")
+    return token
+
+
+def token_tenant_choices(*, user: AbstractBaseUser) -> list[str]:
+    """The tenants a token of this user may be bound to: those they are a member of."""
+    return list(
+        Tenant.objects.filter(memberships__user=user)
+        .order_by("slug")
+        .values_list("slug", flat=True)
+    )

@@ -1,0 +1,154 @@
+"""API tokens: create (the key is returned once), revoke, and note their use.
+
+A key is `adt_<prefix>_<secret>`: the prefix (8 letters and digits) is stored and
+shown, the secret never is; the database keeps the sha256 of the whole key. The
+secret check recognises the format, so a key pasted into a document is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import string
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from agentdocs.core.errors import InvalidInput, NotFound
+from agentdocs.models import ApiToken, ChangeType, Membership, Scope, Tenant
+from agentdocs.models.history import mark_change
+
+KEY_PREFIX = "adt_"
+PREFIX_ALPHABET = string.ascii_letters + string.digits
+PREFIX_LENGTH = 8
+MAX_NAME_LENGTH = 100
+MAX_EXPIRES_IN_DAYS = 3650
+# `last_used_at` is written at most this often per token, so a busy agent's
+# requests do not each write a row.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class NewToken:
+    token: ApiToken
+    key: str
+
+
+def validate_scopes(scopes: object, *, field: str = "scopes") -> list[str]:
+    """A non-empty list of known scopes, deduplicated, in the scopes' own order."""
+    if not isinstance(scopes, list) or not scopes:
+        raise InvalidInput(
+            f"`{field}` must be a non-empty list of: {', '.join(Scope.values)}.", field=field
+        )
+    unknown = [scope for scope in scopes if scope not in Scope.values]
+    if unknown:
+        raise InvalidInput(
+            f"Unknown scope {unknown[0]!r}; the scopes are {', '.join(Scope.values)}.",
+            field=field,
+        )
+    return [scope for scope in Scope.values if scope in scopes]
+
+
+def validate_name(name: object) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInput("Give the token a name, so you can tell it apart.", field="name")
+    name = name.strip()
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidInput(f"The name is longer than {MAX_NAME_LENGTH} characters.", field="name")
+    if any(ord(character) < 32 or ord(character) == 127 for character in name):
+        raise InvalidInput("The name may not hold control characters.", field="name")
+    return name
+
+
+def validate_expires_in_days(days: object) -> int | None:
+    if days is None:
+        return None
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_EXPIRES_IN_DAYS:
+        raise InvalidInput(
+            f"`expires_in_days` must be a whole number of days from 1 to {MAX_EXPIRES_IN_DAYS}.",
+            field="expires_in_days",
+        )
+    return days
+
+
+def _new_key() -> tuple[str, str]:
+    prefix = "".join(secrets.choice(PREFIX_ALPHABET) for _ in range(PREFIX_LENGTH))
+    return prefix, f"{KEY_PREFIX}{prefix}_{secrets.token_urlsafe(32)}"
+
+
+def token_create(
+    *,
+    user: AbstractBaseUser,
+    name: str,
+    scopes: list[str],
+    tenant: Tenant | None = None,
+    expires_in_days: int | None = None,
+    actor: AbstractBaseUser | None = None,
+    reason: str = "",
+) -> NewToken:
+    """Create a token for `user`; the returned key is the only time it is seen.
+
+    A tenant token works only in that tenant, so its user must be a member there.
+    """
+    name = validate_name(name)
+    scopes = validate_scopes(scopes)
+    expires_in_days = validate_expires_in_days(expires_in_days)
+    if tenant is not None and not Membership.objects.filter(tenant=tenant, user=user).exists():
+        raise NotFound(f"No tenant {tenant.slug!r}.", field="tenant")
+    now = timezone.now()
+    for _attempt in range(5):
+        prefix, key = _new_key()
+        token = ApiToken(
+            user=user,
+            tenant=tenant,
+            name=name,
+            prefix=prefix,
+            key_hash=hash_key(key),
+            scopes=scopes,
+            created_at=now,
+            expires_at=now + timedelta(days=expires_in_days) if expires_in_days else None,
+        )
+        mark_change(
+            token,
+            user=actor or user,
+            reason=reason or f"Token {name!r} created",
+            change_type=ChangeType.CREATED,
+        )
+        try:
+            with transaction.atomic():
+                token.save()
+        except IntegrityError:  # a prefix taken already: 62^8 makes a second clash unlikely
+            continue
+        return NewToken(token=token, key=key)
+    raise RuntimeError("could not find a free token prefix")
+
+
+@transaction.atomic
+def token_revoke(*, token: ApiToken, actor: AbstractBaseUser, reason: str = "") -> ApiToken:
+    """Revoke a token; the next request that sends it is refused. Revoking twice is a no-op."""
+    token = ApiToken.objects.select_for_update().get(pk=token.pk)
+    if token.revoked_at is not None:
+        return token
+    token.revoked_at = timezone.now()
+    token.revoked_by = actor
+    mark_change(token, user=actor, reason=reason or "Revoked", change_type=ChangeType.DELETED)
+    token.save()
+    return token
+
+
+def token_used(*, token_id: int, last_used_at: datetime | None, now: datetime) -> None:
+    """Note that a token was used, at most once per `LAST_USED_RESOLUTION`.
+
+    `last_used_at` is left out of the token's history (it is not a change anyone
+    made), so a plain UPDATE is the right write here.
+    """
+    if last_used_at is not None and now - last_used_at < LAST_USED_RESOLUTION:
+        return
+    ApiToken.objects.filter(pk=token_id).update(last_used_at=now)
