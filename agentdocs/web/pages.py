@@ -1,15 +1,21 @@
-"""What every page view shares: sign-in, and domain errors turned into HTTP.
+"""What every page view shares: sign-in, domain errors turned into HTTP, and
+form pages answered with the status that says how the submission went.
 
 Pages ask `agentdocs.permissions` for access; its NotFound (outsiders, unknown
 names) becomes the 404 page and its Forbidden (members without the right)
 becomes the 403 page with the sentence the permission layer wrote; invalid input
 that no form caught (a malformed path in the URL) becomes the 400 page.
+
+A service's refusal of a form keeps its own status (`error.status`: 412 for a
+stale save, 422 for a secret, 423 for a lock...), so a page answers as the API
+does for the same refusal; no view picks a status of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -54,3 +60,28 @@ def add_service_error(form: Form, error: AgentdocsError) -> None:
         form.add_error(top, message)
     else:
         form.add_error(None, error.detail)
+
+
+def form_page(
+    request: HttpRequest,
+    template_name: str,
+    context: dict[str, Any],
+    *,
+    form: Form,
+    refusal: AgentdocsError | None = None,
+    beside_form: bool = True,
+) -> HttpResponse:
+    """Render a page holding `form` (which `context` holds too, under its own name).
+
+    Status: the refusal's own when a service refused, 400 when the form's own
+    checks failed, else 200. The refusal's sentence goes beside the field it names;
+    `beside_form=False` when the page explains the refusal in its own words (the
+    edit page's conflict panel).
+    """
+    if refusal is not None:
+        if beside_form:
+            add_service_error(form, refusal)
+        status = refusal.status
+    else:
+        status = 400 if form.errors else 200
+    return render(request, template_name, context, status=status)

@@ -71,6 +71,15 @@ def test_without_a_manifest_the_error_is_shown_beside_the_form(browse, writer, p
     assert not BindingRecord.objects.exists()
 
 
+def test_an_unknown_recipe_is_refused_beside_the_form_with_its_own_status(
+    browse, writer, bound_project
+):
+    response = bind(browse(writer), recipe="nope")
+    assert response.status_code == 404  # NotFound, as the API answers (was 400 here)
+    assert "No recipe &#x27;nope&#x27; in this tenant." in response.content.decode()
+    assert not BindingRecord.objects.exists()
+
+
 def test_an_edit_makes_the_record_outdated_and_reconstruction_restores_the_bound_text(
     browse, writer, admin, bound_project
 ):

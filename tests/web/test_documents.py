@@ -93,7 +93,7 @@ def test_conflict_says_so_keeps_the_users_text_and_shows_the_diff(browse, writer
     mine = "# Web rules\n\n- Use tabs.\n- Mine, unsaved.\n"
     response = edit(browse(writer), mine, base=1, reason="my change")
     text = response.content.decode()
-    assert response.status_code == 409
+    assert response.status_code == 412  # VersionConflict's own status, as the API answers
     assert "alice saved first" in text
     assert "- Mine, unsaved." in text  # the textarea still holds the user's text
     assert 'name="reason"' in text and 'value="my change"' in text
@@ -106,7 +106,7 @@ def test_conflict_says_so_keeps_the_users_text_and_shows_the_diff(browse, writer
 def test_after_a_conflict_a_deliberate_second_save_wins(browse, writer, admin, agent_md):
     svc.document_write(document=agent_md, body="# theirs\n", base_version=1, user=admin)
     client = browse(writer)
-    assert edit(client, "# mine\n", base=1).status_code == 409
+    assert edit(client, "# mine\n", base=1).status_code == 412
     assert edit(client, "# mine\n", base=2).status_code == 302
     agent_md.refresh_from_db()
     assert agent_md.version == 3 and agent_md.body == "# mine\n"
@@ -115,7 +115,7 @@ def test_after_a_conflict_a_deliberate_second_save_wins(browse, writer, admin, a
 def test_deleted_while_editing_keeps_the_text(browse, writer, admin, agent_md):
     svc.document_delete(document=agent_md, base_version=1, user=admin)
     response = edit(browse(writer), "# still mine\n", base=1)
-    assert response.status_code == 409
+    assert response.status_code == 412
     assert "deleted this document" in response.content.decode()
     assert "# still mine" in response.content.decode()
 
@@ -158,7 +158,7 @@ def test_secret_like_content_is_refused_beside_the_field_naming_the_line(browse,
     body = "# Rules\n\nline three\npassword = hunter2hunter2\n"
     response = edit(browse(writer), body, base=1)
     text = response.content.decode()
-    assert response.status_code == 400
+    assert response.status_code == 422  # SecretDetected's own status, as the API answers
     assert 'id="body-errors"' in text and "Line 4 looks like a credential assignment" in text
     assert "hunter2hunter2" in text  # kept so the user can fix it
     agent_md.refresh_from_db()
@@ -273,7 +273,7 @@ def test_revert_from_a_stale_page_is_refused(browse, writer, admin, agent_md):
     response = browse(writer).post(
         "/t/acme/web/revert/agent.md", {"version": 1, "base_version": 2, "reason": "undo"}
     )
-    assert response.status_code == 409
+    assert response.status_code == 412
     assert 'name="base_version" value="3"' in response.content.decode()
 
 
@@ -385,3 +385,56 @@ def test_the_preview_refuses_to_render_a_body_past_the_size_limit(browse, writer
 def test_a_malformed_version_is_404(browse, reader, agent_md):
     assert browse(reader).get("/t/acme/web/doc/agent.md?version=abc").status_code == 404
     assert browse(reader).get("/t/acme/web/doc/agent.md?version=9").status_code == 404
+
+
+def test_a_secret_in_a_new_document_is_refused_with_its_own_status(browse, writer, project):
+    body = "# Rules\n\npassword = hunter2hunter2\n"
+    response = browse(writer).post("/t/acme/web/new/", {"path": "notes/team.md", "body": body})
+    assert response.status_code == 422  # was turned into 400 by this page alone
+    assert "Line 3 looks like a credential assignment" in response.content.decode()
+    assert "hunter2hunter2" in response.content.decode()  # kept so the user can fix it
+    assert not Document.objects.filter(path="notes/team.md").exists()
+
+
+def test_a_stale_delete_is_refused_with_its_own_status(browse, writer, admin, agent_md):
+    svc.document_write(document=agent_md, body="# Two\n", base_version=1, user=admin)
+    response = browse(writer).post("/t/acme/web/delete/agent.md", {"base_version": 1})
+    assert response.status_code == 412
+    assert "it is now at version 2" in response.content.decode()
+    agent_md.refresh_from_db()
+    assert not agent_md.is_deleted and agent_md.version == 2
+
+
+def test_a_delete_under_someone_elses_lock_is_refused_with_its_own_status(
+    browse, writer, admin, agent_md
+):
+    svc.document_lock(document=agent_md, user=admin)
+    response = browse(writer).post("/t/acme/web/delete/agent.md", {"base_version": 1})
+    assert response.status_code == 423
+    assert "alice is editing this document" in response.content.decode()
+    agent_md.refresh_from_db()
+    assert not agent_md.is_deleted
+
+
+def test_saving_over_a_deletion_already_seen_is_404_and_keeps_the_text(
+    browse, writer, admin, agent_md
+):
+    svc.document_delete(document=agent_md, base_version=1, user=admin)
+    response = edit(browse(writer), "# still mine\n", base=2)
+    text = response.content.decode()
+    assert response.status_code == 404
+    assert "The document was deleted at version 2" in text and "# still mine" in text
+    agent_md.refresh_from_db()
+    assert agent_md.is_deleted and agent_md.version == 2
+
+
+def test_reverting_to_a_deletion_says_why_it_is_refused(browse, writer, admin, agent_md):
+    svc.document_delete(document=agent_md, base_version=1, user=admin)
+    response = browse(writer).post(
+        "/t/acme/web/revert/agent.md", {"version": 2, "base_version": 2, "reason": "undo"}
+    )
+    assert response.status_code == 400
+    # The refusal names the hidden `version` field; the page still shows it.
+    assert "Version 2 is a deletion" in response.content.decode()
+    agent_md.refresh_from_db()
+    assert agent_md.is_deleted and agent_md.version == 2

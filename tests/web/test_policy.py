@@ -148,3 +148,15 @@ def test_a_project_setting_the_tenant_enforces_is_refused_on_the_page(
     assert response.status_code == 409
     assert "The tenant enforces memory.tone" in response.content.decode()
     assert not Setting.objects.filter(project=project).exists()
+
+
+def test_a_second_recipe_of_the_same_name_is_refused_with_its_own_status(browse, admin, tenant):
+    policy_service.recipe_create(tenant=tenant, name="coder", params={}, profiles={}, user=admin)
+    response = browse(admin).post(
+        "/t/acme/-/recipes/new/", {"name": "coder", "params": '{"agentDocument": ""}'}
+    )
+    text = response.content.decode()
+    assert response.status_code == 409  # AlreadyExists, as the API answers (was 400 here)
+    name_field = text[text.index('for="id_name"') : text.index('for="id_params"')]
+    assert "already exists" in name_field
+    assert Recipe.objects.get(name="coder").params == {}

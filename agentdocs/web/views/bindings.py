@@ -13,11 +13,12 @@ from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions, selectors
 from agentdocs.core.bindings import MISSING, STALE
-from agentdocs.core.errors import InvalidInput, NotFound
+from agentdocs.core.errors import AgentdocsError, NotFound
+from agentdocs.models import BindingRecord
 from agentdocs.permissions import Access
 from agentdocs.services import bindings as binding_service
 from agentdocs.web.forms import BindForm, BindingCompareForm, BindingFilterForm
-from agentdocs.web.pages import add_service_error, member_page
+from agentdocs.web.pages import form_page, member_page
 
 RECORDS_PER_PAGE = 50
 
@@ -30,40 +31,50 @@ def _record_url_kwargs(access: Access) -> dict[str, str]:
 @require_http_methods(["GET", "POST"])
 def binding_list(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    status = 200
-    bind_form = BindForm()
     if request.method == "POST":
-        bind_form = BindForm(request.POST)
-        if bind_form.is_valid():
-            recipe = bind_form.cleaned_data["recipe"]
-            try:
-                result = binding_service.binding_create(
-                    tenant=access.tenant,
-                    project=access.project,
-                    user=request.user,
-                    process=bind_form.cleaned_data["process"],
-                    memory_block=(
-                        {"recipe": recipe or None, "profile": bind_form.cleaned_data["profile"]}
-                        if bind_form.cleaned_data["with_memory_block"]
-                        else None
-                    ),
-                )
-            except (InvalidInput, NotFound) as error:
-                status = 400
-                add_service_error(bind_form, error)
-            else:
-                record = result.record
-                if result.has_problems:
-                    messages.warning(
-                        request,
-                        f"Bound as record {record.pk}, with {record.problem_count} "
-                        f"problem{'s' if record.problem_count != 1 else ''}: see below.",
-                    )
-                else:
-                    messages.success(request, f"Bound as record {record.pk}, without problems.")
-                return redirect("binding", **_record_url_kwargs(access), record_id=record.pk)
-        else:
-            status = 400
+        return _bind(request, access)
+    return _bindings_page(request, access, BindForm())
+
+
+def _bind(request: HttpRequest, access: Access) -> HttpResponse:
+    form = BindForm(request.POST)
+    if not form.is_valid():
+        return _bindings_page(request, access, form)
+    recipe = form.cleaned_data["recipe"]
+    try:
+        result = binding_service.binding_create(
+            tenant=access.tenant,
+            project=access.project,
+            user=request.user,
+            process=form.cleaned_data["process"],
+            memory_block=(
+                {"recipe": recipe or None, "profile": form.cleaned_data["profile"]}
+                if form.cleaned_data["with_memory_block"]
+                else None
+            ),
+        )
+    except AgentdocsError as error:
+        return _bindings_page(request, access, form, refusal=error)
+    record = result.record
+    if result.has_problems:
+        messages.warning(
+            request,
+            f"Bound as record {record.pk}, with {record.problem_count} "
+            f"problem{'s' if record.problem_count != 1 else ''}: see below.",
+        )
+    else:
+        messages.success(request, f"Bound as record {record.pk}, without problems.")
+    return redirect("binding", **_record_url_kwargs(access), record_id=record.pk)
+
+
+def _bindings_page(
+    request: HttpRequest,
+    access: Access,
+    bind_form: BindForm,
+    *,
+    refusal: AgentdocsError | None = None,
+) -> HttpResponse:
+    """The records, newest first, filtered and paged by the query string; the bind form beside."""
     filters = BindingFilterForm(request.GET)
     filters.is_valid()
     process = filters.cleaned_data.get("process") or None
@@ -75,42 +86,40 @@ def binding_list(request: HttpRequest, tenant: str, project: str) -> HttpRespons
             start : start + RECORDS_PER_PAGE + 1
         ]
     )
-    return render(
-        request,
-        "agentdocs/bindings.html",
-        {
-            "access": access,
-            "project": access.project,
-            "records": records[:RECORDS_PER_PAGE],
-            "has_older": len(records) > RECORDS_PER_PAGE,
-            "page": page,
-            "filters": filters,
-            "bind_form": bind_form,
-            "recipes": list(selectors.recipe_list(tenant=access.tenant)),
-        },
-        status=status,
-    )
+    context = {
+        "access": access,
+        "project": access.project,
+        "records": records[:RECORDS_PER_PAGE],
+        "has_older": len(records) > RECORDS_PER_PAGE,
+        "page": page,
+        "filters": filters,
+        "bind_form": bind_form,
+        "recipes": list(selectors.recipe_list(tenant=access.tenant)),
+    }
+    return form_page(request, "agentdocs/bindings.html", context, form=bind_form, refusal=refusal)
 
 
-def _outdated_by_source(record) -> dict[tuple[str, str], dict]:
+def _record_sources(record: BindingRecord) -> dict:
+    """Each bound source beside its outdated status, and how many are stale or missing."""
     rows = binding_service.binding_outdated(record=record)
-    return {(row["kind"], row.get("name") or row.get("path")): row for row in rows}
+    outdated = {(row["kind"], row.get("name") or row.get("path")): row for row in rows}
+    sources = [
+        {"kind": kind, "key": key, "entry": entry, "outdated": outdated.get((kind, key))}
+        for kind, key_field in (("context", "name"), ("local", "path"))
+        for entry in record.record.get(kind, [])
+        for key in [entry[key_field]]
+    ]
+    return {
+        "sources": sources,
+        "stale": sum(1 for row in outdated.values() if row["status"] in STALE),
+        "missing": sum(1 for row in outdated.values() if row["status"] == MISSING),
+    }
 
 
 @member_page
 def binding_detail(request: HttpRequest, tenant: str, project: str, record_id: int) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
     record = selectors.binding_record_get(project=access.project, record_id=record_id)
-    outdated = _outdated_by_source(record)
-    data = record.record
-    sources = [
-        {"kind": kind, "key": key, "entry": entry, "outdated": outdated.get((kind, key))}
-        for kind, key_field in (("context", "name"), ("local", "path"))
-        for entry in data.get(kind, [])
-        for key in [entry[key_field]]
-    ]
-    stale = sum(1 for row in outdated.values() if row["status"] in STALE)
-    missing = sum(1 for row in outdated.values() if row["status"] == MISSING)
     return render(
         request,
         "agentdocs/binding.html",
@@ -118,11 +127,9 @@ def binding_detail(request: HttpRequest, tenant: str, project: str, record_id: i
             "access": access,
             "project": access.project,
             "record": record,
-            "data": data,
-            "sources": sources,
-            "stale": stale,
-            "missing": missing,
-            "memory_block": data.get("memory_block"),
+            "data": record.record,
+            "memory_block": record.record.get("memory_block"),
+            **_record_sources(record),
         },
     )
 

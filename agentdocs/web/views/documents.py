@@ -1,28 +1,27 @@
 """Document pages: read, create, edit with live preview, history, diff, revert, delete, lock.
 
 Every view resolves the project through `agentdocs.permissions` and changes
-documents only through `agentdocs.services.documents`. A refused save keeps
-what the user typed on the page: nothing here throws text away.
+documents only through `agentdocs.services.documents`. A view that takes a form
+shows it (GET) or hands it to `_save_*` (POST), which calls one service and
+redirects, or shows the page again with the refusal under its own status
+(`agentdocs.web.pages.form_page`). A refused save keeps what the user typed on
+the page: nothing here throws text away.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from django.contrib import messages
+from django.forms import Form
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agentdocs import permissions, selectors
-from agentdocs.core.errors import (
-    AlreadyExists,
-    Forbidden,
-    InvalidInput,
-    Locked,
-    NotFound,
-    SecretDetected,
-    VersionConflict,
-)
+from agentdocs.core.errors import AgentdocsError, Locked, NotFound, VersionConflict
 from agentdocs.core.numbers import positive_int
 from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import Access
@@ -38,9 +37,12 @@ from agentdocs.web.forms import (
 )
 from agentdocs.web.guideline import measure
 from agentdocs.web.markdown import render_markdown
-from agentdocs.web.pages import add_service_error, member_page
+from agentdocs.web.pages import form_page, member_page
 
 HISTORY_PAGE_SIZE = 50
+
+# One row of a document's history (simple-history builds its class at run time).
+DocumentVersion = Any
 
 
 def _document_url(name: str, access: Access, path: str) -> str:
@@ -81,12 +83,53 @@ def _lock_context(access: Access, document: Document) -> dict:
     }
 
 
+def _current(access: Access, path: str) -> Document:
+    """The document as it is now, deleted or not: history, diffs and refused saves show it."""
+    return document_service.document_get(project=access.project, path=path, include_deleted=True)
+
+
+@dataclass(frozen=True)
+class StaleSave:
+    """A save refused because the document moved on (VersionConflict).
+
+    `document` is the document as it is now; `form` is what the user sent, with
+    its base version moved to the current one: nothing they typed is lost, and
+    their next save is a deliberate one over a version they have now seen.
+    """
+
+    document: Document
+    form: Form
+
+    def conflict_panel(self, *, mine: str) -> dict:
+        """The edit page's conflict panel: who saved first and why, and what
+        differs between their version and the user's unsaved text."""
+        document = self.document
+        winner = document_service.document_version(document=document, version=document.version)
+        saved_by = document.updated_by.get_username() if document.updated_by else "someone"
+        return {
+            "document": document,
+            "reason": winner.history_change_reason,
+            "old_label": f"Version {document.version}, saved by {saved_by}",
+            "diff": side_by_side(document.body, mine),
+        }
+
+
+def _stale_save(
+    request: HttpRequest, access: Access, path: str, form_class: type[Form]
+) -> StaleSave:
+    """What every page that refuses a stale save shows: see `StaleSave`."""
+    document = _current(access, path)
+    data = request.POST.copy()
+    data["base_version"] = str(document.version)
+    form = form_class(data)
+    form.is_valid()
+    return StaleSave(document=document, form=form)
+
+
 @member_page
 def document_detail(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = document_service.document_get(
-        project=access.project, path=path, include_deleted=True
-    )
+    document = _current(access, path)
     shown = document
     version = _version_param(request.GET, "version", 0)
     if version:
@@ -119,131 +162,129 @@ def document_detail(request: HttpRequest, tenant: str, project: str, path: str) 
 def document_create(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
     access.require_write()
-    status = 200
     if request.method == "POST":
-        form = DocumentCreateForm(request.POST)
-        if form.is_valid():
-            path = form.cleaned_data["path"]
-            try:
-                access.require_write(path)
-                document = document_service.document_create(
-                    project=access.project,
-                    path=path,
-                    body=form.cleaned_data["body"],
-                    user=request.user,
-                    reason=form.cleaned_data["reason"],
-                )
-            except Forbidden as error:
-                status = 403
-                add_service_error(form, error)
-            except (AlreadyExists, InvalidInput, SecretDetected) as error:
-                status = 409 if isinstance(error, AlreadyExists) else 400
-                add_service_error(form, error)
-            else:
-                messages.success(request, f"Created {document.path}, version {document.version}.")
-                return redirect(_document_url("document", access, document.path))
-        else:
-            status = 400
-    else:
-        form = DocumentCreateForm(initial={"path": request.GET.get("path", "")})
+        return _save_create(request, access)
+    form = DocumentCreateForm(initial={"path": request.GET.get("path", "")})
+    return _create_page(request, access, form)
+
+
+def _save_create(request: HttpRequest, access: Access) -> HttpResponse:
+    form = DocumentCreateForm(request.POST)
+    if not form.is_valid():
+        return _create_page(request, access, form)
+    path = form.cleaned_data["path"]
+    try:
+        access.require_write(path)
+        document = document_service.document_create(
+            project=access.project,
+            path=path,
+            body=form.cleaned_data["body"],
+            user=request.user,
+            reason=form.cleaned_data["reason"],
+        )
+    except AgentdocsError as error:
+        return _create_page(request, access, form, refusal=error)
+    messages.success(request, f"Created {document.path}, version {document.version}.")
+    return redirect(_document_url("document", access, document.path))
+
+
+def _create_page(
+    request: HttpRequest,
+    access: Access,
+    form: DocumentCreateForm,
+    *,
+    refusal: AgentdocsError | None = None,
+) -> HttpResponse:
     body = form["body"].value() or ""
-    return render(
-        request,
-        "agentdocs/document_create.html",
-        {
-            "access": access,
-            "project": access.project,
-            "form": form,
-            "measure": measure(body),
-            "preview_html": render_markdown(body),
-        },
-        status=status,
-    )
+    context = {
+        "access": access,
+        "project": access.project,
+        "form": form,
+        "measure": measure(body),
+        "preview_html": render_markdown(body),
+    }
+    return form_page(request, "agentdocs/document_create.html", context, form=form, refusal=refusal)
 
 
 @member_page
 @require_http_methods(["GET", "POST"])
 def document_edit(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    # A document deleted while someone edits it must not cost them their text.
-    document = document_service.document_get(
-        project=access.project, path=path, include_deleted=request.method == "POST"
-    )
-    access.require_write(path)
-    conflict = None
-    status = 200
     if request.method == "POST":
-        form = DocumentEditForm(request.POST)
-        if form.is_valid():
-            body = form.cleaned_data["body"]
-            try:
-                saved = document_service.document_write(
-                    document=document,
-                    body=body,
-                    base_version=form.cleaned_data["base_version"],
-                    user=request.user,
-                    reason=form.cleaned_data["reason"],
-                )
-            except VersionConflict:
-                status = 409
-                document = document_service.document_get(
-                    project=access.project, path=path, include_deleted=True
-                )
-                winner = document_service.document_version(
-                    document=document, version=document.version
-                )
-                conflict = {
-                    "document": document,
-                    "reason": winner.history_change_reason,
-                    "old_label": f"Version {document.version}, saved by "
-                    f"{document.updated_by.get_username() if document.updated_by else 'someone'}",
-                    "diff": side_by_side(document.body, body),
-                }
-                # The user's text stays; the next save is based on what they have now seen.
-                data = request.POST.copy()
-                data["base_version"] = str(document.version)
-                form = DocumentEditForm(data)
-                form.is_valid()
-            except Locked as error:
-                status = 423
-                add_service_error(form, error)
-                document = document_service.document_get(
-                    project=access.project, path=path, include_deleted=True
-                )
-            except (InvalidInput, SecretDetected) as error:
-                status = 400
-                add_service_error(form, error)
-            except NotFound as error:
-                # Deleted while the user was editing: keep the text, say what happened.
-                status = 409
-                add_service_error(form, error)
-            else:
-                if saved.version == form.cleaned_data["base_version"]:
-                    messages.info(request, f"No changes: {path} is still version {saved.version}.")
-                else:
-                    messages.success(request, f"Saved {path} as version {saved.version}.")
-                return redirect(_document_url("document", access, path))
-        else:
-            status = 400
+        return _save_edit(request, access, path)
+    document = document_service.document_get(project=access.project, path=path)
+    access.require_write(path)
+    form = DocumentEditForm(initial={"body": document.body, "base_version": document.version})
+    return _edit_page(request, access, document, form)
+
+
+def _save_edit(request: HttpRequest, access: Access, path: str) -> HttpResponse:
+    # A document deleted while someone edits it must not cost them their text.
+    document = _current(access, path)
+    access.require_write(path)
+    form = DocumentEditForm(request.POST)
+    if not form.is_valid():
+        return _edit_page(request, access, document, form)
+    body = form.cleaned_data["body"]
+    base_version = form.cleaned_data["base_version"]
+    try:
+        saved = document_service.document_write(
+            document=document,
+            body=body,
+            base_version=base_version,
+            user=request.user,
+            reason=form.cleaned_data["reason"],
+        )
+    except VersionConflict as error:
+        stale = _stale_save(request, access, path, DocumentEditForm)
+        return _edit_page(
+            request,
+            access,
+            stale.document,
+            stale.form,
+            refusal=error,
+            conflict=stale.conflict_panel(mine=body),
+        )
+    except AgentdocsError as error:
+        # Read again: a lock taken meanwhile names its holder beside the editor.
+        return _edit_page(request, access, _current(access, path), form, refusal=error)
+    if saved.version == base_version:
+        messages.info(request, f"No changes: {path} is still version {saved.version}.")
     else:
-        form = DocumentEditForm(initial={"body": document.body, "base_version": document.version})
+        messages.success(request, f"Saved {path} as version {saved.version}.")
+    return redirect(_document_url("document", access, path))
+
+
+def _edit_page(
+    request: HttpRequest,
+    access: Access,
+    document: Document,
+    form: DocumentEditForm,
+    *,
+    refusal: AgentdocsError | None = None,
+    conflict: dict | None = None,
+) -> HttpResponse:
     body = form["body"].value() or ""
-    return render(
+    context = {
+        "access": access,
+        "project": access.project,
+        "document": document,
+        "form": form,
+        "conflict": conflict,
+        "measure": measure(body),
+        "preview_html": render_markdown(body),
+        "reach": _reach(access, document.path),
+        "shadowed": _shadowed_tenant_document(access, document.path),
+        **_lock_context(access, document),
+    }
+    # The conflict panel explains a stale save in its own words, with the diff.
+    return form_page(
         request,
         "agentdocs/document_edit.html",
-        {
-            "access": access,
-            "project": access.project,
-            "document": document,
-            "form": form,
-            "conflict": conflict,
-            "measure": measure(body),
-            "preview_html": render_markdown(body),
-            "reach": _reach(access, path),
-            "shadowed": _shadowed_tenant_document(access, path),
-            **_lock_context(access, document),
-        },
-        status=status,
+        context,
+        form=form,
+        refusal=refusal,
+        beside_form=conflict is None,
     )
 
 
@@ -296,9 +337,7 @@ def _history_rows(document: Document, page: int) -> tuple[list, bool]:
 @member_page
 def document_history(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = document_service.document_get(
-        project=access.project, path=path, include_deleted=True
-    )
+    document = _current(access, path)
     page_param = request.GET.get("page", "1")
     page = positive_int(page_param) or 1
     rows, has_older = _history_rows(document, page)
@@ -332,9 +371,7 @@ def _version_param(params: QueryDict, name: str, default: int) -> int:
 @member_page
 def document_diff(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = document_service.document_get(
-        project=access.project, path=path, include_deleted=True
-    )
+    document = _current(access, path)
     to_version = _version_param(request.GET, "to", document.version)
     from_version = _version_param(request.GET, "from", max(to_version - 1, 1))
     old = document_service.document_version(document=document, version=from_version)
@@ -359,79 +396,92 @@ def document_diff(request: HttpRequest, tenant: str, project: str, path: str) ->
 @require_http_methods(["GET", "POST"])
 def document_revert(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = document_service.document_get(
-        project=access.project, path=path, include_deleted=True
-    )
+    document = _current(access, path)
     access.require_write(path)
     params = request.POST if request.method == "POST" else request.GET
     version = _version_param(params, "version", 0)
     if not version:
         raise NotFound("Say which version to revert to.", field="version")
     target = document_service.document_version(document=document, version=version)
-    status = 200
     if request.method == "POST":
-        form = RevertForm(request.POST)
-        if form.is_valid():
-            try:
-                reverted = document_service.document_revert(
-                    document=document,
-                    version=version,
-                    base_version=form.cleaned_data["base_version"],
-                    user=request.user,
-                    reason=form.cleaned_data["reason"],
-                )
-            except VersionConflict as error:
-                status = 409
-                document = document_service.document_get(
-                    project=access.project, path=path, include_deleted=True
-                )
-                data = request.POST.copy()
-                data["base_version"] = str(document.version)
-                form = RevertForm(data)
-                form.is_valid()
-                form.add_error(None, f"{error.detail} The comparison below is now up to date.")
-            except (Locked, InvalidInput, NotFound) as error:
-                status = 423 if isinstance(error, Locked) else 400
-                add_service_error(form, error)
-            else:
-                if reverted.version == document.version:
-                    messages.info(
-                        request,
-                        f"{path} already has the text of version {version}; "
-                        "nothing changed and no version was written.",
-                    )
-                else:
-                    messages.success(
-                        request,
-                        f"Reverted {path} to the text of version {version}: "
-                        f"it is now version {reverted.version}.",
-                    )
-                return redirect(_document_url("document-history", access, path))
-        else:
-            status = 400
-    else:
-        form = RevertForm(
-            initial={
-                "version": version,
-                "base_version": document.version,
-                "reason": f"Revert to version {version}",
-            }
+        return _save_revert(request, access, document, target)
+    form = RevertForm(
+        initial={
+            "version": version,
+            "base_version": document.version,
+            "reason": f"Revert to version {version}",
+        }
+    )
+    return _revert_page(request, access, document, target, form)
+
+
+def _save_revert(
+    request: HttpRequest, access: Access, document: Document, target: DocumentVersion
+) -> HttpResponse:
+    form = RevertForm(request.POST)
+    if not form.is_valid():
+        return _revert_page(request, access, document, target, form)
+    path, version = document.path, target.version
+    try:
+        reverted = document_service.document_revert(
+            document=document,
+            version=version,
+            base_version=form.cleaned_data["base_version"],
+            user=request.user,
+            reason=form.cleaned_data["reason"],
         )
-    return render(
+    except VersionConflict as error:
+        stale = _stale_save(request, access, path, RevertForm)
+        stale.form.add_error(None, f"{error.detail} The comparison below is now up to date.")
+        return _revert_page(
+            request, access, stale.document, target, stale.form, refusal=error, beside_form=False
+        )
+    except AgentdocsError as error:
+        return _revert_page(request, access, document, target, form, refusal=error)
+    if reverted.version == document.version:
+        messages.info(
+            request,
+            f"{path} already has the text of version {version}; "
+            "nothing changed and no version was written.",
+        )
+    else:
+        messages.success(
+            request,
+            f"Reverted {path} to the text of version {version}: "
+            f"it is now version {reverted.version}.",
+        )
+    return redirect(_document_url("document-history", access, path))
+
+
+def _revert_page(
+    request: HttpRequest,
+    access: Access,
+    document: Document,
+    target: DocumentVersion,
+    form: RevertForm,
+    *,
+    refusal: AgentdocsError | None = None,
+    beside_form: bool = True,
+) -> HttpResponse:
+    current = "" if document.is_deleted else document.body
+    context = {
+        "access": access,
+        "project": access.project,
+        "document": document,
+        "target": target,
+        "form": form,
+        "old_label": "Current text" if not document.is_deleted else "Deleted",
+        "new_label": f"Version {target.version}, after the revert",
+        "diff": side_by_side(current, target.body),
+        "unchanged": not document.is_deleted and document.body == target.body,
+    }
+    return form_page(
         request,
         "agentdocs/document_revert.html",
-        {
-            "access": access,
-            "project": access.project,
-            "document": document,
-            "target": target,
-            "form": form,
-            "old_label": "Current text" if not document.is_deleted else "Deleted",
-            "new_label": f"Version {version}, after the revert",
-            "diff": side_by_side("" if document.is_deleted else document.body, target.body),
-            "unchanged": not document.is_deleted and document.body == target.body,
-        },
-        status=status,
+        context,
+        form=form,
+        refusal=refusal,
+        beside_form=beside_form,
     )
 
 
@@ -441,37 +491,43 @@ def document_delete(request: HttpRequest, tenant: str, project: str, path: str) 
     access = permissions.project_access(request.user, tenant, project)
     document = document_service.document_get(project=access.project, path=path)
     access.require_write(path)
-    status = 200
     if request.method == "POST":
-        form = DeleteForm(request.POST)
-        if form.is_valid():
-            try:
-                deleted = document_service.document_delete(
-                    document=document,
-                    base_version=form.cleaned_data["base_version"],
-                    user=request.user,
-                    reason=form.cleaned_data["reason"],
-                )
-            except (VersionConflict, Locked, NotFound) as error:
-                status = 409
-                add_service_error(form, error)
-            else:
-                messages.success(
-                    request,
-                    f"Deleted {path} (version {deleted.version}). Its history keeps every "
-                    "version: restore it from there.",
-                )
-                return redirect("project", tenant=access.tenant.slug, project=access.project.slug)
-        else:
-            status = 400
-    else:
-        form = DeleteForm(initial={"base_version": document.version})
-    return render(
+        return _save_delete(request, access, document)
+    form = DeleteForm(initial={"base_version": document.version})
+    return _delete_page(request, access, document, form)
+
+
+def _save_delete(request: HttpRequest, access: Access, document: Document) -> HttpResponse:
+    form = DeleteForm(request.POST)
+    if not form.is_valid():
+        return _delete_page(request, access, document, form)
+    try:
+        deleted = document_service.document_delete(
+            document=document,
+            base_version=form.cleaned_data["base_version"],
+            user=request.user,
+            reason=form.cleaned_data["reason"],
+        )
+    except AgentdocsError as error:
+        return _delete_page(request, access, document, form, refusal=error)
+    messages.success(
         request,
-        "agentdocs/document_delete.html",
-        {"access": access, "project": access.project, "document": document, "form": form},
-        status=status,
+        f"Deleted {document.path} (version {deleted.version}). Its history keeps every "
+        "version: restore it from there.",
     )
+    return redirect("project", tenant=access.tenant.slug, project=access.project.slug)
+
+
+def _delete_page(
+    request: HttpRequest,
+    access: Access,
+    document: Document,
+    form: DeleteForm,
+    *,
+    refusal: AgentdocsError | None = None,
+) -> HttpResponse:
+    context = {"access": access, "project": access.project, "document": document, "form": form}
+    return form_page(request, "agentdocs/document_delete.html", context, form=form, refusal=refusal)
 
 
 @member_page

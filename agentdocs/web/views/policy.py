@@ -8,14 +8,14 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions, selectors
-from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
+from agentdocs.core.errors import AgentdocsError, NotFound
 from agentdocs.core.policy import PolicySetting, merge_policy
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import Recipe
 from agentdocs.permissions import Access
 from agentdocs.services import policy as policy_service
 from agentdocs.web.forms import RecipeForm, SettingDeleteForm, SettingForm
-from agentdocs.web.pages import add_service_error, member_page
+from agentdocs.web.pages import form_page, member_page
 
 
 def _policy_in_force(access: Access) -> dict:
@@ -51,67 +51,79 @@ def _change_form(access: Access, policy: dict, key: str) -> SettingForm:
     )
 
 
-def _settings_page(request: HttpRequest, access: Access) -> HttpResponse:
-    status = 200
-    policy = _policy_in_force(access)
-    form = _change_form(access, policy, request.GET.get("key", ""))
-    if request.method == "POST":
-        access.require_admin()
-        if "delete" in request.POST:
-            delete_form = SettingDeleteForm(request.POST)
-            if delete_form.is_valid():
-                key = delete_form.cleaned_data["key"]
-                policy_service.setting_delete(
-                    tenant=access.tenant, project=access.project, key=key, user=request.user
-                )
-                messages.success(request, f"Deleted the setting {key}.")
-                return _settings_redirect(access)
-            raise NotFound("No such setting.", field="key")
-        form = SettingForm(request.POST)
-        if form.is_valid():
-            try:
-                setting, created = policy_service.setting_set(
-                    tenant=access.tenant,
-                    project=access.project,
-                    key=form.cleaned_data["key"],
-                    value=form.cleaned_data["value"],
-                    enforced=form.cleaned_data["enforced"],
-                    user=request.user,
-                    reason=form.cleaned_data["reason"],
-                )
-            except (InvalidInput, Enforced) as error:
-                status = error.status
-                add_service_error(form, error)
-            else:
-                verb = "Added" if created else "Saved"
-                messages.success(request, f"{verb} {setting.key} = {setting.value!r}.")
-                return _settings_redirect(access)
-        else:
-            status = 400
-    return render(
-        request,
-        "agentdocs/settings.html",
-        {
-            "access": access,
-            "tenant": access.tenant,
-            "project": access.project,
-            "form": form,
-            **policy,
-        },
-        status=status,
-    )
-
-
 @member_page
 @require_http_methods(["GET", "POST"])
 def tenant_settings(request: HttpRequest, tenant: str) -> HttpResponse:
-    return _settings_page(request, permissions.tenant_access(request.user, tenant))
+    return _settings(request, permissions.tenant_access(request.user, tenant))
 
 
 @member_page
 @require_http_methods(["GET", "POST"])
 def project_settings(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
-    return _settings_page(request, permissions.project_access(request.user, tenant, project))
+    return _settings(request, permissions.project_access(request.user, tenant, project))
+
+
+def _settings(request: HttpRequest, access: Access) -> HttpResponse:
+    """One page for a tenant's settings and a project's: members read, admins change."""
+    if request.method == "POST":
+        access.require_admin()
+        if "delete" in request.POST:
+            return _delete_setting(request, access)
+        return _save_setting(request, access)
+    policy = _policy_in_force(access)
+    form = _change_form(access, policy, request.GET.get("key", ""))
+    return _settings_page(request, access, form, policy=policy)
+
+
+def _save_setting(request: HttpRequest, access: Access) -> HttpResponse:
+    form = SettingForm(request.POST)
+    if not form.is_valid():
+        return _settings_page(request, access, form)
+    try:
+        setting, created = policy_service.setting_set(
+            tenant=access.tenant,
+            project=access.project,
+            key=form.cleaned_data["key"],
+            value=form.cleaned_data["value"],
+            enforced=form.cleaned_data["enforced"],
+            user=request.user,
+            reason=form.cleaned_data["reason"],
+        )
+    except AgentdocsError as error:
+        return _settings_page(request, access, form, refusal=error)
+    verb = "Added" if created else "Saved"
+    messages.success(request, f"{verb} {setting.key} = {setting.value!r}.")
+    return _settings_redirect(access)
+
+
+def _delete_setting(request: HttpRequest, access: Access) -> HttpResponse:
+    form = SettingDeleteForm(request.POST)
+    if not form.is_valid():
+        raise NotFound("No such setting.", field="key")
+    key = form.cleaned_data["key"]
+    policy_service.setting_delete(
+        tenant=access.tenant, project=access.project, key=key, user=request.user
+    )
+    messages.success(request, f"Deleted the setting {key}.")
+    return _settings_redirect(access)
+
+
+def _settings_page(
+    request: HttpRequest,
+    access: Access,
+    form: SettingForm,
+    *,
+    policy: dict | None = None,
+    refusal: AgentdocsError | None = None,
+) -> HttpResponse:
+    context = {
+        "access": access,
+        "tenant": access.tenant,
+        "project": access.project,
+        "form": form,
+        **(policy or _policy_in_force(access)),
+    }
+    return form_page(request, "agentdocs/settings.html", context, form=form, refusal=refusal)
 
 
 def _recipe(access: Access, name: str) -> Recipe:
@@ -140,35 +152,40 @@ def recipe_list(request: HttpRequest, tenant: str) -> HttpResponse:
 def recipe_create(request: HttpRequest, tenant: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
     access.require_admin()
-    status = 200
     if request.method == "POST":
-        form = RecipeForm(request.POST)
-        if form.is_valid():
-            try:
-                recipe = policy_service.recipe_create(
-                    tenant=access.tenant,
-                    name=form.cleaned_data["name"],
-                    params=form.cleaned_data["params"],
-                    profiles=form.cleaned_data["profiles"],
-                    user=request.user,
-                    reason=form.cleaned_data["reason"],
-                )
-            except (InvalidInput, AlreadyExists) as error:
-                status = 400
-                add_service_error(form, error)
-            else:
-                messages.success(request, f"Created the recipe {recipe.name}.")
-                return redirect("recipe", tenant=access.tenant.slug, name=recipe.name)
-        else:
-            status = 400
-    else:
-        form = RecipeForm(initial={"params": {}, "profiles": {}})
-    return render(
-        request,
-        "agentdocs/recipe_form.html",
-        {"access": access, "tenant": access.tenant, "form": form, "creating": True},
-        status=status,
-    )
+        return _save_new_recipe(request, access)
+    form = RecipeForm(initial={"params": {}, "profiles": {}})
+    return _new_recipe_page(request, access, form)
+
+
+def _save_new_recipe(request: HttpRequest, access: Access) -> HttpResponse:
+    form = RecipeForm(request.POST)
+    if not form.is_valid():
+        return _new_recipe_page(request, access, form)
+    try:
+        recipe = policy_service.recipe_create(
+            tenant=access.tenant,
+            name=form.cleaned_data["name"],
+            params=form.cleaned_data["params"],
+            profiles=form.cleaned_data["profiles"],
+            user=request.user,
+            reason=form.cleaned_data["reason"],
+        )
+    except AgentdocsError as error:
+        return _new_recipe_page(request, access, form, refusal=error)
+    messages.success(request, f"Created the recipe {recipe.name}.")
+    return redirect("recipe", tenant=access.tenant.slug, name=recipe.name)
+
+
+def _new_recipe_page(
+    request: HttpRequest,
+    access: Access,
+    form: RecipeForm,
+    *,
+    refusal: AgentdocsError | None = None,
+) -> HttpResponse:
+    context = {"access": access, "tenant": access.tenant, "form": form, "creating": True}
+    return form_page(request, "agentdocs/recipe_form.html", context, form=form, refusal=refusal)
 
 
 @member_page
@@ -176,47 +193,54 @@ def recipe_create(request: HttpRequest, tenant: str) -> HttpResponse:
 def recipe_detail(request: HttpRequest, tenant: str, name: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
     recipe = _recipe(access, name)
-    status = 200
+    if request.method == "POST":
+        access.require_admin()
+        return _save_recipe(request, access, recipe)
     form = RecipeForm(
         initial={"name": recipe.name, "params": recipe.params, "profiles": recipe.profiles}
     )
-    if request.method == "POST":
-        access.require_admin()
-        # The name identifies the recipe; it is not edited here.
-        data = request.POST.copy()
-        data["name"] = recipe.name
-        form = RecipeForm(data)
-        if form.is_valid():
-            try:
-                policy_service.recipe_update(
-                    recipe=recipe,
-                    params=form.cleaned_data["params"],
-                    profiles=form.cleaned_data["profiles"],
-                    user=request.user,
-                    reason=form.cleaned_data["reason"],
-                )
-            except InvalidInput as error:
-                status = 400
-                add_service_error(form, error)
-            else:
-                messages.success(request, f"Saved the recipe {recipe.name}.")
-                return redirect("recipe", tenant=access.tenant.slug, name=recipe.name)
-        else:
-            status = 400
-    return render(
-        request,
-        "agentdocs/recipe.html",
-        {
-            "access": access,
-            "tenant": access.tenant,
-            "recipe": recipe,
-            "options": RenderOptions.from_recipe(recipe.params),
-            "profiles": sorted((recipe.profiles or {}).items()),
-            "projects": list(selectors.project_list(tenant=access.tenant)),
-            "form": form,
-        },
-        status=status,
-    )
+    return _recipe_page(request, access, recipe, form)
+
+
+def _save_recipe(request: HttpRequest, access: Access, recipe: Recipe) -> HttpResponse:
+    # The name identifies the recipe; it is not edited here.
+    data = request.POST.copy()
+    data["name"] = recipe.name
+    form = RecipeForm(data)
+    if not form.is_valid():
+        return _recipe_page(request, access, recipe, form)
+    try:
+        policy_service.recipe_update(
+            recipe=recipe,
+            params=form.cleaned_data["params"],
+            profiles=form.cleaned_data["profiles"],
+            user=request.user,
+            reason=form.cleaned_data["reason"],
+        )
+    except AgentdocsError as error:
+        return _recipe_page(request, access, recipe, form, refusal=error)
+    messages.success(request, f"Saved the recipe {recipe.name}.")
+    return redirect("recipe", tenant=access.tenant.slug, name=recipe.name)
+
+
+def _recipe_page(
+    request: HttpRequest,
+    access: Access,
+    recipe: Recipe,
+    form: RecipeForm,
+    *,
+    refusal: AgentdocsError | None = None,
+) -> HttpResponse:
+    context = {
+        "access": access,
+        "tenant": access.tenant,
+        "recipe": recipe,
+        "options": RenderOptions.from_recipe(recipe.params),
+        "profiles": sorted((recipe.profiles or {}).items()),
+        "projects": list(selectors.project_list(tenant=access.tenant)),
+        "form": form,
+    }
+    return form_page(request, "agentdocs/recipe.html", context, form=form, refusal=refusal)
 
 
 @member_page
