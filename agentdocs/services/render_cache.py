@@ -6,7 +6,8 @@ settings and recipes change rarely in comparison. So the rows a render reads
 tenant's *generation*: a random token that every write path that can change a
 render (documents, `memory.*` settings, recipes) replaces by calling
 `render_inputs_changed`. A render whose cached rows carry another generation
-reads the database again, so a save is visible on the very next turn, as if nothing were cached.
+reads the database again, so a save is visible on the very next turn, as if
+nothing were cached.
 
 The generation is read before the database, and cached rows are tagged with
 the generation read: rows read before a write committed can never pass for
