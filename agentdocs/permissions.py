@@ -1,24 +1,24 @@
 """The one place that decides who may read and write what.
 
 Every API view and page resolves the tenant or project through this module,
-then asks it before reading or writing. Outsiders (no membership in the tenant)
+then asks it before reading or writing. The rules live here; the row they are
+applied to is read by `agentdocs.sql.access`. Outsiders (no membership in the tenant)
 get NotFound for everything, so tenant and project names do not leak; members
 without the right get Forbidden.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import connection, models
 
 from agentdocs.core.errors import Forbidden, NotFound
 from agentdocs.core.paths import is_reserved_path
-from agentdocs.models import Membership, Project, Role, Tenant
+from agentdocs.models import Project, Role, Tenant
+from agentdocs.sql import access as access_sql
+from agentdocs.sql.access import AccessRow
 
 AnyUser = AbstractBaseUser | AnonymousUser
 
@@ -71,148 +71,73 @@ def _effective_role(user: AnyUser, membership_role: str | None) -> Role | None:
     return Role(membership_role) if membership_role else None
 
 
-# Every API request and page resolves access first, so this is the hottest query in
-# the product. It is written by hand once: the ORM took ten times longer to compile
-# the same join and subquery than PostgreSQL took to run it. The columns come from
-# the models' metadata, so a new field is picked up without touching this.
-
-
-@dataclass(frozen=True)
-class RowReader:
-    """Selects a model's concrete columns and turns them back into an instance,
-    converting each value as the ORM does (SQLite, for one, returns datetimes as text)."""
-
-    model: type[models.Model]
-    alias: str
-
-    @functools.cached_property
-    def fields(self) -> list[models.Field]:
-        return list(self.model._meta.concrete_fields)
-
-    @functools.cached_property
-    def select(self) -> str:
-        quote = connection.ops.quote_name
-        return ", ".join(f"{self.alias}.{quote(field.column)}" for field in self.fields)
-
-    @functools.cached_property
-    def _converters(self) -> list[tuple[Any, list[Any]]]:
-        result = []
-        for field in self.fields:
-            column = field.get_col(self.model._meta.db_table)
-            converters = connection.ops.get_db_converters(column) + field.get_db_converters(
-                connection
-            )
-            result.append((column, converters))
-        return result
-
-    def instance(self, values: tuple) -> Any:
-        converted = []
-        for value, (column, converters) in zip(values, self._converters, strict=True):
-            for convert in converters:
-                value = convert(value, column, connection)
-            converted.append(value)
-        names = [field.attname for field in self.fields]
-        return self.model.from_db(connection.alias, names, converted)
-
-
-_TENANT = RowReader(Tenant, "t")
-_PROJECT = RowReader(Project, "p")
-_TENANT_PK = _TENANT.fields.index(Tenant._meta.pk)
-_PROJECT_PK = _PROJECT.fields.index(Project._meta.pk)
-
-
-@functools.cache
-def access_columns(kind: str, user: str = "%s") -> str:
-    """The columns of an access row: the tenant, the user's role (``user`` is the SQL
-    for the user's id) and, for a project, the project."""
-    role = (
-        f"(SELECT m.role FROM {Membership._meta.db_table} m "
-        f"WHERE m.tenant_id = t.id AND m.user_id = {user})"
-    )
-    columns = f"{_TENANT.select}, {role}"
-    return f"{columns}, {_PROJECT.select}" if kind == "project" else columns
-
-
-def project_join(kind: str) -> str:
-    # A LEFT JOIN, so one query also tells a member that the tenant exists but the
-    # project does not.
-    if kind != "project":
-        return ""
-    return f"LEFT JOIN {Project._meta.db_table} p ON p.tenant_id = t.id AND p.slug = %s"
-
-
-@functools.cache
-def _access_sql(kind: str) -> str:
-    return (
-        f"SELECT {access_columns(kind)} FROM {Tenant._meta.db_table} t {project_join(kind)} "
-        "WHERE t.slug = %s"
-    )
-
-
 @dataclass(frozen=True)
 class PrefetchedAccess:
-    """An access row read together with the user, in the request's authentication
-    (`agentdocs.api.authentication`): the first check for the same slugs uses it
-    instead of asking the database again."""
+    """An access row already read for these slugs (by token authentication, together
+    with the token): a check of the same tenant and project uses it instead of asking
+    the database again. ``project_slug`` is None for a tenant's access."""
 
-    kind: str
-    slugs: tuple[str, ...]
-    row: tuple
-
-
-_PREFETCHED = "_agentdocs_prefetched_access"
+    tenant_slug: str
+    project_slug: str | None
+    row: AccessRow
 
 
-def remember_access(user: AnyUser, access: PrefetchedAccess) -> None:
-    setattr(user, _PREFETCHED, access)
-
-
-def _access_row(user: AnyUser, kind: str, slugs: tuple[str, ...]) -> tuple | None:
+def _access_row(
+    user: AnyUser,
+    tenant_slug: str,
+    project_slug: str | None,
+    prefetched: PrefetchedAccess | None,
+) -> AccessRow:
     if not user.is_authenticated:
         raise NotFound("No such tenant.", field="tenant")
-    # Used once: a later check in the same request (after a write, say) reads afresh.
-    prefetched = getattr(user, _PREFETCHED, None)
-    if prefetched is not None:
-        delattr(user, _PREFETCHED)
-        if prefetched.kind == kind and prefetched.slugs == slugs:
-            return prefetched.row
-    tenant_slug, *project_slug = slugs
-    with connection.cursor() as cursor:
-        cursor.execute(_access_sql(kind), [user.pk, *project_slug, tenant_slug])
-        return cursor.fetchone()
+    if prefetched is not None and (prefetched.tenant_slug, prefetched.project_slug) == (
+        tenant_slug,
+        project_slug,
+    ):
+        return prefetched.row
+    return access_sql.access_row(
+        user_id=user.pk, tenant_slug=tenant_slug, project_slug=project_slug
+    )
 
 
-def _tenant_and_role(user: AnyUser, row: tuple | None) -> tuple[Tenant, Role]:
+def _tenant_and_role(user: AnyUser, row: AccessRow) -> tuple[Tenant, Role]:
     """The tenant and the user's role, or NotFound alike for unknown and foreign tenants."""
-    if row is None or row[_TENANT_PK] is None:
+    if row.tenant is None:
         raise NotFound("No such tenant.", field="tenant")
-    count = len(_TENANT.fields)
-    role = _effective_role(user, row[count])
+    role = _effective_role(user, row.membership_role)
     if role is None:
         raise NotFound("No such tenant.", field="tenant")
-    return _TENANT.instance(row[:count]), role
+    return row.tenant, role
 
 
-def tenant_access(user: AnyUser, tenant_slug: str) -> Access:
-    """The user's access to a tenant, in one query; NotFound for outsiders."""
-    tenant, role = _tenant_and_role(user, _access_row(user, "tenant", (tenant_slug,)))
+def tenant_access(
+    user: AnyUser, tenant_slug: str, *, prefetched: PrefetchedAccess | None = None
+) -> Access:
+    """The user's access to a tenant, in one query (none when ``prefetched`` holds the
+    row for this tenant); NotFound for outsiders."""
+    row = _access_row(user, tenant_slug, None, prefetched)
+    tenant, role = _tenant_and_role(user, row)
     return Access(user=user, tenant=tenant, role=role)
 
 
-def project_access(user: AnyUser, tenant_slug: str, project_slug: str) -> Access:
-    """The user's access to a project, in one query; NotFound for outsiders.
+def project_access(
+    user: AnyUser,
+    tenant_slug: str,
+    project_slug: str,
+    *,
+    prefetched: PrefetchedAccess | None = None,
+) -> Access:
+    """The user's access to a project, in one query (none when ``prefetched`` holds the
+    row for this project); NotFound for outsiders.
 
     An outsider cannot tell an unknown tenant from a known one: both are
     "No such tenant". Only a member learns that a project does not exist.
     """
-    row = _access_row(user, "project", (tenant_slug, project_slug))
+    row = _access_row(user, tenant_slug, project_slug, prefetched)
     tenant, role = _tenant_and_role(user, row)
-    project_values = row[len(_TENANT.fields) + 1 :]
-    if project_values[_PROJECT_PK] is None:
+    if row.project is None:
         raise NotFound("No such project.", field="project")
-    project = _PROJECT.instance(project_values)
-    project.tenant = tenant  # the tenant is already loaded: no second query for it
-    return Access(user=user, tenant=tenant, role=role, project=project)
+    return Access(user=user, tenant=tenant, role=role, project=row.project)
 
 
 def may_create_tenants(user: AnyUser) -> bool:

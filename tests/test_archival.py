@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from datetime import timedelta
 
 import pytest
@@ -13,6 +14,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from agentdocs.models import BindingRecord
+from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import archival
 from agentdocs.services import bindings as binding_service
 from agentdocs.tasks import archive_binding_record
@@ -133,7 +135,7 @@ def test_the_sweep_takes_only_records_older_than_the_delay(bound, settings):
         created_at=timezone.now()
         - timedelta(seconds=settings.AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS + 5)
     )
-    assert archival.unarchived_record_ids() == [old.pk]
+    assert binding_selectors.unarchived_record_ids() == [old.pk]
     from agentdocs.tasks import sweep_unarchived_binding_records
 
     assert sweep_unarchived_binding_records.apply().get() == 1
@@ -208,3 +210,15 @@ def test_an_object_store_error_leaves_the_record_for_the_retry_and_the_sweep(
     record.refresh_from_db()
     assert record.archived_at is not None
     assert (tmp_path / "store" / record.archive_path).is_file()
+
+
+def test_a_process_that_never_imported_the_tasks_still_archives_in_process(bound, monkeypatch):
+    # The service names the task rather than importing it; without a broker, Celery
+    # finds the task module as a worker would, and the task runs in-process.
+    monkeypatch.delitem(sys.modules, "agentdocs.tasks")
+    for name in list(celery_app.tasks):
+        if name.startswith("agentdocs.tasks."):
+            monkeypatch.delitem(celery_app.tasks, name)
+    record = bound()
+    assert record.archived_at is not None
+    assert default_storage.exists(record.archive_path)

@@ -16,6 +16,7 @@ from agentdocs.core.errors import (
     VersionConflict,
 )
 from agentdocs.models import Document
+from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import documents as svc
 
 pytestmark = pytest.mark.django_db
@@ -140,7 +141,7 @@ def test_writing_a_deleted_document_is_not_found(doc, writer):
     with pytest.raises(NotFound):
         svc.document_write(document=doc, body="x", base_version=2, user=writer)
     with pytest.raises(NotFound):
-        svc.document_get(project=doc.project, path="agent.md")
+        document_selectors.document_get(project=doc.project, path="agent.md")
 
 
 def test_revert_to_a_missing_version(doc, writer):

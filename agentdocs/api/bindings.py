@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
+from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import reject_unknown_fields, username
 from agentdocs.api.pagination import Pagination
 from agentdocs.core.bindings import OUTDATED_STATUSES
@@ -109,7 +110,9 @@ class BindingListCreate(APIView):
         ],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         process = request.query_params.get("process")
         records = selectors.binding_record_list(
             project=access.project,
@@ -127,7 +130,9 @@ class BindingListCreate(APIView):
         "422 with the record when it has some.",
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         data = reject_unknown_fields(request.data, {"process", "manifest", "memory_block"})
         if "process" not in data:
             raise InvalidInput(
@@ -162,7 +167,9 @@ class BindingListCreate(APIView):
 
 class _RecordView(APIView):
     def _record(self, request: Request, tenant: str, project: str, record: str) -> BindingRecord:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         return selectors.binding_record_get(project=access.project, record_id=_record_id(record))
 
 
@@ -186,7 +193,9 @@ class BindingOutdated(_RecordView):
 class BindingCompare(APIView):
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, tenant: str, project: str, record: str, other: str) -> Response:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         a = selectors.binding_record_get(project=access.project, record_id=_record_id(record))
         b = selectors.binding_record_get(
             project=access.project, record_id=_record_id(other, field="other")

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
+from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import (
     ListView,
     base_version,
@@ -107,14 +108,18 @@ class DocumentListCreate(ListView):
         parameters=[OpenApiParameter("prefix", str, description="Only paths starting with this")],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         prefix = request.query_params.get("prefix", "")
         documents = selectors.document_list(project=access.project, prefix=prefix)
         return self.paginate(request, documents, _summary)
 
     @extend_schema(request=DocumentCreateSerializer, responses={201: DocumentSerializer})
     def post(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         data = reject_unknown_fields(request.data, {"path", "body", "reason"})
         path = validate_path(_text_field(data, "path"))
         access.require_write(path)
@@ -130,7 +135,9 @@ class DocumentListCreate(ListView):
 
 class DocumentDetail(APIView):
     def _document(self, request: Request, tenant: str, project: str, path: str, *, write: bool):
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         validate_path(path)
         if write:
             access.require_write(path)
@@ -236,7 +243,9 @@ class DocumentHistory(ListView):
         parameters=[OpenApiParameter("version", int, description="Return this version's body")],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         document = document_service.document_get(
             project=access.project, path=path, include_deleted=True
         )
@@ -285,7 +294,9 @@ class DocumentDiff(APIView):
         ],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         document = document_service.document_get(
             project=access.project, path=path, include_deleted=True
         )
@@ -325,7 +336,9 @@ class LockSerializer(serializers.Serializer):
 class DocumentRevert(APIView):
     @extend_schema(request=RevertSerializer, responses=DocumentSerializer)
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         data = reject_unknown_fields(request.data, {"version", "reason", "base_version"})
         validate_path(path)
         access.require_write(path)
@@ -349,7 +362,9 @@ class DocumentRevert(APIView):
 
 class DocumentLock(APIView):
     def _access_and_document(self, request: Request, tenant: str, project: str, path: str):
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         validate_path(path)
         access.require_write(path)
         document = document_service.document_get(project=access.project, path=path)

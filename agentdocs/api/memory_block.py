@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
+from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ErrorSerializer, etag_matches, reject_unknown_fields
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.memory_block import MemoryBlock
@@ -112,7 +113,9 @@ class MemoryBlockView(APIView):
         responses={200: MemoryBlockSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         data = reject_unknown_fields(request.data, POST_FIELDS)
         recipe = _name(data.get("recipe"), "recipe")
         profile = _name(data.get("profile"), "profile")
@@ -137,7 +140,9 @@ class MemoryBlockView(APIView):
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         """A preview: the full block, no read state touched."""
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         recipe = _name(request.query_params.get("recipe"), "recipe")
         profile = _name(request.query_params.get("profile"), "profile")
         block = memory_block_service.render_memory_block(

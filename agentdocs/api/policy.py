@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
+from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView, reason_of, reject_unknown_fields, username
 from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.models import Recipe, Setting
@@ -69,8 +70,12 @@ class _SettingViews(ListView):
 
     def _access(self, request: Request, tenant: str, project: str | None) -> Access:
         if self.project_scope:
-            return permissions.project_access(request.user, tenant, project)
-        return permissions.tenant_access(request.user, tenant)
+            return permissions.project_access(
+                request.user, tenant, project, prefetched=prefetched_access(request)
+            )
+        return permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
 
 
 class _SettingList(_SettingViews):
@@ -171,12 +176,16 @@ def _recipe_or_404(access: Access, name: str) -> Recipe:
 class RecipeListCreate(ListView):
     @extend_schema(responses=RecipeSerializer(many=True))
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         return self.paginate(request, selectors.recipe_list(tenant=access.tenant), _recipe)
 
     @extend_schema(request=RecipeInputSerializer, responses={201: RecipeSerializer})
     def post(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         data = reject_unknown_fields(request.data, {"name", "params", "profiles", "reason"})
         recipe = policy_service.recipe_create(
@@ -193,12 +202,16 @@ class RecipeListCreate(ListView):
 class RecipeDetail(APIView):
     @extend_schema(responses=RecipeSerializer)
     def get(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         return Response(_recipe(_recipe_or_404(access, name)))
 
     @extend_schema(request=RecipeInputSerializer, responses=RecipeSerializer)
     def put(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         data = reject_unknown_fields(request.data, {"name", "params", "profiles", "reason"})
         if "name" in data and data["name"] != name:
@@ -214,7 +227,9 @@ class RecipeDetail(APIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         data = request.data if isinstance(request.data, dict) else {}
         policy_service.recipe_delete(

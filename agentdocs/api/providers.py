@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
+from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import reject_unknown_fields, username
 from agentdocs.api.pagination import Pagination
 from agentdocs.core.errors import InvalidInput
@@ -48,7 +49,9 @@ def _string(data: dict, name: str, *, required: bool = True) -> str:
 class ProviderList(APIView):
     @extend_schema(responses=ProviderSerializer(many=True))
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         paginator = Pagination()
         page = paginator.paginate_queryset(
             selectors.provider_list(tenant=access.tenant), request, view=self
@@ -64,7 +67,9 @@ class ProviderDetail(APIView):
 
     @extend_schema(responses=ProviderSerializer)
     def get(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         return Response(_mapping(provider_service.provider_get(tenant=access.tenant, name=name)))
 
     @extend_schema(
@@ -72,7 +77,9 @@ class ProviderDetail(APIView):
         responses={200: ProviderSerializer, 201: ProviderSerializer},
     )
     def put(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         data = reject_unknown_fields(request.data, {"project", "path", "reason"})
         if "project" not in data or "path" not in data:
@@ -92,7 +99,9 @@ class ProviderDetail(APIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         data = request.data if isinstance(request.data, dict) else {}
         reject_unknown_fields(data, {"reason"})

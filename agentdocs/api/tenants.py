@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
+from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView, reason_of, reject_unknown_fields
 from agentdocs.core.errors import Forbidden, InvalidInput, NotFound
 from agentdocs.models import Membership, Project, Tenant
@@ -111,19 +112,25 @@ class TenantListCreate(ListView):
 class TenantDetail(APIView):
     @extend_schema(responses=TenantSerializer)
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         return Response(_tenant(access.tenant, access.role))
 
 
 class ProjectListCreate(ListView):
     @extend_schema(responses=ProjectSerializer(many=True))
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         return self.paginate(request, selectors.project_list(tenant=access.tenant), _project)
 
     @extend_schema(request=SlugNameSerializer, responses={201: ProjectSerializer})
     def post(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         data = reject_unknown_fields(request.data, {"slug", "name"})
         project = tenant_service.project_create(
@@ -138,14 +145,18 @@ class ProjectListCreate(ListView):
 class ProjectDetail(APIView):
     @extend_schema(responses=ProjectSerializer)
     def get(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(request.user, tenant, project)
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
         return Response({**_project(access.project), "role": access.role})
 
 
 class MemberList(ListView):
     @extend_schema(responses=MemberSerializer(many=True))
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         return self.paginate(request, selectors.member_list(tenant=access.tenant), _member)
 
@@ -153,7 +164,9 @@ class MemberList(ListView):
 class MemberDetail(APIView):
     @extend_schema(responses=MemberSerializer)
     def get(self, request: Request, tenant: str, username: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         membership = (
             selectors.member_list(tenant=access.tenant).filter(user__username=username).first()
@@ -166,7 +179,9 @@ class MemberDetail(APIView):
         request=MemberInputSerializer, responses={200: MemberSerializer, 201: MemberSerializer}
     )
     def put(self, request: Request, tenant: str, username: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         data = reject_unknown_fields(request.data, {"role", "reason"})
         membership, created = tenant_service.membership_set(
@@ -182,7 +197,9 @@ class MemberDetail(APIView):
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, tenant: str, username: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         data = request.data if isinstance(request.data, dict) else {}
         tenant_service.membership_remove(

@@ -12,16 +12,18 @@ import logging
 from datetime import UTC, timedelta
 from typing import Any
 
-from django.conf import settings
+from celery import current_app
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db.models import Q
 from django.utils import timezone
 
 from agentdocs.core.bindings import canonical_json, sha256_hex
 from agentdocs.models import BindingRecord
+from agentdocs.selectors import bindings as binding_selectors
 
 logger = logging.getLogger(__name__)
+
+ARCHIVE_TASK = "agentdocs.tasks.archive_binding_record"
 
 
 def archive_document(record: BindingRecord) -> dict[str, Any]:
@@ -79,18 +81,26 @@ def binding_record_archive(*, record_id: int) -> bool:
     return updated == 1
 
 
-def unarchived_record_ids(*, older_than: timedelta | None = None, limit: int = 1000) -> list[int]:
-    """Records still not archived some time after they were made and after archival
-    was last enqueued for them, oldest first."""
-    if older_than is None:
-        older_than = timedelta(seconds=settings.AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS)
-    cutoff = timezone.now() - older_than
-    return list(
-        BindingRecord.objects.filter(archived_at__isnull=True, created_at__lte=cutoff)
-        .filter(Q(archive_enqueued_at__isnull=True) | Q(archive_enqueued_at__lte=cutoff))
-        .order_by("created_at", "id")
-        .values_list("id", flat=True)[:limit]
-    )
+def binding_record_archive_enqueue(*, record_id: int) -> None:
+    """Hand one record to the archival task (`agentdocs.tasks.archive_binding_record`).
+
+    The task is named, not imported: tasks are an interface over this service, as
+    views are, so `agentdocs.tasks` imports this module and never the other way round.
+    """
+    _send_task(ARCHIVE_TASK, record_id)
+
+
+def _send_task(name: str, *args: Any) -> None:
+    app = current_app
+    if not app.conf.task_always_eager:
+        app.send_task(name, args=args)
+        return
+    # With no broker (the embedded default) tasks run in-process, which `send_task`
+    # never does: run the registered task instead, first letting Celery find the task
+    # modules, as a worker does at start, when this process has not imported them.
+    if name not in app.tasks:
+        app.autodiscover_tasks(force=True)
+    app.tasks[name].delay(*args)
 
 
 def archive_sweep(*, older_than: timedelta | None = None, limit: int = 1000) -> list[int]:
@@ -100,13 +110,11 @@ def archive_sweep(*, older_than: timedelta | None = None, limit: int = 1000) -> 
     enqueue too, so a backlog longer than the delay is not flooded with duplicates
     (which would be harmless, archival being idempotent, but would grow the queue).
     """
-    from agentdocs import tasks
-
-    record_ids = unarchived_record_ids(older_than=older_than, limit=limit)
+    record_ids = binding_selectors.unarchived_record_ids(older_than=older_than, limit=limit)
     BindingRecord.objects.filter(pk__in=record_ids).update(archive_enqueued_at=timezone.now())
     for record_id in record_ids:
         try:
-            tasks.archive_binding_record.delay(record_id)
+            binding_record_archive_enqueue(record_id=record_id)
         except Exception:  # the broker, or in-process the archival itself: go on with the rest
             logger.exception(
                 "Could not archive binding record %s; the sweep tries again after its delay.",

@@ -9,21 +9,18 @@ it is never changed afterwards: only archival fills its archive fields, once.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
-from agentdocs import tasks
 from agentdocs.core.bindings import (
     SCHEMA,
     BoundDocument,
-    CurrentDocument,
     build_record,
     canonical_json,
     compare_records,
@@ -40,6 +37,8 @@ from agentdocs.core.memory_block import LayerState, MemoryBlockInputs, compose_m
 from agentdocs.core.policy import PolicySetting
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
+from agentdocs.selectors import bindings as binding_selectors
+from agentdocs.services import archival
 from agentdocs.services import memory_block as memory_block_service
 
 MANIFEST_PATH = "context.json"
@@ -63,45 +62,11 @@ def _parse(data: Any, *, origin: str) -> Manifest:
         raise InvalidInput(f"{origin}: {entry}: {error.detail}", field=field) from None
 
 
-def _bound_documents(lookups: Iterable[tuple[int, str]]) -> dict[tuple[int, str], BoundDocument]:
-    """The live documents at the (project id, path) pairs, with the history row of
-    their current version, in one query."""
-    lookups = set(lookups)
-    if not lookups:
-        return {}
-    history = Document.history.model.objects.filter(
-        id=OuterRef("pk"), version=OuterRef("version")
-    ).order_by("-history_id")
-    rows = (
-        Document.objects.filter(
-            project_id__in={project_id for project_id, _ in lookups},
-            path__in={path for _, path in lookups},
-            is_deleted=False,
-        )
-        .annotate(history_id=Subquery(history.values("history_id")[:1]))
-        .values(
-            "id", "project_id", "project__slug", "path", "version", "sha256", "size", "history_id"
-        )
-    )
-    found = {}
-    for row in rows:
-        key = (row["project_id"], row["path"])
-        if key in lookups:
-            found[key] = BoundDocument(
-                document_id=row["id"],
-                project=row["project__slug"],
-                path=row["path"],
-                version=row["version"],
-                history_id=row["history_id"],
-                sha256=row["sha256"],
-                bytes=row["size"],
-            )
-    return found
-
-
 def _project_manifest(project: Project) -> tuple[Manifest, dict[str, Any]]:
     """The manifest the project keeps as its `context.json` document."""
-    bound = _bound_documents([(project.pk, MANIFEST_PATH)]).get((project.pk, MANIFEST_PATH))
+    bound = binding_selectors.bound_documents([(project.pk, MANIFEST_PATH)]).get(
+        (project.pk, MANIFEST_PATH)
+    )
     if bound is None:
         raise InvalidInput(
             f"The project has no {MANIFEST_PATH} document and the request carries no "
@@ -151,7 +116,7 @@ def _resolve(
         }
     lookups = [(m["project_id"], m["path"]) for m in mappings.values()]
     lookups += [(project.pk, path) for path in manifest.local]
-    documents = _bound_documents(lookups)
+    documents = binding_selectors.bound_documents(lookups)
     resolved_names: dict[str, BoundDocument | str] = {}
     for name in names:
         mapping = mappings.get(name)
@@ -176,7 +141,7 @@ def _archive_later(record_id: int) -> Callable[[], None]:
     # retries it. A named function, because Django logs a robust failure by the
     # callback's __qualname__, which a functools.partial lacks.
     def enqueue_archive() -> None:
-        tasks.archive_binding_record.delay(record_id)
+        archival.binding_record_archive_enqueue(record_id=record_id)
 
     return enqueue_archive
 
@@ -262,37 +227,13 @@ def binding_outdated(*, record: BindingRecord) -> list[dict[str, Any]]:
                 lookups[(source.kind, source.key)] = (mapping["project_id"], mapping["path"])
         else:
             lookups[(source.kind, source.key)] = (record.project_id, source.key)
-    current = _current_documents(lookups.values())
+    current = binding_selectors.current_documents(lookups.values())
     rows = []
     for source in sources:
         where = lookups.get((source.kind, source.key))
         gone = "The provider map no longer has this name." if where is None else ""
         rows.append(outdated_entry(source, current.get(where), gone_reason=gone))
     return rows
-
-
-def _current_documents(
-    lookups: Iterable[tuple[int, str]],
-) -> dict[tuple[int, str], CurrentDocument]:
-    lookups = set(lookups)
-    if not lookups:
-        return {}
-    rows = Document.objects.filter(
-        project_id__in={project_id for project_id, _ in lookups},
-        path__in={path for _, path in lookups},
-    ).values("id", "project_id", "project__slug", "path", "version", "sha256", "is_deleted")
-    return {
-        (row["project_id"], row["path"]): CurrentDocument(
-            document_id=row["id"],
-            project=row["project__slug"],
-            path=row["path"],
-            version=row["version"],
-            sha256=row["sha256"],
-            is_deleted=row["is_deleted"],
-        )
-        for row in rows
-        if (row["project_id"], row["path"]) in lookups
-    }
 
 
 def binding_reconstruct_sources(*, record: BindingRecord) -> list[dict[str, Any]]:
@@ -368,35 +309,6 @@ def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
 _CLIENT_TEXT_STATES = {LayerState.FULL, LayerState.EMPTY}
 
 
-def _history_rows(
-    *, tenant: Tenant, wanted: Iterable[tuple[str, str, int]]
-) -> dict[tuple[str, str, int], dict[str, Any]]:
-    """The newest history row of each (project slug, path, version) in the tenant.
-
-    History rows never change, so a write after the render cannot move what
-    these point at. One query, a superset narrowed here.
-    """
-    wanted = set(wanted)
-    if not wanted:
-        return {}
-    rows = (
-        Document.history.model.objects.filter(
-            project__tenant_id=tenant.pk,
-            project__slug__in={slug for slug, _, _ in wanted},
-            path__in={path for _, path, _ in wanted},
-            version__in={version for _, _, version in wanted},
-        )
-        .order_by("history_id")
-        .values("history_id", "id", "project__slug", "path", "version", "sha256")
-    )
-    found = {}
-    for row in rows:
-        key = (row["project__slug"], row["path"], row["version"])
-        if key in wanted:
-            found[key] = row  # ordered by history_id: the newest wins
-    return found
-
-
 def _bound_input(
     *, project: str | None, path: str, version: int | None, sha256: str, size: int, rows: Mapping
 ) -> dict[str, Any]:
@@ -445,7 +357,7 @@ def _bind_memory_block(
         client_document=client,
     )
     block = compose_memory_block(inputs)
-    rows = _history_rows(
+    rows = binding_selectors.history_rows(
         tenant=tenant,
         wanted=[(d.project, d.path, d.version) for d in inputs.agent_candidates if d.version]
         + [(project.slug, d.path, d.version) for d in inputs.context_documents],

@@ -29,6 +29,11 @@ from agentdocs.core.paths import validate_path
 from agentdocs.core.secret_scan import find_secret
 from agentdocs.models import ChangeType, Document, Project
 from agentdocs.models.history import mark_change
+from agentdocs.selectors import documents as document_selectors
+
+# transitional re-exports, removed once api/ and web/ call the domain modules
+from agentdocs.selectors.documents import document_get as document_get
+from agentdocs.selectors.documents import document_version as document_version
 from agentdocs.services import render_cache
 
 MAX_BODY_BYTES = 256 * 1024
@@ -140,18 +145,6 @@ def _save_version(
     mark_change(document, user=user, reason=reason, change_type=change_type)
     document.save()
     render_cache.render_inputs_changed(tenant_id=document.project.tenant_id)
-    return document
-
-
-def document_get(*, project: Project, path: str, include_deleted: bool = False) -> Document:
-    validate_path(path)
-    document = (
-        Document.objects.select_related("updated_by", "lock_holder")
-        .filter(project=project, path=path)
-        .first()
-    )
-    if document is None or (document.is_deleted and not include_deleted):
-        raise NotFound(f"No document at {path!r} in this project.", field="path")
     return document
 
 
@@ -298,7 +291,7 @@ def document_revert(
         if base_version is not None:
             _check_base(current, base_version)
         _check_lock(current, user)
-        target = document_version(document=current, version=version)
+        target = document_selectors.document_version(document=current, version=version)
         if target.is_deleted:
             raise InvalidInput(
                 f"Version {version} is a deletion; revert to a version before it.",
@@ -314,22 +307,6 @@ def document_revert(
             reason=reason or f"Revert to version {version}",
             change_type=change_type,
         )
-
-
-def document_version(*, document: Document, version: int):  # -> HistoricalDocument
-    """The history row of one version of a document."""
-    record = (
-        document.history.filter(version=version)
-        .select_related("history_user")
-        .order_by("-history_id")
-        .first()
-    )
-    if record is None:
-        raise NotFound(
-            f"Version {version} does not exist; the document is at version {document.version}.",
-            field="version",
-        )
-    return record
 
 
 def document_lock(

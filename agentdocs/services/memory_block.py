@@ -9,17 +9,13 @@ sent again.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import json
 import time
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.core.exceptions import ImproperlyConfigured
-from django.db import connection
 
 from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument, is_context_name
@@ -30,11 +26,12 @@ from agentdocs.core.memory_block import (
     MemoryBlockInputs,
     compose_memory_block,
 )
-from agentdocs.core.policy import PolicySetting
-from agentdocs.core.recipes import AGENT_DOC_PARAM, DEFAULT_AGENT_DOCUMENT, RenderOptions
-from agentdocs.models import RESERVED_PROJECT, Document, Project, Recipe, Setting
+from agentdocs.core.recipes import RenderOptions
+from agentdocs.models import RESERVED_PROJECT, Project
 from agentdocs.services import render_cache
 from agentdocs.services.documents import MAX_BODY_BYTES
+from agentdocs.sql import render_reads
+from agentdocs.sql.render_reads import RenderRows
 
 MAX_PROCESS_LENGTH = 200
 MAX_CLIENT_NAME_LENGTH = 255
@@ -112,102 +109,14 @@ def validate_client_document(value: object) -> ClientDocument | None:
     return ClientDocument(name=name, body=body)
 
 
-# The SQL fragment that reads a recipe's `agentDocument` as text, per database.
-_AGENT_DOCUMENT_OF = {
-    "postgresql": f"r.params ->> '{AGENT_DOC_PARAM}'",
-    "sqlite": f"json_extract(r.params, '$.{AGENT_DOC_PARAM}')",
-}
-
-# Everything a render reads, in one statement: the recipe, the `memory.*`
-# settings of the tenant and the project, and the live documents it may use
-# (the agent document at the project and `_vance` levels, at `agent.md` and
-# at the path the recipe names, and the project's `.AGENTS/*.md`).
-#
-# Hand-written, because the render is the hot path and the ORM would take
-# longer to compile these conditions than the database takes to run them.
-# Plain SQL that SQLite and PostgreSQL both run; the tests run it on both.
-# LIKE narrows `.AGENTS/` to direct `*.md` children; SQLite's LIKE ignores
-# case, so the exact rule is applied again in Python.
-_RENDER_READS = """
-SELECT 'recipe', NULL, r.name, CAST(r.params AS TEXT), NULL, CAST(r.profiles AS TEXT)
-  FROM {recipe} r
- WHERE r.tenant_id = %s AND r.name = %s
-UNION ALL
-SELECT 'setting', s.project_id, s.key, s.value, CASE WHEN s.enforced THEN 1 ELSE 0 END, NULL
-  FROM {setting} s
- WHERE s.tenant_id = %s AND (s.project_id IS NULL OR s.project_id = %s)
-UNION ALL
-SELECT 'document', d.project_id, d.path, d.body, d.version, d.sha256
-  FROM {document} d
- WHERE NOT d.is_deleted
-   AND d.project_id IN (%s, (SELECT p.id FROM {project} p WHERE p.tenant_id = %s AND p.slug = %s))
-   AND (d.path IN (%s, (SELECT {agent_document} FROM {recipe} r
-                         WHERE r.tenant_id = %s AND r.name = %s))
-        OR (d.project_id = %s AND d.path LIKE %s AND d.path NOT LIKE %s))
-"""
-
-
-@dataclass(frozen=True)
-class _RenderRows:
-    recipe: tuple[Any, Any] | None  # (params, profiles) of the named recipe, when it exists
-    settings: tuple[PolicySetting, ...]
-    documents: tuple[tuple[int, str, str, int, str], ...]  # project_id, path, body, version, sha
-
-
-def _json(value: Any) -> Any:
-    return json.loads(value) if isinstance(value, str) else value
-
-
-@functools.cache
-def _render_reads_sql(vendor: str) -> str:
-    if vendor not in _AGENT_DOCUMENT_OF:
-        raise ImproperlyConfigured(
-            f"The Memory Block reads run on SQLite or PostgreSQL, not {vendor}."
-        )
-    return _RENDER_READS.format(
-        recipe=Recipe._meta.db_table,
-        setting=Setting._meta.db_table,
-        document=Document._meta.db_table,
-        project=Project._meta.db_table,
-        agent_document=_AGENT_DOCUMENT_OF[vendor],
+def _render_rows(*, project: Project, recipe_name: str | None) -> RenderRows:
+    return render_reads.render_rows(
+        project=project, recipe_name=recipe_name, context_prefix=CONTEXT_PATH_PREFIX
     )
 
 
-def _render_rows(*, project: Project, recipe_name: str | None) -> _RenderRows:
-    sql = _render_reads_sql(connection.vendor)
-    tenant_id, project_id = project.tenant_id, project.pk
-    params = [
-        *(tenant_id, recipe_name),
-        *(tenant_id, project_id),
-        *(project_id, tenant_id, RESERVED_PROJECT),
-        *(DEFAULT_AGENT_DOCUMENT, tenant_id, recipe_name),
-        *(project_id, CONTEXT_PATH_PREFIX + "%.md", CONTEXT_PATH_PREFIX + "%/%"),
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    recipe = None
-    settings_rows: list[PolicySetting] = []
-    documents = []
-    for kind, row_project_id, name, text, number, extra in rows:
-        if kind == "recipe":
-            recipe = (_json(text), _json(extra))
-        elif kind == "setting":
-            settings_rows.append(
-                PolicySetting(
-                    key=name,
-                    value=text,
-                    level="tenant" if row_project_id is None else "project",
-                    enforced=bool(number),
-                )
-            )
-        else:
-            documents.append((row_project_id, name, text, number, extra))
-    return _RenderRows(recipe=recipe, settings=tuple(settings_rows), documents=tuple(documents))
-
-
 def _options(
-    rows: _RenderRows, *, recipe_name: str | None, profile_name: str | None
+    rows: RenderRows, *, recipe_name: str | None, profile_name: str | None
 ) -> RenderOptions:
     """The options a recipe and profile give; no recipe behaves as "not set".
 
@@ -240,7 +149,7 @@ def _is_context_path(path: str) -> bool:
 
 
 def _documents(
-    rows: _RenderRows, *, project: Project, options: RenderOptions
+    rows: RenderRows, *, project: Project, options: RenderOptions
 ) -> tuple[tuple[SourceDocument, ...], tuple[ContextDocument, ...]]:
     """The agent document candidates at each cascade level, and the `.AGENTS/` documents."""
     agent_path = options.agent_document

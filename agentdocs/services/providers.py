@@ -5,11 +5,15 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from agentdocs.core.errors import AlreadyExists, InvalidInput, NotFound
+from agentdocs.core.errors import AlreadyExists, InvalidInput
 from agentdocs.core.manifest import ManifestError, validate_symbolic_name
 from agentdocs.core.paths import validate_path
 from agentdocs.models import ChangeType, ProviderMapping, Tenant
 from agentdocs.models.history import mark_change
+from agentdocs.selectors import policy as policy_selectors
+
+# transitional re-export, removed once api/ and web/ call the domain modules
+from agentdocs.selectors.policy import provider_get as provider_get
 
 
 def validate_provider_name(name: object) -> str:
@@ -17,18 +21,6 @@ def validate_provider_name(name: object) -> str:
         return validate_symbolic_name(name, entry="name")
     except ManifestError as error:
         raise InvalidInput(error.detail, field="name") from None
-
-
-def provider_get(*, tenant: Tenant, name: str) -> ProviderMapping:
-    validate_provider_name(name)
-    mapping = (
-        ProviderMapping.objects.select_related("project", "updated_by")
-        .filter(tenant=tenant, name=name)
-        .first()
-    )
-    if mapping is None:
-        raise NotFound(f"The provider map has no name {name!r}.", field="name")
-    return mapping
 
 
 def provider_set(
@@ -86,6 +78,6 @@ def provider_set(
 
 @transaction.atomic
 def provider_delete(*, tenant: Tenant, name: str, user: AbstractBaseUser, reason: str = "") -> None:
-    mapping = provider_get(tenant=tenant, name=name)
+    mapping = policy_selectors.provider_get(tenant=tenant, name=name)
     mark_change(mapping, user=user, reason=reason, change_type=ChangeType.DELETED)
     mapping.delete()

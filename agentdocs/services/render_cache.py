@@ -2,11 +2,12 @@
 
 Every turn of every agent process renders a Memory Block, and documents,
 settings and recipes change rarely in comparison. So the rows a render reads
-can be kept in the cache, tagged with the tenant's *generation*: a random token
-that every write path that can change a render (documents, `memory.*`
-settings, recipes) replaces by calling `render_inputs_changed`. A render whose
-cached rows carry another generation reads the database again, so a save is
-visible on the very next turn, as if nothing were cached.
+(`agentdocs.sql.render_reads`) can be kept in the cache, tagged with the
+tenant's *generation*: a random token that every write path that can change a
+render (documents, `memory.*` settings, recipes) replaces by calling
+`render_inputs_changed`. A render whose cached rows carry another generation
+reads the database again, so a save is visible on the very next turn, as if
+nothing were cached.
 
 The generation is read before the database, and cached rows are tagged with
 the generation read: rows read before a write committed can never pass for

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.test import APIClient, APIRequestFactory
 
 from agentdocs import permissions
+from agentdocs.api.access import prefetched_access
 from agentdocs.api.authentication import TokenAccessAuthentication
 from agentdocs.core.errors import NotFound
 from agentdocs.models import Role
@@ -124,32 +125,49 @@ def _authenticate(user, **kwargs):
     django_request = APIRequestFactory().get("/", HTTP_AUTHORIZATION=f"Token {token.key}")
     request = Request(django_request, parser_context={"kwargs": kwargs})
     authenticated, auth = TokenAccessAuthentication().authenticate(request)
-    assert authenticated == user and auth == token and auth.user is authenticated
-    return authenticated
+    assert authenticated == user and auth.token == token and auth.token.user is authenticated
+    request.user, request.auth = authenticated, auth
+    return request
 
 
 def test_the_access_read_with_the_token_serves_only_the_first_check_of_its_slugs(
     project, writer, admin, tenant, django_assert_num_queries
 ):
-    user = _authenticate(writer, tenant="acme", project="web")
+    request = _authenticate(writer, tenant="acme", project="web")
     with django_assert_num_queries(0):
-        access = permissions.project_access(user, "acme", "web")
+        access = permissions.project_access(
+            request.user, "acme", "web", prefetched=prefetched_access(request)
+        )
     assert access.role == Role.WRITER and access.project == project
     # A later check in the same request reads afresh, and so sees a change made since.
     tenant_service.membership_set(tenant=tenant, username="bob", role=Role.READER, actor=admin)
     with django_assert_num_queries(1):
-        assert permissions.project_access(user, "acme", "web").role == Role.READER
+        access = permissions.project_access(
+            request.user, "acme", "web", prefetched=prefetched_access(request)
+        )
+    assert access.role == Role.READER
 
 
 def test_the_access_read_with_the_token_is_not_used_for_other_slugs(
     project, writer, outsider, other_tenant, django_assert_num_queries
 ):
-    user = _authenticate(outsider, tenant="globex", project="_vance")
+    request = _authenticate(outsider, tenant="globex", project="_vance")
     with django_assert_num_queries(1), pytest.raises(NotFound):
-        permissions.project_access(user, "acme", "web")
-    user = _authenticate(writer, tenant="acme")
+        permissions.project_access(
+            request.user, "acme", "web", prefetched=prefetched_access(request)
+        )
+    request = _authenticate(writer, tenant="acme")
     with django_assert_num_queries(1):
-        assert permissions.project_access(user, "acme", "web").project == project
+        access = permissions.project_access(
+            request.user, "acme", "web", prefetched=prefetched_access(request)
+        )
+    assert access.project == project
+
+
+def test_a_session_authenticated_request_has_no_prefetched_access(rf, writer):
+    request = Request(rf.get("/"))
+    request.user, request.auth = writer, None
+    assert prefetched_access(request) is None
 
 
 def test_session_authenticated_api_requests_check_access_themselves(project, writer, outsider):

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from agentdocs.models import BindingRecord
+from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import documents as svc
 from agentdocs.services import providers as provider_service
 
@@ -163,7 +164,7 @@ def test_binding_pages_run_constant_queries(
 def test_a_record_whose_sources_all_resolve_says_all_sources_current(
     browse, writer, project, bound_project
 ):
-    context = svc.document_get(project=project, path="context.json")
+    context = document_selectors.document_get(project=project, path="context.json")
     manifest = {**MANIFEST, "local": ["AGENTS.md"]}
     svc.document_write(document=context, body=json.dumps(manifest), base_version=1, user=writer)
     client = browse(writer)

@@ -28,6 +28,7 @@ from agentdocs.models import (
     Setting,
     Tenant,
 )
+from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
@@ -325,7 +326,7 @@ class Command(BaseCommand):
         """Create the document with its versions, unless it exists (even deleted): a
         re-run keeps whatever people did to it in the demo."""
         try:
-            document_service.document_get(project=project, path=path, include_deleted=True)
+            document_selectors.document_get(project=project, path=path, include_deleted=True)
             return
         except NotFound:
             pass

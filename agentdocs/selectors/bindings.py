@@ -1,0 +1,150 @@
+"""Reads of binding records, and of the document versions a binding resolves to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
+
+from agentdocs.core.bindings import BoundDocument, CurrentDocument
+from agentdocs.core.errors import NotFound
+from agentdocs.models import BindingRecord, Document, Project, Tenant
+
+
+def binding_record_list(
+    *, project: Project, process: str | None = None, problems: bool | None = None
+) -> QuerySet[BindingRecord]:
+    """A project's binding records, newest first, without their record JSON."""
+    records = (
+        BindingRecord.objects.filter(project=project)
+        .select_related("created_by")
+        .defer("record")
+        .order_by("-created_at", "-id")
+    )
+    if process is not None:
+        records = records.filter(process=process)
+    if problems is True:
+        records = records.filter(problem_count__gt=0)
+    elif problems is False:
+        records = records.filter(problem_count=0)
+    return records
+
+
+def binding_record_get(*, project: Project, record_id: int) -> BindingRecord:
+    record = (
+        BindingRecord.objects.select_related("created_by")
+        .filter(project=project, pk=record_id)
+        .first()
+    )
+    if record is None:
+        raise NotFound(f"This project has no binding record {record_id}.", field="record")
+    return record
+
+
+def unarchived_record_ids(*, older_than: timedelta | None = None, limit: int = 1000) -> list[int]:
+    """Records still not archived some time after they were made and after archival
+    was last enqueued for them, oldest first."""
+    if older_than is None:
+        older_than = timedelta(seconds=settings.AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS)
+    cutoff = timezone.now() - older_than
+    return list(
+        BindingRecord.objects.filter(archived_at__isnull=True, created_at__lte=cutoff)
+        .filter(Q(archive_enqueued_at__isnull=True) | Q(archive_enqueued_at__lte=cutoff))
+        .order_by("created_at", "id")
+        .values_list("id", flat=True)[:limit]
+    )
+
+
+def bound_documents(lookups: Iterable[tuple[int, str]]) -> dict[tuple[int, str], BoundDocument]:
+    """The live documents at the (project id, path) pairs, with the history row of
+    their current version, in one query."""
+    lookups = set(lookups)
+    if not lookups:
+        return {}
+    history = Document.history.model.objects.filter(
+        id=OuterRef("pk"), version=OuterRef("version")
+    ).order_by("-history_id")
+    rows = (
+        Document.objects.filter(
+            project_id__in={project_id for project_id, _ in lookups},
+            path__in={path for _, path in lookups},
+            is_deleted=False,
+        )
+        .annotate(history_id=Subquery(history.values("history_id")[:1]))
+        .values(
+            "id", "project_id", "project__slug", "path", "version", "sha256", "size", "history_id"
+        )
+    )
+    found = {}
+    for row in rows:
+        key = (row["project_id"], row["path"])
+        if key in lookups:
+            found[key] = BoundDocument(
+                document_id=row["id"],
+                project=row["project__slug"],
+                path=row["path"],
+                version=row["version"],
+                history_id=row["history_id"],
+                sha256=row["sha256"],
+                bytes=row["size"],
+            )
+    return found
+
+
+def current_documents(
+    lookups: Iterable[tuple[int, str]],
+) -> dict[tuple[int, str], CurrentDocument]:
+    """The documents at the (project id, path) pairs as they are now, deleted or not,
+    in one query."""
+    lookups = set(lookups)
+    if not lookups:
+        return {}
+    rows = Document.objects.filter(
+        project_id__in={project_id for project_id, _ in lookups},
+        path__in={path for _, path in lookups},
+    ).values("id", "project_id", "project__slug", "path", "version", "sha256", "is_deleted")
+    return {
+        (row["project_id"], row["path"]): CurrentDocument(
+            document_id=row["id"],
+            project=row["project__slug"],
+            path=row["path"],
+            version=row["version"],
+            sha256=row["sha256"],
+            is_deleted=row["is_deleted"],
+        )
+        for row in rows
+        if (row["project_id"], row["path"]) in lookups
+    }
+
+
+def history_rows(
+    *, tenant: Tenant, wanted: Iterable[tuple[str, str, int]]
+) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """The newest history row of each (project slug, path, version) in the tenant.
+
+    History rows never change, so a write after the render cannot move what
+    these point at. One query, a superset narrowed here.
+    """
+    wanted = set(wanted)
+    if not wanted:
+        return {}
+    rows = (
+        Document.history.model.objects.filter(
+            project__tenant_id=tenant.pk,
+            project__slug__in={slug for slug, _, _ in wanted},
+            path__in={path for _, path, _ in wanted},
+            version__in={version for _, _, version in wanted},
+        )
+        .order_by("history_id")
+        .values("history_id", "id", "project__slug", "path", "version", "sha256")
+    )
+    found = {}
+    for row in rows:
+        key = (row["project__slug"], row["path"], row["version"])
+        if key in wanted:
+            found[key] = row  # ordered by history_id: the newest wins
+    return found

@@ -1,0 +1,98 @@
+"""Reads of documents and their history."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from agentdocs.core.errors import NotFound
+from agentdocs.core.paths import validate_path
+from agentdocs.models import RESERVED_PROJECT, Document, Project, Tenant
+
+
+def document_get(*, project: Project, path: str, include_deleted: bool = False) -> Document:
+    """The document at ``path`` in the project; NotFound when there is none, or when it
+    is deleted unless ``include_deleted``."""
+    validate_path(path)
+    document = (
+        Document.objects.select_related("updated_by", "lock_holder")
+        .filter(project=project, path=path)
+        .first()
+    )
+    if document is None or (document.is_deleted and not include_deleted):
+        raise NotFound(f"No document at {path!r} in this project.", field="path")
+    return document
+
+
+def document_version(*, document: Document, version: int):  # -> HistoricalDocument
+    """The history row of one version of a document."""
+    record = (
+        document.history.filter(version=version)
+        .select_related("history_user")
+        .order_by("-history_id")
+        .first()
+    )
+    if record is None:
+        raise NotFound(
+            f"Version {version} does not exist; the document is at version {document.version}.",
+            field="version",
+        )
+    return record
+
+
+def document_list(*, project: Project, prefix: str = "") -> QuerySet[Document]:
+    documents = (
+        Document.objects.filter(project=project, is_deleted=False)
+        .select_related("updated_by")
+        .defer("body")
+        .order_by("path")
+    )
+    if prefix:
+        documents = documents.filter(path__startswith=prefix)
+    return documents
+
+
+def deleted_document_list(*, project: Project) -> QuerySet[Document]:
+    """Deleted documents, kept with their history so they can be restored."""
+    return (
+        Document.objects.filter(project=project, is_deleted=True)
+        .select_related("updated_by")
+        .defer("body")
+        .order_by("path")
+    )
+
+
+def tenant_wide_document(*, tenant: Tenant, path: str) -> Document | None:
+    """The live document at ``path`` in the tenant's `_vance` project, without its body."""
+    return (
+        Document.objects.filter(
+            project__tenant=tenant, project__slug=RESERVED_PROJECT, path=path, is_deleted=False
+        )
+        .select_related("updated_by")
+        .defer("body")
+        .first()
+    )
+
+
+def cascade_documents(*, project: Project, path: str) -> list[Document]:
+    """The live documents at ``path`` in the project and in its tenant's `_vance` project,
+    the project's first: the two database levels of the cascade, in one query."""
+    documents = (
+        Document.objects.filter(
+            project__tenant_id=project.tenant_id,
+            project__slug__in={project.slug, RESERVED_PROJECT},
+            path=path,
+            is_deleted=False,
+        )
+        .select_related("project", "updated_by")
+        .order_by("project__slug")
+    )
+    return sorted(documents, key=lambda document: document.project_id != project.pk)
+
+
+def document_history(*, document: Document) -> QuerySet:
+    """Every version of a document, newest first, without the bodies."""
+    return (
+        document.history.select_related("history_user")
+        .defer("body")
+        .order_by("-version", "-history_id")
+    )

@@ -1,0 +1,104 @@
+"""`agentdocs.sql.access` against its ORM twin: the same access row, read with the ORM.
+
+These run on the configured database: SQLite by default, PostgreSQL with DATABASE_URL.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+
+from agentdocs.models import Membership, Project, Tenant
+from agentdocs.sql import access as access_sql
+from agentdocs.sql.access import AccessRow
+
+pytestmark = pytest.mark.django_db
+
+
+def _orm_access_row(*, user_id: int, tenant_slug: str, project_slug: str | None) -> AccessRow:
+    tenant = Tenant.objects.filter(slug=tenant_slug).first()
+    role = (
+        Membership.objects.filter(tenant=tenant, user_id=user_id)
+        .values_list("role", flat=True)
+        .first()
+        if tenant is not None
+        else None
+    )
+    project = None
+    if project_slug is not None and tenant is not None:
+        project = Project.objects.filter(tenant=tenant, slug=project_slug).first()
+    return AccessRow(tenant=tenant, membership_role=role, project=project)
+
+
+def _fields(instance) -> dict | None:
+    if instance is None:
+        return None
+    return {f.attname: getattr(instance, f.attname) for f in instance._meta.concrete_fields}
+
+
+def _same(row: AccessRow, twin: AccessRow) -> None:
+    assert row == twin  # model equality: same class and primary key
+    assert _fields(row.tenant) == _fields(twin.tenant)  # every column, converted alike
+    assert _fields(row.project) == _fields(twin.project)
+    assert row.membership_role == twin.membership_role
+    if row.project is not None:
+        assert row.project.tenant is row.tenant  # loaded once, no second query
+
+
+CASES = [
+    ("reader", "acme", None),
+    ("reader", "acme", "web"),
+    ("reader", "acme", "_vance"),
+    ("reader", "acme", "nope"),
+    ("reader", "globex", None),
+    ("reader", "globex", "_vance"),
+    ("reader", "nope", None),
+    ("reader", "nope", "web"),
+    ("outsider", "acme", "web"),
+    ("outsider", "globex", "_vance"),
+    ("admin", "acme", None),
+]
+
+
+@pytest.mark.parametrize(("who", "tenant_slug", "project_slug"), CASES)
+def test_access_row_is_the_orm_read(
+    request, project, other_tenant, who, tenant_slug, project_slug, django_assert_num_queries
+):
+    user = request.getfixturevalue(who)
+    with django_assert_num_queries(1):
+        row = access_sql.access_row(
+            user_id=user.pk, tenant_slug=tenant_slug, project_slug=project_slug
+        )
+    twin = _orm_access_row(user_id=user.pk, tenant_slug=tenant_slug, project_slug=project_slug)
+    _same(row, twin)
+
+
+def test_access_row_keeps_timezone_aware_datetimes(project, writer):
+    row = access_sql.access_row(user_id=writer.pk, tenant_slug="acme", project_slug="web")
+    assert row.tenant.created_at.tzinfo is not None
+    assert row.project.created_at == project.created_at
+
+
+@pytest.mark.parametrize(("who", "tenant_slug", "project_slug"), CASES)
+def test_token_and_access_row_is_the_orm_read(
+    request, project, other_tenant, who, tenant_slug, project_slug, django_assert_num_queries
+):
+    user = request.getfixturevalue(who)
+    token = Token.objects.create(user=user)
+    with django_assert_num_queries(1):
+        row = access_sql.token_and_access_row(
+            token_model=Token, key=token.key, tenant_slug=tenant_slug, project_slug=project_slug
+        )
+    twin_token = Token.objects.select_related("user").get(key=token.key)
+    assert _fields(row.token) == _fields(twin_token)
+    assert _fields(row.token.user) == _fields(twin_token.user)
+    assert row.token.user == get_user_model().objects.get(pk=user.pk)
+    twin = _orm_access_row(user_id=user.pk, tenant_slug=tenant_slug, project_slug=project_slug)
+    _same(row.access, twin)
+
+
+def test_token_and_access_row_is_none_for_an_unknown_key(project):
+    assert (
+        access_sql.token_and_access_row(token_model=Token, key="nope", tenant_slug="acme") is None
+    )

@@ -1,0 +1,134 @@
+"""`agentdocs.sql.render_reads` against its ORM twin: the same rows, read with the ORM.
+
+These run on the configured database: SQLite by default, PostgreSQL with DATABASE_URL.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db.models import Q
+
+from agentdocs.core.policy import PolicySetting
+from agentdocs.core.recipes import AGENT_DOC_PARAM, DEFAULT_AGENT_DOCUMENT
+from agentdocs.models import RESERVED_PROJECT, Document, Project, Recipe, Setting
+from agentdocs.services import documents as document_service
+from agentdocs.services import policy as policy_service
+from agentdocs.sql import render_reads
+from agentdocs.sql.render_reads import RenderRows
+
+pytestmark = pytest.mark.django_db
+
+PREFIX = ".AGENTS/"
+
+
+def _orm_render_rows(*, project: Project, recipe_name: str | None) -> RenderRows:
+    recipe = (
+        Recipe.objects.filter(tenant_id=project.tenant_id, name=recipe_name)
+        .values_list("params", "profiles")
+        .first()
+    )
+    settings = Setting.objects.filter(tenant_id=project.tenant_id).filter(
+        Q(project__isnull=True) | Q(project_id=project.pk)
+    )
+    paths = {DEFAULT_AGENT_DOCUMENT}
+    if recipe is not None and isinstance(recipe[0].get(AGENT_DOC_PARAM), str):
+        paths.add(recipe[0][AGENT_DOC_PARAM])
+    vance = Project.objects.filter(tenant_id=project.tenant_id, slug=RESERVED_PROJECT)
+    context = (
+        Document.objects.filter(project=project, path__startswith=PREFIX, path__endswith=".md")
+        # not a direct child: a slash after the prefix (LIKE '.AGENTS/%/%')
+        .exclude(path__regex=f"^.{{{len(PREFIX)}}}.*/")
+    )
+    documents = Document.objects.filter(is_deleted=False).filter(
+        Q(project=project, path__in=paths)
+        | Q(project__in=vance, path__in=paths)
+        | Q(pk__in=context.values("pk"))
+    )
+    return RenderRows(
+        recipe=None if recipe is None else tuple(recipe),
+        settings=tuple(
+            PolicySetting(
+                key=s.key,
+                value=s.value,
+                level="tenant" if s.project_id is None else "project",
+                enforced=s.enforced,
+            )
+            for s in settings
+        ),
+        documents=tuple(documents.values_list("project_id", "path", "body", "version", "sha256")),
+    )
+
+
+def _same(rows: RenderRows, twin: RenderRows) -> None:
+    """Equal but for order: a UNION ALL gives its rows in no particular order."""
+    assert rows.recipe == twin.recipe
+    assert sorted(rows.settings, key=repr) == sorted(twin.settings, key=repr)
+    assert sorted(rows.documents) == sorted(twin.documents)
+
+
+@pytest.fixture
+def rendered_project(project, vance, admin, make_document):
+    tenant = project.tenant
+    make_document(vance, "agent.md", "tenant-wide\n")
+    make_document(vance, "coder.md", "tenant-wide coder\n")
+    make_document(vance, ".AGENTS/tenant.md", "not the project's context\n")
+    make_document(project, "agent.md", "project\n")
+    make_document(project, "coder.md", "project coder\n")
+    make_document(project, "other.md", "never read\n")
+    make_document(project, ".AGENTS/overview.md", "overview\n")
+    make_document(project, ".AGENTS/notes.txt", "not markdown\n")
+    make_document(project, ".AGENTS/deep/inner.md", "nested\n")
+    gone = make_document(project, ".AGENTS/gone.md", "deleted\n")
+    document_service.document_delete(document=gone, base_version=1, user=admin)
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="memory.budget", value="9000", user=admin
+    )
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="memory.style", value="terse", enforced=True, user=admin
+    )
+    policy_service.setting_set(
+        tenant=tenant, project=project, key="memory.budget", value="4000", user=admin
+    )
+    policy_service.recipe_create(
+        tenant=tenant,
+        name="coder",
+        params={AGENT_DOC_PARAM: "coder.md"},
+        profiles={"cli": {"useClientAgentDoc": True}},
+        user=admin,
+    )
+    policy_service.recipe_create(tenant=tenant, name="plain", params={}, profiles={}, user=admin)
+    return project
+
+
+@pytest.mark.parametrize("recipe_name", [None, "coder", "plain", "nope"])
+def test_render_rows_are_the_orm_read(rendered_project, recipe_name, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        rows = render_reads.render_rows(
+            project=rendered_project, recipe_name=recipe_name, context_prefix=PREFIX
+        )
+    _same(rows, _orm_render_rows(project=rendered_project, recipe_name=recipe_name))
+
+
+def test_render_rows_read_what_the_render_needs(rendered_project):
+    rows = render_reads.render_rows(
+        project=rendered_project, recipe_name="coder", context_prefix=PREFIX
+    )
+    assert rows.recipe == ({AGENT_DOC_PARAM: "coder.md"}, {"cli": {"useClientAgentDoc": True}})
+    assert {s.value for s in rows.settings} == {"9000", "terse", "4000"}
+    paths = sorted(
+        (project_id == rendered_project.pk, path) for project_id, path, *_ in rows.documents
+    )
+    assert paths == [
+        (False, "agent.md"),
+        (False, "coder.md"),
+        (True, ".AGENTS/overview.md"),
+        (True, "agent.md"),
+        (True, "coder.md"),
+    ]
+
+
+def test_render_rows_of_another_tenant_read_nothing_of_this_one(rendered_project, other_tenant):
+    foreign = other_tenant.projects.get(slug=RESERVED_PROJECT)
+    rows = render_reads.render_rows(project=foreign, recipe_name="coder", context_prefix=PREFIX)
+    assert rows == RenderRows(recipe=None, settings=(), documents=())
+    _same(rows, _orm_render_rows(project=foreign, recipe_name="coder"))
