@@ -71,15 +71,30 @@ def _effective_role(user: AnyUser, membership_role: str | None) -> Role | None:
     return Role(membership_role) if membership_role else None
 
 
+_ROLE_ORDER = (Role.READER, Role.WRITER, Role.ADMIN)
+
+
+@dataclass(frozen=True)
+class TokenLimits:
+    """What an API token narrows: the one tenant it works in (None: every tenant of its
+    user) and the highest role its scopes reach. The user's current role still applies:
+    the effective role is the smaller of the two."""
+
+    tenant_id: int | None
+    ceiling: Role
+
+
 @dataclass(frozen=True)
 class PrefetchedAccess:
-    """An access row already read for these slugs (by token authentication, together
-    with the token): a check of the same tenant and project uses it instead of asking
-    the database again. ``project_slug`` is None for a tenant's access."""
+    """What token authentication read with the token: an access row for these slugs
+    (a check of the same tenant and project uses it instead of asking the database
+    again; ``project_slug`` is None for a tenant's access, ``row`` None once it has
+    been used) and the token's limits, which apply to every check of the request."""
 
     tenant_slug: str
     project_slug: str | None
-    row: AccessRow
+    row: AccessRow | None
+    limits: TokenLimits | None = None
 
 
 def _access_row(
@@ -90,9 +105,10 @@ def _access_row(
 ) -> AccessRow:
     if not user.is_authenticated:
         raise NotFound("No such tenant.", field="tenant")
-    if prefetched is not None and (prefetched.tenant_slug, prefetched.project_slug) == (
-        tenant_slug,
-        project_slug,
+    if (
+        prefetched is not None
+        and prefetched.row is not None
+        and (prefetched.tenant_slug, prefetched.project_slug) == (tenant_slug, project_slug)
     ):
         return prefetched.row
     return access_sql.access_row(
@@ -100,13 +116,20 @@ def _access_row(
     )
 
 
-def _tenant_and_role(user: AnyUser, row: AccessRow) -> tuple[Tenant, Role]:
-    """The tenant and the user's role, or NotFound alike for unknown and foreign tenants."""
+def _tenant_and_role(
+    user: AnyUser, row: AccessRow, limits: TokenLimits | None
+) -> tuple[Tenant, Role]:
+    """The tenant and the user's role (capped by the token's limits), or NotFound alike
+    for unknown and foreign tenants, and for tenants the token is not bound to."""
     if row.tenant is None:
         raise NotFound("No such tenant.", field="tenant")
     role = _effective_role(user, row.membership_role)
     if role is None:
         raise NotFound("No such tenant.", field="tenant")
+    if limits is not None:
+        if limits.tenant_id is not None and limits.tenant_id != row.tenant.pk:
+            raise NotFound("No such tenant.", field="tenant")
+        role = min(role, limits.ceiling, key=_ROLE_ORDER.index)
     return row.tenant, role
 
 
@@ -116,7 +139,7 @@ def tenant_access(
     """The user's access to a tenant, in one query (none when ``prefetched`` holds the
     row for this tenant); NotFound for outsiders."""
     row = _access_row(user, tenant_slug, None, prefetched)
-    tenant, role = _tenant_and_role(user, row)
+    tenant, role = _tenant_and_role(user, row, prefetched.limits if prefetched else None)
     return Access(user=user, tenant=tenant, role=role)
 
 
@@ -134,7 +157,7 @@ def project_access(
     "No such tenant". Only a member learns that a project does not exist.
     """
     row = _access_row(user, tenant_slug, project_slug, prefetched)
-    tenant, role = _tenant_and_role(user, row)
+    tenant, role = _tenant_and_role(user, row, prefetched.limits if prefetched else None)
     if row.project is None:
         raise NotFound("No such project.", field="project")
     return Access(user=user, tenant=tenant, role=role, project=row.project)

@@ -143,7 +143,10 @@ REST_FRAMEWORK = {
         "agentdocs.api.authentication.TokenAccessAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "agentdocs.api.access.TokenScopePermission",
+    ],
     "DEFAULT_PARSER_CLASSES": [
         "agentdocs.api.parsers.JSONParser",
         "agentdocs.api.parsers.FormParser",

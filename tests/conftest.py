@@ -8,13 +8,15 @@ import os
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
+from django.utils import timezone
 from rest_framework.test import APIClient
 
-from agentdocs.models import Project, Role, Tenant
+from agentdocs.models import ApiToken, Project, Role, Scope, Tenant
 from agentdocs.services import documents as document_service
 from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tokens as token_service
 
+ALL_SCOPES = list(Scope.values)
 REQUIRE_SERVICES = os.environ.get("AGENTDOCS_REQUIRE_SERVICES", "") in ("1", "true", "yes")
 
 
@@ -96,17 +98,28 @@ def make_document(admin):
     return make
 
 
+def api_token_key(user, **extra) -> str:
+    """A key of a new API token of `user` with every scope (the role still caps it),
+    already marked used, so a test's first request does not write `last_used_at`."""
+    new = token_service.token_create(user=user, name="test", scopes=ALL_SCOPES, **extra)
+    ApiToken.objects.filter(pk=new.token.pk).update(last_used_at=timezone.now())
+    return new.key
+
+
 @pytest.fixture
 def api():
     """An API client factory: ``api(user)`` is authenticated as that user."""
+
+    keys: dict[int, str] = {}
 
     def make(user=None) -> APIClient:
         client = APIClient()
         if user is not None:
             # A real token, as clients send it: authentication reads the caller's
             # access in the same query, and every API test goes through that path.
-            token, _ = Token.objects.get_or_create(user=user)
-            client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+            if user.pk not in keys:
+                keys[user.pk] = api_token_key(user)
+            client.credentials(HTTP_AUTHORIZATION=f"Token {keys[user.pk]}")
         return client
 
     return make

@@ -10,9 +10,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from agentdocs.services import policy as policy_service
+from tests.conftest import api_token_key
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -104,8 +104,8 @@ def server(live_server, tenant, project, vance, make_document, reader, admin):
         profiles={"cli": {"useClientAgentDoc": True}, "web": {}},
         user=admin,
     )
-    token = Token.objects.create(user=reader)
-    return {"AGENTDOCS_URL": live_server.url, "AGENTDOCS_TOKEN": token.key}
+    token = api_token_key(reader)
+    return {"AGENTDOCS_URL": live_server.url, "AGENTDOCS_TOKEN": token}
 
 
 def block_args(process: str, *extra: str) -> list[str]:
@@ -238,7 +238,7 @@ def test_an_oversized_agent_file_is_refused_by_the_server(server, tmp_path):
 def test_a_bad_token_or_an_outsiders_project_fails(server, tmp_path, outsider, other_tenant):
     bad = run_cli(*block_args("p"), cwd=tmp_path, env={**server, "AGENTDOCS_TOKEN": "nope"})
     assert bad.returncode == 1 and "HTTP 401" in bad.stderr.decode()
-    outsider_token = Token.objects.create(user=outsider).key
+    outsider_token = api_token_key(outsider)
     foreign = run_cli(
         *block_args("p"), cwd=tmp_path, env={**server, "AGENTDOCS_TOKEN": outsider_token}
     )

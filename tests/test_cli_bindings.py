@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from rest_framework.authtoken.models import Token
 
 from agentdocs.models import BindingRecord, Document
 from agentdocs.services import documents as document_service
 from agentdocs.services import providers as provider_service
 from config.celery import app as celery_app
+from tests.conftest import api_token_key
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -55,10 +55,10 @@ def server(live_server, settings, tmp_path, project, vance, admin, writer, make_
         path="baseline.md",
         user=admin,
     )
-    token = Token.objects.create(user=writer)
+    token = api_token_key(writer)
     yield {
         "AGENTDOCS_URL": live_server.url,
-        "AGENTDOCS_TOKEN": token.key,
+        "AGENTDOCS_TOKEN": token,
         "AGENTDOCS_TENANT": "acme",
         "AGENTDOCS_PROJECT": "web",
     }

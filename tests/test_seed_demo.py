@@ -8,9 +8,9 @@ from io import StringIO
 import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
-from rest_framework.authtoken.models import Token
 
 from agentdocs.models import (
+    ApiToken,
     BindingRecord,
     Document,
     Membership,
@@ -22,6 +22,7 @@ from agentdocs.models import (
     Tenant,
 )
 from agentdocs.services import documents as document_service
+from agentdocs.services import tokens as token_service
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +61,7 @@ def counts() -> dict[str, int]:
         "document_versions": Document.history.count(),
         "settings": Setting.objects.count(),
         "recipes": Recipe.objects.count(),
-        "tokens": Token.objects.count(),
+        "tokens": ApiToken.objects.count(),
         "providers": ProviderMapping.objects.count(),
         "binding_records": BindingRecord.objects.count(),
     }
@@ -146,7 +147,8 @@ def test_printed_credentials_and_token_work():
         assert authenticate(username=username, password=password) is not None, username
     admin = get_user_model().objects.get(username="admin")
     assert admin.is_superuser and admin.is_staff
-    assert Token.objects.get(key=parse_token(output)).user == admin
+    key = parse_token(output)
+    assert ApiToken.objects.get(key_hash=token_service.hash_key(key)).user == admin
 
 
 def test_a_second_run_changes_nothing_and_prints_the_same_credentials():

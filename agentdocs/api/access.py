@@ -1,19 +1,60 @@
-"""The access row token authentication read for a request, handed to the permission
-module explicitly: ``permissions.project_access(request.user, tenant, project,
-prefetched=prefetched_access(request))``."""
+"""What token authentication hands the permission module, and the scope a request needs.
+
+``permissions.project_access(request.user, tenant, project,
+prefetched=prefetched_access(request))`` passes the access row read with the token
+(first check only) and the token's limits (every check).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
 from agentdocs.api.authentication import TokenAuth
+from agentdocs.core.errors import Forbidden
+from agentdocs.models import Scope
+from agentdocs.models.tokens import SCOPE_ORDER
 from agentdocs.permissions import PrefetchedAccess
 
 
 def prefetched_access(request: Request) -> PrefetchedAccess | None:
-    """The access row read with the request's API token, for its first access check
-    only; None for any other authentication, and for every later check."""
+    """What the request's API token brings to an access check; None for a session."""
     auth = request.auth
     if isinstance(auth, TokenAuth):
         return auth.take_prefetched_access()
     return None
+
+
+class InsufficientScope(Forbidden):
+    code = "insufficient_scope"
+
+
+def required_scope(request: Request, view: Any) -> str:
+    """The scope an operation needs: a view may name one per method in
+    ``required_scopes``; otherwise reading needs `read` and any change `write`."""
+    named = getattr(view, "required_scopes", {}).get(request.method)
+    if named:
+        return str(named)
+    return Scope.READ if request.method in SAFE_METHODS else Scope.WRITE
+
+
+class TokenScopePermission(BasePermission):
+    """Refuses (403 insufficient_scope) an API token whose scopes do not reach what the
+    operation needs; requests signed in with a session are not limited by scopes."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        auth = request.auth
+        if not isinstance(auth, TokenAuth):
+            return True
+        needed = required_scope(request, view)
+        highest = auth.token.highest_scope
+        if highest is None or SCOPE_ORDER.index(highest) < SCOPE_ORDER.index(needed):
+            raise InsufficientScope(
+                f"This token's scopes ({', '.join(auth.token.scopes) or 'none'}) do not "
+                f"include {needed!r}, which this request needs.",
+                field=None,
+                required_scope=needed,
+            )
+        return True

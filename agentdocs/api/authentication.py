@@ -1,52 +1,66 @@
 """API token authentication that also reads the caller's access, in the same query.
 
-Nearly every API request names a tenant (and often a project) in its URL, and
-its view first asks `agentdocs.permissions` for the caller's access there. DRF's
-`TokenAuthentication` reads the token and its user in one query; the access
-check would read the tenant, the role and the project in a second. Here both
-come back from one statement (`agentdocs.sql.access`), so a token-authenticated
-request to a tenant or project pays one database round trip before its own
-work, as `GET /api/v1/ping` does.
+`Authorization: Token <key>` and `Authorization: Bearer <key>` both carry an API
+token (`agentdocs.models.ApiToken`); only its sha256 is stored, so the lookup is
+by hash. Nearly every API request names a tenant (and often a project) in its URL,
+and its view first asks `agentdocs.permissions` for the caller's access there:
+the token, its user and that access row come back from one statement
+(`agentdocs.sql.access`), so a token-authenticated request to a tenant or project
+pays one database round trip before its own work, as `GET /api/v1/ping` does.
 
-The access row travels as ``request.auth``, a `TokenAuth`, and reaches the
-permission module explicitly: a view passes
-``prefetched=prefetched_access(request)`` (`agentdocs.api.access`), and the
-permission module applies the same rules to it as to a row it reads itself. It
-serves the first check of the same tenant and project only: a later check in the
-request reads afresh.
-
-A request whose URL names no tenant is authenticated by DRF's own
-`TokenAuthentication`, unchanged.
+The access row and the token's limits (the tenant it is bound to, the role its
+scopes reach) travel as ``request.auth``, a `TokenAuth`, and reach the permission
+module explicitly: a view passes ``prefetched=prefetched_access(request)``
+(`agentdocs.api.access`). The row serves the first check of the same tenant and
+project only; the limits apply to every check. Nothing is cached between requests:
+a revoked or expired token, a removed member or a demoted writer is refused on the
+very next request.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from django.utils.translation import gettext_lazy as _
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils import timezone
 from rest_framework import exceptions
-from rest_framework.authentication import TokenAuthentication
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 
 from agentdocs.api.parsers import NUL
-from agentdocs.permissions import PrefetchedAccess
+from agentdocs.models import ApiToken, Role, Scope
+from agentdocs.permissions import PrefetchedAccess, TokenLimits
+from agentdocs.services import tokens as token_service
 from agentdocs.sql import access as access_sql
+
+KEYWORDS = (b"token", b"bearer")
+MAX_KEY_LENGTH = 200
+
+# The highest role each scope reaches; the user's role caps it again.
+SCOPE_CEILING = {
+    Scope.READ: Role.READER,
+    Scope.RENDER: Role.READER,
+    Scope.WRITE: Role.WRITER,
+    Scope.ADMIN: Role.ADMIN,
+}
 
 
 @dataclass
 class TokenAuth:
-    """``request.auth`` of a token-authenticated request: the token and, when the URL
-    names a tenant, the access row read with it, to be taken once."""
+    """``request.auth`` of a token-authenticated request: the token, its limits and,
+    when the URL names a tenant, the access row read with it, to be taken once."""
 
-    token: Any
+    token: ApiToken
+    limits: TokenLimits
     _prefetched: PrefetchedAccess | None = field(default=None, repr=False)
 
-    def take_prefetched_access(self) -> PrefetchedAccess | None:
-        """The access row read with the token, the first time only: a later check
-        in the same request (after a write, say) reads afresh."""
+    def take_prefetched_access(self) -> PrefetchedAccess:
+        """The access row read with the token, the first time only (a later check in
+        the same request, after a write say, reads afresh), with the token's limits."""
         prefetched, self._prefetched = self._prefetched, None
-        return prefetched
+        if prefetched is not None:
+            return prefetched
+        return PrefetchedAccess(tenant_slug="", project_slug=None, row=None, limits=self.limits)
 
 
 def _scope_of(request: Request) -> tuple[str, str | None] | None:
@@ -59,34 +73,71 @@ def _scope_of(request: Request) -> tuple[str, str | None] | None:
     return tenant, project if isinstance(project, str) else None
 
 
-class TokenAccessAuthentication(TokenAuthentication):
-    """`Authorization: Token <key>`, as DRF's, with the access read alongside."""
+def _invalid(detail: str = "Invalid token.") -> exceptions.AuthenticationFailed:
+    return exceptions.AuthenticationFailed(detail)
 
-    scope: tuple[str, str | None] | None = None
 
-    def authenticate(self, request: Request) -> tuple[Any, TokenAuth] | None:
-        self.scope = _scope_of(request)
-        return super().authenticate(request)
+def _key_of(request: Request) -> str | None:
+    """The key from `Authorization: Token|Bearer <key>`, None for another scheme."""
+    parts = get_authorization_header(request).split()
+    if not parts or parts[0].lower() not in KEYWORDS:
+        return None
+    if len(parts) != 2:
+        raise _invalid("Invalid token header: send `Authorization: Bearer <token>`.")
+    try:
+        key = parts[1].decode("ascii")
+    except UnicodeError:
+        raise _invalid() from None
+    if NUL in key or len(key) > MAX_KEY_LENGTH:  # no token holds one, nor is that long
+        raise _invalid()
+    return key
 
-    def authenticate_credentials(self, key: str) -> tuple[Any, TokenAuth]:
-        if NUL in key:  # no token holds one, and PostgreSQL text cannot
-            raise exceptions.AuthenticationFailed(_("Invalid token."))
-        if self.scope is None:
-            user, token = super().authenticate_credentials(key)
-            return user, TokenAuth(token=token)
-        tenant_slug, project_slug = self.scope
-        row = access_sql.token_and_access_row(
-            token_model=self.get_model(),
-            key=key,
-            tenant_slug=tenant_slug,
-            project_slug=project_slug,
+
+def _check_usable(token: ApiToken | None, user: AbstractBaseUser | None) -> None:
+    if token is None or user is None:
+        raise _invalid()
+    if token.revoked_at is not None:
+        raise _invalid("This token was revoked.")
+    if token.is_expired():
+        raise _invalid(f"This token expired at {token.expires_at:%Y-%m-%d %H:%M} UTC.")
+    if not user.is_active:
+        raise _invalid("User inactive or deleted.")
+
+
+class TokenAccessAuthentication(BaseAuthentication):
+    """API tokens, with the caller's access read alongside."""
+
+    def authenticate_header(self, request: Request) -> str:
+        return "Token"
+
+    def authenticate(self, request: Request) -> tuple[AbstractBaseUser, TokenAuth] | None:
+        key = _key_of(request)
+        if key is None:
+            return None
+        key_hash = token_service.hash_key(key)
+        scope = _scope_of(request)
+        prefetched_row = None
+        if scope is None:
+            token = ApiToken.objects.select_related("user").filter(key_hash=key_hash).first()
+        else:
+            row = access_sql.token_and_access_row(
+                key_hash=key_hash, tenant_slug=scope[0], project_slug=scope[1]
+            )
+            token = row.token if row is not None else None
+            prefetched_row = row.access if row is not None else None
+        user = token.user if token is not None else None
+        _check_usable(token, user)
+        assert token is not None and user is not None
+        now = timezone.now()
+        token_service.token_used(token_id=token.pk, last_used_at=token.last_used_at, now=now)
+        highest = token.highest_scope
+        limits = TokenLimits(
+            tenant_id=token.tenant_id,
+            ceiling=SCOPE_CEILING[Scope(highest)] if highest else Role.READER,
         )
-        if row is None:
-            raise exceptions.AuthenticationFailed(_("Invalid token."))
-        user = row.token.user
-        if not user.is_active:
-            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
-        prefetched = PrefetchedAccess(
-            tenant_slug=tenant_slug, project_slug=project_slug, row=row.access
-        )
-        return user, TokenAuth(token=row.token, _prefetched=prefetched)
+        prefetched = None
+        if scope is not None and prefetched_row is not None:
+            prefetched = PrefetchedAccess(
+                tenant_slug=scope[0], project_slug=scope[1], row=prefetched_row, limits=limits
+            )
+        return user, TokenAuth(token=token, limits=limits, _prefetched=prefetched)

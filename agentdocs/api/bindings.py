@@ -18,7 +18,7 @@ from agentdocs.api.pagination import Pagination
 from agentdocs.core.bindings import OUTDATED_STATUSES
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.numbers import MAX_ID, positive_int
-from agentdocs.models import BindingRecord
+from agentdocs.models import BindingRecord, Scope
 from agentdocs.services import bindings as binding_service
 
 
@@ -95,6 +95,9 @@ class BindingRecordSerializer(serializers.Serializer):
 
 
 class BindingListCreate(APIView):
+    # Rendering and binding are what an agent's run does: a `render` token may.
+    required_scopes = {"POST": Scope.RENDER}
+
     class BindInputSerializer(serializers.Serializer):
         process = serializers.CharField()
         manifest = serializers.DictField(required=False)

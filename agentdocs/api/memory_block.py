@@ -23,6 +23,7 @@ from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ErrorSerializer, etag_matches, reject_unknown_fields
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.memory_block import MemoryBlock
+from agentdocs.models import Scope
 from agentdocs.services import memory_block as memory_block_service
 
 POST_FIELDS = {"process", "recipe", "profile", "client_document", "reset"}
@@ -97,6 +98,9 @@ class MemoryBlockInputSerializer(serializers.Serializer):
 
 
 class MemoryBlockView(APIView):
+    # Rendering and binding are what an agent's run does: a `render` token may.
+    required_scopes = {"POST": Scope.RENDER}
+
     renderer_classes = [JSONRenderer, PlainTextRenderer, BrowsableAPIRenderer]
 
     def finalize_response(self, request: Request, response, *args, **kwargs):

@@ -78,9 +78,22 @@ def validate_expires_in_days(days: object) -> int | None:
     return days
 
 
+SECRET_LENGTH = 40  # 40 letters and digits: about 238 bits
+
+
+def _random_text(length: int) -> str:
+    return "".join(secrets.choice(PREFIX_ALPHABET) for _ in range(length))
+
+
+def key_from(prefix: str, secret: str) -> str:
+    """A key in the one format: letters and digits only, so it selects with a double
+    click and the secret check recognises it."""
+    return f"{KEY_PREFIX}{prefix}_{secret}"
+
+
 def _new_key() -> tuple[str, str]:
-    prefix = "".join(secrets.choice(PREFIX_ALPHABET) for _ in range(PREFIX_LENGTH))
-    return prefix, f"{KEY_PREFIX}{prefix}_{secrets.token_urlsafe(32)}"
+    prefix = _random_text(PREFIX_LENGTH)
+    return prefix, key_from(prefix, _random_text(SECRET_LENGTH))
 
 
 def token_create(
@@ -92,10 +105,13 @@ def token_create(
     expires_in_days: int | None = None,
     actor: AbstractBaseUser | None = None,
     reason: str = "",
+    key: tuple[str, str] | None = None,
 ) -> NewToken:
     """Create a token for `user`; the returned key is the only time it is seen.
 
     A tenant token works only in that tenant, so its user must be a member there.
+    ``key`` (prefix, key) is for the demo, whose key is derived from the installation's
+    SECRET_KEY so that every run of `seed_demo` prints the same working token.
     """
     name = validate_name(name)
     scopes = validate_scopes(scopes)
@@ -104,13 +120,13 @@ def token_create(
         raise NotFound(f"No tenant {tenant.slug!r}.", field="tenant")
     now = timezone.now()
     for _attempt in range(5):
-        prefix, key = _new_key()
+        prefix, new_key = key or _new_key()
         token = ApiToken(
             user=user,
             tenant=tenant,
             name=name,
             prefix=prefix,
-            key_hash=hash_key(key),
+            key_hash=hash_key(new_key),
             scopes=scopes,
             created_at=now,
             expires_at=now + timedelta(days=expires_in_days) if expires_in_days else None,
@@ -125,8 +141,10 @@ def token_create(
             with transaction.atomic():
                 token.save()
         except IntegrityError:  # a prefix taken already: 62^8 makes a second clash unlikely
+            if key is not None:
+                raise
             continue
-        return NewToken(token=token, key=key)
+        return NewToken(token=token, key=new_key)
     raise RuntimeError("could not find a free token prefix")
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import connection, models
 
-from agentdocs.models import Membership, Project, Tenant
+from agentdocs.models import ApiToken, Membership, Project, Tenant
 
 
 @dataclass(frozen=True)
@@ -129,18 +129,19 @@ def access_row(*, user_id: int, tenant_slug: str, project_slug: str | None = Non
 class TokenAccessRow:
     """An API token with its user (``token.user``) and that user's access row."""
 
-    token: Any
+    token: ApiToken
     access: AccessRow
 
 
 @functools.cache
-def _readers(token_model: type[models.Model]) -> tuple[_RowReader, _RowReader]:
-    return _RowReader(token_model, "k"), _RowReader(get_user_model(), "u")
+def _readers() -> tuple[_RowReader, _RowReader]:
+    return _RowReader(ApiToken, "k"), _RowReader(get_user_model(), "u")
 
 
 @functools.cache
-def _token_and_access_sql(token_model: type[models.Model], with_project: bool) -> str:
-    token_reader, user_reader = _readers(token_model)
+def _token_and_access_sql(with_project: bool) -> str:
+    token_model = ApiToken
+    token_reader, user_reader = _readers()
     user_model = get_user_model()
     quote = connection.ops.quote_name
     user_id = f"u.{quote(user_model._meta.pk.column)}"
@@ -152,30 +153,29 @@ def _token_and_access_sql(token_model: type[models.Model], with_project: bool) -
         f"JOIN {user_model._meta.db_table} u ON {user_id} = {token_user} "
         f"LEFT JOIN {Tenant._meta.db_table} t ON t.slug = %s "
         f"{_project_join(with_project=with_project)} "
-        f"WHERE k.{quote(token_model._meta.pk.column)} = %s"
+        f"WHERE k.{quote(token_model._meta.get_field('key_hash').column)} = %s"
     )
 
 
 def token_and_access_row(
     *,
-    token_model: type[models.Model],
-    key: str,
+    key_hash: str,
     tenant_slug: str,
     project_slug: str | None = None,
 ) -> TokenAccessRow | None:
-    """The token ``key`` (of ``token_model``, DRF's `Token`), its user and the user's
-    access row for the tenant or project, in one query; None for an unknown key."""
+    """The API token whose key hashes to ``key_hash``, its user and the user's access
+    row for the tenant or project, in one query; None for an unknown key."""
     with_project = project_slug is not None
     project_params = [project_slug] if with_project else []
     with connection.cursor() as cursor:
         cursor.execute(
-            _token_and_access_sql(token_model, with_project),
-            [tenant_slug, *project_params, key],
+            _token_and_access_sql(with_project),
+            [tenant_slug, *project_params, key_hash],
         )
         values = cursor.fetchone()
     if values is None:
         return None
-    token_reader, user_reader = _readers(token_model)
+    token_reader, user_reader = _readers()
     token_end = len(token_reader.fields)
     user_end = token_end + len(user_reader.fields)
     token = token_reader.instance(values[:token_end])

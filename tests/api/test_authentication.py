@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 from rest_framework.test import APIClient, APIRequestFactory
 
@@ -14,8 +13,10 @@ from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.authentication import TokenAccessAuthentication
 from agentdocs.core.errors import NotFound
-from agentdocs.models import Role
+from agentdocs.models import ApiToken, Role
 from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tokens as token_service
+from tests.conftest import api_token_key
 
 pytestmark = pytest.mark.django_db
 
@@ -25,8 +26,7 @@ DOCUMENTS = PROJECT + "documents/"
 
 def _token_client(user) -> APIClient:
     client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_token_key(user)}")
     return client
 
 
@@ -43,7 +43,7 @@ def test_token_and_access_are_read_in_one_query(
         assert client.get("/api/v1/tenants/acme/").status_code == 200
     with django_assert_num_queries(1):
         assert client.get(PROJECT).json()["slug"] == "web"
-    with django_assert_num_queries(1):  # a URL without a tenant: DRF's own token lookup
+    with django_assert_num_queries(1):  # a URL without a tenant: the token and its user
         assert client.get("/api/v1/ping").json() == {"ok": True}
 
 
@@ -121,8 +121,9 @@ def test_a_role_change_is_seen_on_the_very_next_request(project, admin, writer, 
 
 
 def _authenticate(user, **kwargs):
-    token, _ = Token.objects.get_or_create(user=user)
-    django_request = APIRequestFactory().get("/", HTTP_AUTHORIZATION=f"Token {token.key}")
+    key = api_token_key(user)
+    token = ApiToken.objects.get(key_hash=token_service.hash_key(key))
+    django_request = APIRequestFactory().get("/", HTTP_AUTHORIZATION=f"Token {key}")
     request = Request(django_request, parser_context={"kwargs": kwargs})
     authenticated, auth = TokenAccessAuthentication().authenticate(request)
     assert authenticated == user and auth.token == token and auth.token.user is authenticated

@@ -36,12 +36,10 @@ def test_ping_needs_authentication(api, writer):
 
 
 def test_token_authentication(client, project, writer, doc):
-    from rest_framework.authtoken.models import Token
+    from tests.conftest import api_token_key
 
-    token = Token.objects.create(user=writer)
-    response = client.get(
-        f"{BASE}/documents/notes/team.md", HTTP_AUTHORIZATION=f"Token {token.key}"
-    )
+    token = api_token_key(writer)
+    response = client.get(f"{BASE}/documents/notes/team.md", HTTP_AUTHORIZATION=f"Token {token}")
     assert response.status_code == 200
     bad = client.get(f"{BASE}/documents/notes/team.md", HTTP_AUTHORIZATION="Token nope")
     assert_error(bad, 401, "authentication_failed")

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 
-from agentdocs.models import Membership, Project, Tenant
+from agentdocs.models import ApiToken, Membership, Project, Tenant
+from agentdocs.services import tokens as token_service
 from agentdocs.sql import access as access_sql
 from agentdocs.sql.access import AccessRow
+from tests.conftest import api_token_key
 
 pytestmark = pytest.mark.django_db
 
@@ -85,12 +86,12 @@ def test_token_and_access_row_is_the_orm_read(
     request, project, other_tenant, who, tenant_slug, project_slug, django_assert_num_queries
 ):
     user = request.getfixturevalue(who)
-    token = Token.objects.create(user=user)
+    key_hash = token_service.hash_key(api_token_key(user))
     with django_assert_num_queries(1):
         row = access_sql.token_and_access_row(
-            token_model=Token, key=token.key, tenant_slug=tenant_slug, project_slug=project_slug
+            key_hash=key_hash, tenant_slug=tenant_slug, project_slug=project_slug
         )
-    twin_token = Token.objects.select_related("user").get(key=token.key)
+    twin_token = ApiToken.objects.select_related("user").get(key_hash=key_hash)
     assert _fields(row.token) == _fields(twin_token)
     assert _fields(row.token.user) == _fields(twin_token.user)
     assert row.token.user == get_user_model().objects.get(pk=user.pk)
@@ -99,6 +100,4 @@ def test_token_and_access_row_is_the_orm_read(
 
 
 def test_token_and_access_row_is_none_for_an_unknown_key(project):
-    assert (
-        access_sql.token_and_access_row(token_model=Token, key="nope", tenant_slug="acme") is None
-    )
+    assert access_sql.token_and_access_row(key_hash="0" * 64, tenant_slug="acme") is None

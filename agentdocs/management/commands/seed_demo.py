@@ -15,25 +15,29 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils.crypto import salted_hmac
-from rest_framework.authtoken.models import Token
 
 from agentdocs.core.errors import NotFound
 from agentdocs.models import (
     RESERVED_PROJECT,
+    ApiToken,
     BindingRecord,
+    ChangeType,
     Project,
     ProviderMapping,
     Recipe,
     Role,
+    Scope,
     Setting,
     Tenant,
 )
+from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
 from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tokens as token_service
 
 TENANT_SLUG = "demo"
 TENANT_NAME = "Demo Co"
@@ -241,6 +245,41 @@ def demo_password(username: str) -> str:
     return "-".join(letters[i : i + 4] for i in range(0, 16, 4))
 
 
+def demo_token_key(username: str) -> tuple[str, str]:
+    """The demo user's API token (prefix, key): like the passwords, stable for this
+    installation's SECRET_KEY, so re-runs print the same working token while the
+    database keeps only its hash."""
+    digest = salted_hmac("agentdocs.seed_demo.token", username, algorithm="sha512").digest()
+    number, alphabet, text = int.from_bytes(digest, "big"), token_service.PREFIX_ALPHABET, ""
+    for _ in range(token_service.PREFIX_LENGTH + token_service.SECRET_LENGTH):  # 512 bits suffice
+        number, index = divmod(number, len(alphabet))
+        text += alphabet[index]
+    prefix, secret = text[: token_service.PREFIX_LENGTH], text[token_service.PREFIX_LENGTH :]
+    return prefix, token_service.key_from(prefix, secret)
+
+
+def _demo_token(admin: AbstractBaseUser) -> str:
+    prefix, key = demo_token_key(admin.get_username())
+    existing = ApiToken.objects.filter(key_hash=token_service.hash_key(key)).first()
+    if existing is not None and not existing.revoked and not existing.is_expired():
+        return key
+    if existing is not None:  # revoked since the last run: a demo token must work
+        mark_change(
+            existing,
+            user=admin,
+            reason="seed_demo replaces the revoked demo token",
+            change_type=ChangeType.DELETED,
+        ).delete()
+    token_service.token_create(
+        user=admin,
+        name="Demo token (seed_demo)",
+        scopes=list(Scope.values),
+        reason="Created by seed_demo",
+        key=(prefix, key),
+    )
+    return key
+
+
 class Command(BaseCommand):
     help = (
         "Load the demo tenant (users admin, writer and reader; projects website and "
@@ -284,7 +323,7 @@ class Command(BaseCommand):
             self._settings(tenant, projects, admin)
             self._recipes(tenant, admin)
             self._binding(tenant, vance, projects["website"], users)
-            token, _ = Token.objects.get_or_create(user=admin)
+            token = _demo_token(admin)
         self._report(token, options["base_url"])
 
     def _user(self, demo: DemoUser) -> AbstractBaseUser:
@@ -417,7 +456,7 @@ class Command(BaseCommand):
                 memory_block={"recipe": "coder", "profile": "cli"},
             )
 
-    def _report(self, token: Token, base_url: str) -> None:
+    def _report(self, token: str, base_url: str) -> None:
         write = self.stdout.write
         write(
             f'Demo tenant "{TENANT_SLUG}" is ready: projects '
@@ -429,8 +468,8 @@ class Command(BaseCommand):
                 f"  {demo.username:<7} password: {demo_password(demo.username)}   "
                 f"{demo.description}"
             )
-        write(f"API token for admin: {token.key}")
+        write(f"API token for admin: {token}")
         write(
-            f'  curl -H "Authorization: Token {token.key}" '
+            f'  curl -H "Authorization: Bearer {token}" '
             f"{base_url.rstrip('/')}/api/v1/tenants/demo/projects/website/documents/agent.md"
         )
