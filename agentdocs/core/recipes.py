@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict, cast
 
 from agentdocs.core.context import DEFAULT_BUDGET_BYTES
 
@@ -18,6 +18,15 @@ CONTEXT_BUDGET_PARAM = "contextBudgetBytes"
 CONTEXT_ENABLED_PARAM = "contextEnabled"
 PROFILE_CLIENT_DOC = "useClientAgentDoc"
 DEFAULT_AGENT_DOCUMENT = "agent.md"
+
+
+class RenderOptionsDict(TypedDict):
+    """`RenderOptions` as JSON: in a render's account and in a binding record."""
+
+    agent_document: str | None
+    context_enabled: bool
+    context_budget_bytes: int
+    use_client_document: bool
 
 
 @dataclass(frozen=True)
@@ -31,23 +40,26 @@ class RenderOptions:
 
     @classmethod
     def from_recipe(
-        cls, params: Mapping[str, Any] | None, profile: Mapping[str, Any] | None = None
+        cls, params: Mapping[str, object] | None, profile: Mapping[str, object] | None = None
     ) -> RenderOptions:
         """Not set → `agent.md`; `""` or null → off; any other string → that path."""
         params = params or {}
         profile = profile or {}
+        # The values were validated on the way in (`agentdocs.services.policy`): the
+        # document is a string or null, the budget an integer.
+        agent_document: str | None
         if AGENT_DOC_PARAM not in params:
             agent_document = DEFAULT_AGENT_DOCUMENT
         else:
-            agent_document = params[AGENT_DOC_PARAM] or None
+            agent_document = cast("str | None", params[AGENT_DOC_PARAM]) or None
         return cls(
             agent_document=agent_document,
             context_enabled=params.get(CONTEXT_ENABLED_PARAM, True) is not False,
-            context_budget_bytes=params.get(CONTEXT_BUDGET_PARAM, DEFAULT_BUDGET_BYTES),
+            context_budget_bytes=cast(int, params.get(CONTEXT_BUDGET_PARAM, DEFAULT_BUDGET_BYTES)),
             use_client_document=profile.get(PROFILE_CLIENT_DOC, False) is True,
         )
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> RenderOptionsDict:
         return {
             "agent_document": self.agent_document,
             "context_enabled": self.context_enabled,
