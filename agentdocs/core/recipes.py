@@ -7,17 +7,31 @@ package stays free of Django.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TypedDict, cast
+from typing import Final, TypedDict
 
 from agentdocs.core.context import DEFAULT_BUDGET_BYTES
 
-AGENT_DOC_PARAM = "agentDocument"
-CONTEXT_BUDGET_PARAM = "contextBudgetBytes"
-CONTEXT_ENABLED_PARAM = "contextEnabled"
-PROFILE_CLIENT_DOC = "useClientAgentDoc"
+AGENT_DOC_PARAM: Final = "agentDocument"
+CONTEXT_BUDGET_PARAM: Final = "contextBudgetBytes"
+CONTEXT_ENABLED_PARAM: Final = "contextEnabled"
+PROFILE_CLIENT_DOC: Final = "useClientAgentDoc"
 DEFAULT_AGENT_DOCUMENT = "agent.md"
+
+
+class RecipeParams(TypedDict, total=False):
+    """A recipe's stored params. Each key has three states: not set (the default),
+    ``""`` or null (off, for ``agentDocument``), or a value."""
+
+    agentDocument: str | None
+    contextBudgetBytes: int
+    contextEnabled: bool
+
+
+class ProfileOptions(TypedDict, total=False):
+    """One profile of a recipe, as stored."""
+
+    useClientAgentDoc: bool
 
 
 class RenderOptionsDict(TypedDict):
@@ -40,22 +54,20 @@ class RenderOptions:
 
     @classmethod
     def from_recipe(
-        cls, params: Mapping[str, object] | None, profile: Mapping[str, object] | None = None
+        cls, params: RecipeParams | None, profile: ProfileOptions | None = None
     ) -> RenderOptions:
         """Not set → `agent.md`; `""` or null → off; any other string → that path."""
         params = params or {}
         profile = profile or {}
-        # The values were validated on the way in (`agentdocs.services.policy`): the
-        # document is a string or null, the budget an integer.
         agent_document: str | None
         if AGENT_DOC_PARAM not in params:
             agent_document = DEFAULT_AGENT_DOCUMENT
         else:
-            agent_document = cast("str | None", params[AGENT_DOC_PARAM]) or None
+            agent_document = params[AGENT_DOC_PARAM] or None
         return cls(
             agent_document=agent_document,
             context_enabled=params.get(CONTEXT_ENABLED_PARAM, True) is not False,
-            context_budget_bytes=cast(int, params.get(CONTEXT_BUDGET_PARAM, DEFAULT_BUDGET_BYTES)),
+            context_budget_bytes=params.get(CONTEXT_BUDGET_PARAM, DEFAULT_BUDGET_BYTES),
             use_client_document=profile.get(PROFILE_CLIENT_DOC, False) is True,
         )
 
