@@ -35,7 +35,7 @@ from agentdocs.cli.base import (
     require,
     write,
 )
-from agentdocs.core.bindings import STALE, CurrentView, OutdatedRow, Problem
+from agentdocs.core.bindings import STALE, OutdatedRow, OutdatedSide, Problem
 from agentdocs.core.numbers import MAX_ID, positive_int
 
 EXIT_PROBLEMS = 1
@@ -121,7 +121,7 @@ def _configure_outdated(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("records", nargs="+", type=_record_id, metavar="RECORD_ID")
 
 
-def _version(side: CurrentView | None) -> str:
+def _version(side: OutdatedSide | None) -> str:
     if side is None:
         return "-"
     return f"v{side['version']} {side['sha256'][:SHORT_HASH]}"

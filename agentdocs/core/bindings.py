@@ -450,22 +450,20 @@ OUTDATED_STATUSES = (CURRENT, CHANGED, DELETED, MISSING)
 STALE = frozenset({CHANGED, DELETED})  # what a run bound is no longer what it would get
 
 
-class CurrentView(TypedDict):
+class OutdatedSide(TypedDict):
+    """The bound or the current version of a source in an outdated row."""
+
     project: str
     path: str
     version: int
     sha256: str
 
 
-class BoundView(CurrentView):
-    pass
-
-
 class OutdatedRow(SourceLabel):
     """One row of the outdated table; ``status`` is one of `OUTDATED_STATUSES`."""
 
-    bound: BoundView | None
-    current: CurrentView | None
+    bound: OutdatedSide | None
+    current: OutdatedSide | None
     status: str
     detail: str
 
@@ -481,7 +479,7 @@ class CurrentDocument:
     sha256: str
     is_deleted: bool
 
-    def as_view(self) -> CurrentView:
+    def as_view(self) -> OutdatedSide:
         """The ``current`` side of an outdated row."""
         return {
             "project": self.project,
@@ -509,7 +507,7 @@ def outdated_entry(
     if bound.get("custody") is None or document is None or sha256 is None:
         return _unresolved_entry(source, now)
     label = source.label
-    bound_view: BoundView = {
+    bound_view: OutdatedSide = {
         "project": document["project"],
         "path": document["path"],
         "version": document["version"],

@@ -75,9 +75,7 @@ def tenant_create(*, slug: str, name: str, user: User | None) -> Tenant:
     return tenant
 
 
-def project_create(
-    *, tenant: Tenant, slug: str, name: str, user: User | None
-) -> Project:
+def project_create(*, tenant: Tenant, slug: str, name: str, user: User | None) -> Project:
     _validate_slug(slug)
     name = _validate_name(name)
     try:
@@ -146,9 +144,7 @@ def membership_set(
 
 
 @transaction.atomic
-def membership_remove(
-    *, tenant: Tenant, username: str, actor: User, reason: str = ""
-) -> None:
+def membership_remove(*, tenant: Tenant, username: str, actor: User, reason: str = "") -> None:
     list(Membership.objects.select_for_update().filter(tenant=tenant, role=Role.ADMIN))
     membership = (
         Membership.objects.select_related("user")
