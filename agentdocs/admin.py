@@ -9,10 +9,11 @@ leaves the same history rows, with the admin's user and a reason, as the API.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -38,14 +39,23 @@ from agentdocs.services import tenants as tenant_service
 
 ADMIN_REASON = "Changed in the Django admin"
 
+_Value = TypeVar("_Value")
 
-def _checked(check: Callable[[Any], Any], value: Any) -> Any:
+
+def _checked(check: Callable[[_Value], object], value: _Value) -> _Value:
     """Run a service validator and turn its domain error into a form error."""
     try:
         check(value)
     except AgentdocsError as error:
         raise forms.ValidationError(error.detail) from None
     return value
+
+
+def _staff_user(request: HttpRequest) -> User:
+    """The signed-in user; the admin lets no one else reach its views."""
+    if not isinstance(request.user, User):
+        raise PermissionDenied
+    return request.user
 
 
 def _copy_into(target: Model, source: Model) -> None:
@@ -139,7 +149,8 @@ class DocumentForm(ReasonForm):
         return _checked(document_service.validate_body, body)
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         base_version = cleaned.get("base_version")
         if self.instance.pk and base_version is not None:
             current = (
@@ -215,7 +226,7 @@ class DocumentAdmin(ServiceAdmin):
                 project=obj.project,
                 path=obj.path,
                 body=obj.body,
-                user=request.user,
+                user=_staff_user(request),
                 reason=form.reason_text(),
             )
         else:
@@ -223,7 +234,7 @@ class DocumentAdmin(ServiceAdmin):
                 document=obj,
                 body=obj.body,
                 base_version=form.cleaned_data.get("base_version") or obj.version,
-                user=request.user,
+                user=_staff_user(request),
                 reason=form.reason_text(),
             )
         _copy_into(obj, document)
@@ -232,7 +243,7 @@ class DocumentAdmin(ServiceAdmin):
         document_service.document_delete(
             document=obj,
             base_version=obj.version,
-            user=request.user,
+            user=_staff_user(request),
             reason="Deleted in the Django admin",
         )
 
@@ -254,7 +265,7 @@ class DocumentAdmin(ServiceAdmin):
             document = document_service.document_revert(
                 document=document,
                 version=record.version,
-                user=request.user,
+                user=_staff_user(request),
                 reason=request.POST.get("reason", "").strip()
                 or f"Reverted to version {record.version} in the Django admin",
             )
@@ -269,7 +280,9 @@ class DocumentAdmin(ServiceAdmin):
     @admin.action(description="Break the edit lock of the selected documents")
     def break_locks(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
         for document in queryset:
-            document_service.document_unlock(document=document, user=request.user, force=True)
+            document_service.document_unlock(
+                document=document, user=_staff_user(request), force=True
+            )
         self.message_user(request, f"Released the locks of {len(queryset)} documents.")
 
 
@@ -297,7 +310,9 @@ class TenantAdmin(ServiceAdmin):
         return False
 
     def save_model(self, request: HttpRequest, obj: Tenant, form: TenantForm, change: bool) -> None:
-        tenant = tenant_service.tenant_create(slug=obj.slug, name=obj.name, user=request.user)
+        tenant = tenant_service.tenant_create(
+            slug=obj.slug, name=obj.name, user=_staff_user(request)
+        )
         _copy_into(obj, tenant)
 
 
@@ -325,7 +340,7 @@ class ProjectAdmin(ServiceAdmin):
         self, request: HttpRequest, obj: Project, form: ProjectForm, change: bool
     ) -> None:
         project = tenant_service.project_create(
-            tenant=obj.tenant, slug=obj.slug, name=obj.name, user=request.user
+            tenant=obj.tenant, slug=obj.slug, name=obj.name, user=_staff_user(request)
         )
         _copy_into(obj, project)
 
@@ -354,7 +369,7 @@ class MembershipAdmin(ServiceAdmin):
             tenant=obj.tenant,
             username=obj.user.get_username(),
             role=obj.role,
-            actor=request.user,
+            actor=_staff_user(request),
             reason=form.reason_text(),
         )
         _copy_into(obj, membership)
@@ -363,7 +378,7 @@ class MembershipAdmin(ServiceAdmin):
         tenant_service.membership_remove(
             tenant=obj.tenant,
             username=obj.user.get_username(),
-            actor=request.user,
+            actor=_staff_user(request),
             reason="Removed in the Django admin",
         )
 
@@ -387,7 +402,8 @@ class SettingForm(ReasonForm):
         return _checked(policy_service.validate_setting_key, self.cleaned_data["key"])
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         tenant = cleaned.get("tenant", self.instance.tenant if self.instance.pk else None)
         project = cleaned.get("project", self.instance.project if self.instance.pk else None)
         if project is not None and tenant is not None and project.tenant_id != tenant.pk:
@@ -420,7 +436,7 @@ class SettingAdmin(ServiceAdmin):
             key=obj.key,
             value=obj.value,
             enforced=obj.enforced,
-            user=request.user,
+            user=_staff_user(request),
             reason=form.reason_text(),
         )
         _copy_into(obj, setting)
@@ -430,7 +446,7 @@ class SettingAdmin(ServiceAdmin):
             tenant=obj.tenant,
             project=obj.project,
             key=obj.key,
-            user=request.user,
+            user=_staff_user(request),
             reason="Deleted in the Django admin",
         )
 
@@ -475,7 +491,7 @@ class RecipeAdmin(ServiceAdmin):
                 recipe=obj,
                 params=obj.params,
                 profiles=obj.profiles,
-                user=request.user,
+                user=_staff_user(request),
                 reason=form.reason_text(),
             )
         else:
@@ -484,14 +500,14 @@ class RecipeAdmin(ServiceAdmin):
                 name=obj.name,
                 params=obj.params,
                 profiles=obj.profiles,
-                user=request.user,
+                user=_staff_user(request),
                 reason=form.reason_text(),
             )
         _copy_into(obj, recipe)
 
     def delete_model(self, request: HttpRequest, obj: Recipe) -> None:
         policy_service.recipe_delete(
-            recipe=obj, user=request.user, reason="Deleted in the Django admin"
+            recipe=obj, user=_staff_user(request), reason="Deleted in the Django admin"
         )
 
 

@@ -13,7 +13,7 @@ import argparse
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import quote
 
 import requests
@@ -57,7 +57,7 @@ def command(
     return register
 
 
-def write(stream: Any, text: str) -> None:
+def write(stream: TextIO, text: str) -> None:
     """Write UTF-8 whatever the locale says, so a block never dies on a character."""
     buffer = getattr(stream, "buffer", None)
     if buffer is None:
@@ -122,11 +122,15 @@ class ServerClient:
     def project_path(tenant: str, project: str, rest: str) -> str:
         return f"tenants/{quote(tenant, safe='')}/projects/{quote(project, safe='')}/{rest}"
 
-    def request(self, method: str, path: str, **kwargs: Any) -> Any:
-        """The decoded JSON of a successful response; CommandError with the server's error."""
+    def request(self, method: str, path: str, *, json: object = None) -> Any:
+        """The decoded JSON of a successful response; CommandError with the server's error.
+
+        ``json`` is the request body, if any. The answer is typed Any: it is whatever
+        JSON the operation returns, and each command reads the keys it needs.
+        """
         url = self.base + path
         try:
-            response = self.session.request(method, url, timeout=self.timeout, **kwargs)
+            response = self.session.request(method, url, timeout=self.timeout, json=json)
         except requests.RequestException as error:
             raise CommandError(f"cannot reach {url}: {error}") from None
         if response.status_code >= 400:

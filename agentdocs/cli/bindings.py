@@ -22,7 +22,6 @@ import os
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
 
 import requests
 
@@ -36,14 +35,14 @@ from agentdocs.cli.base import (
     require,
     write,
 )
-from agentdocs.core.bindings import STALE
+from agentdocs.core.bindings import STALE, OutdatedRow, OutdatedSide, Problem
 from agentdocs.core.numbers import MAX_ID, positive_int
 
 EXIT_PROBLEMS = 1
 SHORT_HASH = 12
 
 
-def _read_manifest(path: Path) -> Any:
+def _read_manifest(path: Path) -> object:
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as error:
@@ -76,7 +75,7 @@ def _configure_bind(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", help="the recipe's profile for the Memory Block")
 
 
-def _problem_line(problem: dict[str, Any]) -> str:
+def _problem_line(problem: Problem) -> str:
     subject = problem.get("name") or problem.get("path") or problem.get("target") or ""
     return f"# problem {problem['kind']} {subject}: {problem.get('detail', '')}\n"
 
@@ -89,7 +88,7 @@ def run_bind(args: argparse.Namespace) -> int:
     if args.profile and not args.recipe:
         raise CommandError("--profile needs --recipe", exit_code=2)
     client = ServerClient.from_args(args)
-    payload: dict[str, Any] = {"process": args.process or f"run-{uuid.uuid4()}"}
+    payload: dict[str, object] = {"process": args.process or f"run-{uuid.uuid4()}"}
     if args.manifest is not None:
         payload["manifest"] = _read_manifest(args.manifest)
     if args.recipe:
@@ -122,17 +121,17 @@ def _configure_outdated(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("records", nargs="+", type=_record_id, metavar="RECORD_ID")
 
 
-def _version(side: dict[str, Any] | None) -> str:
+def _version(side: OutdatedSide | None) -> str:
     if side is None:
         return "-"
     return f"v{side['version']} {side['sha256'][:SHORT_HASH]}"
 
 
-def outdated_table(rows: list[dict[str, Any]]) -> str:
+def outdated_table(rows: list[OutdatedRow]) -> str:
     header = ("SOURCE", "BOUND", "CURRENT", "STATUS")
     table = [header] + [
         (
-            row.get("name") or row.get("path"),
+            row.get("name") or row.get("path") or "",
             _version(row["bound"]),
             _version(row["current"]),
             row["status"],

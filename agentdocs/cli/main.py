@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 # Importing a command module registers its subcommands.
 from agentdocs.cli import bindings, context, memory_block  # noqa: F401
@@ -40,8 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    run: Callable[[argparse.Namespace], int] = args.run
     try:
-        return args.run(args)
+        return run(args)
     except CommandError as error:
         write(sys.stderr, f"agentdocs {args.command}: error: {error.message}\n")
         return error.exit_code

@@ -11,7 +11,6 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from agentdocs.cli.base import (
     EXIT_OK,
@@ -22,6 +21,7 @@ from agentdocs.cli.base import (
     require,
     write,
 )
+from agentdocs.core.memory_block import LayerAccount
 
 AGENT_FILE_NAMES = ("VANCETOPE.md", "AGENT.md", "CLAUDE.md")
 
@@ -44,7 +44,7 @@ def read_client_document(path: Path) -> dict[str, str]:
     return {"name": path.name, "body": body}
 
 
-def layer_line(layer: dict[str, Any]) -> str:
+def layer_line(layer: LayerAccount) -> str:
     label = layer.get("path") or layer["kind"]
     return f"# layer {label} ({layer['bytes']}B, {layer['state']})\n"
 
@@ -87,7 +87,7 @@ def run_block(args: argparse.Namespace) -> int:
         agent_file = args.agent_file
     else:
         agent_file = find_agent_file(Path.cwd())
-    payload: dict[str, Any] = {"process": args.process, "reset": args.reset}
+    payload: dict[str, object] = {"process": args.process, "reset": args.reset}
     if args.recipe:
         payload["recipe"] = args.recipe
     if args.profile:

@@ -5,6 +5,10 @@ exact material was supplied (each source's custody, version, sha256 and bytes,
 and the memory block's text hash), and what happened where sources disagreed
 (every declared exception's outcome). The services gather the facts; the
 functions here only assemble, serialise and compare them.
+
+The stored JSON is declared below as TypedDicts (`BindingRecordData` and its
+parts): it is built here and in `agentdocs.services.bindings`, stored in a JSON
+column, archived, and read back by the reconstruction and the outdated check.
 """
 
 from __future__ import annotations
@@ -13,19 +17,169 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal, NotRequired, TypedDict
 
 from agentdocs.core.classification import REFUSED, classify_exception
 from agentdocs.core.manifest import Manifest
+from agentdocs.core.memory_block import LayerAccount
+from agentdocs.core.policy import SettingAccount
+from agentdocs.core.recipes import RenderOptionsDict
 
 SCHEMA = "context-binding/v1"
-CUSTODY_AGENTDOCS = "agentdocs"
-CUSTODY_UNVERSIONED = "unversioned"
+CUSTODY_AGENTDOCS: Literal["agentdocs"] = "agentdocs"
+CUSTODY_UNVERSIONED: Literal["unversioned"] = "unversioned"
 
 UNRESOLVED_NAME = "unresolved_name"
 MISSING_LOCAL_DOCUMENT = "missing_local_document"
 UNKNOWN_STANDING = "unknown_standing"
 REFUSED_EXCEPTION = "refused_exception"
+
+
+class DocumentRef(TypedDict):
+    """The exact document version a source was read from; ``history_id`` restores it."""
+
+    id: int
+    project: str
+    path: str
+    version: int
+    history_id: int
+
+
+class AgentdocsSource(TypedDict):
+    """A source kept in agentdocs: restorable from its history row."""
+
+    custody: Literal["agentdocs"]
+    document: DocumentRef
+    sha256: str
+    bytes: int
+
+
+class UnversionedSource(TypedDict):
+    """A client-supplied text: identifiable by its hash, not restorable."""
+
+    custody: Literal["unversioned"]
+    sha256: str
+    bytes: int
+
+
+class BoundSource(TypedDict):
+    """What a selected name or local path bound to; ``custody`` None when unresolved."""
+
+    resolved: bool
+    custody: str | None
+    document: NotRequired[DocumentRef]
+    sha256: str | None
+    bytes: int | None
+
+
+class ContextSourceEntry(BoundSource):
+    name: str
+    standing: str
+
+
+class LocalSourceEntry(BoundSource):
+    path: str
+
+
+class ManifestSource(TypedDict):
+    """Where the manifest came from: the project's ``context.json`` or ``inline``."""
+
+    source: str
+    custody: str
+    document: NotRequired[DocumentRef]
+    sha256: str
+    bytes: int
+
+
+class ExceptionOutcome(TypedDict):
+    target: str
+    effect: str
+    reason: str
+    standing: str | None
+    outcome: str
+    why: str
+
+
+class Problem(TypedDict):
+    """One problem of a record; it names the entry by ``name``, ``path`` or ``target``."""
+
+    kind: str
+    detail: str
+    name: NotRequired[str]
+    path: NotRequired[str]
+    target: NotRequired[str]
+
+
+class BoundInputDocument(TypedDict):
+    id: int
+    history_id: int
+
+
+class BoundInput(TypedDict):
+    """One document a bound memory block was rendered from.
+
+    ``custody`` is ``agentdocs`` (restorable through ``document``), ``bundled``
+    (a default shipped with the application, ``version`` None) or None (it did
+    not match a history row when bound).
+    """
+
+    project: str | None
+    path: str
+    version: int | None
+    sha256: str
+    bytes: int
+    custody: str | None
+    document: BoundInputDocument | None
+
+
+class BoundAgentCandidate(BoundInput):
+    level: str
+
+
+class BoundClientDocument(TypedDict):
+    """The client's uploaded document: by hash only; ``in_text`` if the block included it."""
+
+    name: str
+    custody: Literal["unversioned"]
+    sha256: str
+    bytes: int
+    in_text: bool
+
+
+class BoundMemoryBlock(TypedDict):
+    """The memory block a run received and everything needed to render it again."""
+
+    recipe: str | None
+    profile: str | None
+    sha256: str
+    bytes: int
+    options: RenderOptionsDict
+    layers: list[LayerAccount]
+    settings: list[SettingAccount]
+    agent_candidates: list[BoundAgentCandidate]
+    client_document: BoundClientDocument | None
+    context_documents: list[BoundInput]
+
+
+class RecordHeader(TypedDict):
+    tenant: str
+    project: str
+    process: str
+    created_at: str  # ISO 8601
+    created_by: str
+
+
+class BindingRecordData(RecordHeader):
+    """A stored binding record, schema ``context-binding/v1``."""
+
+    schema: str
+    manifest: ManifestSource
+    context: list[ContextSourceEntry]
+    local: list[LocalSourceEntry]
+    exceptions: list[ExceptionOutcome]
+    memory_block: BoundMemoryBlock | None
+    problems: list[Problem]
+    problem_count: int
 
 
 @dataclass(frozen=True)
@@ -40,7 +194,7 @@ class BoundDocument:
     sha256: str
     bytes: int
 
-    def as_source(self) -> dict[str, Any]:
+    def as_source(self) -> AgentdocsSource:
         return {
             "custody": CUSTODY_AGENTDOCS,
             "document": {
@@ -55,7 +209,7 @@ class BoundDocument:
         }
 
 
-def unversioned_source(text: str) -> dict[str, Any]:
+def unversioned_source(text: str) -> UnversionedSource:
     """A client-supplied text: identifiable by its hash, but not restorable."""
     data = text.encode("utf-8")
     return {
@@ -65,7 +219,7 @@ def unversioned_source(text: str) -> dict[str, Any]:
     }
 
 
-def canonical_json(value: Any) -> bytes:
+def canonical_json(value: object) -> bytes:
     """Sorted keys, no insignificant white space, UTF-8: the same record, the same bytes."""
     return json.dumps(
         value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
@@ -78,20 +232,20 @@ def sha256_hex(data: bytes) -> str:
 
 def build_record(
     *,
-    header: Mapping[str, Any],
+    header: RecordHeader,
     manifest: Manifest,
-    manifest_source: Mapping[str, Any],
+    manifest_source: ManifestSource,
     names: Mapping[str, BoundDocument | str],
     local: Mapping[str, BoundDocument | str],
-    memory_block: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+    memory_block: BoundMemoryBlock | None = None,
+) -> BindingRecordData:
     """Assemble a record.
 
     ``names`` and ``local`` map every selected name and path to the document it
     bound, or to a sentence saying why it could not be resolved.
     """
-    problems: list[dict[str, Any]] = []
-    context = []
+    problems: list[Problem] = []
+    context: list[ContextSourceEntry] = []
     for entry in manifest.context:
         resolution = names[entry.name]
         context.append(
@@ -108,13 +262,13 @@ def build_record(
                     "knowledge, option.",
                 }
             )
-    local_sources = []
+    local_sources: list[LocalSourceEntry] = []
     for path in manifest.local:
         resolution = local[path]
         local_sources.append({"path": path, **_source_or_unresolved(resolution)})
         if isinstance(resolution, str):
             problems.append({"kind": MISSING_LOCAL_DOCUMENT, "path": path, "detail": resolution})
-    exceptions = []
+    exceptions: list[ExceptionOutcome] = []
     for declared in manifest.exceptions:
         classification = classify_exception(declared, manifest)
         exceptions.append(
@@ -134,20 +288,28 @@ def build_record(
     return {
         **header,
         "schema": SCHEMA,
-        "manifest": dict(manifest_source),
+        "manifest": manifest_source.copy(),
         "context": context,
         "local": local_sources,
         "exceptions": exceptions,
-        "memory_block": dict(memory_block) if memory_block is not None else None,
+        "memory_block": memory_block.copy() if memory_block is not None else None,
         "problems": problems,
         "problem_count": len(problems),
     }
 
 
-def _source_or_unresolved(resolution: BoundDocument | str) -> dict[str, Any]:
+def _source_or_unresolved(resolution: BoundDocument | str) -> BoundSource:
     if isinstance(resolution, BoundDocument):
         return {"resolved": True, **resolution.as_source()}
     return {"resolved": False, "custody": None, "sha256": None, "bytes": None}
+
+
+class SourceLabel(TypedDict):
+    """Which source a row is about: ``name`` for a context entry, ``path`` for a local one."""
+
+    kind: str
+    name: NotRequired[str]
+    path: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -156,61 +318,111 @@ class SourceRef:
 
     kind: str
     key: str
-    entry: Mapping[str, Any]
+    entry: BoundSource
+    standing: str | None = None  # a context entry's; a local path has none
 
     @property
-    def label(self) -> dict[str, str]:
-        return {"kind": self.kind, ("path" if self.kind == "local" else "name"): self.key}
+    def label(self) -> SourceLabel:
+        if self.kind == "local":
+            return {"kind": self.kind, "path": self.key}
+        return {"kind": self.kind, "name": self.key}
 
 
-def record_sources(record: Mapping[str, Any]) -> Iterator[SourceRef]:
-    for entry in record.get("context", []):
-        yield SourceRef("context", entry["name"], entry)
-    for entry in record.get("local", []):
-        yield SourceRef("local", entry["path"], entry)
+def record_sources(record: BindingRecordData) -> Iterator[SourceRef]:
+    for context_entry in record.get("context", []):
+        yield SourceRef(
+            "context", context_entry["name"], context_entry, standing=context_entry["standing"]
+        )
+    for local_entry in record.get("local", []):
+        yield SourceRef("local", local_entry["path"], local_entry)
 
 
-def _version_view(entry: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if entry is None:
+class VersionView(TypedDict):
+    """One side of a changed source in a comparison."""
+
+    custody: str | None
+    standing: str | None
+    project: str | None
+    path: str | None
+    version: int | None
+    sha256: str | None
+    bytes: int | None
+
+
+class SourceChange(SourceLabel):
+    status: str  # added, removed or changed
+    a: VersionView | None
+    b: VersionView | None
+
+
+class ExceptionView(TypedDict):
+    effect: str
+    standing: str | None
+    outcome: str
+
+
+class ExceptionChange(TypedDict):
+    target: str
+    a: ExceptionView | None
+    b: ExceptionView | None
+
+
+class MemoryBlockChange(TypedDict):
+    a: str | None
+    b: str | None
+    same: bool
+
+
+class RecordComparison(TypedDict):
+    """What differs between two records (`compare_records`)."""
+
+    sources: list[SourceChange]
+    exceptions: list[ExceptionChange]
+    memory_block: MemoryBlockChange
+    identical: bool
+
+
+def _version_view(source: SourceRef | None) -> VersionView | None:
+    if source is None:
         return None
-    document = entry.get("document") or {}
+    entry = source.entry
+    document = entry.get("document")
     return {
         "custody": entry.get("custody"),
-        "standing": entry.get("standing"),
-        "project": document.get("project"),
-        "path": document.get("path"),
-        "version": document.get("version"),
+        "standing": source.standing,
+        "project": document["project"] if document else None,
+        "path": document["path"] if document else None,
+        "version": document["version"] if document else None,
         "sha256": entry.get("sha256"),
         "bytes": entry.get("bytes"),
     }
 
 
-def compare_records(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+def compare_records(a: BindingRecordData, b: BindingRecordData) -> RecordComparison:
     """What differs between two records: sources added, removed or changed, exception
     outcomes, and the memory block's hash."""
     sources_a = {(s.kind, s.key): s for s in record_sources(a)}
     sources_b = {(s.kind, s.key): s for s in record_sources(b)}
-    sources = []
+    sources: list[SourceChange] = []
     for key in [*sources_a, *(k for k in sources_b if k not in sources_a)]:
         left, right = sources_a.get(key), sources_b.get(key)
-        view_a = _version_view(left.entry if left else None)
-        view_b = _version_view(right.entry if right else None)
-        if view_a == view_b:
+        view_a = _version_view(left)
+        view_b = _version_view(right)
+        present = left if left is not None else right
+        if view_a == view_b or present is None:
             continue
         status = "added" if left is None else "removed" if right is None else "changed"
-        label = (left or right).label
-        sources.append({**label, "status": status, "a": view_a, "b": view_b})
+        sources.append({**present.label, "status": status, "a": view_a, "b": view_b})
     outcomes_a = {e["target"]: e for e in a.get("exceptions", [])}
     outcomes_b = {e["target"]: e for e in b.get("exceptions", [])}
-    exceptions = []
+    exceptions: list[ExceptionChange] = []
     for target in [*outcomes_a, *(t for t in outcomes_b if t not in outcomes_a)]:
-        left, right = outcomes_a.get(target), outcomes_b.get(target)
-        pair_a = _exception_view(left)
-        pair_b = _exception_view(right)
+        pair_a = _exception_view(outcomes_a.get(target))
+        pair_b = _exception_view(outcomes_b.get(target))
         if pair_a != pair_b:
             exceptions.append({"target": target, "a": pair_a, "b": pair_b})
-    block_a = (a.get("memory_block") or {}).get("sha256")
-    block_b = (b.get("memory_block") or {}).get("sha256")
+    block_a = _memory_block_sha256(a)
+    block_b = _memory_block_sha256(b)
     return {
         "sources": sources,
         "exceptions": exceptions,
@@ -219,7 +431,12 @@ def compare_records(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any
     }
 
 
-def _exception_view(entry: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def _memory_block_sha256(record: BindingRecordData) -> str | None:
+    block = record.get("memory_block")
+    return block.get("sha256") if block else None
+
+
+def _exception_view(entry: ExceptionOutcome | None) -> ExceptionView | None:
     if entry is None:
         return None
     return {"effect": entry["effect"], "standing": entry["standing"], "outcome": entry["outcome"]}
@@ -233,6 +450,24 @@ OUTDATED_STATUSES = (CURRENT, CHANGED, DELETED, MISSING)
 STALE = frozenset({CHANGED, DELETED})  # what a run bound is no longer what it would get
 
 
+class OutdatedSide(TypedDict):
+    """The bound or the current version of a source in an outdated row."""
+
+    project: str
+    path: str
+    version: int
+    sha256: str
+
+
+class OutdatedRow(SourceLabel):
+    """One row of the outdated table; ``status`` is one of `OUTDATED_STATUSES`."""
+
+    bound: OutdatedSide | None
+    current: OutdatedSide | None
+    status: str
+    detail: str
+
+
 @dataclass(frozen=True)
 class CurrentDocument:
     """What a bound source resolves to now; ``None`` in its place means it is gone."""
@@ -244,7 +479,7 @@ class CurrentDocument:
     sha256: str
     is_deleted: bool
 
-    def as_view(self) -> dict[str, Any]:
+    def as_view(self) -> OutdatedSide:
         """The ``current`` side of an outdated row."""
         return {
             "project": self.project,
@@ -256,7 +491,7 @@ class CurrentDocument:
 
 def outdated_entry(
     source: SourceRef, now: CurrentDocument | None, *, gone_reason: str = ""
-) -> dict[str, Any]:
+) -> OutdatedRow:
     """One row of the outdated table: bound against current, as `npm outdated` shows.
 
     ``current`` means the same text (same sha256), even if a later version wrote
@@ -267,42 +502,56 @@ def outdated_entry(
     it resolves: a run bound now would get it.
     """
     bound = source.entry
-    if bound.get("custody") is None:
+    document = bound.get("document")
+    sha256 = bound.get("sha256")
+    if bound.get("custody") is None or document is None or sha256 is None:
         return _unresolved_entry(source, now)
-    document = bound["document"]
-    row: dict[str, Any] = {
-        **source.label,
-        "bound": {
-            "project": document["project"],
-            "path": document["path"],
-            "version": document["version"],
-            "sha256": bound["sha256"],
-        },
+    label = source.label
+    bound_view: OutdatedSide = {
+        "project": document["project"],
+        "path": document["path"],
+        "version": document["version"],
+        "sha256": sha256,
     }
     if now is None or now.is_deleted:
-        row["current"] = None
-        row["status"] = DELETED
-        row["detail"] = gone_reason or "The document was deleted."
-        return row
-    row["current"] = now.as_view()
+        return {
+            **label,
+            "bound": bound_view,
+            "current": None,
+            "status": DELETED,
+            "detail": gone_reason or "The document was deleted.",
+        }
     if now.document_id != document["id"]:
-        row["status"] = CHANGED
-        row["detail"] = f"The name now resolves to {now.project}/{now.path}."
-    elif now.sha256 != bound["sha256"]:
-        row["status"] = CHANGED
-        row["detail"] = f"Changed from version {document['version']} to {now.version}."
+        status = CHANGED
+        detail = f"The name now resolves to {now.project}/{now.path}."
+    elif now.sha256 != sha256:
+        status = CHANGED
+        detail = f"Changed from version {document['version']} to {now.version}."
     else:
-        row["status"] = CURRENT
-        row["detail"] = ""
-    return row
-
-
-def _unresolved_entry(source: SourceRef, now: CurrentDocument | None) -> dict[str, Any]:
-    row: dict[str, Any] = {**source.label, "bound": None}
-    if now is None or now.is_deleted:
-        return {**row, "current": None, "status": MISSING, "detail": "Unresolved when bound."}
+        status = CURRENT
+        detail = ""
     return {
-        **row,
+        **label,
+        "bound": bound_view,
+        "current": now.as_view(),
+        "status": status,
+        "detail": detail,
+    }
+
+
+def _unresolved_entry(source: SourceRef, now: CurrentDocument | None) -> OutdatedRow:
+    label = source.label
+    if now is None or now.is_deleted:
+        return {
+            **label,
+            "bound": None,
+            "current": None,
+            "status": MISSING,
+            "detail": "Unresolved when bound.",
+        }
+    return {
+        **label,
+        "bound": None,
         "current": now.as_view(),
         "status": CHANGED,
         "detail": f"Unresolved when bound; now {now.project}/{now.path} version {now.version}.",

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from agentdocs.core.context import sha256_text
 
@@ -26,6 +26,17 @@ class Level(StrEnum):
 
 
 CASCADE_ORDER = (Level.PROJECT, Level.TENANT, Level.DEFAULT)
+
+
+class CascadeReference(TypedDict):
+    """A cascade document in a render's account (the winner's shadowed levels)."""
+
+    level: str
+    project: str | None
+    path: str
+    version: int | None
+    sha256: str
+    bytes: int
 
 
 @dataclass(frozen=True)
@@ -53,7 +64,7 @@ class SourceDocument:
     def size(self) -> int:
         return len(self.body.encode("utf-8"))
 
-    def reference(self) -> dict[str, Any]:
+    def reference(self) -> CascadeReference:
         return {
             "level": self.level.value,
             "project": self.project,

@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 CONTEXT_FOLDER = ".AGENTS"
 DEFAULT_BUDGET_BYTES = 32 * 1024
@@ -52,6 +52,33 @@ class ContextDocument:
         return len(self.body.encode("utf-8"))
 
 
+class ContextSourceAccount(TypedDict):
+    """A loaded `.AGENTS/` file in a render's account."""
+
+    path: str
+    version: int | None
+    sha256: str
+    bytes: int
+    total_bytes: int
+    truncated: bool
+
+
+class DroppedAccount(TypedDict):
+    """A file left out over the budget."""
+
+    path: str
+    version: int | None
+    sha256: str
+    bytes: int
+
+
+class ContextAccount(TypedDict):
+    budget_bytes: int
+    used_bytes: int
+    sources: list[ContextSourceAccount]
+    dropped: list[DroppedAccount]
+
+
 @dataclass(frozen=True)
 class ContextSource:
     """A file that was loaded, whole or as a truncated head."""
@@ -61,7 +88,7 @@ class ContextSource:
     bytes: int
     truncated: bool
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ContextSourceAccount:
         return {
             "path": self.document.path,
             "version": self.document.version,
@@ -84,7 +111,7 @@ class LoadedContext:
     def truncated(self) -> bool:
         return any(source.truncated for source in self.sources)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ContextAccount:
         return {
             "budget_bytes": self.budget_bytes,
             "used_bytes": self.used_bytes,

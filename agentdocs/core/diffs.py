@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Literal, TypedDict, cast
 
 
 @dataclass
@@ -29,6 +29,30 @@ class Hunk:
     lines: list[DiffLine] = field(default_factory=list)
 
 
+class DiffLineDict(TypedDict):
+    op: str
+    text: str
+    old_number: int | None
+    new_number: int | None
+
+
+class HunkDict(TypedDict):
+    old_start: int
+    old_lines: int
+    new_start: int
+    new_lines: int
+    lines: list[DiffLineDict]
+
+
+class DiffDict(TypedDict):
+    """A diff as the API returns it."""
+
+    diff: str
+    hunks: list[HunkDict]
+    added: int
+    removed: int
+
+
 @dataclass
 class Diff:
     unified: str
@@ -36,10 +60,10 @@ class Diff:
     added: int
     removed: int
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> DiffDict:
         return {
             "diff": self.unified,
-            "hunks": [asdict(h) for h in self.hunks],
+            "hunks": [cast(HunkDict, asdict(h)) for h in self.hunks],
             "added": self.added,
             "removed": self.removed,
         }
@@ -48,46 +72,54 @@ class Diff:
 # Without its junk heuristic, difflib's SequenceMatcher finds the most readable
 # alignment: Markdown repeats blank lines and list markers, and each may anchor a
 # match. But its cost grows with the pairs of equal lines times the matching
-# blocks, so a checklist of 1,200 identical lines took 10 s to diff. Past this many
+# blocks, which a writer controls (a checklist of identical lines). Past this many
 # equal pairs, difflib's own heuristic is used (lines in more than 1% of a long text
 # are "popular" and anchor nothing), and lines repeated just below that threshold
-# but still making up most of the pairs are junk.
+# but still making up most of the pairs are junk. Measurements: bench/README.md.
 MAX_EXACT_PAIRS = 20_000
 _HEURISTIC_MIN_LINES = 200  # difflib applies its heuristic to texts this long only
 # Even so, each search for the longest match scans its ranges again, and a text
 # with thousands of short matches (every other line changed) makes thousands of
-# searches: 10,000 such lines took 4 s. The matcher counts the lines it scans and
-# gives up past this many (a 6,000-line document with 60 edits scans 0.4 million);
-# the diff is then the common beginning and end with one change between them.
+# searches. The matcher counts the lines it scans and gives up past this many, far
+# above what an ordinary edit of a long document scans; the diff is then the common
+# beginning and end with one change between them.
 MAX_SCANNED_LINES = 1_000_000
-_INVERSE = {"insert": "delete", "delete": "insert"}
 
-Opcode = tuple[str, int, int, int, int]
+OpTag = Literal["replace", "delete", "insert", "equal"]
+Opcode = tuple[OpTag, int, int, int, int]
+_INVERSE: dict[OpTag, OpTag] = {"insert": "delete", "delete": "insert"}
 
 
 class _TooMuchWork(Exception):
     pass
 
 
-class _CountingMatcher(difflib.SequenceMatcher):
+class _CountingMatcher(difflib.SequenceMatcher[str]):
     """difflib's matcher, stopping once it has scanned MAX_SCANNED_LINES."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        isjunk: Callable[[str], bool] | None,
+        a: Sequence[str],
+        b: Sequence[str],
+        autojunk: bool = True,
+    ) -> None:
         self.scanned = 0
-        super().__init__(*args, **kwargs)
+        self._lengths = (len(a), len(b))
+        super().__init__(isjunk, a, b, autojunk=autojunk)
 
     def find_longest_match(
         self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
     ) -> difflib.Match:
-        ahi = len(self.a) if ahi is None else ahi
-        bhi = len(self.b) if bhi is None else bhi
+        ahi = self._lengths[0] if ahi is None else ahi
+        bhi = self._lengths[1] if bhi is None else bhi
         self.scanned += (ahi - alo) + (bhi - blo)
         if self.scanned > MAX_SCANNED_LINES:
             raise _TooMuchWork
         return super().find_longest_match(alo, ahi, blo, bhi)
 
 
-class _GivenOpcodes(difflib.SequenceMatcher):
+class _GivenOpcodes(difflib.SequenceMatcher[str]):
     """Groups opcodes computed elsewhere with difflib's own get_grouped_opcodes."""
 
     def __init__(self, opcodes: list[Opcode]) -> None:
@@ -101,7 +133,7 @@ def equal_pairs(old: Sequence[str], new: Sequence[str]) -> int:
     return sum(counts[item] for item in old)
 
 
-def _heuristic_matcher(old: Sequence[str], new: Sequence[str]) -> difflib.SequenceMatcher:
+def _heuristic_matcher(old: Sequence[str], new: Sequence[str]) -> _CountingMatcher:
     new_counts, old_counts = Counter(new), Counter(old)
     popular = len(new) // 100 + 1
     heavy = {
@@ -137,7 +169,7 @@ def _coarse_opcodes(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
     old_end, new_end = len(old) - end, len(new) - end
     opcodes: list[Opcode] = [("equal", 0, start, 0, start)] if start else []
     if old_end > start or new_end > start:
-        tag = (
+        tag: OpTag = (
             "replace"
             if old_end > start and new_end > start
             else ("delete" if old_end > start else "insert")
@@ -148,7 +180,9 @@ def _coarse_opcodes(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
     return opcodes
 
 
-def grouped_opcodes(old: Sequence[str], new: Sequence[str], context: int) -> list[list[Opcode]]:
+def grouped_opcodes(
+    old: Sequence[str], new: Sequence[str], context: int
+) -> list[list[tuple[str, int, int, int, int]]]:
     """difflib's grouped opcodes from ``old`` to ``new``: exact while that is affordable,
     then difflib's heuristic, then (past a fixed amount of work) coarse."""
     try:

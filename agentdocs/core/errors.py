@@ -4,20 +4,21 @@ problem is in (or None)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 
 class AgentdocsError(Exception):
+    """``extra`` holds further JSON-serialisable facts the error body carries
+    (``current_version`` of a conflict)."""
+
     code = "error"
     status = 400
 
-    def __init__(self, detail: str, *, field: str | None = None, **extra: Any) -> None:
+    def __init__(self, detail: str, *, field: str | None = None, **extra: object) -> None:
         super().__init__(detail)
         self.detail = detail
         self.field = field
         self.extra = extra
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"error": self.code, "detail": self.detail, "field": self.field, **self.extra}
 
 
@@ -59,7 +60,7 @@ class VersionConflict(AgentdocsError):
     code = "version_conflict"
     status = 412
 
-    def __init__(self, *, base_version: int, current_version: int | None, **extra: Any) -> None:
+    def __init__(self, *, base_version: int, current_version: int | None, **extra: object) -> None:
         current = "deleted" if current_version is None else f"version {current_version}"
         super().__init__(
             f"The document changed since version {base_version}; it is now at {current}. "

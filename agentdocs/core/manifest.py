@@ -1,6 +1,6 @@
 """The manifest: what a project selects as the context of its runs.
 
-Shape (as in the seed)::
+Its JSON shape is `ManifestData` (as in the seed)::
 
     {
       "context": [{"name": "workstation/agent-baseline", "standing": "rule"}],
@@ -8,6 +8,9 @@ Shape (as in the seed)::
       "exceptions": [{"target": "workstation/agent-baseline#deployment",
                       "effect": "narrow", "reason": "..."}]
     }
+
+It arrives as untrusted JSON (the project's ``context.json`` or a request), so
+`parse_manifest` takes any decoded value and returns a `Manifest`.
 
 Validation is about shape: a wrong type, a missing key, a duplicate or a bad
 path is an error naming the entry (``context[2].standing``). A standing or an
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.paths import validate_path
@@ -30,6 +33,25 @@ MAX_EXCEPTIONS = 500
 MAX_REASON = 1000
 SYMBOLIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*\Z")
 MAX_NAME = 200
+
+
+class ContextEntryData(TypedDict):
+    name: str
+    standing: str
+
+
+class ExceptionData(TypedDict):
+    target: str  # "name#section"
+    effect: str
+    reason: str
+
+
+class ManifestData(TypedDict):
+    """A manifest as JSON; every list may be left out."""
+
+    context: NotRequired[list[ContextEntryData]]
+    local: NotRequired[list[str]]
+    exceptions: NotRequired[list[ExceptionData]]
 
 
 class ManifestError(ValueError):
@@ -88,7 +110,7 @@ def validate_symbolic_name(name: object, *, entry: str | None = "name") -> str:
     return name
 
 
-def _object(value: Any, *, entry: str, keys: set[str], required: set[str]) -> dict[str, Any]:
+def _object(value: object, *, entry: str, keys: set[str], required: set[str]) -> dict[str, object]:
     if not isinstance(value, dict):
         raise ManifestError("Must be a JSON object.", entry=entry)
     unknown = sorted(set(value) - keys)
@@ -103,7 +125,7 @@ def _object(value: Any, *, entry: str, keys: set[str], required: set[str]) -> di
     return value
 
 
-def _list(value: Any, *, entry: str, limit: int) -> list[Any]:
+def _list(value: object, *, entry: str, limit: int) -> list[object]:
     if not isinstance(value, list):
         raise ManifestError("Must be a JSON array.", entry=entry)
     if len(value) > limit:
@@ -111,27 +133,27 @@ def _list(value: Any, *, entry: str, limit: int) -> list[Any]:
     return value
 
 
-def _string(value: Any, *, entry: str) -> str:
+def _string(value: object, *, entry: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ManifestError("Must be a non-empty string.", entry=entry)
     return value
 
 
-def _context_entry(value: Any, *, entry: str) -> ContextEntry:
+def _context_entry(value: object, *, entry: str) -> ContextEntry:
     data = _object(value, entry=entry, keys={"name", "standing"}, required={"name", "standing"})
     name = validate_symbolic_name(data["name"], entry=f"{entry}.name")
     standing = _string(data["standing"], entry=f"{entry}.standing")
     return ContextEntry(name=name, standing=standing)
 
 
-def _local_path(value: Any, *, entry: str) -> str:
+def _local_path(value: object, *, entry: str) -> str:
     try:
         return validate_path(value)
     except InvalidInput as error:
         raise ManifestError(error.detail, entry=entry) from None
 
 
-def _exception(value: Any, *, entry: str) -> DeclaredException:
+def _exception(value: object, *, entry: str) -> DeclaredException:
     data = _object(
         value,
         entry=entry,
@@ -157,9 +179,12 @@ def _exception(value: Any, *, entry: str) -> DeclaredException:
     )
 
 
-def parse_manifest(data: Any) -> Manifest:
-    """Validate a decoded manifest and return it, or raise ManifestError naming the entry."""
-    data = _object(data, entry="manifest", keys={"context", "local", "exceptions"}, required=set())
+def parse_manifest(decoded: object) -> Manifest:
+    """Validate a decoded manifest (`ManifestData` when valid) and return it, or raise
+    ManifestError naming the entry."""
+    data = _object(
+        decoded, entry="manifest", keys={"context", "local", "exceptions"}, required=set()
+    )
     context = [
         _context_entry(item, entry=f"context[{i}]")
         for i, item in enumerate(_list(data.get("context", []), entry="context", limit=MAX_SOURCES))

@@ -15,18 +15,31 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import NotRequired, TypedDict
 
-from agentdocs.core.cascade import CascadeResult, Level, SourceDocument, resolve_cascade
+from agentdocs.core.cascade import (
+    CascadeReference,
+    CascadeResult,
+    Level,
+    SourceDocument,
+    resolve_cascade,
+)
 from agentdocs.core.context import (
+    ContextAccount,
     ContextDocument,
     LoadedContext,
     empty_context,
     load_context,
     sha256_text,
 )
-from agentdocs.core.policy import MergedPolicy, PolicySetting, merge_policy
-from agentdocs.core.recipes import RenderOptions
+from agentdocs.core.policy import (
+    MergedPolicy,
+    PolicySetting,
+    RefusedOverride,
+    SettingAccount,
+    merge_policy,
+)
+from agentdocs.core.recipes import RenderOptions, RenderOptionsDict
 
 ReadState = Mapping[str, str]  # layer kind -> sha256 of the layer's full text
 
@@ -106,6 +119,44 @@ class ClientDocument:
         return len(self.body.encode("utf-8"))
 
 
+class LayerExtra(TypedDict, total=False):
+    """What one kind of layer adds to its account: the policy layer its settings and
+    refused overrides, the agent notes the cascade levels they shadow."""
+
+    settings: list[SettingAccount]
+    refused_overrides: list[RefusedOverride]
+    shadowed: list[CascadeReference]
+
+
+class LayerAccount(TypedDict):
+    """One layer of the account, as the API returns it and a binding record stores it."""
+
+    kind: str
+    heading: str | None
+    level: str | None
+    project: str | None
+    path: str | None
+    version: int | None
+    sha256: str | None
+    bytes: int
+    state: str
+    detail: str
+    text_sha256: str | None
+    settings: NotRequired[list[SettingAccount]]
+    refused_overrides: NotRequired[list[RefusedOverride]]
+    shadowed: NotRequired[list[CascadeReference]]
+
+
+class MemoryBlockAccount(TypedDict):
+    """A rendered block and its account (`MemoryBlock.as_dict`)."""
+
+    text: str
+    sha256: str
+    layers: list[LayerAccount]
+    context: ContextAccount
+    options: RenderOptionsDict
+
+
 @dataclass(frozen=True)
 class Layer:
     """One layer of the block and its account.
@@ -128,9 +179,9 @@ class Layer:
     bytes: int = 0
     text: str = ""
     text_sha256: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: LayerExtra = field(default_factory=LayerExtra)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> LayerAccount:
         return {
             "kind": self.kind.value,
             "heading": self.heading,
@@ -175,7 +226,7 @@ class MemoryBlock:
     def layer(self, kind: LayerKind | str) -> Layer:
         return next(layer for layer in self.layers if layer.kind == kind)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> MemoryBlockAccount:
         return {
             "text": self.text,
             "sha256": self.sha256,
@@ -191,7 +242,7 @@ def _full_text(heading: str, body: str) -> str:
 
 
 def _policy_layer(merged: MergedPolicy) -> Layer:
-    extra = {
+    extra: LayerExtra = {
         "settings": merged.settings_account(),
         "refused_overrides": merged.refused_account(),
     }
@@ -404,7 +455,7 @@ def compose_memory_block(
         loaded = load_context(inputs.context_documents, budget_bytes=options.context_budget_bytes)
     else:
         loaded = empty_context(options.context_budget_bytes)
-    layers = (
+    layers: tuple[Layer, ...] = (
         _policy_layer(merge_policy(inputs.settings)),
         _agent_notes_layer(options, cascade),
         _client_notes_layer(options, inputs.client_document),
@@ -429,14 +480,15 @@ def compose_memory_block(
     )
 
 
-def replay_read_state(layers: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+def replay_read_state(layers: Iterable[LayerAccount]) -> dict[str, str]:
     """The read state under which a recorded block was rendered, from its layer account.
 
     Re-rendering a recorded block from the same document versions with this
     read state gives the same text, stubs included.
     """
-    return {
-        layer["kind"]: layer["text_sha256"]
-        for layer in layers
-        if layer.get("state") == LayerState.UNCHANGED and layer.get("text_sha256")
-    }
+    state: dict[str, str] = {}
+    for layer in layers:
+        text_sha256 = layer.get("text_sha256")
+        if layer.get("state") == LayerState.UNCHANGED and text_sha256:
+            state[layer["kind"]] = text_sha256
+    return state

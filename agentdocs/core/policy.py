@@ -9,7 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
+
+
+class SettingAccount(TypedDict):
+    """A setting in force, as the policy layer's account and a binding record list it."""
+
+    key: str
+    value: str
+    level: str
+    enforced: bool
+
+
+class RefusedOverride(TypedDict):
+    """A project value the tenant's enforced setting refused."""
+
+    key: str
+    tenant_value: str
+    project_value: str
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -33,7 +51,7 @@ class MergedPolicy:
     def lines(self) -> str:
         return "\n".join(f"{setting.key}: {setting.value}" for setting in self.values)
 
-    def settings_account(self) -> list[dict[str, Any]]:
+    def settings_account(self) -> list[SettingAccount]:
         return [
             {
                 "key": setting.key,
@@ -44,7 +62,7 @@ class MergedPolicy:
             for setting in self.values
         ]
 
-    def refused_account(self) -> list[dict[str, Any]]:
+    def refused_account(self) -> list[RefusedOverride]:
         return [
             {
                 "key": tenant.key,
@@ -65,7 +83,7 @@ def merge_policy(settings: Iterable[PolicySetting]) -> MergedPolicy:
     for setting in settings:
         (tenant if setting.level == "tenant" else project)[setting.key] = setting
     in_force = dict(tenant)
-    refused = []
+    refused: list[tuple[PolicySetting, PolicySetting]] = []
     for key, setting in project.items():
         tenant_setting = tenant.get(key)
         if tenant_setting is not None and tenant_setting.enforced:

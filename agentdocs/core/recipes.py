@@ -7,17 +7,40 @@ package stays free of Django.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Final, TypedDict
 
 from agentdocs.core.context import DEFAULT_BUDGET_BYTES
 
-AGENT_DOC_PARAM = "agentDocument"
-CONTEXT_BUDGET_PARAM = "contextBudgetBytes"
-CONTEXT_ENABLED_PARAM = "contextEnabled"
-PROFILE_CLIENT_DOC = "useClientAgentDoc"
+AGENT_DOC_PARAM: Final = "agentDocument"
+CONTEXT_BUDGET_PARAM: Final = "contextBudgetBytes"
+CONTEXT_ENABLED_PARAM: Final = "contextEnabled"
+PROFILE_CLIENT_DOC: Final = "useClientAgentDoc"
 DEFAULT_AGENT_DOCUMENT = "agent.md"
+
+
+class RecipeParams(TypedDict, total=False):
+    """A recipe's stored params. Each key has three states: not set (the default),
+    ``""`` or null (off, for ``agentDocument``), or a value."""
+
+    agentDocument: str | None
+    contextBudgetBytes: int
+    contextEnabled: bool
+
+
+class ProfileOptions(TypedDict, total=False):
+    """One profile of a recipe, as stored."""
+
+    useClientAgentDoc: bool
+
+
+class RenderOptionsDict(TypedDict):
+    """`RenderOptions` as JSON: in a render's account and in a binding record."""
+
+    agent_document: str | None
+    context_enabled: bool
+    context_budget_bytes: int
+    use_client_document: bool
 
 
 @dataclass(frozen=True)
@@ -31,11 +54,12 @@ class RenderOptions:
 
     @classmethod
     def from_recipe(
-        cls, params: Mapping[str, Any] | None, profile: Mapping[str, Any] | None = None
+        cls, params: RecipeParams | None, profile: ProfileOptions | None = None
     ) -> RenderOptions:
         """Not set → `agent.md`; `""` or null → off; any other string → that path."""
         params = params or {}
         profile = profile or {}
+        agent_document: str | None
         if AGENT_DOC_PARAM not in params:
             agent_document = DEFAULT_AGENT_DOCUMENT
         else:
@@ -47,7 +71,7 @@ class RenderOptions:
             use_client_document=profile.get(PROFILE_CLIENT_DOC, False) is True,
         )
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> RenderOptionsDict:
         return {
             "agent_document": self.agent_document,
             "context_enabled": self.context_enabled,

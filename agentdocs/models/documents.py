@@ -3,7 +3,11 @@ through `agentdocs.services.documents`."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
+
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models
 from django.db.models import Q
 from simple_history.models import HistoricalRecords
@@ -50,3 +54,29 @@ class Document(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project}:{self.path}@{self.version}"
+
+    if TYPE_CHECKING:
+        # Added by django-simple-history, which ships no type information.
+        def save_without_historical_record(self, *, update_fields: list[str]) -> None: ...
+
+
+class HistoricalDocument(Protocol):
+    """One history row of a `Document`: one per version, never changed.
+
+    django-simple-history builds this model when Django starts, so the type
+    checker cannot see it; this declares the columns the services and views read.
+    """
+
+    history_id: int
+    history_date: datetime
+    history_user: User | None
+    history_change_reason: str | None
+    change_type: str
+    id: int
+    project_id: int
+    path: str
+    body: str
+    sha256: str
+    size: int
+    version: int
+    is_deleted: bool

@@ -8,13 +8,14 @@ the instance (through `mark_change`) before saving.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import models
 from django.dispatch import receiver
 from simple_history.signals import pre_create_historical_record
 
-T = TypeVar("T")
+T = TypeVar("T", bound=models.Model)
 
 
 class ChangeType(models.TextChoices):
@@ -36,17 +37,23 @@ class HistoryChangeType(models.Model):
         abstract = True
 
 
-def mark_change(instance: T, *, user: Any, reason: str, change_type: str) -> T:
+def mark_change(instance: T, *, user: AbstractBaseUser | None, reason: str, change_type: str) -> T:
     """Attach who, why and what kind of change to an instance about to be saved or
     deleted, for the history row that save or delete writes."""
-    instance._history_user = user
-    instance._change_reason = reason
-    instance._change_type = change_type
+    # The attribute names django-simple-history reads; no model declares them.
+    setattr(instance, "_history_user", user)  # noqa: B010
+    setattr(instance, "_change_reason", reason)  # noqa: B010
+    setattr(instance, "_change_type", change_type)  # noqa: B010
     return instance
 
 
 @receiver(pre_create_historical_record)
-def _record_change_type(sender: Any, instance: Any, history_instance: Any, **kwargs: Any) -> None:
+def _record_change_type(
+    sender: type[models.Model],
+    instance: models.Model,
+    history_instance: models.Model,
+    **kwargs: object,
+) -> None:
     change_type = getattr(instance, "_change_type", "")
     if change_type and hasattr(history_instance, "change_type"):
         history_instance.change_type = change_type

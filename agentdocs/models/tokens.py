@@ -7,6 +7,8 @@ person can tell their tokens apart in lists and logs.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -72,7 +74,7 @@ class ApiToken(models.Model):
     def revoked(self) -> bool:
         return self.revoked_at is not None
 
-    def is_expired(self, now: object = None) -> bool:
+    def is_expired(self, now: datetime | None = None) -> bool:
         return self.expires_at is not None and self.expires_at <= (now or timezone.now())
 
     @property

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from agentdocs.core.errors import NotFound
 from agentdocs.models import ApiToken, Tenant
 
 
-def token_list_for(*, user: AbstractBaseUser) -> QuerySet[ApiToken]:
+def token_list_for(*, user: User) -> QuerySet[ApiToken]:
     return ApiToken.objects.filter(user=user).select_related("tenant")
 
 
@@ -30,7 +30,7 @@ def _token_id(token_id: object) -> int:
     raise NotFound("No such token.", field="id")
 
 
-def token_get_for(*, user: AbstractBaseUser, token_id: object) -> ApiToken:
+def token_get_for(*, user: User, token_id: object) -> ApiToken:
     """One of the user's own tokens; another user's is as missing as one that never was."""
     token = token_list_for(user=user).filter(pk=_token_id(token_id)).first()
     if token is None:
@@ -45,7 +45,7 @@ def token_get_in(*, tenant: Tenant, token_id: object) -> ApiToken:
     return token
 
 
-def token_tenant_choices(*, user: AbstractBaseUser) -> list[str]:
+def token_tenant_choices(*, user: User) -> list[str]:
     """The tenants a token of this user may be bound to: those they are a member of."""
     return list(
         Tenant.objects.filter(memberships__user=user)

@@ -10,10 +10,11 @@ and change type. Nothing is ever lost: delete and revert are versions too.
 from __future__ import annotations
 
 import hashlib
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import TypedDict
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -105,24 +106,36 @@ def _check_not_deleted(current: Document) -> None:
         )
 
 
+class LockState(TypedDict):
+    """A live edit lock as plain data."""
+
+    holder: str | None  # the holder's username
+    expires_at: str  # ISO 8601
+
+
+def _live_lock_expiry(document: Document) -> datetime | None:
+    """When the document's live lock expires; None when there is no live lock."""
+    expires_at = document.lock_expires_at
+    if document.lock_holder_id is None or expires_at is None or expires_at <= timezone.now():
+        return None
+    return expires_at
+
+
 def _lock_is_active(document: Document) -> bool:
-    return (
-        document.lock_holder_id is not None
-        and document.lock_expires_at is not None
-        and document.lock_expires_at > timezone.now()
-    )
+    return _live_lock_expiry(document) is not None
 
 
-def _check_lock(current: Document, user: AbstractBaseUser) -> None:
-    if _lock_is_active(current) and current.lock_holder_id != user.pk:
+def _check_lock(current: Document, user: User) -> None:
+    expires_at = _live_lock_expiry(current)
+    if expires_at is not None and current.lock_holder_id != user.pk:
         raise Locked(
             f"{current.lock_holder} is editing this document until "
-            f"{current.lock_expires_at.isoformat()}; a tenant admin may break the lock.",
+            f"{expires_at.isoformat()}; a tenant admin may break the lock.",
             field="path",
-            lock={
-                "holder": current.lock_holder.get_username() if current.lock_holder else None,
-                "expires_at": current.lock_expires_at.isoformat(),
-            },
+            lock=LockState(
+                holder=current.lock_holder.get_username() if current.lock_holder else None,
+                expires_at=expires_at.isoformat(),
+            ),
         )
 
 
@@ -130,7 +143,7 @@ def _save_version(
     document: Document,
     *,
     body: str,
-    user: AbstractBaseUser,
+    user: User,
     reason: str,
     change_type: ChangeType,
     is_deleted: bool = False,
@@ -149,7 +162,7 @@ def _save_version(
 
 
 def document_create(
-    *, project: Project, path: str, body: str, user: AbstractBaseUser, reason: str = ""
+    *, project: Project, path: str, body: str, user: User, reason: str = ""
 ) -> Document:
     """Create a document; a deleted one at the same path comes back as its next version."""
     validate_path(path)
@@ -181,7 +194,7 @@ def document_write(
     document: Document,
     body: str,
     base_version: int,
-    user: AbstractBaseUser,
+    user: User,
     reason: str = "",
     change_type: ChangeType = ChangeType.WRITTEN,
 ) -> Document:
@@ -216,7 +229,7 @@ def document_edit(
     old: str,
     new: str,
     base_version: int,
-    user: AbstractBaseUser,
+    user: User,
     reason: str = "",
 ) -> Document:
     """Replace one exact, unique occurrence of ``old`` with ``new``, as an agent's edit tool."""
@@ -253,7 +266,7 @@ def document_edit(
 
 
 def document_delete(
-    *, document: Document, base_version: int, user: AbstractBaseUser, reason: str = ""
+    *, document: Document, base_version: int, user: User, reason: str = ""
 ) -> Document:
     """Delete as a new version: the row and every earlier version stay restorable."""
     reason = _validate_reason(reason)
@@ -278,7 +291,7 @@ def document_revert(
     *,
     document: Document,
     version: int,
-    user: AbstractBaseUser,
+    user: User,
     reason: str = "",
     base_version: int | None = None,
 ) -> Document:
@@ -312,7 +325,7 @@ def document_revert(
 def document_lock(
     *,
     document: Document,
-    user: AbstractBaseUser,
+    user: User,
     ttl_seconds: int | None = None,
     force: bool = False,
 ) -> Document:
@@ -339,7 +352,7 @@ def document_lock(
         return current
 
 
-def document_unlock(*, document: Document, user: AbstractBaseUser, force: bool = False) -> Document:
+def document_unlock(*, document: Document, user: User, force: bool = False) -> Document:
     """Release the edit lock. Someone else's live lock needs ``force`` (admins only)."""
     with transaction.atomic():
         current = _lock_for_write(document)
@@ -351,11 +364,12 @@ def document_unlock(*, document: Document, user: AbstractBaseUser, force: bool =
         return current
 
 
-def lock_state(document: Document) -> dict | None:
+def lock_state(document: Document) -> LockState | None:
     """The live lock as plain data, or None when there is none (expired locks are ignored)."""
-    if not _lock_is_active(document):
+    expires_at = _live_lock_expiry(document)
+    if expires_at is None:
         return None
     return {
         "holder": document.lock_holder.get_username() if document.lock_holder else None,
-        "expires_at": document.lock_expires_at.isoformat(),
+        "expires_at": expires_at.isoformat(),
     }

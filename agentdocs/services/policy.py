@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TypeVar, cast
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
 from agentdocs.core.paths import validate_path
+from agentdocs.core.recipes import ProfileOptions, RecipeParams
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.services import render_cache
@@ -28,7 +29,12 @@ MAX_CONTEXT_BUDGET = 1024 * 1024
 PROFILE_CLIENT_DOC = "useClientAgentDoc"
 
 
-def _mark(instance, *, user, reason: str, change_type: ChangeType):
+_RenderInput = TypeVar("_RenderInput", Setting, Recipe)
+
+
+def _mark(
+    instance: _RenderInput, *, user: User, reason: str, change_type: ChangeType
+) -> _RenderInput:
     """Attach the history details to a setting or recipe about to be written. Both are
     render inputs, so every write that marks one also retires the cached render rows."""
     render_cache.render_inputs_changed(tenant_id=instance.tenant_id)
@@ -71,7 +77,7 @@ def setting_set(
     key: str,
     value: str,
     enforced: bool = False,
-    user: AbstractBaseUser,
+    user: User,
     reason: str = "",
 ) -> tuple[Setting, bool]:
     """Create or replace a setting. Returns (setting, created)."""
@@ -100,7 +106,7 @@ def setting_set(
         Setting.objects.select_for_update().filter(tenant=tenant, project=project, key=key).first()
     )
     created = setting is None
-    if created:
+    if setting is None:
         setting = Setting(tenant=tenant, project=project, key=key)
     elif setting.value == value and setting.enforced == enforced:
         return setting, False
@@ -118,7 +124,7 @@ def setting_set(
 
 @transaction.atomic
 def setting_delete(
-    *, tenant: Tenant, project: Project | None, key: str, user: AbstractBaseUser, reason: str = ""
+    *, tenant: Tenant, project: Project | None, key: str, user: User, reason: str = ""
 ) -> None:
     validate_setting_key(key)
     setting = Setting.objects.filter(tenant=tenant, project=project, key=key).first()
@@ -127,7 +133,7 @@ def setting_delete(
     _mark(setting, user=user, reason=reason, change_type=ChangeType.DELETED).delete()
 
 
-def validate_params(params: object) -> dict[str, Any]:
+def validate_params(params: object) -> RecipeParams:
     if not isinstance(params, dict):
         raise InvalidInput("params must be a JSON object.", field="params")
     for key, value in params.items():
@@ -154,10 +160,10 @@ def validate_params(params: object) -> dict[str, Any]:
                 f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}.",
                 field=field,
             )
-    return params
+    return cast(RecipeParams, params)
 
 
-def validate_profiles(profiles: object) -> dict[str, Any]:
+def validate_profiles(profiles: object) -> dict[str, ProfileOptions]:
     if not isinstance(profiles, dict):
         raise InvalidInput(
             "profiles must be a JSON object of profile name → options.", field="profiles"
@@ -178,7 +184,7 @@ def validate_profiles(profiles: object) -> dict[str, Any]:
                     f"Unknown profile option {key!r}; known: {PROFILE_CLIENT_DOC}.",
                     field=f"{field}.{key}",
                 )
-    return profiles
+    return cast(dict[str, ProfileOptions], profiles)
 
 
 def validate_recipe_name(name: object) -> str:
@@ -191,9 +197,9 @@ def recipe_create(
     *,
     tenant: Tenant,
     name: str,
-    params: dict,
-    profiles: dict,
-    user: AbstractBaseUser,
+    params: RecipeParams,
+    profiles: dict[str, ProfileOptions],
+    user: User,
     reason: str = "",
 ) -> Recipe:
     validate_recipe_name(name)
@@ -210,7 +216,12 @@ def recipe_create(
 
 @transaction.atomic
 def recipe_update(
-    *, recipe: Recipe, params: dict, profiles: dict, user: AbstractBaseUser, reason: str = ""
+    *,
+    recipe: Recipe,
+    params: RecipeParams,
+    profiles: dict[str, ProfileOptions],
+    user: User,
+    reason: str = "",
 ) -> Recipe:
     validate_params(params)
     validate_profiles(profiles)
@@ -224,5 +235,5 @@ def recipe_update(
     return recipe
 
 
-def recipe_delete(*, recipe: Recipe, user: AbstractBaseUser, reason: str = "") -> None:
+def recipe_delete(*, recipe: Recipe, user: User, reason: str = "") -> None:
     _mark(recipe, user=user, reason=reason, change_type=ChangeType.DELETED).delete()

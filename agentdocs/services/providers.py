@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from agentdocs.core.errors import AlreadyExists, InvalidInput
@@ -29,7 +29,7 @@ def provider_set(
     name: str,
     project_slug: str,
     path: str,
-    user: AbstractBaseUser,
+    user: User,
     reason: str = "",
 ) -> tuple[ProviderMapping, bool]:
     """Map a name to a document (project and path) of the tenant. Returns (mapping, created).
@@ -51,7 +51,7 @@ def provider_set(
             ProviderMapping.objects.select_for_update().filter(tenant=tenant, name=name).first()
         )
         created = mapping is None
-        if created:
+        if mapping is None:
             mapping = ProviderMapping(tenant=tenant, name=name)
         elif mapping.project_id == project.pk and mapping.path == path:
             return mapping, False
@@ -77,7 +77,7 @@ def provider_set(
 
 
 @transaction.atomic
-def provider_delete(*, tenant: Tenant, name: str, user: AbstractBaseUser, reason: str = "") -> None:
+def provider_delete(*, tenant: Tenant, name: str, user: User, reason: str = "") -> None:
     mapping = policy_selectors.provider_get(tenant=tenant, name=name)
     mark_change(mapping, user=user, reason=reason, change_type=ChangeType.DELETED)
     mapping.delete()

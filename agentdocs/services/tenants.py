@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from agentdocs.core.errors import AlreadyExists, InvalidInput, NotFound, Unprocessable
@@ -42,7 +42,7 @@ def _validate_name(name: object, *, field: str = "name") -> str:
 
 
 @transaction.atomic
-def tenant_create(*, slug: str, name: str, user: AbstractBaseUser | None) -> Tenant:
+def tenant_create(*, slug: str, name: str, user: User | None) -> Tenant:
     """Create a tenant with its reserved `_vance` project; the creator becomes its admin."""
     _validate_slug(slug)
     name = _validate_name(name)
@@ -75,9 +75,7 @@ def tenant_create(*, slug: str, name: str, user: AbstractBaseUser | None) -> Ten
     return tenant
 
 
-def project_create(
-    *, tenant: Tenant, slug: str, name: str, user: AbstractBaseUser | None
-) -> Project:
+def project_create(*, tenant: Tenant, slug: str, name: str, user: User | None) -> Project:
     _validate_slug(slug)
     name = _validate_name(name)
     try:
@@ -97,7 +95,7 @@ def project_create(
 
 
 def _validate_role(role: object) -> Role:
-    if role not in Role.values:
+    if not isinstance(role, str) or role not in Role.values:
         raise InvalidInput(f"The role must be one of {', '.join(Role.values)}.", field="role")
     return Role(role)
 
@@ -110,7 +108,7 @@ def _other_admins_exist(tenant: Tenant, user_id: int) -> bool:
 
 @transaction.atomic
 def membership_set(
-    *, tenant: Tenant, username: str, role: str, actor: AbstractBaseUser, reason: str = ""
+    *, tenant: Tenant, username: str, role: str, actor: User, reason: str = ""
 ) -> tuple[Membership, bool]:
     """Give ``username`` ``role`` in the tenant. Returns (membership, created)."""
     role = _validate_role(role)
@@ -146,9 +144,7 @@ def membership_set(
 
 
 @transaction.atomic
-def membership_remove(
-    *, tenant: Tenant, username: str, actor: AbstractBaseUser, reason: str = ""
-) -> None:
+def membership_remove(*, tenant: Tenant, username: str, actor: User, reason: str = "") -> None:
     list(Membership.objects.select_for_update().filter(tenant=tenant, role=Role.ADMIN))
     membership = (
         Membership.objects.select_related("user")

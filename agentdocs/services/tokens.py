@@ -13,7 +13,7 @@ import string
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -98,12 +98,12 @@ def _new_key() -> tuple[str, str]:
 
 def token_create(
     *,
-    user: AbstractBaseUser,
+    user: User,
     name: str,
     scopes: list[str],
     tenant: Tenant | None = None,
     expires_in_days: int | None = None,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     reason: str = "",
     key: tuple[str, str] | None = None,
 ) -> NewToken:
@@ -149,7 +149,7 @@ def token_create(
 
 
 @transaction.atomic
-def token_revoke(*, token: ApiToken, actor: AbstractBaseUser, reason: str = "") -> ApiToken:
+def token_revoke(*, token: ApiToken, actor: User, reason: str = "") -> ApiToken:
     """Revoke a token; the next request that sends it is refused. Revoking twice is a no-op."""
     token = ApiToken.objects.select_for_update().get(pk=token.pk)
     if token.revoked_at is not None:

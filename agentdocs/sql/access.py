@@ -45,7 +45,7 @@ class _RowReader:
         result = []
         for field in self.fields:
             column = field.get_col(self.model._meta.db_table)
-            converters = connection.ops.get_db_converters(column) + field.get_db_converters(
+            converters = connection.ops.get_db_converters(column) + field.get_db_converters(  # type: ignore[attr-defined]  # a Field method django-stubs does not declare
                 connection
             )
             result.append((column, converters))

@@ -7,16 +7,19 @@ printed. Every write goes through the services, like any other client's.
 
 from __future__ import annotations
 
+import argparse
 import base64
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils.crypto import salted_hmac
 
 from agentdocs.core.errors import NotFound
+from agentdocs.core.recipes import ProfileOptions, RecipeParams
 from agentdocs.models import (
     RESERVED_PROJECT,
     ApiToken,
@@ -231,7 +234,7 @@ WEBSITE_MANIFEST = """\
 }
 """
 
-RECIPES = [
+RECIPES: list[tuple[str, RecipeParams, dict[str, ProfileOptions]]] = [
     ("coder", {}, {"cli": {"useClientAgentDoc": True}}),
     ("summarizer", {"agentDocument": ""}, {}),
 ]
@@ -258,7 +261,7 @@ def demo_token_key(username: str) -> tuple[str, str]:
     return prefix, token_service.key_from(prefix, secret)
 
 
-def _demo_token(admin: AbstractBaseUser) -> str:
+def _demo_token(admin: User) -> str:
     prefix, key = demo_token_key(admin.get_username())
     existing = ApiToken.objects.filter(key_hash=token_service.hash_key(key)).first()
     if existing is not None and not existing.revoked and not existing.is_expired():
@@ -287,14 +290,14 @@ class Command(BaseCommand):
         "Re-runnable: existing data is kept and the printed passwords always work."
     )
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "--base-url",
             default="http://127.0.0.1:8000",
             help="where the demo is served, for the example API call it prints",
         )
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: str, **options: Any) -> None:
         with transaction.atomic():
             users = {demo.username: self._user(demo) for demo in DEMO_USERS}
             admin = users["admin"]
@@ -326,7 +329,7 @@ class Command(BaseCommand):
             token = _demo_token(admin)
         self._report(token, options["base_url"])
 
-    def _user(self, demo: DemoUser) -> AbstractBaseUser:
+    def _user(self, demo: DemoUser) -> User:
         user_model = get_user_model()
         user, _ = user_model.objects.get_or_create(username=demo.username)
         password = demo_password(demo.username)
@@ -343,13 +346,13 @@ class Command(BaseCommand):
             user.save()
         return user
 
-    def _tenant(self, admin: AbstractBaseUser) -> Tenant:
+    def _tenant(self, admin: User) -> Tenant:
         tenant = Tenant.objects.filter(slug=TENANT_SLUG).first()
         if tenant is None:
             tenant = tenant_service.tenant_create(slug=TENANT_SLUG, name=TENANT_NAME, user=admin)
         return tenant
 
-    def _project(self, tenant: Tenant, slug: str, name: str, admin: AbstractBaseUser) -> Project:
+    def _project(self, tenant: Tenant, slug: str, name: str, admin: User) -> Project:
         project = tenant.projects.filter(slug=slug).first()
         if project is None:
             project = tenant_service.project_create(tenant=tenant, slug=slug, name=name, user=admin)
@@ -360,7 +363,7 @@ class Command(BaseCommand):
         project: Project,
         path: str,
         versions: list[tuple[str, str, str]],
-        users: dict[str, AbstractBaseUser],
+        users: dict[str, User],
     ) -> None:
         """Create the document with its versions, unless it exists (even deleted): a
         re-run keeps whatever people did to it in the demo."""
@@ -382,9 +385,7 @@ class Command(BaseCommand):
                 reason=reason,
             )
 
-    def _settings(
-        self, tenant: Tenant, projects: dict[str, Project], admin: AbstractBaseUser
-    ) -> None:
+    def _settings(self, tenant: Tenant, projects: dict[str, Project], admin: User) -> None:
         for key, value, enforced in TENANT_SETTINGS:
             if not Setting.objects.filter(tenant=tenant, project=None, key=key).exists():
                 policy_service.setting_set(
@@ -408,7 +409,7 @@ class Command(BaseCommand):
                     reason="Demo data",
                 )
 
-    def _recipes(self, tenant: Tenant, admin: AbstractBaseUser) -> None:
+    def _recipes(self, tenant: Tenant, admin: User) -> None:
         for name, params, profiles in RECIPES:
             if not Recipe.objects.filter(tenant=tenant, name=name).exists():
                 policy_service.recipe_create(
@@ -425,7 +426,7 @@ class Command(BaseCommand):
         tenant: Tenant,
         vance: Project,
         website: Project,
-        users: dict[str, AbstractBaseUser],
+        users: dict[str, User],
     ) -> None:
         """Shared sources, the provider map, the website's manifest and one bound run, so
         the binding pages have a record to show (and its outdated status to explain)."""
