@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from agentdocs.api import bindings, documents, memory_block, policy, providers, tenants
+from agentdocs.api import bindings, documents, memory_block, ping, policy, providers, tenants
 from agentdocs.api.errors import json_not_found
 
 T = r"^tenants/(?P<tenant>[^/]+)"
@@ -13,7 +13,7 @@ DOC = r"/(?P<path>.+)$"
 BINDING = r"/bindings/(?P<record>[^/]+)"
 
 urlpatterns = [
-    path("ping", tenants.Ping.as_view(), name="api-ping"),
+    path("ping", ping.Ping.as_view(), name="api-ping"),
     path("tenants/", tenants.TenantListCreate.as_view(), name="api-tenants"),
     re_path(T + r"/$", tenants.TenantDetail.as_view(), name="api-tenant"),
     re_path(T + r"/projects/$", tenants.ProjectListCreate.as_view(), name="api-projects"),

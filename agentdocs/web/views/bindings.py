@@ -16,6 +16,7 @@ from agentdocs.core.bindings import MISSING, STALE
 from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.permissions import Access
 from agentdocs.services import bindings as binding_service
+from agentdocs.services.bindings import MemoryBlockRequest
 from agentdocs.web.forms import BindForm, BindingCompareForm, BindingFilterForm
 from agentdocs.web.pages import add_service_error, member_page
 
@@ -43,7 +44,9 @@ def binding_list(request: HttpRequest, tenant: str, project: str) -> HttpRespons
                     user=request.user,
                     process=bind_form.cleaned_data["process"],
                     memory_block=(
-                        {"recipe": recipe or None, "profile": bind_form.cleaned_data["profile"]}
+                        MemoryBlockRequest(
+                            recipe=recipe or None, profile=bind_form.cleaned_data["profile"]
+                        )
                         if bind_form.cleaned_data["with_memory_block"]
                         else None
                     ),
