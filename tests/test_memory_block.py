@@ -13,11 +13,7 @@ from agentdocs.models import Role, Setting
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import tenants as tenant_service
-from agentdocs.services.memory_block import (
-    MAX_CLIENT_DOCUMENT_BYTES,
-    read_state_key,
-    render_memory_block,
-)
+from agentdocs.services.memory_block import read_state_key, render_memory_block
 
 pytestmark = pytest.mark.django_db
 
@@ -264,27 +260,12 @@ def test_another_projects_settings_do_not_apply(project, tenant, admin):
 
 def test_client_document_needs_the_profile_to_opt_in(project, recipe):
     recipe("coder", {}, {"cli": {"useClientAgentDoc": True}, "web": {}})
-    client = {"name": "CLAUDE.md", "body": "Use the staging box."}
+    client = ClientDocument("CLAUDE.md", "Use the staging box.")
     opted_in = preview(project, recipe_name="coder", profile_name="cli", client_document=client)
     assert "## Agent Notes (from client: CLAUDE.md)\n\nUse the staging box." in opted_in.text
     ignored = preview(project, recipe_name="coder", profile_name="web", client_document=client)
     assert ignored.layer(LayerKind.CLIENT_NOTES).state is LayerState.IGNORED
     assert "staging" not in ignored.text
-
-
-def test_oversized_or_malformed_client_document_is_refused(project):
-    too_big = {"name": "CLAUDE.md", "body": "x" * (MAX_CLIENT_DOCUMENT_BYTES + 1)}
-    with pytest.raises(InvalidInput) as error:
-        preview(project, client_document=too_big)
-    assert error.value.field == "client_document.body"
-    with pytest.raises(InvalidInput) as error:
-        preview(project, client_document={"name": "", "body": "x"})
-    assert error.value.field == "client_document.name"
-    with pytest.raises(InvalidInput):
-        preview(project, client_document="CLAUDE.md")
-    # Exactly at the limit is fine, counted in bytes.
-    at_limit = {"name": "CLAUDE.md", "body": "é" * (MAX_CLIENT_DOCUMENT_BYTES // 2)}
-    preview(project, client_document=at_limit)
 
 
 # Project context

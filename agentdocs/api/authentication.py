@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
@@ -141,3 +142,18 @@ class TokenAccessAuthentication(BaseAuthentication):
                 tenant_slug=scope[0], project_slug=scope[1], row=prefetched_row, limits=limits
             )
         return user, TokenAuth(token=token, limits=limits, _prefetched=prefetched)
+
+
+class TokenAccessAuthenticationScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+    """The OpenAPI description of the token scheme: a Bearer token (`Token` works too)."""
+
+    target_class = "agentdocs.api.authentication.TokenAccessAuthentication"
+    name = "apiToken"
+
+    def get_security_definition(self, auto_schema: object) -> dict[str, str]:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API token `adt_<prefix>_<secret>` from the API tokens page or "
+            "`manage.py token_create`, as `Authorization: Bearer <token>` (or `Token <token>`).",
+        }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,122 +13,155 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
 from agentdocs.api.access import prefetched_access
-from agentdocs.api.common import reject_unknown_fields, username
+from agentdocs.api.memory_block import ClientDocumentSerializer, name_field, process_field
 from agentdocs.api.pagination import Pagination
+from agentdocs.api.serializers import JSONObjectField, StrictSerializer, validated
 from agentdocs.core.bindings import OUTDATED_STATUSES
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.models import BindingRecord, Scope
 from agentdocs.services import bindings as binding_service
-
-
-def _archive(record: BindingRecord) -> dict[str, Any]:
-    return {
-        "path": record.archive_path or None,
-        "sha256": record.archive_sha256 or None,
-        "archived_at": record.archived_at,
-    }
-
-
-def _summary(record: BindingRecord) -> dict[str, Any]:
-    return {
-        "id": record.pk,
-        "process": record.process,
-        "schema": record.schema,
-        "created_at": record.created_at,
-        "created_by": username(record.created_by),
-        "problem_count": record.problem_count,
-        "memory_block_sha256": record.memory_block_sha256 or None,
-        "archive": _archive(record),
-    }
-
-
-def _detail(record: BindingRecord) -> dict[str, Any]:
-    return {"id": record.pk, **record.record, "archive": _archive(record)}
+from agentdocs.services import memory_block as memory_block_service
+from agentdocs.services.bindings import MemoryBlockRequest
 
 
 def _record_id(raw: str, *, field: str = "record") -> int:
+    """A record id from the path."""
     record_id = positive_int(raw, maximum=MAX_ID)
     if record_id is None:
         raise InvalidInput("A binding record id is a positive integer.", field=field)
     return record_id
 
 
-def _problems_filter(raw: str | None) -> bool | None:
-    if raw is None or raw == "":
-        return None
-    lowered = raw.lower()
-    if lowered in ("true", "1", "yes"):
-        return True
-    if lowered in ("false", "0", "no"):
-        return False
-    raise InvalidInput("`problems` must be true or false.", field="problems")
+class ProblemsFilterField(serializers.BooleanField):
+    """`?problems=`: true, 1 or yes; false, 0 or no (any case); empty means either."""
+
+    default_error_messages = {"invalid": "`problems` must be true or false."}
+
+    def to_internal_value(self, data: Any) -> bool | None:
+        lowered = str(data).lower()
+        if lowered == "":
+            return None
+        if lowered in ("true", "1", "yes"):
+            return True
+        if lowered in ("false", "0", "no"):
+            return False
+        self.fail("invalid")
+
+
+class ArchiveSerializer(serializers.Serializer):
+    path = serializers.CharField(source="archive_path", allow_null=True)
+    sha256 = serializers.CharField(source="archive_sha256", allow_null=True)
+    archived_at = serializers.DateTimeField(allow_null=True)
+
+    def to_representation(self, record: BindingRecord) -> dict[str, Any]:
+        data = super().to_representation(record)
+        # Not archived yet: null, not an empty string.
+        return {**data, "path": data["path"] or None, "sha256": data["sha256"] or None}
 
 
 class BindingRecordSummarySerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.IntegerField(source="pk")
     process = serializers.CharField()
     schema = serializers.CharField()
     created_at = serializers.DateTimeField()
-    created_by = serializers.CharField(allow_null=True)
+    created_by = serializers.CharField(source="created_by.username", allow_null=True)
     problem_count = serializers.IntegerField()
-    memory_block_sha256 = serializers.CharField(allow_null=True)
-    archive = serializers.DictField()
+    memory_block_sha256 = serializers.SerializerMethodField()
+    archive = ArchiveSerializer(source="*")
+
+    def get_memory_block_sha256(self, record: BindingRecord) -> str | None:
+        return record.memory_block_sha256 or None
 
 
 class BindingRecordSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    schema = serializers.CharField()
-    tenant = serializers.CharField()
-    project = serializers.CharField()
-    process = serializers.CharField()
-    created_at = serializers.CharField()
-    created_by = serializers.CharField(allow_null=True)
-    manifest = serializers.DictField()
-    context = serializers.ListField(child=serializers.DictField())
-    local = serializers.ListField(child=serializers.DictField())
-    exceptions = serializers.ListField(child=serializers.DictField())
-    memory_block = serializers.DictField(allow_null=True)
-    problems = serializers.ListField(child=serializers.DictField())
-    problem_count = serializers.IntegerField()
-    archive = serializers.DictField()
+    """The stored record (`context-binding/v1`) as it was made, with its id and archive."""
+
+    id = serializers.IntegerField(source="pk")
+    schema = serializers.CharField(source="record.schema")
+    tenant = serializers.CharField(source="record.tenant")
+    project = serializers.CharField(source="record.project")
+    process = serializers.CharField(source="record.process")
+    created_at = serializers.CharField(source="record.created_at")
+    created_by = serializers.CharField(source="record.created_by", allow_null=True)
+    manifest = serializers.DictField(source="record.manifest")
+    context = serializers.ListField(source="record.context", child=serializers.DictField())
+    local = serializers.ListField(source="record.local", child=serializers.DictField())
+    exceptions = serializers.ListField(source="record.exceptions", child=serializers.DictField())
+    memory_block = serializers.DictField(source="record.memory_block", allow_null=True)
+    problems = serializers.ListField(source="record.problems", child=serializers.DictField())
+    problem_count = serializers.IntegerField(source="record.problem_count")
+    archive = ArchiveSerializer(source="*")
+
+
+class MemoryBlockRequestSerializer(StrictSerializer):
+    class Meta:
+        ref_name = "BindMemoryBlock"
+
+    recipe = name_field()
+    profile = name_field()
+    client_document = ClientDocumentSerializer(required=False, allow_null=True, default=None)
+
+    def validate(self, attrs: dict[str, Any]) -> MemoryBlockRequest:
+        return MemoryBlockRequest(**attrs)
 
 
 class BindingListCreate(APIView):
     # Rendering and binding are what an agent's run does: a `render` token may.
     required_scopes = {"POST": Scope.RENDER}
 
-    class BindInputSerializer(serializers.Serializer):
-        process = serializers.CharField()
-        manifest = serializers.DictField(required=False)
-        memory_block = serializers.DictField(required=False)
+    class GetQuerySerializer(serializers.Serializer):
+        process = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            trim_whitespace=False,
+            help_text="Only records of this process",
+        )
+        problems = ProblemsFilterField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="Only records with (or without) problems",
+        )
+
+    class PostInputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "BindInput"
+
+        process = process_field("`process` is required: the id of the run being bound.")
+        manifest = JSONObjectField(
+            required=False, allow_null=True, default=None, help_text="Inline; else context.json"
+        )
+        memory_block = MemoryBlockRequestSerializer(required=False, allow_null=True, default=None)
+
+        def validate_process(self, process: str) -> str:
+            return memory_block_service.validate_process(process)
+
+    OutputSerializer = BindingRecordSerializer
 
     @extend_schema(
-        responses=BindingRecordSummarySerializer(many=True),
-        parameters=[
-            OpenApiParameter("process", str, description="Only records of this process"),
-            OpenApiParameter(
-                "problems", bool, description="Only records with (or without) problems"
-            ),
-        ],
+        responses=BindingRecordSummarySerializer(many=True), parameters=[GetQuerySerializer]
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        process = request.query_params.get("process")
+        query = validated(self.GetQuerySerializer, request.query_params)
         records = selectors.binding_record_list(
             project=access.project,
-            process=process if process else None,
-            problems=_problems_filter(request.query_params.get("problems")),
+            process=query["process"] or None,
+            problems=query["problems"],
         )
         paginator = Pagination()
         page = paginator.paginate_queryset(records, request, view=self)
-        return paginator.get_paginated_response([_summary(r) for r in page])
+        return paginator.get_paginated_response(
+            BindingRecordSummarySerializer(page, many=True).data
+        )
 
     @extend_schema(
-        request=BindInputSerializer,
-        responses={201: BindingRecordSerializer, 422: BindingRecordSerializer},
+        request=PostInputSerializer,
+        responses={201: OutputSerializer, 422: OutputSerializer},
         description="Stores the record whatever its problems: 201 when it has none, "
         "422 with the record when it has some.",
     )
@@ -136,28 +169,17 @@ class BindingListCreate(APIView):
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        data = reject_unknown_fields(request.data, {"process", "manifest", "memory_block"})
-        if "process" not in data:
-            raise InvalidInput(
-                "`process` is required: the id of the run being bound.", field="process"
-            )
-        manifest = data.get("manifest")
-        if manifest is not None and not isinstance(manifest, dict):
-            raise InvalidInput("`manifest` must be a JSON object.", field="manifest")
-        memory_block = data.get("memory_block")
-        if memory_block is not None and not isinstance(memory_block, dict):
-            raise InvalidInput("`memory_block` must be a JSON object.", field="memory_block")
+        serializer = self.PostInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
         result = binding_service.binding_create(
             tenant=access.tenant,
             project=access.project,
             user=request.user,
-            process=data["process"],
-            manifest=manifest,
-            memory_block=memory_block,
+            **serializer.validated_data,
         )
         record = result.record
         response = Response(
-            _detail(record),
+            self.OutputSerializer(record).data,
             status=status.HTTP_422_UNPROCESSABLE_ENTITY
             if result.has_problems
             else status.HTTP_201_CREATED,
@@ -177,24 +199,55 @@ class _RecordView(APIView):
 
 
 class BindingDetail(_RecordView):
-    @extend_schema(responses=BindingRecordSerializer)
+    OutputSerializer = BindingRecordSerializer
+
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str, project: str, record: str) -> Response:
-        return Response(_detail(self._record(request, tenant, project, record)))
+        return Response(self.OutputSerializer(self._record(request, tenant, project, record)).data)
 
 
 class BindingOutdated(_RecordView):
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "BindingOutdated"
+
+        record = serializers.IntegerField()
+        sources = serializers.ListField(
+            child=serializers.DictField(), help_text="Per bound source: bound and current"
+        )
+        summary = serializers.DictField(
+            child=serializers.IntegerField(), help_text="How many sources have each status"
+        )
+
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str, project: str, record: str) -> Response:
         bound = self._record(request, tenant, project, record)
         rows = binding_service.binding_outdated(record=bound)
         counts = dict.fromkeys(OUTDATED_STATUSES, 0)
         for row in rows:
             counts[row["status"]] += 1
-        return Response({"record": bound.pk, "sources": rows, "summary": counts})
+        return Response(
+            self.OutputSerializer({"record": bound.pk, "sources": rows, "summary": counts}).data
+        )
 
 
 class BindingCompare(APIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "BindingComparison"
+
+        a = serializers.IntegerField()
+        b = serializers.IntegerField()
+        sources = serializers.ListField(
+            child=serializers.DictField(), help_text="Sources added, removed or changed"
+        )
+        exceptions = serializers.ListField(
+            child=serializers.DictField(), help_text="Exceptions whose outcome differs"
+        )
+        memory_block = serializers.DictField(help_text="The two blocks' sha256 and whether same")
+        identical = serializers.BooleanField()
+
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str, project: str, record: str, other: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
@@ -203,11 +256,26 @@ class BindingCompare(APIView):
         b = selectors.binding_record_get(
             project=access.project, record_id=_record_id(other, field="other")
         )
-        return Response({"a": a.pk, "b": b.pk, **binding_service.binding_compare(a=a, b=b)})
+        comparison = {"a": a.pk, "b": b.pk, **binding_service.binding_compare(a=a, b=b)}
+        return Response(self.OutputSerializer(comparison).data)
 
 
 class BindingReconstruct(_RecordView):
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "BindingReconstruction"
+
+        record = serializers.IntegerField()
+        sources = serializers.ListField(
+            child=serializers.DictField(), help_text="Each bound source's text, verified"
+        )
+        memory_block = serializers.DictField(
+            allow_null=True, help_text="The block rendered again from the bound versions"
+        )
+        complete = serializers.BooleanField()
+
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str, project: str, record: str) -> Response:
         bound = self._record(request, tenant, project, record)
-        return Response({"record": bound.pk, **binding_service.binding_reconstruct(record=bound)})
+        reconstruction = binding_service.binding_reconstruct(record=bound)
+        return Response(self.OutputSerializer({"record": bound.pk, **reconstruction}).data)

@@ -1,9 +1,8 @@
-"""Small HTTP helpers shared by the API views: ETags, base versions, users."""
+"""Small HTTP helpers shared by the API views: ETags, base versions, paged lists."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from rest_framework import serializers
@@ -30,31 +29,30 @@ def etag_matches(header: str | None, etag: str) -> bool:
     return "*" in candidates or etag in candidates or f"W/{etag}" in candidates
 
 
-def _as_version(value: Any, *, field: str) -> int:
-    version = positive_int(value)
+def _header_version(header: str) -> int:
+    match = _ETAG.match(header.strip())
+    version = positive_int(match["version"]) if match else None
     if version is None:
-        raise InvalidInput("The version must be a positive integer.", field=field)
+        raise InvalidInput(
+            'If-Match must be the document\'s ETag, for example "v3-1a2b3c4d5e6f7a8b".',
+            field="If-Match",
+        )
     return version
 
 
-def base_version(request: Request, *, required: bool = True) -> int | None:
-    """The version a write is based on, from `If-Match` (the ETag) or a `version` field.
+def base_version(request: Request, version: int | None, *, required: bool = True) -> int | None:
+    """The version a write is based on: from `If-Match` (the ETag), or ``version`` (the
+    body's validated `version` field, else a `?version=` query parameter).
 
     Both may be given if they agree. Missing when required gives 428.
     """
-    from_header = None
     header = request.headers.get("If-Match")
-    if header:
-        match = _ETAG.match(header.strip())
-        if not match:
-            raise InvalidInput(
-                'If-Match must be the document\'s ETag, for example "v3-1a2b3c4d5e6f7a8b".',
-                field="If-Match",
-            )
-        from_header = _as_version(match["version"], field="If-Match")
-    data = request.data if isinstance(request.data, dict) else {}
-    raw = data.get("version", request.query_params.get("version"))
-    from_body = None if raw is None else _as_version(raw, field="version")
+    from_header = _header_version(header) if header else None
+    from_body = version
+    if from_body is None and request.query_params.get("version") is not None:
+        from_body = positive_int(request.query_params["version"])
+        if from_body is None:
+            raise InvalidInput("The version must be a positive integer.", field="version")
     if from_header is not None and from_body is not None and from_header != from_body:
         raise InvalidInput(
             f"If-Match names version {from_header} but the version field says {from_body}.",
@@ -70,32 +68,6 @@ def base_version(request: Request, *, required: bool = True) -> int | None:
     return version
 
 
-def reason_of(data: Any) -> str:
-    """The optional `reason` of a write: a string, or nothing (null counts as nothing)."""
-    value = data.get("reason") if isinstance(data, dict) else None
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise InvalidInput("`reason` must be a string.", field="reason")
-    return value
-
-
-def username(user: Any) -> str | None:
-    return user.get_username() if user is not None else None
-
-
-def reject_unknown_fields(data: Any, allowed: set[str]) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise InvalidInput("The request body must be a JSON object.", field=None)
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise InvalidInput(
-            f"Unknown field {unknown[0]!r}; this request takes {', '.join(sorted(allowed))}.",
-            field=unknown[0],
-        )
-    return data
-
-
 class ErrorSerializer(serializers.Serializer):
     """The shape of every API error."""
 
@@ -105,11 +77,13 @@ class ErrorSerializer(serializers.Serializer):
 
 
 class ListView(APIView):
-    """An APIView that pages a queryset and shapes each row; the schema shows the paging."""
+    """An APIView that pages a queryset through its `OutputSerializer`; the schema shows
+    the paging."""
 
     pagination_class = Pagination
+    OutputSerializer: type[serializers.Serializer]
 
-    def paginate(self, request: Request, queryset: Any, shape: Callable[[Any], dict]) -> Response:
+    def paginate(self, request: Request, queryset: Any) -> Response:
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(queryset, request, view=self)
-        return paginator.get_paginated_response([shape(item) for item in page])
+        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,57 +12,22 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
 from agentdocs.api.access import prefetched_access
-from agentdocs.api.common import (
-    ListView,
-    base_version,
-    document_etag,
-    etag_matches,
-    reason_of,
-    reject_unknown_fields,
-    username,
+from agentdocs.api.common import ListView, base_version, document_etag, etag_matches
+from agentdocs.api.serializers import (
+    JSONIntegerField,
+    ReasonField,
+    StrictBooleanField,
+    StrictSerializer,
+    TextField,
+    VersionField,
+    optional_body,
+    validated,
 )
+from agentdocs.core import paths
 from agentdocs.core.diffs import diff_texts
 from agentdocs.core.errors import InvalidInput
-from agentdocs.core.numbers import positive_int
-from agentdocs.core.paths import validate_path
 from agentdocs.models import Document
 from agentdocs.services import documents as document_service
-
-
-def _summary(document: Document) -> dict[str, Any]:
-    return {
-        "path": document.path,
-        "version": document.version,
-        "sha256": document.sha256,
-        "size": document.size,
-        "updated_at": document.updated_at,
-        "updated_by": username(document.updated_by),
-    }
-
-
-def _detail(document: Document) -> dict[str, Any]:
-    return {
-        **_summary(document),
-        "body": document.body,
-        "lock": document_service.lock_state(document),
-    }
-
-
-def _document_response(document: Document, *, status_code: int = 200) -> Response:
-    response = Response(_detail(document), status=status_code)
-    response["ETag"] = document_etag(document)
-    return response
-
-
-def _text_field(data: dict, name: str, *, required: bool = True) -> str | None:
-    if name not in data:
-        if required:
-            raise InvalidInput(f"`{name}` is required.", field=name)
-        return None
-    value = data[name]
-    if not isinstance(value, str):
-        raise InvalidInput(f"`{name}` must be a string.", field=name)
-    return value
 
 
 class DocumentSummarySerializer(serializers.Serializer):
@@ -71,79 +36,116 @@ class DocumentSummarySerializer(serializers.Serializer):
     sha256 = serializers.CharField()
     size = serializers.IntegerField()
     updated_at = serializers.DateTimeField()
-    updated_by = serializers.CharField(allow_null=True)
+    updated_by = serializers.CharField(source="updated_by.username", allow_null=True)
 
 
 class DocumentSerializer(DocumentSummarySerializer):
     body = serializers.CharField()
-    lock = serializers.DictField(allow_null=True)
+    lock = serializers.SerializerMethodField()
+
+    def get_lock(self, document: Document) -> dict[str, Any] | None:
+        return document_service.lock_state(document)
 
 
-class DocumentCreateSerializer(serializers.Serializer):
-    path = serializers.CharField()
-    body = serializers.CharField(allow_blank=True, trim_whitespace=False)
-    reason = serializers.CharField(required=False, allow_blank=True)
-
-
-class DocumentWriteSerializer(serializers.Serializer):
-    body = serializers.CharField(allow_blank=True, trim_whitespace=False)
-    reason = serializers.CharField(required=False, allow_blank=True)
-    version = serializers.IntegerField(required=False, help_text="Base version, or If-Match")
-
-
-class DocumentEditSerializer(serializers.Serializer):
-    old = serializers.CharField(trim_whitespace=False)
-    new = serializers.CharField(allow_blank=True, trim_whitespace=False)
-    reason = serializers.CharField(required=False, allow_blank=True)
-    version = serializers.IntegerField(required=False, help_text="Base version, or If-Match")
-
-
-class DocumentDeletedSerializer(DocumentSummarySerializer):
-    deleted = serializers.BooleanField()
+def _document_response(document: Document, *, status_code: int = 200) -> Response:
+    response = Response(DocumentSerializer(document).data, status=status_code)
+    response["ETag"] = document_etag(document)
+    return response
 
 
 class DocumentListCreate(ListView):
-    @extend_schema(
-        responses=DocumentSummarySerializer(many=True),
-        parameters=[OpenApiParameter("prefix", str, description="Only paths starting with this")],
-    )
+    class QuerySerializer(serializers.Serializer):
+        prefix = serializers.CharField(
+            required=False,
+            default="",
+            allow_blank=True,
+            trim_whitespace=False,
+            help_text="Only paths starting with this",
+        )
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "DocumentCreate"
+
+        path = TextField()
+        body = TextField()
+        reason = ReasonField()
+
+        def validate_path(self, value: str) -> str:
+            return paths.validate_path(value)
+
+    OutputSerializer = DocumentSummarySerializer
+
+    @extend_schema(responses=OutputSerializer(many=True), parameters=[QuerySerializer])
     def get(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        prefix = request.query_params.get("prefix", "")
-        documents = selectors.document_list(project=access.project, prefix=prefix)
-        return self.paginate(request, documents, _summary)
+        query = validated(self.QuerySerializer, request.query_params)
+        documents = selectors.document_list(project=access.project, prefix=query["prefix"])
+        return self.paginate(request, documents)
 
-    @extend_schema(request=DocumentCreateSerializer, responses={201: DocumentSerializer})
+    @extend_schema(request=InputSerializer, responses={201: DocumentSerializer})
     def post(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        data = reject_unknown_fields(request.data, {"path", "body", "reason"})
-        path = validate_path(_text_field(data, "path"))
-        access.require_write(path)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        access.require_write(data["path"])
         document = document_service.document_create(
-            project=access.project,
-            path=path,
-            body=_text_field(data, "body"),
-            user=request.user,
-            reason=reason_of(data),
+            project=access.project, user=request.user, **data
         )
         return _document_response(document, status_code=status.HTTP_201_CREATED)
 
 
 class DocumentDetail(APIView):
+    OutputSerializer = DocumentSerializer
+
+    class WriteInputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "DocumentWrite"
+
+        body = TextField()
+        reason = ReasonField()
+        version = VersionField(required=False, help_text="Base version, or If-Match")
+
+    class EditInputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "DocumentEdit"
+
+        old = TextField()
+        new = TextField()
+        reason = ReasonField()
+        version = VersionField(required=False, help_text="Base version, or If-Match")
+
+    class DeleteInputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "DocumentDelete"
+
+        reason = ReasonField()
+        version = VersionField(required=False, help_text="Base version, or If-Match")
+
+    class DeleteOutputSerializer(DocumentSummarySerializer):
+        class Meta:
+            ref_name = "DocumentDeleted"
+
+        deleted = serializers.SerializerMethodField()
+
+        def get_deleted(self, document: Document) -> bool:
+            return True
+
     def _document(self, request: Request, tenant: str, project: str, path: str, *, write: bool):
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        validate_path(path)
+        paths.validate_path(path)
         if write:
             access.require_write(path)
         return document_service.document_get(project=access.project, path=path)
 
-    @extend_schema(responses=DocumentSerializer)
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         document = self._document(request, tenant, project, path, write=False)
         etag = document_etag(document)
@@ -153,45 +155,50 @@ class DocumentDetail(APIView):
             return response
         return _document_response(document)
 
-    @extend_schema(request=DocumentWriteSerializer, responses=DocumentSerializer)
+    @extend_schema(request=WriteInputSerializer, responses=OutputSerializer)
     def put(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        data = reject_unknown_fields(request.data, {"body", "reason", "version"})
+        serializer = self.WriteInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
         document = self._document(request, tenant, project, path, write=True)
         document = document_service.document_write(
             document=document,
-            body=_text_field(data, "body"),
-            base_version=base_version(request),
+            body=data["body"],
+            base_version=base_version(request, data.get("version")),
             user=request.user,
-            reason=reason_of(data),
+            reason=data["reason"],
         )
         return _document_response(document)
 
-    @extend_schema(request=DocumentEditSerializer, responses=DocumentSerializer)
+    @extend_schema(request=EditInputSerializer, responses=OutputSerializer)
     def patch(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        data = reject_unknown_fields(request.data, {"old", "new", "reason", "version"})
+        serializer = self.EditInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
         document = self._document(request, tenant, project, path, write=True)
         document = document_service.document_edit(
             document=document,
-            old=_text_field(data, "old"),
-            new=_text_field(data, "new"),
-            base_version=base_version(request),
+            old=data["old"],
+            new=data["new"],
+            base_version=base_version(request, data.get("version")),
             user=request.user,
-            reason=reason_of(data),
+            reason=data["reason"],
         )
         return _document_response(document)
 
-    @extend_schema(responses=DocumentDeletedSerializer)
+    @extend_schema(request=DeleteInputSerializer, responses={200: DeleteOutputSerializer})
     def delete(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        data = request.data if isinstance(request.data, dict) else {}
-        reject_unknown_fields(data, {"reason", "version"})
+        serializer = self.DeleteInputSerializer(data=optional_body(request.data))
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
         document = self._document(request, tenant, project, path, write=True)
         document = document_service.document_delete(
             document=document,
-            base_version=base_version(request),
+            base_version=base_version(request, data.get("version")),
             user=request.user,
-            reason=reason_of(data),
+            reason=data["reason"],
         )
-        return Response({**_summary(document), "deleted": True})
+        return Response(self.DeleteOutputSerializer(document).data)
 
 
 class HistoryEntrySerializer(serializers.Serializer):
@@ -199,48 +206,51 @@ class HistoryEntrySerializer(serializers.Serializer):
     history_id = serializers.IntegerField()
     sha256 = serializers.CharField()
     size = serializers.IntegerField()
-    user = serializers.CharField(allow_null=True)
-    date = serializers.DateTimeField()
-    reason = serializers.CharField(allow_null=True)
+    user = serializers.CharField(source="history_user.username", allow_null=True)
+    date = serializers.DateTimeField(source="history_date")
+    reason = serializers.SerializerMethodField()
     change_type = serializers.CharField()
-    deleted = serializers.BooleanField()
+    deleted = serializers.BooleanField(source="is_deleted")
+
+    def get_reason(self, record: Any) -> str:
+        return record.history_change_reason or ""
 
 
-def _history_entry(record: Any) -> dict[str, Any]:
-    return {
-        "version": record.version,
-        "history_id": record.history_id,
-        "sha256": record.sha256,
-        "size": record.size,
-        "user": username(record.history_user),
-        "date": record.history_date,
-        "reason": record.history_change_reason or "",
-        "change_type": record.change_type,
-        "deleted": record.is_deleted,
-    }
+def _query_version(name: str, **kwargs: Any) -> VersionField:
+    """A version in the query string; empty counts as not given."""
+    return VersionField(
+        required=False,
+        allow_null=True,
+        default=None,
+        error_messages={"invalid": f"`{name}` must be a positive version number."},
+        **kwargs,
+    )
 
 
-def _query_version(request: Request, name: str) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return None
-    version = positive_int(raw)
-    if version is None:
-        raise InvalidInput(f"`{name}` must be a positive version number.", field=name)
-    return version
-
-
-class HistoryVersionSerializer(HistoryEntrySerializer):
-    path = serializers.CharField()
-    body = serializers.CharField()
+class _QuerySerializer(serializers.Serializer):
+    def to_internal_value(self, data: Any) -> Any:
+        # `?version=` reads as no version at all.
+        return super().to_internal_value({key: value for key, value in data.items() if value != ""})
 
 
 class DocumentHistory(ListView):
+    class QuerySerializer(_QuerySerializer):
+        version = _query_version("version", help_text="Return this version's body")
+
+    OutputSerializer = HistoryEntrySerializer
+
+    class VersionOutputSerializer(HistoryEntrySerializer):
+        class Meta:
+            ref_name = "HistoryVersion"
+
+        path = serializers.CharField()
+        body = serializers.CharField()
+
     @extend_schema(
-        responses=HistoryEntrySerializer(many=True),
+        responses=OutputSerializer(many=True),
         description="Versions newest first. With `?version=N`, that version with its body "
         "(a HistoryVersion object instead of the page).",
-        parameters=[OpenApiParameter("version", int, description="Return this version's body")],
+        parameters=[QuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         access = permissions.project_access(
@@ -249,11 +259,11 @@ class DocumentHistory(ListView):
         document = document_service.document_get(
             project=access.project, path=path, include_deleted=True
         )
-        version = _query_version(request, "version")
+        version = validated(self.QuerySerializer, request.query_params)["version"]
         if version is not None:
             record = document_service.document_version(document=document, version=version)
-            return Response({**_history_entry(record), "path": document.path, "body": record.body})
-        return self.paginate(request, selectors.document_history(document=document), _history_entry)
+            return Response(self.VersionOutputSerializer(record).data)
+        return self.paginate(request, selectors.document_history(document=document))
 
 
 class DiffLineSerializer(serializers.Serializer):
@@ -271,28 +281,33 @@ class DiffHunkSerializer(serializers.Serializer):
     lines = DiffLineSerializer(many=True)
 
 
-class DiffSerializer(serializers.Serializer):
-    path = serializers.CharField()
-    to = serializers.IntegerField()
-    diff = serializers.CharField(help_text="Unified diff text")
-    hunks = DiffHunkSerializer(many=True)
-    added = serializers.IntegerField()
-    removed = serializers.IntegerField()
-
-    def get_fields(self):
-        fields = super().get_fields()
-        fields["from"] = serializers.IntegerField()
-        return fields
-
-
 class DocumentDiff(APIView):
-    @extend_schema(
-        responses=DiffSerializer,
-        parameters=[
-            OpenApiParameter("from", int, required=True),
-            OpenApiParameter("to", int, description="Defaults to the current version"),
-        ],
-    )
+    class QuerySerializer(_QuerySerializer):
+        # `from` is a Python keyword, so it is added in get_fields.
+        to = _query_version("to", help_text="Defaults to the current version")
+
+        def get_fields(self) -> dict[str, serializers.Field]:
+            fields = super().get_fields()
+            fields["from"] = _query_version("from", help_text="The version to diff from")
+            return fields
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "Diff"
+
+        path = serializers.CharField()
+        to = serializers.IntegerField()
+        diff = serializers.CharField(help_text="Unified diff text")
+        hunks = DiffHunkSerializer(many=True)
+        added = serializers.IntegerField()
+        removed = serializers.IntegerField()
+
+        def get_fields(self) -> dict[str, serializers.Field]:
+            fields = super().get_fields()
+            fields["from"] = serializers.IntegerField()
+            return fields
+
+    @extend_schema(responses=OutputSerializer, parameters=[QuerySerializer])
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
@@ -300,10 +315,11 @@ class DocumentDiff(APIView):
         document = document_service.document_get(
             project=access.project, path=path, include_deleted=True
         )
-        from_version = _query_version(request, "from")
+        query = validated(self.QuerySerializer, request.query_params)
+        from_version = query["from"]
         if from_version is None:
             raise InvalidInput("`from` is required: the version to diff from.", field="from")
-        to_version = _query_version(request, "to") or document.version
+        to_version = query["to"] or document.version
         old = document_service.document_version(document=document, version=from_version)
         new = document_service.document_version(document=document, version=to_version)
         diff = diff_texts(
@@ -313,82 +329,112 @@ class DocumentDiff(APIView):
             new_label=f"{document.path}@{to_version}",
         )
         return Response(
-            {"path": document.path, "from": from_version, "to": to_version, **diff.as_dict()}
+            self.OutputSerializer(
+                {"path": document.path, "from": from_version, "to": to_version, **diff.as_dict()}
+            ).data
         )
-
-
-class RevertSerializer(serializers.Serializer):
-    version = serializers.IntegerField(help_text="The version whose body becomes current")
-    reason = serializers.CharField(required=False, allow_blank=True)
-    base_version = serializers.IntegerField(required=False)
-
-
-class LockInputSerializer(serializers.Serializer):
-    ttl_seconds = serializers.IntegerField(required=False)
-    force = serializers.BooleanField(required=False, help_text="Break another's lock (admins)")
 
 
 class LockSerializer(serializers.Serializer):
     path = serializers.CharField()
-    lock = serializers.DictField(allow_null=True)
+    lock = serializers.SerializerMethodField()
+
+    def get_lock(self, document: Document) -> dict[str, Any] | None:
+        return document_service.lock_state(document)
 
 
 class DocumentRevert(APIView):
-    @extend_schema(request=RevertSerializer, responses=DocumentSerializer)
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "Revert"
+
+        version = VersionField(
+            strings=False,
+            help_text="The version whose body becomes current",
+            error_messages={
+                "required": "`version` is required: the version to revert to.",
+                "invalid": "The version to revert to must be a positive integer.",
+            },
+        )
+        reason = ReasonField()
+        base_version = VersionField(
+            strings=False,
+            required=False,
+            allow_null=True,
+            error_messages={"invalid": "The base version must be a positive integer."},
+        )
+
+    OutputSerializer = DocumentSerializer
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        data = reject_unknown_fields(request.data, {"version", "reason", "base_version"})
-        validate_path(path)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        paths.validate_path(path)
         access.require_write(path)
         document = document_service.document_get(
             project=access.project, path=path, include_deleted=True
         )
-        if "version" not in data:
-            raise InvalidInput("`version` is required: the version to revert to.", field="version")
-        raw_base = data.get("base_version")
-        if raw_base is None and request.headers.get("If-Match"):
-            raw_base = base_version(request)
+        base = data.get("base_version")
+        if base is None and request.headers.get("If-Match"):
+            base = base_version(request, None)
         document = document_service.document_revert(
             document=document,
             version=data["version"],
             user=request.user,
-            reason=reason_of(data),
-            base_version=raw_base,
+            reason=data["reason"],
+            base_version=base,
         )
         return _document_response(document)
 
 
 class DocumentLock(APIView):
-    def _access_and_document(self, request: Request, tenant: str, project: str, path: str):
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "LockInput"
+
+        ttl_seconds = JSONIntegerField(
+            required=False, allow_null=True, help_text="How long the lock lasts"
+        )
+        force = StrictBooleanField(
+            required=False, default=False, help_text="Break another's lock (admins)"
+        )
+
+    OutputSerializer = LockSerializer
+
+    def _document_and_input(self, request: Request, tenant: str, project: str, path: str):
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        validate_path(path)
+        paths.validate_path(path)
         access.require_write(path)
         document = document_service.document_get(project=access.project, path=path)
-        data = request.data if isinstance(request.data, dict) else {}
-        reject_unknown_fields(data, {"ttl_seconds", "force"})
-        force = data.get("force", False)
-        if not isinstance(force, bool):
-            raise InvalidInput("`force` must be true or false.", field="force")
-        if force:
+        serializer = self.InputSerializer(data=optional_body(request.data))
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if data["force"]:
             access.require_admin()
-        return document, data, force
+        return document, data
 
-    @extend_schema(request=LockInputSerializer, responses=LockSerializer)
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        document, data, force = self._access_and_document(request, tenant, project, path)
+        document, data = self._document_and_input(request, tenant, project, path)
         document = document_service.document_lock(
-            document=document, user=request.user, ttl_seconds=data.get("ttl_seconds"), force=force
+            document=document,
+            user=request.user,
+            ttl_seconds=data.get("ttl_seconds"),
+            force=data["force"],
         )
-        return Response({"path": document.path, "lock": document_service.lock_state(document)})
+        return Response(self.OutputSerializer(document).data)
 
-    @extend_schema(request=LockInputSerializer, responses=LockSerializer)
+    @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
     def delete(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        document, _, force = self._access_and_document(request, tenant, project, path)
+        document, data = self._document_and_input(request, tenant, project, path)
         document = document_service.document_unlock(
-            document=document, user=request.user, force=force
+            document=document, user=request.user, force=data["force"]
         )
-        return Response({"path": document.path, "lock": None})
+        return Response(self.OutputSerializer(document).data)

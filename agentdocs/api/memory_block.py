@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from django.utils.cache import patch_vary_headers
-from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -20,13 +20,12 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
-from agentdocs.api.common import ErrorSerializer, etag_matches, reject_unknown_fields
-from agentdocs.core.errors import InvalidInput
-from agentdocs.core.memory_block import MemoryBlock
+from agentdocs.api.common import ErrorSerializer, etag_matches
+from agentdocs.api.serializers import StrictBooleanField, StrictSerializer, TextField, validated
+from agentdocs.core.memory_block import ClientDocument, LayerKind, LayerState, MemoryBlock
 from agentdocs.models import Scope
 from agentdocs.services import memory_block as memory_block_service
-
-POST_FIELDS = {"process", "recipe", "profile", "client_document", "reset"}
+from agentdocs.services.memory_block import MAX_CLIENT_DOCUMENT_BYTES, MAX_CLIENT_NAME_LENGTH
 
 
 class PlainTextRenderer(BaseRenderer):
@@ -42,29 +41,74 @@ class PlainTextRenderer(BaseRenderer):
         return json.dumps(data).encode("utf-8")
 
 
-def _name(value: object, field: str) -> str | None:
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str):
-        raise InvalidInput(f"`{field}` must be a string.", field=field)
-    return value
-
-
 def _wants_text(request: Request) -> bool:
     return isinstance(getattr(request, "accepted_renderer", None), PlainTextRenderer)
 
 
-def _payload(block: MemoryBlock, **names: str | None) -> dict[str, Any]:
-    return {**block.as_dict(), **names}
+class ClientDocumentSerializer(StrictSerializer):
+    """A file from the client's working folder, read into the prompt when the profile
+    opts in; as a stored document's, its body is at most 256 KiB of UTF-8."""
+
+    class Meta:
+        ref_name = "ClientDocument"
+
+    NAME_RULE = (
+        f"The client document's name must be one line of 1 to {MAX_CLIENT_NAME_LENGTH} "
+        "characters, such as CLAUDE.md."
+    )
+    BODY_RULE = "The client document's body must be a string."
+
+    name = TextField(
+        help_text="The client's file name, such as CLAUDE.md.",
+        error_messages={"required": NAME_RULE, "invalid": NAME_RULE, "null": NAME_RULE},
+    )
+    body = TextField(
+        help_text="At most 256 KiB of UTF-8.",
+        error_messages={"required": BODY_RULE, "invalid": BODY_RULE, "null": BODY_RULE},
+    )
+
+    def validate_name(self, name: str) -> str:
+        if (
+            not name.strip()
+            or len(name) > MAX_CLIENT_NAME_LENGTH
+            or memory_block_service.has_control_characters(name)
+        ):
+            raise serializers.ValidationError(self.NAME_RULE)
+        return name
+
+    def validate_body(self, body: str) -> str:
+        try:
+            size = len(body.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise serializers.ValidationError(
+                "The client document's body is not valid UTF-8 text."
+            ) from None
+        if size > MAX_CLIENT_DOCUMENT_BYTES:
+            raise serializers.ValidationError(
+                f"The client document is {size} bytes; at most {MAX_CLIENT_DOCUMENT_BYTES} "
+                "bytes (256 KiB) are allowed."
+            )
+        return body
+
+    def validate(self, attrs: dict[str, str]) -> ClientDocument:
+        return ClientDocument(name=attrs["name"], body=attrs["body"])
 
 
-class ClientDocumentSerializer(serializers.Serializer):
-    name = serializers.CharField(help_text="The client's file name, such as CLAUDE.md.")
-    body = serializers.CharField(allow_blank=True, help_text="At most 256 KiB of UTF-8.")
+PROCESS_REQUIRED = "`process` is required: the id of the agent process this block is for."
+
+
+def process_field(required: str = PROCESS_REQUIRED, **kwargs: Any) -> TextField:
+    """The agent process id; what makes one valid is `validate_process`, shared with the pages."""
+    return TextField(error_messages={"required": required, "null": required}, **kwargs)
+
+
+def name_field(**kwargs: Any) -> TextField:
+    """A recipe or profile name; empty or null means none."""
+    return TextField(required=False, allow_null=True, default=None, **kwargs)
 
 
 class LayerSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(["policy", "agent_notes", "client_notes", "context"])
+    kind = serializers.ChoiceField([kind.value for kind in LayerKind])
     heading = serializers.CharField(allow_null=True)
     level = serializers.CharField(allow_null=True)
     project = serializers.CharField(allow_null=True)
@@ -72,29 +116,30 @@ class LayerSerializer(serializers.Serializer):
     version = serializers.IntegerField(allow_null=True)
     sha256 = serializers.CharField(allow_null=True)
     bytes = serializers.IntegerField()
-    state = serializers.ChoiceField(
-        ["full", "unchanged", "empty", "off", "absent", "ignored", "truncated"]
-    )
+    state = serializers.ChoiceField([state.value for state in LayerState])
     detail = serializers.CharField()
     text_sha256 = serializers.CharField(allow_null=True)
+    # The account particular to some layers.
+    settings = serializers.JSONField(required=False, help_text="Policy: the settings applied")
+    refused_overrides = serializers.JSONField(
+        required=False, help_text="Policy: project settings the tenant's enforced ones refused"
+    )
+    shadowed = serializers.JSONField(
+        required=False, help_text="Agent notes: the documents this one shadows"
+    )
 
 
 class MemoryBlockSerializer(serializers.Serializer):
+    """A rendered block (`MemoryBlock.as_dict()`) and the names it was rendered with."""
+
     text = serializers.CharField()
     sha256 = serializers.CharField()
     layers = LayerSerializer(many=True)
     context = serializers.DictField()
     options = serializers.DictField()
-
-
-class MemoryBlockInputSerializer(serializers.Serializer):
-    process = serializers.CharField(help_text="The agent process id: whose read state to use.")
-    recipe = serializers.CharField(required=False, allow_null=True, allow_blank=True)
-    profile = serializers.CharField(required=False, allow_null=True, allow_blank=True)
-    client_document = ClientDocumentSerializer(required=False, allow_null=True)
-    reset = serializers.BooleanField(
-        required=False, default=False, help_text="Forget the process's read state first."
-    )
+    process = serializers.CharField(allow_null=True)
+    recipe = serializers.CharField(allow_null=True)
+    profile = serializers.CharField(allow_null=True)
 
 
 class MemoryBlockView(APIView):
@@ -112,43 +157,67 @@ class MemoryBlockView(APIView):
             response.accepted_media_type = JSONRenderer.media_type
         return response
 
+    class PostInputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "MemoryBlockInput"
+
+        process = process_field(help_text="The agent process id: whose read state to use.")
+        recipe = name_field()
+        profile = name_field()
+        client_document = ClientDocumentSerializer(required=False, allow_null=True, default=None)
+        reset = StrictBooleanField(
+            required=False, default=False, help_text="Forget the process's read state first."
+        )
+
+        def validate_process(self, process: str) -> str:
+            return memory_block_service.validate_process(process)
+
+    class GetQuerySerializer(serializers.Serializer):
+        recipe = serializers.CharField(required=False, allow_blank=True, default="")
+        profile = serializers.CharField(required=False, allow_blank=True, default="")
+
+    OutputSerializer = MemoryBlockSerializer
+
+    def _output(self, block: MemoryBlock, **names: str | None) -> dict[str, Any]:
+        return self.OutputSerializer({**block.as_dict(), **names}).data
+
     @extend_schema(
-        request=MemoryBlockInputSerializer,
-        responses={200: MemoryBlockSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        request=PostInputSerializer,
+        responses={200: OutputSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        data = reject_unknown_fields(request.data, POST_FIELDS)
-        recipe = _name(data.get("recipe"), "recipe")
-        profile = _name(data.get("profile"), "profile")
+        serializer = self.PostInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        recipe, profile = data["recipe"] or None, data["profile"] or None
         block = memory_block_service.render_memory_block(
             project=access.project,
-            process=data.get("process"),
+            process=data["process"],
             recipe_name=recipe,
             profile_name=profile,
-            client_document=data.get("client_document"),
-            reset=data.get("reset", False),
+            client_document=data["client_document"],
+            reset=data["reset"],
         )
         if _wants_text(request):
             return Response(block.text)
-        return Response(_payload(block, process=data["process"], recipe=recipe, profile=profile))
+        return Response(
+            self._output(block, process=data["process"], recipe=recipe, profile=profile)
+        )
 
     @extend_schema(
-        responses={200: MemoryBlockSerializer, 304: None, 404: ErrorSerializer},
-        parameters=[
-            OpenApiParameter("recipe", OpenApiTypes.STR),
-            OpenApiParameter("profile", OpenApiTypes.STR),
-        ],
+        responses={200: OutputSerializer, 304: None, 404: ErrorSerializer},
+        parameters=[GetQuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         """A preview: the full block, no read state touched."""
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        recipe = _name(request.query_params.get("recipe"), "recipe")
-        profile = _name(request.query_params.get("profile"), "profile")
+        query = validated(self.GetQuerySerializer, request.query_params)
+        recipe, profile = query["recipe"] or None, query["profile"] or None
         block = memory_block_service.render_memory_block(
             project=access.project, recipe_name=recipe, profile_name=profile, preview=True
         )
@@ -156,7 +225,7 @@ class MemoryBlockView(APIView):
             body: Any = block.text
             etag = f'"mb-{block.sha256[:32]}-text"'
         else:
-            body = _payload(block, process=None, recipe=recipe, profile=profile)
+            body = self._output(block, process=None, recipe=recipe, profile=profile)
             canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
             etag = f'"mb-{hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]}"'
         if etag_matches(request.headers.get("If-None-Match"), etag):

@@ -12,47 +12,33 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
 from agentdocs.api.access import prefetched_access
-from agentdocs.api.common import ListView, reason_of, reject_unknown_fields, username
+from agentdocs.api.common import ListView
+from agentdocs.api.serializers import (
+    ReasonField,
+    StrictBooleanField,
+    StrictSerializer,
+    TextField,
+    optional_body,
+)
 from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.models import Recipe, Setting
 from agentdocs.permissions import Access
 from agentdocs.services import policy as policy_service
 
 
-def _setting(setting: Setting) -> dict[str, Any]:
-    data = {
-        "key": setting.key,
-        "value": setting.value,
-        "updated_at": setting.updated_at,
-        "updated_by": username(setting.updated_by),
-    }
-    if setting.project_id is None:
-        data["enforced"] = setting.enforced
-    return data
-
-
-def _recipe(recipe: Recipe) -> dict[str, Any]:
-    return {
-        "name": recipe.name,
-        "params": recipe.params,
-        "profiles": recipe.profiles,
-        "updated_at": recipe.updated_at,
-        "updated_by": username(recipe.updated_by),
-    }
-
-
-class SettingInputSerializer(serializers.Serializer):
-    value = serializers.CharField(allow_blank=True)
-    enforced = serializers.BooleanField(required=False, help_text="Tenant settings only.")
-    reason = serializers.CharField(required=False)
-
-
 class SettingSerializer(serializers.Serializer):
     key = serializers.CharField()
     value = serializers.CharField()
-    enforced = serializers.BooleanField(required=False, help_text="Tenant settings only.")
     updated_at = serializers.DateTimeField()
-    updated_by = serializers.CharField(allow_null=True)
+    updated_by = serializers.CharField(source="updated_by.username", allow_null=True)
+    enforced = serializers.BooleanField(required=False, help_text="Tenant settings only.")
+
+    def to_representation(self, setting: Setting) -> dict[str, Any]:
+        data = super().to_representation(setting)
+        if setting.project_id is not None:
+            # A project setting cannot be enforced, so it does not say either way.
+            data.pop("enforced")
+        return data
 
 
 class RecipeSerializer(serializers.Serializer):
@@ -60,7 +46,11 @@ class RecipeSerializer(serializers.Serializer):
     params = serializers.JSONField()
     profiles = serializers.JSONField()
     updated_at = serializers.DateTimeField()
-    updated_by = serializers.CharField(allow_null=True)
+    updated_by = serializers.CharField(source="updated_by.username", allow_null=True)
+
+
+class _ReasonInputSerializer(StrictSerializer):
+    reason = ReasonField()
 
 
 class _SettingViews(ListView):
@@ -79,17 +69,25 @@ class _SettingViews(ListView):
 
 
 class _SettingList(_SettingViews):
-    @extend_schema(responses=SettingSerializer(many=True))
+    OutputSerializer = SettingSerializer
+
+    @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request, tenant: str, project: str | None = None) -> Response:
         access = self._access(request, tenant, project)
         settings = selectors.setting_list(tenant=access.tenant, project=access.project)
-        return self.paginate(request, settings, _setting)
+        return self.paginate(request, settings)
 
 
 class _SettingDetail(_SettingViews):
     pagination_class = None
+    OutputSerializer = SettingSerializer
+    PutInputSerializer: type[StrictSerializer]
 
-    @extend_schema(responses=SettingSerializer)
+    class DeleteInputSerializer(_ReasonInputSerializer):
+        class Meta:
+            ref_name = "SettingDelete"
+
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str, key: str, project: str | None = None) -> Response:
         access = self._access(request, tenant, project)
         policy_service.validate_setting_key(key)
@@ -100,47 +98,59 @@ class _SettingDetail(_SettingViews):
         )
         if setting is None:
             raise NotFound(f"No setting {key!r} here.", field="key")
-        return Response(_setting(setting))
+        return Response(self.OutputSerializer(setting).data)
 
-    @extend_schema(
-        request=SettingInputSerializer,
-        responses={200: SettingSerializer, 201: SettingSerializer},
-    )
     def put(self, request: Request, tenant: str, key: str, project: str | None = None) -> Response:
         access = self._access(request, tenant, project)
         access.require_admin()
-        allowed = {"value", "reason"} if self.project_scope else {"value", "enforced", "reason"}
-        data = reject_unknown_fields(request.data, allowed)
-        if "value" not in data:
-            raise InvalidInput("`value` is required.", field="value")
+        serializer = self.PutInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
         setting, created = policy_service.setting_set(
             tenant=access.tenant,
             project=access.project,
             key=key,
-            value=data["value"],
-            enforced=data.get("enforced", False),
             user=request.user,
-            reason=reason_of(data),
+            **serializer.validated_data,
         )
         return Response(
-            _setting(setting), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+            self.OutputSerializer(setting).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
-    @extend_schema(responses={204: None})
+    @extend_schema(request=DeleteInputSerializer, responses={204: None})
     def delete(
         self, request: Request, tenant: str, key: str, project: str | None = None
     ) -> Response:
         access = self._access(request, tenant, project)
         access.require_admin()
-        data = request.data if isinstance(request.data, dict) else {}
+        serializer = self.DeleteInputSerializer(data=optional_body(request.data))
+        serializer.is_valid(raise_exception=True)
         policy_service.setting_delete(
             tenant=access.tenant,
             project=access.project,
             key=key,
             user=request.user,
-            reason=reason_of(data),
+            **serializer.validated_data,
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ProjectSettingInputSerializer(StrictSerializer):
+    class Meta:
+        ref_name = "ProjectSettingInput"
+
+    value = TextField()
+    reason = ReasonField()
+
+
+class TenantSettingInputSerializer(ProjectSettingInputSerializer):
+    class Meta:
+        ref_name = "TenantSettingInput"
+
+    enforced = StrictBooleanField(required=False, default=False, help_text="Enforce on projects")
+
+
+_SETTING_PUT = {200: SettingSerializer, 201: SettingSerializer}
 
 
 class TenantSettingList(_SettingList):
@@ -148,7 +158,11 @@ class TenantSettingList(_SettingList):
 
 
 class TenantSettingDetail(_SettingDetail):
-    pass
+    PutInputSerializer = TenantSettingInputSerializer
+
+    @extend_schema(request=PutInputSerializer, responses=_SETTING_PUT)
+    def put(self, request: Request, tenant: str, key: str, project: str | None = None) -> Response:
+        return super().put(request, tenant, key, project)
 
 
 class ProjectSettingList(_SettingList):
@@ -157,13 +171,11 @@ class ProjectSettingList(_SettingList):
 
 class ProjectSettingDetail(_SettingDetail):
     project_scope = True
+    PutInputSerializer = ProjectSettingInputSerializer
 
-
-class RecipeInputSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    params = serializers.JSONField(required=False)
-    profiles = serializers.JSONField(required=False)
-    reason = serializers.CharField(required=False)
+    @extend_schema(request=PutInputSerializer, responses=_SETTING_PUT)
+    def put(self, request: Request, tenant: str, key: str, project: str | None = None) -> Response:
+        return super().put(request, tenant, key, project)
 
 
 def _recipe_or_404(access: Access, name: str) -> Recipe:
@@ -173,66 +185,88 @@ def _recipe_or_404(access: Access, name: str) -> Recipe:
     return recipe
 
 
+class _RecipeInputSerializer(StrictSerializer):
+    # What params and profiles may hold is the policy service's rule, shared with the pages.
+    params = serializers.JSONField(required=False, default=dict)
+    profiles = serializers.JSONField(required=False, default=dict)
+    reason = ReasonField()
+
+
 class RecipeListCreate(ListView):
-    @extend_schema(responses=RecipeSerializer(many=True))
+    class InputSerializer(_RecipeInputSerializer):
+        class Meta:
+            ref_name = "RecipeCreate"
+
+        name = TextField()
+
+    OutputSerializer = RecipeSerializer
+
+    @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
-        return self.paginate(request, selectors.recipe_list(tenant=access.tenant), _recipe)
+        return self.paginate(request, selectors.recipe_list(tenant=access.tenant))
 
-    @extend_schema(request=RecipeInputSerializer, responses={201: RecipeSerializer})
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
     def post(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
         access.require_admin()
-        data = reject_unknown_fields(request.data, {"name", "params", "profiles", "reason"})
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
         recipe = policy_service.recipe_create(
-            tenant=access.tenant,
-            name=data.get("name"),
-            params=data.get("params", {}),
-            profiles=data.get("profiles", {}),
-            user=request.user,
-            reason=reason_of(data),
+            tenant=access.tenant, user=request.user, **serializer.validated_data
         )
-        return Response(_recipe(recipe), status=status.HTTP_201_CREATED)
+        return Response(self.OutputSerializer(recipe).data, status=status.HTTP_201_CREATED)
 
 
 class RecipeDetail(APIView):
-    @extend_schema(responses=RecipeSerializer)
+    class PutInputSerializer(_RecipeInputSerializer):
+        class Meta:
+            ref_name = "RecipeUpdate"
+
+        name = TextField(required=False, help_text="The recipe's name, if given; never changed.")
+
+    class DeleteInputSerializer(_ReasonInputSerializer):
+        class Meta:
+            ref_name = "RecipeDelete"
+
+    OutputSerializer = RecipeSerializer
+
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
-        return Response(_recipe(_recipe_or_404(access, name)))
+        return Response(self.OutputSerializer(_recipe_or_404(access, name)).data)
 
-    @extend_schema(request=RecipeInputSerializer, responses=RecipeSerializer)
+    @extend_schema(request=PutInputSerializer, responses=OutputSerializer)
     def put(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
         access.require_admin()
-        data = reject_unknown_fields(request.data, {"name", "params", "profiles", "reason"})
-        if "name" in data and data["name"] != name:
+        serializer = self.PutInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if data.pop("name", name) != name:
             raise InvalidInput("A recipe cannot be renamed; create a new one.", field="name")
         recipe = policy_service.recipe_update(
-            recipe=_recipe_or_404(access, name),
-            params=data.get("params", {}),
-            profiles=data.get("profiles", {}),
-            user=request.user,
-            reason=reason_of(data),
+            recipe=_recipe_or_404(access, name), user=request.user, **data
         )
-        return Response(_recipe(recipe))
+        return Response(self.OutputSerializer(recipe).data)
 
-    @extend_schema(responses={204: None})
+    @extend_schema(request=DeleteInputSerializer, responses={204: None})
     def delete(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
         access.require_admin()
-        data = request.data if isinstance(request.data, dict) else {}
+        serializer = self.DeleteInputSerializer(data=optional_body(request.data))
+        serializer.is_valid(raise_exception=True)
         policy_service.recipe_delete(
-            recipe=_recipe_or_404(access, name), user=request.user, reason=reason_of(data)
+            recipe=_recipe_or_404(access, name), user=request.user, **serializer.validated_data
         )
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,9 +1,12 @@
-"""Base classes for the API's nested `InputSerializer`s.
+"""Base classes and fields for the API's nested `InputSerializer`s and `OutputSerializer`s.
 
 Every operation validates its body with a serializer that refuses what it does
 not know: a typo in a field name is an error naming that field, never a silently
-ignored value. DRF's own errors become the usual ``{error, detail, field}`` body
-in `agentdocs.api.errors`.
+ignored value. The fields take JSON as it was sent: a string field refuses a
+number rather than turning it into text, a boolean refuses "yes". DRF's own
+errors become the usual ``{error, detail, field}`` body in `agentdocs.api.errors`;
+a domain rule the pages share (a path, a process id) is checked by calling the
+service's validator, whose error already names its field.
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import serializers
+from rest_framework.fields import empty
+
+from agentdocs.core.numbers import MAX_VERSION, positive_int
 
 
 class StrictSerializer(serializers.Serializer):
@@ -33,6 +39,108 @@ class StrictSerializer(serializers.Serializer):
                 }
             )
         return super().to_internal_value(data)
+
+
+def optional_body(data: Any) -> Any:
+    """The body of a DELETE (or a lock request), where anything but a JSON object
+    has always counted as no body at all."""
+    return data if isinstance(data, Mapping) else {}
+
+
+class TextField(serializers.CharField):
+    """A JSON string, kept exactly as sent (blank allowed, nothing trimmed)."""
+
+    default_error_messages = {
+        "invalid": "`{name}` must be a string.",
+        "required": "`{name}` is required.",
+        "null": "`{name}` must be a string.",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+
+    def fail(self, key: str, **kwargs: Any) -> Any:
+        return super().fail(key, name=self.field_name, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class ReasonField(TextField):
+    """The optional `reason` a write records in history; null counts as none."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", "")
+        kwargs.setdefault("help_text", "Why: kept in the history with the change.")
+        super().__init__(**kwargs)
+
+    def validate_empty_values(self, data: Any) -> tuple[bool, Any]:
+        if data is None:
+            return True, ""
+        return super().validate_empty_values(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false, and nothing that merely looks like one."""
+
+    default_error_messages = {"invalid": "`{name}` must be true or false."}
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", name=self.field_name)
+        return data
+
+
+class JSONIntegerField(serializers.IntegerField):
+    """A JSON integer, and not a string of digits, a float or a boolean."""
+
+    default_error_messages = {"invalid": "`{name}` must be an integer."}
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid", name=self.field_name)
+        return data
+
+
+class VersionField(serializers.IntegerField):
+    """A positive integer up to ``maximum``: a JSON integer, or (``strings``) a string of
+    ASCII digits, as the versions in query strings and older clients' bodies come."""
+
+    default_error_messages = {"invalid": "The version must be a positive integer."}
+
+    def __init__(self, *, maximum: int = MAX_VERSION, strings: bool = True, **kwargs: Any) -> None:
+        self.maximum = maximum
+        self.strings = strings
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", maximum)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, str) and not self.strings:
+            self.fail("invalid", name=self.field_name)
+        value = positive_int(data, maximum=self.maximum)
+        if value is None:
+            self.fail("invalid", name=self.field_name)
+        return value
+
+
+class JSONObjectField(serializers.DictField):
+    """A JSON object, taken as sent; what it may hold is the service's to check."""
+
+    default_error_messages = {"not_a_dict": "`{name}` must be a JSON object."}
+
+    def fail(self, key: str, **kwargs: Any) -> Any:
+        return super().fail(key, name=self.field_name, **kwargs)
+
+    def run_validation(self, data: Any = empty) -> Any:
+        value = super().run_validation(data)
+        # As sent, not as DictField rebuilds it: a manifest is hashed as it came.
+        return data if isinstance(value, dict) else value
 
 
 def validated(serializer_class: type[serializers.Serializer], data: Any, **context: Any) -> Any:

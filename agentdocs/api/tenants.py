@@ -1,8 +1,6 @@
-"""Ping, tenants, projects and members."""
+"""Tenants, projects and members."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -12,157 +10,167 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions, selectors
 from agentdocs.api.access import prefetched_access
-from agentdocs.api.common import ListView, reason_of, reject_unknown_fields
-from agentdocs.core.errors import Forbidden, InvalidInput, NotFound
-from agentdocs.models import Membership, Project, Tenant
+from agentdocs.api.common import ListView
+from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
+from agentdocs.core.errors import Forbidden, NotFound
+from agentdocs.models import Role
 from agentdocs.services import tenants as tenant_service
 
-
-def _tenant(tenant: Tenant, role: str | None = None) -> dict[str, Any]:
-    data = {"slug": tenant.slug, "name": tenant.name, "created_at": tenant.created_at}
-    if role is not None:
-        data["role"] = role
-    return data
+ROLES = Role.values
 
 
-def _project(project: Project) -> dict[str, Any]:
-    return {
-        "slug": project.slug,
-        "name": project.name,
-        "reserved": project.is_reserved,
-        "created_at": project.created_at,
-    }
+class _RoleInContext(serializers.Serializer):
+    """An output whose `role` is the caller's, given in the context, not read off the row."""
 
+    role = serializers.SerializerMethodField()
 
-def _member(membership: Membership) -> dict[str, Any]:
-    return {
-        "username": membership.user.get_username(),
-        "role": membership.role,
-        "created_at": membership.created_at,
-    }
-
-
-def _string(data: dict, name: str) -> str:
-    value = data.get(name)
-    if value is None:
-        raise InvalidInput(f"`{name}` is required.", field=name)
-    if not isinstance(value, str):
-        raise InvalidInput(f"`{name}` must be a string.", field=name)
-    return value
-
-
-class SlugNameSerializer(serializers.Serializer):
-    slug = serializers.CharField()
-    name = serializers.CharField()
+    def get_role(self, obj: object) -> str:
+        return self.context["role"]
 
 
 class TenantSerializer(serializers.Serializer):
     slug = serializers.CharField()
     name = serializers.CharField()
     created_at = serializers.DateTimeField()
-    role = serializers.ChoiceField(choices=["reader", "writer", "admin"])
+
+
+class TenantWithRoleSerializer(_RoleInContext, TenantSerializer):
+    pass
 
 
 class ProjectSerializer(serializers.Serializer):
     slug = serializers.CharField()
     name = serializers.CharField()
-    reserved = serializers.BooleanField()
+    reserved = serializers.BooleanField(source="is_reserved")
     created_at = serializers.DateTimeField()
-    role = serializers.ChoiceField(choices=["reader", "writer", "admin"], required=False)
+
+
+class ProjectWithRoleSerializer(_RoleInContext, ProjectSerializer):
+    pass
 
 
 class MemberSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    role = serializers.ChoiceField(choices=["reader", "writer", "admin"])
+    username = serializers.CharField(source="user.username")
+    role = serializers.ChoiceField(choices=ROLES)
     created_at = serializers.DateTimeField()
 
 
-class MemberInputSerializer(serializers.Serializer):
-    role = serializers.ChoiceField(choices=["reader", "writer", "admin"])
-    reason = serializers.CharField(required=False)
-
-
-class PingSerializer(serializers.Serializer):
-    ok = serializers.BooleanField()
-
-
-class Ping(APIView):
-    @extend_schema(responses=PingSerializer)
-    def get(self, request: Request) -> Response:
-        return Response({"ok": True})
+class _SlugNameInputSerializer(StrictSerializer):
+    slug = TextField()
+    name = TextField()
 
 
 class TenantListCreate(ListView):
-    @extend_schema(responses=TenantSerializer(many=True))
+    class InputSerializer(_SlugNameInputSerializer):
+        class Meta:
+            ref_name = "TenantCreate"
+
+    OutputSerializer = TenantSerializer
+
+    @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
         tenants = selectors.tenant_list_for(user=request.user)
-        return self.paginate(request, tenants, _tenant)
+        token = prefetched_access(request)
+        if token is not None and token.limits is not None and token.limits.tenant_id is not None:
+            tenants = tenants.filter(pk=token.limits.tenant_id)  # a tenant token sees only its own
+        return self.paginate(request, tenants)
 
-    @extend_schema(request=SlugNameSerializer, responses={201: TenantSerializer})
+    @extend_schema(request=InputSerializer, responses={201: TenantWithRoleSerializer})
     def post(self, request: Request) -> Response:
         if not permissions.may_create_tenants(request.user):
             raise Forbidden("Creating tenants is reserved to superusers on this server.")
-        data = reject_unknown_fields(request.data, {"slug", "name"})
-        tenant = tenant_service.tenant_create(
-            slug=_string(data, "slug"), name=_string(data, "name"), user=request.user
-        )
-        return Response(_tenant(tenant, "admin"), status=status.HTTP_201_CREATED)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        tenant = tenant_service.tenant_create(user=request.user, **serializer.validated_data)
+        output = TenantWithRoleSerializer(tenant, context={"role": Role.ADMIN.value})
+        return Response(output.data, status=status.HTTP_201_CREATED)
 
 
 class TenantDetail(APIView):
-    @extend_schema(responses=TenantSerializer)
+    OutputSerializer = TenantWithRoleSerializer
+
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
-        return Response(_tenant(access.tenant, access.role))
+        return Response(self.OutputSerializer(access.tenant, context={"role": access.role}).data)
 
 
 class ProjectListCreate(ListView):
-    @extend_schema(responses=ProjectSerializer(many=True))
+    class InputSerializer(_SlugNameInputSerializer):
+        class Meta:
+            ref_name = "ProjectCreate"
+
+    OutputSerializer = ProjectSerializer
+
+    @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
-        return self.paginate(request, selectors.project_list(tenant=access.tenant), _project)
+        return self.paginate(request, selectors.project_list(tenant=access.tenant))
 
-    @extend_schema(request=SlugNameSerializer, responses={201: ProjectSerializer})
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
     def post(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
         access.require_admin()
-        data = reject_unknown_fields(request.data, {"slug", "name"})
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
         project = tenant_service.project_create(
-            tenant=access.tenant,
-            slug=_string(data, "slug"),
-            name=_string(data, "name"),
-            user=request.user,
+            tenant=access.tenant, user=request.user, **serializer.validated_data
         )
-        return Response(_project(project), status=status.HTTP_201_CREATED)
+        return Response(self.OutputSerializer(project).data, status=status.HTTP_201_CREATED)
 
 
 class ProjectDetail(APIView):
-    @extend_schema(responses=ProjectSerializer)
+    OutputSerializer = ProjectWithRoleSerializer
+
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        return Response({**_project(access.project), "role": access.role})
+        return Response(self.OutputSerializer(access.project, context={"role": access.role}).data)
 
 
 class MemberList(ListView):
-    @extend_schema(responses=MemberSerializer(many=True))
+    OutputSerializer = MemberSerializer
+
+    @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
         access.require_admin()
-        return self.paginate(request, selectors.member_list(tenant=access.tenant), _member)
+        return self.paginate(request, selectors.member_list(tenant=access.tenant))
 
 
 class MemberDetail(APIView):
-    @extend_schema(responses=MemberSerializer)
+    class PutInputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "MemberSet"
+
+        role = serializers.ChoiceField(
+            choices=ROLES,
+            error_messages={
+                "required": "`role` is required.",
+                "invalid_choice": f"The role must be one of {', '.join(ROLES)}.",
+            },
+        )
+        reason = ReasonField()
+
+    class DeleteInputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "MemberRemove"
+
+        reason = ReasonField()
+
+    OutputSerializer = MemberSerializer
+
+    @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str, username: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
@@ -173,39 +181,41 @@ class MemberDetail(APIView):
         )
         if membership is None:
             raise NotFound(f"{username!r} is not a member of this tenant.", field="username")
-        return Response(_member(membership))
+        return Response(self.OutputSerializer(membership).data)
 
     @extend_schema(
-        request=MemberInputSerializer, responses={200: MemberSerializer, 201: MemberSerializer}
+        request=PutInputSerializer, responses={200: OutputSerializer, 201: OutputSerializer}
     )
     def put(self, request: Request, tenant: str, username: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
         access.require_admin()
-        data = reject_unknown_fields(request.data, {"role", "reason"})
+        serializer = self.PutInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
         membership, created = tenant_service.membership_set(
             tenant=access.tenant,
             username=username,
-            role=data.get("role"),
             actor=request.user,
-            reason=reason_of(data),
+            **serializer.validated_data,
         )
         return Response(
-            _member(membership), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+            self.OutputSerializer(membership).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
-    @extend_schema(responses={204: None})
+    @extend_schema(request=DeleteInputSerializer, responses={204: None})
     def delete(self, request: Request, tenant: str, username: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
         access.require_admin()
-        data = request.data if isinstance(request.data, dict) else {}
+        serializer = self.DeleteInputSerializer(data=optional_body(request.data))
+        serializer.is_valid(raise_exception=True)
         tenant_service.membership_remove(
             tenant=access.tenant,
             username=username,
             actor=request.user,
-            reason=reason_of(data),
+            **serializer.validated_data,
         )
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
+from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ErrorSerializer, ListView
 from agentdocs.api.serializers import StrictSerializer
 from agentdocs.models import Scope
@@ -61,7 +62,7 @@ class TokenList(ListView):
     )
     def get(self, request: Request) -> Response:
         tokens = token_selectors.token_list_for(user=request.user).select_related("user")
-        return self.paginate(request, tokens, lambda token: self.OutputSerializer(token).data)
+        return self.paginate(request, tokens)
 
     @extend_schema(
         tags=TAGS,
@@ -78,7 +79,9 @@ class TokenList(ListView):
         data = serializer.validated_data
         tenant = None
         if data["tenant"] is not None:
-            tenant = permissions.tenant_access(request.user, data["tenant"]).tenant
+            tenant = permissions.tenant_access(
+                request.user, data["tenant"], prefetched=prefetched_access(request)
+            ).tenant
         new = token_service.token_create(
             user=request.user,
             name=data["name"],
@@ -112,16 +115,20 @@ class TokenDetail(APIView):
 
 
 class TenantTokenList(ListView):
+    OutputSerializer = TokenOutputSerializer
+
     @extend_schema(
         tags=TAGS,
         summary="List the API tokens scoped to a tenant (tenant admins)",
         responses=TokenOutputSerializer(many=True),
     )
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         tokens = token_selectors.token_list_in(tenant=access.tenant)
-        return self.paginate(request, tokens, lambda token: TokenOutputSerializer(token).data)
+        return self.paginate(request, tokens)
 
 
 class TenantTokenDetail(APIView):
@@ -131,7 +138,9 @@ class TenantTokenDetail(APIView):
         responses={204: None, 403: ErrorSerializer, 404: ErrorSerializer},
     )
     def delete(self, request: Request, tenant: str, token_id: str) -> Response:
-        access = permissions.tenant_access(request.user, tenant)
+        access = permissions.tenant_access(
+            request.user, tenant, prefetched=prefetched_access(request)
+        )
         access.require_admin()
         token = token_selectors.token_get_in(tenant=access.tenant, token_id=token_id)
         token_service.token_revoke(

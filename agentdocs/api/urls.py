@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from agentdocs.api import bindings, documents, memory_block, policy, providers, tenants, tokens
+from agentdocs.api import (
+    bindings,
+    documents,
+    memory_block,
+    ping,
+    policy,
+    providers,
+    tenants,
+    tokens,
+)
 from agentdocs.api.errors import json_not_found
 
 T = r"^tenants/(?P<tenant>[^/]+)"
@@ -13,7 +22,7 @@ DOC = r"/(?P<path>.+)$"
 BINDING = r"/bindings/(?P<record>[^/]+)"
 
 urlpatterns = [
-    path("ping", tenants.Ping.as_view(), name="api-ping"),
+    path("ping", ping.Ping.as_view(), name="api-ping"),
     path("tenants/", tenants.TenantListCreate.as_view(), name="api-tenants"),
     path("tokens/", tokens.TokenList.as_view(), name="api-tokens"),
     re_path(r"^tokens/(?P<token_id>[^/]+)$", tokens.TokenDetail.as_view(), name="api-token"),

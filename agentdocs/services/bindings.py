@@ -33,7 +33,12 @@ from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
-from agentdocs.core.memory_block import LayerState, MemoryBlockInputs, compose_memory_block
+from agentdocs.core.memory_block import (
+    ClientDocument,
+    LayerState,
+    MemoryBlockInputs,
+    compose_memory_block,
+)
 from agentdocs.core.policy import PolicySetting
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
@@ -42,6 +47,16 @@ from agentdocs.services import archival
 from agentdocs.services import memory_block as memory_block_service
 
 MANIFEST_PATH = "context.json"
+
+
+@dataclass(frozen=True)
+class MemoryBlockRequest:
+    """The memory block a binding records: rendered as a preview with this recipe,
+    profile and client document, and kept with the versions it was rendered from."""
+
+    recipe: str | None = None
+    profile: str | None = None
+    client_document: ClientDocument | None = None
 
 
 @dataclass(frozen=True)
@@ -153,12 +168,14 @@ def binding_create(
     user: AbstractBaseUser,
     process: str,
     manifest: Mapping[str, Any] | None = None,
-    memory_block: Mapping[str, Any] | None = None,
+    memory_block: MemoryBlockRequest | None = None,
 ) -> BindingResult:
     """Bind a run: resolve every source, classify every exception, store the record.
 
     The record is stored even when it has problems; the caller decides what a
     problem means for the run. Archival is enqueued once the record is committed.
+    ``manifest`` is the inline manifest as the client sent it (None: the project's
+    `context.json`); ``memory_block``, when given, is rendered and bound too.
     """
     process = memory_block_service.validate_process(process)
     if manifest is None:
@@ -333,23 +350,12 @@ def _bound_input(
 
 
 def _bind_memory_block(
-    *, tenant: Tenant, project: Project, request: Mapping[str, Any]
+    *, tenant: Tenant, project: Project, request: MemoryBlockRequest
 ) -> dict[str, Any]:
     """Render the block as a preview (no read state touched) and record its inputs,
     so that it can be rendered again, byte for byte, from the bound versions."""
-    unknown = sorted(set(request) - {"recipe", "profile", "client_document"})
-    if unknown:
-        raise InvalidInput(
-            f"Unknown field {unknown[0]!r}; a memory block takes recipe, profile, client_document.",
-            field=f"memory_block.{unknown[0]}",
-        )
-    names = {}
-    for key in ("recipe", "profile"):
-        value = request.get(key)
-        if value is not None and not isinstance(value, str):
-            raise InvalidInput(f"`{key}` must be a string.", field=f"memory_block.{key}")
-        names[key] = value or None
-    client = memory_block_service.validate_client_document(request.get("client_document"))
+    names = {"recipe": request.recipe or None, "profile": request.profile or None}
+    client = request.client_document
     inputs = memory_block_service.memory_block_inputs(
         project=project,
         recipe_name=names["recipe"],

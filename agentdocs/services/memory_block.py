@@ -40,11 +40,11 @@ MAX_CLIENT_DOCUMENT_BYTES = MAX_BODY_BYTES
 CONTEXT_PATH_PREFIX = ".AGENTS/"
 
 
-def _has_control_characters(value: str) -> bool:
+def has_control_characters(value: str) -> bool:
     return any(ord(ch) < 32 or ord(ch) == 127 for ch in value)
 
 
-def validate_process(process: object) -> str:
+def validate_process(process: str | None) -> str:
     """A process id, as renders and binding records name the agent process: one
     non-blank line of at most 200 characters."""
     if process is None or (isinstance(process, str) and not process.strip()):
@@ -54,59 +54,12 @@ def validate_process(process: object) -> str:
         )
     if not isinstance(process, str):
         raise InvalidInput("`process` must be a string.", field="process")
-    if len(process) > MAX_PROCESS_LENGTH or _has_control_characters(process):
+    if len(process) > MAX_PROCESS_LENGTH or has_control_characters(process):
         raise InvalidInput(
             f"`process` must be one line of at most {MAX_PROCESS_LENGTH} characters.",
             field="process",
         )
     return process
-
-
-def validate_client_document(value: object) -> ClientDocument | None:
-    """``{"name": ..., "body": ...}`` or None; at most 256 KiB of UTF-8."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise InvalidInput(
-            '`client_document` must be an object {"name": ..., "body": ...} or null.',
-            field="client_document",
-        )
-    unknown = sorted(set(value) - {"name", "body"})
-    if unknown:
-        raise InvalidInput(
-            f"Unknown field {unknown[0]!r}; a client document has name and body.",
-            field=f"client_document.{unknown[0]}",
-        )
-    name = value.get("name")
-    if (
-        not isinstance(name, str)
-        or not name.strip()
-        or len(name) > MAX_CLIENT_NAME_LENGTH
-        or _has_control_characters(name)
-    ):
-        raise InvalidInput(
-            "The client document's name must be one line of 1 to "
-            f"{MAX_CLIENT_NAME_LENGTH} characters, such as CLAUDE.md.",
-            field="client_document.name",
-        )
-    body = value.get("body")
-    if not isinstance(body, str):
-        raise InvalidInput(
-            "The client document's body must be a string.", field="client_document.body"
-        )
-    try:
-        size = len(body.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise InvalidInput(
-            "The client document's body is not valid UTF-8 text.", field="client_document.body"
-        ) from None
-    if size > MAX_CLIENT_DOCUMENT_BYTES:
-        raise InvalidInput(
-            f"The client document is {size} bytes; at most {MAX_CLIENT_DOCUMENT_BYTES} bytes "
-            "(256 KiB) are allowed.",
-            field="client_document.body",
-        )
-    return ClientDocument(name=name, body=body)
 
 
 def _render_rows(*, project: Project, recipe_name: str | None) -> RenderRows:
@@ -266,7 +219,7 @@ def render_memory_block(
     process: str | None = None,
     recipe_name: str | None = None,
     profile_name: str | None = None,
-    client_document: ClientDocument | dict[str, Any] | None = None,
+    client_document: ClientDocument | None = None,
     reset: bool = False,
     preview: bool = False,
 ) -> MemoryBlock:
@@ -275,8 +228,9 @@ def render_memory_block(
     ``project`` is the one `agentdocs.permissions.project_access` returned
     (the caller has checked access; readers may render). ``recipe_name`` and
     ``profile_name`` name a recipe of the tenant and one of its profiles; an
-    unknown one raises NotFound. ``client_document`` is a
-    `ClientDocument` or ``{"name", "body"}``, used only when the profile opts in.
+    unknown one raises NotFound. ``client_document`` is used only when the
+    profile opts in; its name and size are the caller's to check (the API's
+    serializer refuses what the wire may not carry).
 
     Unless ``preview``, the render uses and updates the read state of
     ``process`` (required then): layers the process already received are
@@ -291,10 +245,6 @@ def render_memory_block(
     stored versions) and the read state `replay_read_state(layers)`, it gives
     byte-identical text.
     """
-    if not isinstance(client_document, ClientDocument):
-        client_document = validate_client_document(client_document)
-    if not isinstance(reset, bool):
-        raise InvalidInput("`reset` must be true or false.", field="reset")
     if not preview:
         process = validate_process(process)
     inputs, stored = _inputs_and_read_state(

@@ -632,3 +632,48 @@ def test_binding_with_a_memory_block_runs_constant_queries(
         counts.append(len(queries))
     assert counts[0] == counts[1], counts
     print(f"binding queries for 1 and 50 sources: {counts}")
+
+
+@pytest.mark.parametrize(
+    ("memory_block", "field"),
+    [
+        ({"recipe": "coder", "colour": "red"}, "memory_block.colour"),
+        ({"recipe": 5}, "memory_block.recipe"),
+        ({"profile": ["cli"]}, "memory_block.profile"),
+        ({"client_document": "CLAUDE.md"}, "memory_block.client_document"),
+        ({"client_document": {"name": "", "body": "x"}}, "memory_block.client_document.name"),
+        ({"client_document": {"name": "C.md", "body": 5}}, "memory_block.client_document.body"),
+        (
+            {"client_document": {"name": "C.md", "body": "", "x": 1}},
+            "memory_block.client_document.x",
+        ),
+        ([], "memory_block"),
+    ],
+)
+def test_a_malformed_memory_block_is_refused_by_its_dotted_field(
+    api, writer, block_sources, memory_block, field
+):
+    response = bind(api(writer), manifest={"local": ["AGENTS.md"]}, memory_block=memory_block)
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == "invalid"
+    assert response.json()["field"] == field
+    assert not BindingRecord.objects.exists()
+
+
+def test_a_null_memory_block_binds_no_block(api, writer, block_sources):
+    response = bind(api(writer), manifest={"local": ["AGENTS.md"]}, memory_block=None)
+    assert response.status_code == 201, response.content
+    assert response.json()["memory_block"] is None
+
+
+def test_the_record_is_returned_as_stored(api, writer, block_sources):
+    response = bind(
+        api(writer), manifest={"local": ["AGENTS.md"]}, memory_block={"recipe": "coder"}
+    )
+    assert response.status_code == 201, response.content
+    stored = BindingRecord.objects.get()
+    body = response.json()
+    assert body["id"] == stored.pk
+    assert {key: body[key] for key in stored.record} == stored.record
+    assert set(body) == {"id", "archive", *stored.record}
+    assert api(writer).get(f"{BASE}{stored.pk}").json() == body

@@ -361,3 +361,68 @@ def test_a_long_reason_is_kept_whole_and_an_overlong_one_refused(api, doc, write
         format="json",
     )
     assert_error(too_long, 400, "invalid", "reason")
+
+
+def test_a_version_field_may_be_a_string_of_digits_but_nothing_else(api, doc, writer):
+    url = f"{BASE}/documents/notes/team.md"
+    for version in ("x", "", -1, 1.5, True, "²", "1" * 5000):
+        response = api(writer).put(url, {"body": "new", "version": version}, format="json")
+        assert_error(response, 400, "invalid", "version")
+    ok = api(writer).put(url, {"body": "new", "version": "1"}, format="json")
+    assert ok.status_code == 200 and ok.json()["version"] == 2
+
+
+def test_revert_takes_json_integers_only(api, doc, writer):
+    url = f"{BASE}/revert/notes/team.md"
+    assert_error(api(writer).post(url, {}, format="json"), 400, "invalid", "version")
+    for body in ({"version": "1"}, {"version": 1, "base_version": "1"}):
+        response = api(writer).post(url, body, format="json")
+        assert response.status_code == 400 and response.json()["field"] in (
+            "version",
+            "base_version",
+        )
+    assert Document.objects.get().version == 1
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"force": "yes"}, "force"),
+        ({"force": 1}, "force"),
+        ({"ttl_seconds": "60"}, "ttl_seconds"),
+        ({"ttl_seconds": 1.5}, "ttl_seconds"),
+        ({"ttl_seconds": 0}, "ttl_seconds"),
+        ({"holder": "bob"}, "holder"),
+    ],
+)
+def test_bad_lock_input_names_the_field(api, doc, writer, payload, field):
+    response = api(writer).post(f"{BASE}/lock/notes/team.md", payload, format="json")
+    assert_error(response, 400, "invalid", field)
+    assert Document.objects.get().lock_holder is None
+
+
+def test_a_delete_body_that_is_not_an_object_counts_as_none(api, doc, writer):
+    response = api(writer).delete(
+        f"{BASE}/documents/notes/team.md", [], format="json", HTTP_IF_MATCH='"v1-abc"'
+    )
+    assert response.status_code == 200 and response.json()["deleted"] is True
+    assert set(response.json()) == {
+        "path",
+        "version",
+        "sha256",
+        "size",
+        "updated_at",
+        "updated_by",
+        "deleted",
+    }
+
+
+def test_a_version_from_history_carries_its_path_and_body(api, doc, writer):
+    one = api(writer).get(f"{BASE}/history/notes/team.md?version=1").json()
+    assert (one["path"], one["body"], one["user"], one["reason"]) == (
+        "notes/team.md",
+        "# Team\n- one\n",
+        "bob",
+        "r1",
+    )
+    assert one["deleted"] is False and one["change_type"] == "created"

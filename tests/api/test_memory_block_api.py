@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 
 import pytest
@@ -277,3 +278,73 @@ def test_the_endpoint_runs_the_same_queries_for_1_and_50_documents(
     assert len(response.json()["context"]["sources"]) == 50
     with django_assert_num_queries(2):
         assert client.get(big_url, body).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("client_document", "field"),
+    [
+        ({"name": "", "body": "x"}, "client_document.name"),
+        ({"name": "   ", "body": "x"}, "client_document.name"),
+        ({"name": "two\nlines.md", "body": "x"}, "client_document.name"),
+        ({"name": "x" * 256, "body": "x"}, "client_document.name"),
+        ({"name": 5, "body": "x"}, "client_document.name"),
+        ({"name": "CLAUDE.md", "body": None}, "client_document.body"),
+        ({"name": "CLAUDE.md", "body": ["x"]}, "client_document.body"),
+        ({"name": "CLAUDE.md", "body": "x", "extra": 1}, "client_document.extra"),
+        ("CLAUDE.md", "client_document"),
+        ([], "client_document"),
+    ],
+)
+def test_a_malformed_client_document_is_refused_naming_its_field(
+    api, reader, project, process, client_document, field
+):
+    response = post(api(reader), {"process": process, "client_document": client_document})
+    assert response.status_code == 400, response.json()
+    assert response.json()["error"] == "invalid"
+    assert response.json()["field"] == field
+
+
+def test_a_client_document_at_the_limit_counted_in_bytes_is_accepted(
+    api, reader, project, coder, process
+):
+    at_limit = {"name": "CLAUDE.md", "body": "é" * (MAX_CLIENT_DOCUMENT_BYTES // 2)}
+    body = {"process": process, "recipe": "coder", "profile": "cli", "client_document": at_limit}
+    response = post(api(reader), body)
+    assert response.status_code == 200, response.json()
+    client_layer = response.json()["layers"][2]
+    assert (client_layer["kind"], client_layer["state"]) == ("client_notes", "full")
+    assert client_layer["bytes"] == MAX_CLIENT_DOCUMENT_BYTES
+
+
+def test_a_null_client_document_recipe_and_profile_mean_none(api, reader, documents, process):
+    body = {"process": process, "recipe": None, "profile": "", "client_document": None}
+    response = post(api(reader), body)
+    assert response.status_code == 200, response.json()
+    assert (response.json()["recipe"], response.json()["profile"]) == (None, None)
+
+
+def test_the_response_is_the_rendered_block_key_for_key(
+    api, reader, project, tenant, admin, documents, coder, make_document
+):
+    # Every layer's own account (policy settings, shadowed documents) reaches the client.
+    from agentdocs.services.memory_block import render_memory_block
+
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="memory.tone", value="formal", user=admin
+    )
+    make_document(project, "agent.md", "own rules")
+    data = api(reader).get(URL, {"recipe": "coder", "profile": "web"}).json()
+    block = render_memory_block(
+        project=project, recipe_name="coder", profile_name="web", preview=True
+    )
+    expected = {**block.as_dict(), "process": None, "recipe": "coder", "profile": "web"}
+    assert data == json.loads(json.dumps(expected))
+    assert data["layers"][0]["settings"] and "shadowed" in data["layers"][1]
+
+
+def test_a_reset_must_be_a_json_boolean(api, reader, documents, process):
+    for reset in ("true", 1, None):
+        response = post(api(reader), {"process": process, "reset": reset})
+        assert response.status_code == 400
+        assert response.json()["field"] == "reset"
+    assert post(api(reader), {"process": process, "reset": True}).status_code == 200

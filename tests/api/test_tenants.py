@@ -168,3 +168,23 @@ def test_a_reason_that_is_not_a_string_is_refused(api, tenant, admin):
     )
     assert response.status_code == 400 and response.json()["field"] == "reason"
     assert Membership.objects.get(user__username="bob").role == "writer"
+
+
+def test_the_caller_s_role_is_in_a_tenant_or_project_read_but_not_in_a_list(
+    api, tenant, project, writer
+):
+    listed = api(writer).get("/api/v1/tenants/").json()["results"]
+    assert set(listed[0]) == {"slug", "name", "created_at"}
+    assert api(writer).get("/api/v1/tenants/acme/").json()["role"] == "writer"
+    projects = api(writer).get("/api/v1/tenants/acme/projects/").json()["results"]
+    assert all(set(p) == {"slug", "name", "reserved", "created_at"} for p in projects)
+    read = api(writer).get("/api/v1/tenants/acme/projects/web/").json()
+    assert (read["slug"], read["reserved"], read["role"]) == ("web", False, "writer")
+
+
+@pytest.mark.parametrize("payload", [{"role": None}, {"role": 3}, {"role": "reader", "reason": []}])
+def test_member_input_is_typed(api, tenant, admin, payload):
+    response = api(admin).put("/api/v1/tenants/acme/members/bob", payload, format="json")
+    assert response.status_code == 400
+    assert response.json()["field"] == next(iter(k for k, v in payload.items() if v != "reader"))
+    assert Membership.objects.get(user__username="bob").role == "writer"

@@ -454,7 +454,7 @@ class Command(BaseCommand):
                 project=website,
                 user=users["writer"],
                 process="demo-run-1",
-                memory_block={"recipe": "coder", "profile": "cli"},
+                memory_block=binding_service.MemoryBlockRequest(recipe="coder", profile="cli"),
             )
 
     def _report(self, token: str, base_url: str) -> None:

@@ -17,6 +17,7 @@ from agentdocs.core.errors import AgentdocsError, NotFound
 from agentdocs.models import BindingRecord
 from agentdocs.permissions import Access
 from agentdocs.services import bindings as binding_service
+from agentdocs.services.bindings import MemoryBlockRequest
 from agentdocs.web.forms import BindForm, BindingCompareForm, BindingFilterForm
 from agentdocs.web.pages import form_page, member_page
 
@@ -48,7 +49,7 @@ def _bind(request: HttpRequest, access: Access) -> HttpResponse:
             user=request.user,
             process=form.cleaned_data["process"],
             memory_block=(
-                {"recipe": recipe or None, "profile": form.cleaned_data["profile"]}
+                MemoryBlockRequest(recipe=recipe or None, profile=form.cleaned_data["profile"])
                 if form.cleaned_data["with_memory_block"]
                 else None
             ),
