@@ -22,7 +22,7 @@ from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
 from agentdocs.core.errors import AgentdocsError
-from agentdocs.core.paths import validate_path
+from agentdocs.core.paths import validate_new_path
 from agentdocs.models import (
     BindingRecord,
     Document,
@@ -166,7 +166,7 @@ class DocumentForm(ReasonForm):
             self.fields["base_version"].initial = self.instance.version
 
     def clean_path(self) -> str:
-        return _checked(validate_path, self.cleaned_data["path"])
+        return _checked(validate_new_path, self.cleaned_data["path"])
 
     def clean_body(self) -> str:
         # Browsers send a textarea with CRLF line ends; documents use LF.
