@@ -13,16 +13,17 @@ from typing import Any, TypeVar
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.contrib.auth.models import User
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Model, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
 from agentdocs.core.errors import AgentdocsError
-from agentdocs.core.paths import validate_path
+from agentdocs.core.paths import validate_new_path
 from agentdocs.models import (
     BindingRecord,
     Document,
@@ -77,7 +78,41 @@ class ReasonForm(forms.ModelForm):
         return self.cleaned_data.get("reason") or ADMIN_REASON
 
 
-class ServiceAdmin(SimpleHistoryAdmin):
+class HistoryAdmin(SimpleHistoryAdmin):
+    """django-simple-history's admin, answering 404 for a history URL that names nothing.
+
+    Its views hand the ids from the URL straight to the database, so an id that
+    is not a number (`abc/history/`, `1/change/history/`, `1/history/abc/`)
+    failed there with a 500. An id that cannot name a row is checked here first.
+    """
+
+    def _ids_or_404(self, object_id: str, version_id: str | None = None) -> None:
+        history_model = getattr(self.model, self.model._meta.simple_history_manager_attribute)
+        try:
+            self.model._meta.pk.to_python(unquote(object_id))
+            if version_id is not None:
+                history_model.model._meta.pk.to_python(version_id)
+        except ValidationError:
+            raise Http404("No such object or version.") from None
+
+    def history_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict | None = None
+    ) -> HttpResponse:
+        self._ids_or_404(object_id)
+        return super().history_view(request, object_id, extra_context)
+
+    def history_form_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        version_id: str,
+        extra_context: dict | None = None,
+    ) -> HttpResponse:
+        self._ids_or_404(object_id, version_id)
+        return super().history_form_view(request, object_id, version_id, extra_context)
+
+
+class ServiceAdmin(HistoryAdmin):
     """Shows history; writes only through services; a refused write becomes a message.
 
     The forms check what they can before saving, so most refusals are form errors.
@@ -141,7 +176,7 @@ class DocumentForm(ReasonForm):
             self.fields["base_version"].initial = self.instance.version
 
     def clean_path(self) -> str:
-        return _checked(validate_path, self.cleaned_data["path"])
+        return _checked(validate_new_path, self.cleaned_data["path"])
 
     def clean_body(self) -> str:
         # Browsers send a textarea with CRLF line ends; documents use LF.
@@ -255,6 +290,7 @@ class DocumentAdmin(ServiceAdmin):
         extra_context: dict | None = None,
     ) -> HttpResponse:
         """Reverting to an old version is a `document_revert`: a new version like any other."""
+        self._ids_or_404(object_id, version_id)
         if request.method != "POST":
             return super().history_form_view(request, object_id, version_id, extra_context)
         document = get_object_or_404(Document, pk=object_id)
@@ -528,7 +564,7 @@ class ViewOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(ProviderMapping)
-class ProviderMappingAdmin(ViewOnlyAdmin, SimpleHistoryAdmin):
+class ProviderMappingAdmin(ViewOnlyAdmin, HistoryAdmin):
     """Edited by tenant admins through the provider map API."""
 
     list_display = ("name", "tenant", "project", "path", "updated_by", "updated_at")

@@ -7,9 +7,13 @@ REDIS_URL switches to PostgreSQL or Redis.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_choice, env_int, env_list, env_str
@@ -45,6 +49,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Early, so that every response (the NUL refusal's 400 included) carries the policy.
+    "csp.middleware.CSPMiddleware",
     "agentdocs.middleware.RejectNulMiddleware",
     # Serves collected static files (admin, API docs) under gunicorn, with no web server in front.
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -134,6 +140,37 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+
+def _style_hashes(template: Path) -> list[str]:
+    """CSP source expressions ('sha256-...') for each `<style>` element of ``template``."""
+    text = template.read_text(encoding="utf-8")
+    return [
+        f"'sha256-{base64.b64encode(hashlib.sha256(css.encode()).digest()).decode()}'"
+        for css in re.findall(r"<style>(.*?)</style>", text, flags=re.DOTALL)
+    ]
+
+
+# Content-Security-Policy (django-csp): everything from this origin, no inline
+# script, nothing framing the pages. The templates still carry `style="..."`
+# attributes, so inline style *attributes* are allowed (style-src-attr), while a
+# `<style>` element or a stylesheet from elsewhere is not (style-src). A style
+# attribute cannot run script. The one `<style>` element, in the self-contained
+# 500 page, is allowed by its hash. htmx's own indicator `<style>` is turned off
+# in base.html. The API docs page loosens the policy for itself (config/urls.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, *_style_hashes(BASE_DIR / "templates" / "500.html")],
+        "style-src-attr": [UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 # History reasons are sentences people write (like commit messages), not labels.
 SIMPLE_HISTORY_HISTORY_CHANGE_REASON_USE_TEXT_FIELD = True

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib import admin as django_admin
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from simple_history.admin import SimpleHistoryAdmin
 
 from agentdocs.models import ChangeType, Document, Membership, Project, Recipe, Role, Setting
 from agentdocs.services import documents as document_service
+from agentdocs.services import policy as policy_service
+from agentdocs.services import providers as provider_service
 
 pytestmark = pytest.mark.django_db
 
@@ -244,3 +248,76 @@ def test_binding_records_and_the_provider_map_are_view_only(admin_client):
     for model in ("bindingrecord", "providermapping"):
         assert admin_client.get(reverse(f"admin:agentdocs_{model}_changelist")).status_code == 200
         assert admin_client.get(reverse(f"admin:agentdocs_{model}_add")).status_code == 403
+
+
+# History URLs that name nothing ---------------------------------------------------------
+
+
+def _history_admins() -> list:
+    return sorted(
+        (
+            model_admin
+            for model_admin in django_admin.site._registry.values()
+            if isinstance(model_admin, SimpleHistoryAdmin)
+        ),
+        key=lambda model_admin: model_admin.model._meta.model_name,
+    )
+
+
+def test_every_history_admin_is_covered_below():
+    names = {model_admin.model._meta.model_name for model_admin in _history_admins()}
+    assert names == {
+        "document",
+        "membership",
+        "project",
+        "providermapping",
+        "recipe",
+        "setting",
+        "tenant",
+    }
+
+
+@pytest.fixture
+def one_of_each(project, agent_md, admin):
+    policy_service.setting_set(
+        tenant=project.tenant, project=None, key="memory.language", value="en", user=admin
+    )
+    policy_service.recipe_create(
+        tenant=project.tenant, name="cli", params={}, profiles={}, user=admin
+    )
+    provider_service.provider_set(
+        tenant=project.tenant, name="baseline", project_slug="web", path="agent.md", user=admin
+    )
+
+
+@pytest.mark.parametrize(
+    "model_admin", _history_admins(), ids=lambda model_admin: model_admin.model._meta.model_name
+)
+def test_a_history_url_that_names_nothing_is_a_404(admin_client, one_of_each, model_admin):
+    model = model_admin.model
+    obj = model.objects.order_by("pk").first()
+    other = model.history.exclude(**{model._meta.pk.attname: obj.pk}).first()
+    base = f"/admin/agentdocs/{model._meta.model_name}/"
+    real = base + f"{obj.pk}/history/"
+    assert admin_client.get(real).status_code == 200
+    version = obj.history.order_by("history_id").first().history_id
+    assert admin_client.get(real + f"{version}/").status_code == 200
+    urls = [
+        base + "abc/history/",
+        base + "99999999999999999999999/history/",
+        base + "-1/history/",
+        base + f"{obj.pk}/change/history/",
+        base + "abc/history/1/",
+        base + "99999999999999999999999/history/1/",
+        real + "abc/",
+        real + "99999999999999999999999/",
+        real + "0/",
+    ]
+    if other is not None:  # a version of another row is no version of this one
+        urls.append(real + f"{other.history_id}/")
+    admin_client.raise_request_exception = False
+    for url in urls:
+        assert admin_client.get(url).status_code == 404, url
+    if model is Document:  # its POST is a revert
+        for url in (real + "abc/", base + "abc/history/1/"):
+            assert admin_client.post(url, {"reason": "r"}).status_code == 404, url

@@ -9,8 +9,9 @@ import pytest
 from django.db import connection, connections
 
 from agentdocs.core.errors import AlreadyExists, VersionConflict
-from agentdocs.models import Document
+from agentdocs.models import Document, Setting
 from agentdocs.services import documents as svc
+from agentdocs.services import policy as policy_service
 from tests.conftest import need_service
 
 WRITERS = 8
@@ -92,3 +93,38 @@ def test_concurrent_creates_of_one_path_have_exactly_one_winner(postgres, projec
     assert sum(isinstance(r, Document) for r in results) == 1, results
     assert sum(isinstance(r, AlreadyExists) for r in results) == WRITERS - 1, results
     assert Document.history.filter(path="new.md").count() == 1
+
+
+SETTING_WRITERS = 16
+
+
+@pytest.mark.parametrize("level", ["tenant", "project"])
+def test_concurrent_creates_of_one_setting_key_serialise(postgres, project, admin, level):
+    on_project = project if level == "project" else None
+
+    def create(i: int):
+        return policy_service.setting_set(
+            tenant=project.tenant, project=on_project, key="memory.lang", value="en", user=admin
+        )
+
+    results = _run_concurrently(SETTING_WRITERS, create)
+    assert all(isinstance(r, tuple) for r in results), results
+    assert sorted(created for _, created in results) == [False] * (SETTING_WRITERS - 1) + [True]
+    assert Setting.objects.filter(key="memory.lang").count() == 1
+    assert Setting.history.filter(key="memory.lang").count() == 1
+
+
+def test_sixteen_concurrent_puts_of_a_new_setting_answer_one_201_and_200s(
+    postgres, project, admin, api
+):
+    clients = [api(admin) for _ in range(SETTING_WRITERS)]
+    url = "/api/v1/tenants/acme/projects/web/settings/memory.lang"
+
+    def put(i: int):
+        return clients[i].put(url, {"value": f"v{i % 2}"}, format="json").status_code
+
+    results = _run_concurrently(SETTING_WRITERS, put)
+    assert sorted(results) == [200] * (SETTING_WRITERS - 1) + [201], results
+    setting = Setting.objects.get(key="memory.lang")
+    # Every later PUT either changed the value (a version) or matched it (none).
+    assert 1 <= setting.history.count() <= SETTING_WRITERS

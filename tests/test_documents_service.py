@@ -317,6 +317,40 @@ def test_good_paths_are_accepted(project, writer, path):
     assert svc.document_create(project=project, path=path, body="x", user=writer).path == path
 
 
+LOOK_ALIKES_OF_VANCE = [
+    "_VANCE",
+    "_Vance",
+    "\uff3fvance",  # FULLWIDTH LOW LINE
+    "\uff3f\uff56\uff41\uff4e\uff43\uff45",  # all fullwidth
+    "_v\u0430nce",  # CYRILLIC SMALL LETTER A
+    "_\u0475\u0430n\u0441\u0435",  # Cyrillic izhitsa, a, es, ie
+    "_va\u039dce",  # GREEK CAPITAL LETTER NU
+    "_vance\u200b",  # ZERO WIDTH SPACE
+    "_\u200dvan\u00adce",  # ZERO WIDTH JOINER, SOFT HYPHEN
+    "_vance\ufe0f",  # VARIATION SELECTOR-16
+    "_\U0001d42fance",  # MATHEMATICAL BOLD SMALL V
+]
+
+
+@pytest.mark.parametrize("folder", LOOK_ALIKES_OF_VANCE)
+def test_a_folder_that_looks_like_vance_is_refused_for_everyone(project, writer, admin, folder):
+    for user in (writer, admin):
+        with pytest.raises(InvalidInput) as error:
+            svc.document_create(project=project, path=f"{folder}/x.md", body="x", user=user)
+        assert error.value.field == "path"
+        assert "looks like the reserved `_vance`" in error.value.detail
+    with pytest.raises(InvalidInput):
+        svc.document_create(project=project, path=folder, body="x", user=admin)
+    assert not Document.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "path", ["_vance/x.md", "notes/_VANCE/x.md", "_vanced/x.md", "vance/x.md", "_vanc/x.md"]
+)
+def test_the_reserved_folder_itself_and_names_merely_near_it_are_accepted(project, admin, path):
+    assert svc.document_create(project=project, path=path, body="x", user=admin).path == path
+
+
 def test_body_limit_counts_bytes(project, writer):
     at_limit = "é" * (svc.MAX_BODY_BYTES // 2)
     svc.document_create(project=project, path="a.md", body=at_limit, user=writer)

@@ -297,6 +297,16 @@ def test_context_is_the_projects_direct_agents_md_children(project, vance, make_
         assert absent not in block.text
 
 
+def test_a_context_file_named_just_md_is_rendered(project, make_document):
+    make_document(project, ".AGENTS/.md", "the-dot-md-file")
+    make_document(project, ".AGENTS/overview.md", "overview")
+    block = preview(project)
+    context = block.as_dict()["context"]
+    assert [s["path"] for s in context["sources"]] == [".AGENTS/overview.md", ".AGENTS/.md"]
+    assert context["dropped"] == []
+    assert "the-dot-md-file" in block.text
+
+
 def test_context_budget_and_switch_come_from_the_recipe(project, make_document, recipe):
     make_document(project, ".AGENTS/overview.md", "ü" * 500)  # 1000 bytes
     make_document(project, ".AGENTS/more.md", "more")

@@ -432,6 +432,18 @@ def test_only_direct_md_children_of_the_folder_are_loaded():
     assert [s.document.path for s in loaded.sources] == [".AGENTS/overview.md"]
 
 
+def test_a_file_named_just_md_is_loaded_like_any_other(tmp_path):
+    # The seed loads every direct child ending in `.md`, `.AGENTS/.md` included.
+    loaded = load_context_from_mapping({".AGENTS/.md": "dot", ".AGENTS/overview.md": "o"})
+    assert [s.document.path for s in loaded.sources] == [".AGENTS/overview.md", ".AGENTS/.md"]
+    assert "dot" in loaded.rendered and loaded.dropped == ()
+    folder = tmp_path / ".AGENTS"
+    folder.mkdir()
+    (folder / ".md").write_text("dot", encoding="utf-8")
+    loaded = load_context_dir(folder)
+    assert [s.document.name for s in loaded.sources] == [".md"]
+
+
 def test_the_budget_counts_bytes_not_characters():
     # 100 three-byte characters: 300 bytes, 100 characters.
     body = "€" * 100

@@ -144,7 +144,7 @@ class TokenAccessAuthentication(BaseAuthentication):
         return user, TokenAuth(token=token, limits=limits, _prefetched=prefetched)
 
 
-class TokenAccessAuthenticationScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+class TokenAccessAuthenticationScheme(OpenApiAuthenticationExtension):
     """The OpenAPI description of the token scheme: a Bearer token (`Token` works too)."""
 
     target_class = "agentdocs.api.authentication.TokenAccessAuthentication"

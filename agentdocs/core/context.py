@@ -135,8 +135,12 @@ def empty_context(budget_bytes: int) -> LoadedContext:
 
 
 def is_context_name(name: str) -> bool:
-    """A direct child's file name that the loader takes: `*.md`, no folder."""
-    return name.endswith(".md") and "/" not in name and name not in ("", ".md")
+    """A direct child's file name that the loader takes: `*.md`, no folder.
+
+    A file named just `.md` is taken too, as the seed does: it is a document
+    like any other, and nothing in the folder is passed over silently.
+    """
+    return name.endswith(".md") and "/" not in name
 
 
 def order_documents(documents: Iterable[ContextDocument]) -> list[ContextDocument]:

@@ -26,7 +26,7 @@ from agentdocs.core.errors import (
     SecretDetected,
     VersionConflict,
 )
-from agentdocs.core.paths import validate_path
+from agentdocs.core.paths import validate_new_path
 from agentdocs.core.secret_scan import find_secret
 from agentdocs.models import ChangeType, Document, Project
 from agentdocs.models.history import mark_change
@@ -165,7 +165,7 @@ def document_create(
     *, project: Project, path: str, body: str, user: User, reason: str = ""
 ) -> Document:
     """Create a document; a deleted one at the same path comes back as its next version."""
-    validate_path(path)
+    validate_new_path(path)
     validate_body(body)
     reason = _validate_reason(reason)
     try:

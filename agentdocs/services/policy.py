@@ -102,24 +102,30 @@ def setting_set(
                 "a project cannot override it.",
                 field="key",
             )
-    setting = (
-        Setting.objects.select_for_update().filter(tenant=tenant, project=project, key=key).first()
-    )
-    created = setting is None
+    existing = Setting.objects.select_for_update().filter(tenant=tenant, project=project, key=key)
+    setting = existing.first()
     if setting is None:
-        setting = Setting(tenant=tenant, project=project, key=key)
-    elif setting.value == value and setting.enforced == enforced:
+        setting = Setting(
+            tenant=tenant, project=project, key=key, value=value, enforced=enforced, updated_by=user
+        )
+        try:
+            with transaction.atomic():
+                _mark(setting, user=user, reason=reason, change_type=ChangeType.CREATED).save()
+            return setting, True
+        except IntegrityError:
+            # A concurrent request created the key after the read above (the row lock
+            # cannot cover a row that does not exist yet). Its insert has committed,
+            # so this request becomes an update of that row, not a 500.
+            setting = existing.first()
+            if setting is None:
+                raise
+    if setting.value == value and setting.enforced == enforced:
         return setting, False
     setting.value = value
     setting.enforced = enforced
     setting.updated_by = user
-    _mark(
-        setting,
-        user=user,
-        reason=reason,
-        change_type=ChangeType.CREATED if created else ChangeType.UPDATED,
-    ).save()
-    return setting, created
+    _mark(setting, user=user, reason=reason, change_type=ChangeType.UPDATED).save()
+    return setting, False
 
 
 @transaction.atomic

@@ -9,6 +9,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from agentdocs.core.errors import AlreadyExists, InvalidInput, NotFound, Unprocessable
+from agentdocs.core.paths import looks_reserved
 from agentdocs.models import RESERVED_PROJECT, ChangeType, Membership, Project, Role, Tenant
 from agentdocs.models.history import mark_change
 
@@ -18,6 +19,12 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 def _validate_slug(slug: object, *, field: str = "slug", allow_reserved: bool = False) -> str:
     if not isinstance(slug, str):
         raise InvalidInput("The slug must be a string.", field=field)
+    if slug != RESERVED_PROJECT and looks_reserved(slug) and not allow_reserved:
+        raise InvalidInput(
+            f"The slug {slug!r} looks like the reserved `_vance` project, which is "
+            "created with the tenant; choose one that cannot be mistaken for it.",
+            field=field,
+        )
     if slug.startswith("_") and not allow_reserved:
         raise InvalidInput(
             "Slugs starting with '_' are reserved (the tenant-wide `_vance` project "

@@ -12,8 +12,12 @@ from typing import Any
 
 from django import forms
 
+from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
+from agentdocs.core.errors import InvalidInput
 from agentdocs.core.numbers import MAX_VERSION
 
+# No recipe value is a number this long; Python's int() refuses over 4,300 digits.
+MAX_INTEGER_DIGITS = 100
 REASON_HELP = "Say why, in a sentence: it is shown in the history beside your change."
 
 
@@ -105,14 +109,41 @@ class JSONObjectField(forms.CharField):
         if not text:
             return {}
         try:
-            parsed = json.loads(text)
+            parsed = json.loads(
+                text, parse_constant=_refuse_constant, parse_int=_refuse_long_integer
+            )
         except json.JSONDecodeError as error:
             raise forms.ValidationError(
                 f"Not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}."
             ) from None
+        except RecursionError:
+            raise forms.ValidationError(
+                f"Nested more than {MAX_DEPTH} levels deep; no recipe is shaped like that."
+            ) from None
+        except ValueError as error:  # a number past any limit, NaN, Infinity
+            raise forms.ValidationError(f"Not a value a recipe can hold: {error}") from None
         if not isinstance(parsed, dict):
             raise forms.ValidationError("Must be a JSON object, like {}.")
+        try:
+            # The API's rule: no NUL, no lone surrogate (`"\ud800"`), no deep nesting.
+            refuse_unstorable_text(parsed)
+        except InvalidInput as error:
+            raise forms.ValidationError(error.detail) from None
         return parsed
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON can store.")
+
+
+def _refuse_long_integer(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise ValueError(f"a number with more than {MAX_INTEGER_DIGITS} digits.")
+    return int(digits)
+
+
+class RecipeDeleteForm(forms.Form):
+    reason = ReasonField()
 
 
 class RecipeForm(forms.Form):

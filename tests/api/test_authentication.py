@@ -177,3 +177,31 @@ def test_session_authenticated_api_requests_check_access_themselves(project, wri
     assert client.get(PROJECT).status_code == 200
     client.force_login(outsider)
     assert client.get(PROJECT).status_code == 404
+
+
+@pytest.mark.parametrize("method", ["get", "post", "put", "patch", "delete", "options"])
+@pytest.mark.parametrize("how", ["token", "session", "anonymous"])
+def test_every_method_on_an_unknown_api_path_is_the_json_404(project, reader, method, how):
+    # CSRF checks on, as a browser or a plain HTTP client meets them.
+    client = APIClient(enforce_csrf_checks=True)
+    if how == "token":
+        client.credentials(HTTP_AUTHORIZATION=f"Token {api_token_key(reader)}")
+    elif how == "session":
+        client.force_login(reader)
+    for url in ("/api/v1/no-such-endpoint", "/api/v1/tenants/acme/nothing/here/"):
+        response = getattr(client, method)(url, {"a": 1}, format="json")
+        assert response.status_code == 404, response.content
+        assert response["Content-Type"] == "application/json"
+        assert response.json() == {
+            "error": "not_found",
+            "detail": f"No API endpoint at {url}.",
+            "field": None,
+        }
+
+
+def test_a_real_endpoint_still_refuses_a_session_post_without_csrf(project, reader):
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(reader)
+    response = client.post("/api/v1/tenants/", {"slug": "x", "name": "X"}, format="json")
+    assert response.status_code == 403
+    assert "CSRF" in response.json()["detail"]

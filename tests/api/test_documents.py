@@ -318,6 +318,20 @@ def test_writer_cannot_write_the_reserved_space(api, vance, project, writer, adm
     assert readable.status_code == 200
 
 
+@pytest.mark.parametrize(
+    "folder", ["_VANCE", "\uff3fvance", "_v\u0430nce", "_vance\u200b", "_VAN\u200cCE"]
+)
+def test_a_look_alike_of_the_reserved_folder_is_a_400_naming_the_path(
+    api, project, writer, admin, folder
+):
+    for user in (writer, admin):
+        response = api(user).post(
+            f"{BASE}/documents/", {"path": f"{folder}/x.md", "body": "x"}, format="json"
+        )
+        assert_error(response, 400, "invalid", "path")
+    assert not Document.objects.exists()
+
+
 def test_unknown_api_path_is_a_json_404(api, writer):
     response = api(writer).get("/api/v1/nothing-here")
     assert response.status_code == 404

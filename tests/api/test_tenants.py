@@ -6,7 +6,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 
+from agentdocs.core.errors import InvalidInput
 from agentdocs.models import Membership, Project, Tenant
+from agentdocs.services import tenants as tenant_service
 
 pytestmark = pytest.mark.django_db
 
@@ -55,6 +57,21 @@ def test_bad_tenant_input(api, root, payload, field):
     assert response.status_code == 400
     assert response.json()["field"] == field
     assert not Tenant.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "slug", ["_VANCE", "\uff3fvance", "_v\u0430nce", "_vance\u200b", "\uff3f\uff56ance"]
+)
+def test_a_slug_that_looks_like_vance_is_refused_as_such(api, root, project, admin, slug):
+    for url in ("/api/v1/tenants/", "/api/v1/tenants/acme/projects/"):
+        response = api(root).post(url, {"slug": slug, "name": "X"}, format="json")
+        assert response.status_code == 400
+        assert response.json()["field"] == "slug"
+        assert "looks like the reserved `_vance`" in response.json()["detail"]
+    with pytest.raises(InvalidInput) as error:
+        tenant_service.project_create(tenant=project.tenant, slug=slug, name="X", user=admin)
+    assert error.value.field == "slug" and "looks like" in error.value.detail
+    assert set(Project.objects.values_list("slug", flat=True)) == {"_vance", "web"}
 
 
 def test_duplicate_tenant_is_409(api, root, tenant):

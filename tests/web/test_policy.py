@@ -160,3 +160,53 @@ def test_a_second_recipe_of_the_same_name_is_refused_with_its_own_status(browse,
     name_field = text[text.index('for="id_name"') : text.index('for="id_params"')]
     assert "already exists" in name_field
     assert Recipe.objects.get(name="coder").params == {}
+
+
+# What once failed with a 500 on the recipe pages: each is a 400 with the form error.
+UNSTORABLE_RECIPE_FORMS = {
+    "nul in reason": ({"params": "{}", "reason": "a\x00b"}, "reason", "Null characters"),
+    "nul in params": ({"params": '{"agentDocument": "a\\u0000.md"}'}, "params", "NUL"),
+    "lone surrogate in params": (
+        {"params": '{"agentDocument": "\\ud800.md"}'},
+        "params",
+        "lone surrogate",
+    ),
+    "lone surrogate as a profile name": (
+        {"params": "{}", "profiles": '{"\\ud800": {}}'},
+        "profiles",
+        "lone surrogate",
+    ),
+    "50,000 [": ({"params": "[" * 50_000}, "params", "levels deep"),
+    "deeply nested profiles": (
+        {"profiles": '{"p": ' + "[" * 100 + "]" * 100 + "}"},
+        "profiles",
+        "levels deep",
+    ),
+    "5,000-digit integer": (
+        {"params": '{"contextBudgetBytes": ' + "1" * 5000 + "}"},
+        "params",
+        "more than 100 digits",
+    ),
+    "NaN": ({"params": '{"contextBudgetBytes": NaN}'}, "params", "NaN"),
+}
+
+
+@pytest.mark.parametrize("case", UNSTORABLE_RECIPE_FORMS)
+@pytest.mark.parametrize("page", ["new/", "coder/"])
+def test_unstorable_recipe_input_is_a_400_with_the_form_error(browse, admin, tenant, case, page):
+    policy_service.recipe_create(tenant=tenant, name="coder", params={}, profiles={}, user=admin)
+    data, field, message = UNSTORABLE_RECIPE_FORMS[case]
+    response = browse(admin).post(f"/t/acme/-/recipes/{page}", {"name": "other", **data})
+    assert response.status_code == 400
+    errors = response.context["form"].errors[field]
+    assert any(message in error for error in errors), errors
+    assert list(Recipe.objects.values_list("name", "params")) == [("coder", {})]
+
+
+def test_a_nul_in_the_reason_for_deleting_a_recipe_is_a_400(browse, admin, tenant):
+    policy_service.recipe_create(tenant=tenant, name="coder", params={}, profiles={}, user=admin)
+    client = browse(admin)
+    response = client.post("/t/acme/-/recipes/coder/delete/", {"reason": "a\x00b"})
+    assert response.status_code == 400
+    assert "Null characters are not allowed" in response.content.decode()
+    assert Recipe.objects.filter(name="coder").exists()

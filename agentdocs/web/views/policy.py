@@ -8,13 +8,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions, selectors
-from agentdocs.core.errors import AgentdocsError, NotFound
+from agentdocs.core.errors import AgentdocsError, InvalidInput, NotFound
 from agentdocs.core.policy import PolicySetting, merge_policy
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import Recipe
 from agentdocs.permissions import Access
 from agentdocs.services import policy as policy_service
-from agentdocs.web.forms import RecipeForm, SettingDeleteForm, SettingForm
+from agentdocs.web.forms import RecipeDeleteForm, RecipeForm, SettingDeleteForm, SettingForm
 from agentdocs.web.pages import form_page, member_page
 
 
@@ -250,8 +250,11 @@ def recipe_delete(request: HttpRequest, tenant: str, name: str) -> HttpResponse:
     recipe = _recipe(access, name)
     access.require_admin()
     if request.method == "POST":
+        form = RecipeDeleteForm(request.POST)
+        if not form.is_valid():  # a NUL, or a reason over 500 characters: the 400 page
+            raise InvalidInput(form.errors["reason"][0], field="reason")
         policy_service.recipe_delete(
-            recipe=recipe, user=request.user, reason=request.POST.get("reason", "")[:500]
+            recipe=recipe, user=request.user, reason=form.cleaned_data["reason"]
         )
         messages.success(request, f"Deleted the recipe {name}.")
         return redirect("recipes", tenant=access.tenant.slug)
