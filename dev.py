@@ -14,7 +14,7 @@
 
     python3 dev.py manage COMMAND [arguments]
         Run a manage.py command against the demo's database and settings, for
-        example `python3 dev.py manage drf_create_token writer`.
+        example `python3 dev.py manage token_create writer`.
 
 Both are re-runnable: the install is skipped while pyproject.toml is unchanged,
 and the demo keeps its database, its SECRET_KEY and its users' passwords.
@@ -189,7 +189,7 @@ def setup(argv: list[str]) -> int:
 
 def manage_command(argv: list[str]) -> int:
     if not argv:
-        fail("manage needs a manage.py command, for example: manage drf_create_token writer", 2)
+        fail("manage needs a manage.py command, for example: manage token_create writer", 2)
     completed = subprocess.run(manage(*argv), cwd=ROOT, env=demo_env(), check=False)
     return completed.returncode
 

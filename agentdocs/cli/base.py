@@ -81,7 +81,8 @@ def add_server_arguments(parser: argparse.ArgumentParser, *, project: bool = Tru
     parser.add_argument(
         "--token",
         default=env.get("AGENTDOCS_TOKEN"),
-        help="an API token, from `manage.py drf_create_token USER` (default: $AGENTDOCS_TOKEN)",
+        help="an API token, from the API tokens page or `manage.py token_create USER` "
+        "(default: $AGENTDOCS_TOKEN)",
     )
     parser.add_argument(
         "--tenant", default=env.get("AGENTDOCS_TENANT"), help="default: $AGENTDOCS_TENANT"
@@ -111,7 +112,7 @@ class ServerClient:
         self.base = url.rstrip("/") + "/api/v1/"
         self.timeout = timeout
         self.session = requests.Session()
-        self.session.headers["Authorization"] = f"Token {token}"
+        self.session.headers["Authorization"] = f"Bearer {token}"
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ServerClient:
