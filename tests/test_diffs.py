@@ -52,7 +52,7 @@ INTERLEAVED_NEW = [line for n in range(5000) for line in (f"kept {n}", f"new {n}
     ],
 )
 def test_the_hunks_turn_the_old_text_into_the_new_one(old, new):
-    diff = diff_texts("\n".join(old), "\n".join(new))
+    diff = diff_texts("\n".join(old), "\n".join(new), max_changed_lines=None, max_bytes=None)
     assert apply(old, diff.hunks) == new
     removed = sum(line.op == "-" for hunk in diff.hunks for line in hunk.lines)
     added = sum(line.op == "+" for hunk in diff.hunks for line in hunk.lines)
@@ -71,7 +71,9 @@ def test_repetitive_texts_take_the_bounded_path_and_ordinary_ones_the_exact_one(
 def test_past_the_scanning_budget_the_diff_keeps_the_common_beginning_and_end():
     old = ["# Title", *INTERLEAVED_OLD, "## End", "bye"]
     new = ["# Title", *INTERLEAVED_NEW, "## End", "bye"]
-    diff = diff_texts("\n".join(old), "\n".join(new), context=1)
+    diff = diff_texts(
+        "\n".join(old), "\n".join(new), context=1, max_changed_lines=None, max_bytes=None
+    )
     assert len(diff.hunks) == 1
     first, *changed, last = diff.hunks[0].lines
     assert (first.op, first.text) == (" ", "kept 0")  # the common beginning, as context
