@@ -84,3 +84,14 @@ class SecretDetected(AgentdocsError):
 class Unprocessable(AgentdocsError):
     code = "unprocessable"
     status = 422
+
+
+class RateLimited(AgentdocsError):
+    """Too many requests of one kind from one caller; ``retry_after`` says when to retry."""
+
+    code = "rate_limited"
+    status = 429
+
+    def __init__(self, detail: str, *, retry_after: int, **extra: Any) -> None:
+        super().__init__(detail, retry_after=retry_after, **extra)
+        self.retry_after = retry_after
