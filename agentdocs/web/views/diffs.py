@@ -48,5 +48,5 @@ def document_diff_download(
     )
     response = HttpResponse(text, content_type="text/plain; charset=utf-8")
     filename = f"{document.path.replace('/', '_')}.v{from_version}-v{to_version}.diff"
-    response["Content-Disposition"] = content_disposition_header(True, filename)
+    response["Content-Disposition"] = content_disposition_header(True, filename) or "attachment"
     return response
