@@ -244,6 +244,15 @@ AGENTDOCS_READ_STATE_TTL_SECONDS = env_int("AGENTDOCS_READ_STATE_TTL_SECONDS", 2
 AGENTDOCS_RENDER_CACHE = env_bool("AGENTDOCS_RENDER_CACHE", bool(REDIS_URL))
 AGENTDOCS_RENDER_CACHE_TTL_SECONDS = env_int("AGENTDOCS_RENDER_CACHE_TTL_SECONDS", 60 * 60)
 AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS", 5 * 60)
+# Per-caller rate limits (agentdocs/ratelimit.py), as "requests/period" ("60/min",
+# "5/10s"); an empty value leaves that scope unlimited. The live Markdown preview is
+# per user; render and bind are meant per token.
+AGENTDOCS_RATE_LIMITS_ENABLED = env_bool("AGENTDOCS_RATE_LIMITS_ENABLED", True)
+AGENTDOCS_RATE_LIMITS = {
+    "markdown_preview": env_str("AGENTDOCS_RATE_LIMIT_MARKDOWN_PREVIEW", "60/min"),
+    "render": env_str("AGENTDOCS_RATE_LIMIT_RENDER", "600/min"),
+    "bind": env_str("AGENTDOCS_RATE_LIMIT_BIND", "120/min"),
+}
 
 LOGGING = {
     "version": 1,

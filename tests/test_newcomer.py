@@ -88,7 +88,7 @@ def test_dev_py_manage_runs_a_command_with_the_demos_settings():
         [sys.executable, str(DEV_PY), "manage"], capture_output=True, text=True, timeout=60
     )
     assert missing.returncode == 2
-    assert "drf_create_token" in missing.stderr
+    assert "token_create" in missing.stderr
 
 
 def test_the_secret_key_is_generated_once_kept_and_git_ignored(dev):

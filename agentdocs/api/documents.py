@@ -299,8 +299,14 @@ class DocumentDiff(APIView):
         to = serializers.IntegerField()
         diff = serializers.CharField(help_text="Unified diff text")
         hunks = DiffHunkSerializer(many=True)
-        added = serializers.IntegerField()
-        removed = serializers.IntegerField()
+        added = serializers.IntegerField(help_text="Lines added in the whole diff")
+        removed = serializers.IntegerField(help_text="Lines removed in the whole diff")
+        truncated = serializers.BooleanField(
+            help_text="The hunks and the unified text stop before the end of a long diff"
+        )
+        shown_changed_lines = serializers.IntegerField(
+            help_text="How many of the added and removed lines the hunks show"
+        )
 
         def get_fields(self) -> dict[str, serializers.Field]:
             fields = super().get_fields()

@@ -1,6 +1,10 @@
 """Diffs between two texts, built on difflib: unified text plus structured hunks.
 
-The same hunks feed the API and the side-by-side view in the browser.
+The same alignment feeds the API, the side-by-side view in the browser and the
+unified-diff download. What a diff shows is bounded (`MAX_CHANGED_LINES`,
+`MAX_SHOWN_BYTES`): two 256 KiB versions that differ on every line would otherwise
+make one request build a quarter of a million lines of output. A bounded diff says
+so (`truncated`, `shown_changed_lines`); only the download is whole.
 """
 
 from __future__ import annotations
@@ -51,14 +55,22 @@ class DiffDict(TypedDict):
     hunks: list[HunkDict]
     added: int
     removed: int
+    truncated: bool
+    shown_changed_lines: int
 
 
 @dataclass
 class Diff:
     unified: str
     hunks: list[Hunk]
-    added: int
+    added: int  # in the whole diff, shown or not
     removed: int
+    truncated: bool = False  # the hunks and the unified text stop before the end
+    shown_changed_lines: int = 0  # of the added + removed lines, those in the hunks
+
+    @property
+    def changed_lines(self) -> int:
+        return self.added + self.removed
 
     def as_dict(self) -> DiffDict:
         return {
@@ -66,7 +78,16 @@ class Diff:
             "hunks": [cast(HunkDict, asdict(h)) for h in self.hunks],
             "added": self.added,
             "removed": self.removed,
+            "truncated": self.truncated,
+            "shown_changed_lines": self.shown_changed_lines,
         }
+
+
+# What one diff shows at most, for the API and the pages: the first changed lines in
+# document order, with their context. 2,000 changed lines is a thorough rewrite of a
+# long document; 128 KiB of line text keeps a page, escaped, well under a megabyte.
+MAX_CHANGED_LINES = 2_000
+MAX_SHOWN_BYTES = 128 * 1024
 
 
 # Without its junk heuristic, difflib's SequenceMatcher finds the most readable
@@ -180,16 +201,29 @@ def _coarse_opcodes(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
     return opcodes
 
 
-def grouped_opcodes(
-    old: Sequence[str], new: Sequence[str], context: int
-) -> list[list[tuple[str, int, int, int, int]]]:
-    """difflib's grouped opcodes from ``old`` to ``new``: exact while that is affordable,
+def line_opcodes(old: Sequence[str], new: Sequence[str]) -> list[Opcode]:
+    """difflib's opcodes from ``old`` to ``new``: exact while that is affordable,
     then difflib's heuristic, then (past a fixed amount of work) coarse."""
     try:
-        opcodes = _opcodes(old, new)
+        return _opcodes(old, new)
     except _TooMuchWork:
-        opcodes = _coarse_opcodes(old, new)
-    return list(_GivenOpcodes(opcodes).get_grouped_opcodes(context))
+        return _coarse_opcodes(old, new)
+
+
+def grouped_opcodes(old: Sequence[str], new: Sequence[str], context: int) -> list[list[Opcode]]:
+    """The opcodes of `line_opcodes` in hunks with ``context`` unchanged lines around."""
+    groups = _GivenOpcodes(line_opcodes(old, new)).get_grouped_opcodes(context)
+    return [cast(list[Opcode], group) for group in groups]
+
+
+def changed_counts(opcodes: Sequence[Opcode]) -> tuple[int, int]:
+    """(added, removed): how many lines the whole diff adds and removes."""
+    added = removed = 0
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag != "equal":
+            removed += i2 - i1
+            added += j2 - j1
+    return added, removed
 
 
 def _unified_range(start: int, length: int) -> str:
@@ -199,41 +233,136 @@ def _unified_range(start: int, length: int) -> str:
     return f"{start + 1 if length else start},{length}"
 
 
+class _Budget:
+    """Counts what a bounded diff has shown: changed lines, and bytes of line text."""
+
+    def __init__(self, max_changed_lines: int | None, max_bytes: int | None) -> None:
+        self.changed_left = max_changed_lines
+        self.bytes_left = max_bytes
+        self.changed_shown = 0
+
+    def take(self, text: str, *, changed: bool) -> bool:
+        """Whether this line still fits; if so it is counted as shown."""
+        if changed and self.changed_left is not None and self.changed_left <= 0:
+            return False
+        if self.bytes_left is not None:
+            size = len(text.encode("utf-8", "surrogatepass"))
+            # The first line is always shown: a diff of one huge line still shows it.
+            if size > self.bytes_left and self.changed_shown:
+                return False
+            self.bytes_left -= size
+        if changed:
+            self.changed_shown += 1
+            if self.changed_left is not None:
+                self.changed_left -= 1
+        return True
+
+
 def diff_texts(
-    old: str, new: str, *, old_label: str = "a", new_label: str = "b", context: int = 3
+    old: str,
+    new: str,
+    *,
+    old_label: str = "a",
+    new_label: str = "b",
+    context: int = 3,
+    max_changed_lines: int | None = MAX_CHANGED_LINES,
+    max_bytes: int | None = MAX_SHOWN_BYTES,
 ) -> Diff:
-    """The unified diff and its hunks, both from one alignment of the lines."""
+    """The unified diff and its hunks, both from one alignment of the lines.
+
+    Past ``max_changed_lines`` changed lines or ``max_bytes`` of line text (None: no
+    bound) the diff stops: the last hunk ends where the budget ran out and its
+    header counts the lines it holds, so the unified text is still a valid patch
+    of what it shows. ``added`` and ``removed`` always count the whole diff.
+    """
     old_lines = old.splitlines()
     new_lines = new.splitlines()
+    opcodes = line_opcodes(old_lines, new_lines)
+    added, removed = changed_counts(opcodes)
+    budget = _Budget(max_changed_lines, max_bytes)
     hunks: list[Hunk] = []
     unified = [f"--- {old_label}", f"+++ {new_label}"]
-    added = removed = 0
-    for group in grouped_opcodes(old_lines, new_lines, context):
-        first, last = group[0], group[-1]
-        hunk = Hunk(
-            old_start=first[1] + 1,
-            old_lines=last[2] - first[1],
-            new_start=first[3] + 1,
-            new_lines=last[4] - first[3],
-        )
+    truncated = False
+    for group in _GivenOpcodes(opcodes).get_grouped_opcodes(context):
+        first = group[0]
+        hunk = Hunk(old_start=first[1] + 1, old_lines=0, new_start=first[3] + 1, new_lines=0)
+        truncated = not _fill_hunk(hunk, cast(list[Opcode], group), old_lines, new_lines, budget)
+        while truncated and hunk.lines and hunk.lines[-1].op == " ":
+            hunk.lines.pop()  # context leads up to a change; the cut change is not shown
+        if not hunk.lines:
+            break
+        hunk.old_lines = sum(line.op != "+" for line in hunk.lines)
+        hunk.new_lines = sum(line.op != "-" for line in hunk.lines)
         unified.append(
             f"@@ -{_unified_range(first[1], hunk.old_lines)} "
             f"+{_unified_range(first[3], hunk.new_lines)} @@"
         )
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                for offset, text in enumerate(old_lines[i1:i2]):
-                    hunk.lines.append(DiffLine(" ", text, i1 + offset + 1, j1 + offset + 1))
-                continue
-            if tag in ("replace", "delete"):
-                for offset, text in enumerate(old_lines[i1:i2]):
-                    hunk.lines.append(DiffLine("-", text, i1 + offset + 1, None))
-                    removed += 1
-            if tag in ("replace", "insert"):
-                for offset, text in enumerate(new_lines[j1:j2]):
-                    hunk.lines.append(DiffLine("+", text, None, j1 + offset + 1))
-                    added += 1
         unified += [line.op + line.text for line in hunk.lines]
         hunks.append(hunk)
+        if truncated:
+            break
     text = "\n".join(unified) + "\n" if hunks else ""
-    return Diff(unified=text, hunks=hunks, added=added, removed=removed)
+    return Diff(
+        unified=text,
+        hunks=hunks,
+        added=added,
+        removed=removed,
+        truncated=truncated,
+        shown_changed_lines=budget.changed_shown,
+    )
+
+
+def _fill_hunk(
+    hunk: Hunk,
+    group: list[Opcode],
+    old_lines: Sequence[str],
+    new_lines: Sequence[str],
+    budget: _Budget,
+) -> bool:
+    """Add the group's lines to the hunk while the budget lasts; False if it ran out."""
+    for tag, i1, i2, j1, j2 in group:
+        if tag == "equal":
+            for offset, text in enumerate(old_lines[i1:i2]):
+                if not budget.take(text, changed=False):
+                    return False
+                hunk.lines.append(DiffLine(" ", text, i1 + offset + 1, j1 + offset + 1))
+            continue
+        if tag in ("replace", "delete"):
+            for offset, text in enumerate(old_lines[i1:i2]):
+                if not budget.take(text, changed=True):
+                    return False
+                hunk.lines.append(DiffLine("-", text, i1 + offset + 1, None))
+        if tag in ("replace", "insert"):
+            for offset, text in enumerate(new_lines[j1:j2]):
+                if not budget.take(text, changed=True):
+                    return False
+                hunk.lines.append(DiffLine("+", text, None, j1 + offset + 1))
+    return True
+
+
+def unified_diff(
+    old: str, new: str, *, old_label: str = "a", new_label: str = "b", context: int = 3
+) -> str:
+    """The whole unified diff, unbounded, as `diff -u` writes it: for the download.
+
+    Written straight from the opcodes, without the hunks' line objects, since a
+    whole diff may run to a quarter of a million lines."""
+    old_lines = old.splitlines()
+    new_lines = new.splitlines()
+    out = [f"--- {old_label}", f"+++ {new_label}"]
+    groups = grouped_opcodes(old_lines, new_lines, context)
+    for group in groups:
+        first, last = group[0], group[-1]
+        out.append(
+            f"@@ -{_unified_range(first[1], last[2] - first[1])} "
+            f"+{_unified_range(first[3], last[4] - first[3])} @@"
+        )
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + text for text in old_lines[i1:i2]]
+                continue
+            if tag in ("replace", "delete"):
+                out += ["-" + text for text in old_lines[i1:i2]]
+            if tag in ("replace", "insert"):
+                out += ["+" + text for text in new_lines[j1:j2]]
+    return "\n".join(out) + "\n" if groups else ""

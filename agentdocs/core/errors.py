@@ -85,3 +85,14 @@ class SecretDetected(AgentdocsError):
 class Unprocessable(AgentdocsError):
     code = "unprocessable"
     status = 422
+
+
+class RateLimited(AgentdocsError):
+    """Too many requests of one kind from one caller; ``retry_after`` says when to retry."""
+
+    code = "rate_limited"
+    status = 429
+
+    def __init__(self, detail: str, *, retry_after: int, field: str | None = None) -> None:
+        super().__init__(detail, field=field, retry_after=retry_after)
+        self.retry_after = retry_after

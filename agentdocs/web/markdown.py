@@ -4,19 +4,56 @@ Two independent guards: markdown-it runs with raw HTML disabled (a `<script>`
 in a document comes out as text), and nh3 sanitises the result anyway, so a
 future parser option or plugin cannot let an `onerror=` or a `javascript:`
 link through.
+
+Bounded in size and time, because markdown-it's inline rules cost far more on some
+text than on prose: each `[` starts a search for the end of a link label, each
+`*` or `_` a search for its closer, so 255 KiB of `![` took 8 s. Only the first
+`MAX_MARKDOWN_BYTES` are read as Markdown (the rest is shown as plain text); a
+paragraph, heading or table cell longer than `MAX_INLINE_CHARS` is shown without
+inline formatting, which keeps the cost of any one of them small; and once
+`RENDER_SECONDS` have passed, the remaining ones are too. Each case adds a note
+saying what was shown plainly. Prose is far inside every bound.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 
 import nh3
 from django.core.cache import cache
+from django.utils.html import escape
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
+
+MAX_MARKDOWN_BYTES = 128 * 1024
+MAX_INLINE_CHARS = 8 * 1024
+RENDER_SECONDS = 0.5
+
+
+def _bounded_inline(state: StateCore) -> None:
+    """markdown-it's `inline` core rule, within `MAX_INLINE_CHARS` and the deadline."""
+    deadline = state.env.get("deadline")
+    for token in state.tokens:
+        if token.type != "inline":
+            continue
+        if token.children is None:
+            token.children = []
+        too_long = len(token.content) > MAX_INLINE_CHARS
+        if too_long or (deadline is not None and time.monotonic() > deadline):
+            state.env["plain_blocks"] = state.env.get("plain_blocks", 0) + 1
+            plain = Token("text", "", 0)
+            plain.content = token.content
+            token.children.append(plain)
+            continue
+        state.md.inline.parse(token.content, state.md, state.env, token.children)
+
 
 _parser = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
     ["table", "strikethrough"]
 )
+_parser.core.ruler.at("inline", _bounded_inline)
 
 _ALLOWED_TAGS = {
     "a", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
@@ -32,25 +69,29 @@ _ALLOWED_ATTRIBUTES = {
 }
 
 
-# Bump when the parser options or the sanitiser's rules change: cached HTML is keyed by it.
-RENDERER_VERSION = 1
+# Bump when the parser options, the bounds or the sanitiser's rules change: cached HTML
+# is keyed by it.
+RENDERER_VERSION = 2
 CACHE_SECONDS = 24 * 3600
+# A live preview's text is usually gone at the next keystroke: kept only long enough
+# that sending the same text again (a retry, a hostile loop) costs nothing.
+PREVIEW_CACHE_SECONDS = 5 * 60
 
 
-def render_markdown(text: str, *, cached: bool = True) -> str:
+def render_markdown(text: str, *, cached: bool = True, cache_seconds: int = CACHE_SECONDS) -> str:
     """Sanitised HTML for a document body; safe to mark safe in a template.
 
     Kept in the cache under the text's hash: a document is read far more often than
-    it is written, and some Markdown (a long run of `[`, say) takes markdown-it
-    seconds to parse, which a page view should pay once, not every time.
+    it is written, and even bounded, some Markdown costs markdown-it up to about
+    `RENDER_SECONDS`, which a page view should pay once, not every time.
     """
-    if not cached:  # a live preview's text is gone at the next keystroke
+    if not cached:
         return _render(text)
     key = cache_key(text)
     html = cache.get(key)
     if html is None:
         html = _render(text)
-        cache.set(key, html, CACHE_SECONDS)
+        cache.set(key, html, cache_seconds)
     return html
 
 
@@ -58,8 +99,33 @@ def cache_key(text: str) -> str:
     return f"markdown:v{RENDERER_VERSION}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
 
 
+def _split(text: str, max_bytes: int) -> tuple[str, str]:
+    """The text's first ``max_bytes`` at most, ending at a line end, and the rest."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) <= max_bytes:
+        return text, ""
+    head = encoded[:max_bytes].decode("utf-8", "ignore")
+    line_end = head.rfind("\n")
+    if line_end > 0:
+        head = head[: line_end + 1]
+    return head, text[len(head) :]
+
+
 def _render(text: str) -> str:
-    html = _parser.render(text)
+    markdown, rest = _split(text, MAX_MARKDOWN_BYTES)
+    env: dict = {"deadline": time.monotonic() + RENDER_SECONDS}
+    html = _parser.render(markdown, env)
+    if env.get("plain_blocks"):
+        html += (
+            f"<p><em>{env['plain_blocks']} paragraph(s) shown above without formatting: "
+            "too long to format, or the page ran out of time for it.</em></p>"
+        )
+    if rest:
+        html += (
+            f"<p><em>Only the first {MAX_MARKDOWN_BYTES // 1024} KiB are shown formatted; "
+            "the rest follows as plain text.</em></p>"
+            f"<pre>{escape(rest)}</pre>"
+        )
     return nh3.clean(
         html,
         tags=_ALLOWED_TAGS,

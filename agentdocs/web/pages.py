@@ -23,13 +23,14 @@ from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from agentdocs.core.errors import AgentdocsError, Forbidden, InvalidInput, NotFound
+from agentdocs.core.errors import AgentdocsError, Forbidden, InvalidInput, NotFound, RateLimited
 
 View = Callable[..., HttpResponse]
 
 
 def member_page(view: View) -> View:
-    """Sign-in required; NotFound → 404, Forbidden → 403, InvalidInput → 400."""
+    """Sign-in required; NotFound → 404, Forbidden → 403, InvalidInput → 400,
+    RateLimited → 429 with Retry-After."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:
@@ -43,6 +44,10 @@ def member_page(view: View) -> View:
             # Forms show a service's refusal beside their fields; what reaches here is
             # a bad URL (a malformed document path, say): the 400 page says what.
             return render(request, "400.html", {"detail": error.detail}, status=400)
+        except RateLimited as error:
+            response = HttpResponse(error.detail, status=429, content_type="text/plain")
+            response["Retry-After"] = str(error.retry_after)
+            return response
 
     return login_required(wrapper)
 

@@ -5,13 +5,22 @@ slashes, so each document action has its own prefix before the path."""
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from agentdocs.web.views import bindings, documents, memory_block, policy, projects, tokens
+from agentdocs.web.views import (
+    bindings,
+    diffs,
+    documents,
+    memory_block,
+    policy,
+    projects,
+    tokens,
+)
 
 document_urls = [
     path("doc/<path:path>", documents.document_detail, name="document"),
     path("edit/<path:path>", documents.document_edit, name="document-edit"),
     path("history/<path:path>", documents.document_history, name="document-history"),
     path("diff/<path:path>", documents.document_diff, name="document-diff"),
+    path("diff-download/<path:path>", diffs.document_diff_download, name="document-diff-download"),
     path("revert/<path:path>", documents.document_revert, name="document-revert"),
     path("delete/<path:path>", documents.document_delete, name="document-delete"),
     path("lock/<path:path>", documents.document_lock, name="document-lock"),

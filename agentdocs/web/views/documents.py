@@ -20,7 +20,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from agentdocs import permissions, selectors
+from agentdocs import permissions, ratelimit, selectors
 from agentdocs.core.errors import AgentdocsError, Locked, NotFound, VersionConflict
 from agentdocs.core.numbers import positive_int
 from agentdocs.models import RESERVED_PROJECT, Document
@@ -36,7 +36,7 @@ from agentdocs.web.forms import (
     RevertForm,
 )
 from agentdocs.web.guideline import measure
-from agentdocs.web.markdown import render_markdown
+from agentdocs.web.markdown import PREVIEW_CACHE_SECONDS, render_markdown
 from agentdocs.web.pages import form_page, member_page
 
 HISTORY_PAGE_SIZE = 50
@@ -296,6 +296,7 @@ def markdown_preview(request: HttpRequest, tenant: str, project: str) -> HttpRes
     For the editor, so for those who may write: parsing Markdown costs the server
     CPU on every pause in typing."""
     permissions.project_access(request.user, tenant, project).require_write()
+    ratelimit.check("markdown_preview", f"user:{request.user.pk}")
     form = MarkdownPreviewForm(request.POST)
     body = form.cleaned_data["body"] if form.is_valid() else ""
     size = measure(body)
@@ -305,7 +306,9 @@ def markdown_preview(request: HttpRequest, tenant: str, project: str) -> HttpRes
         request,
         "agentdocs/partials/preview.html",
         {
-            "preview_html": "" if too_large else render_markdown(body, cached=False),
+            "preview_html": ""
+            if too_large
+            else render_markdown(body, cache_seconds=PREVIEW_CACHE_SECONDS),
             "too_large": too_large,
             "measure": size,
             "oob": True,
