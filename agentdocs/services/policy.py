@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 
 from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
 from agentdocs.core.paths import validate_path
+from agentdocs.core.secret_scan import refuse_secret
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.services import render_cache
@@ -54,6 +55,8 @@ def _validate_setting_value(value: object) -> str:
         raise InvalidInput(
             f"The value is longer than {MAX_SETTING_VALUE} characters.", field="value"
         )
+    # memory.* values go verbatim into every prompt, like documents.
+    refuse_secret(value, field="value", what="The value")
     return value
 
 
@@ -132,6 +135,10 @@ def validate_params(params: object) -> dict[str, Any]:
         raise InvalidInput("params must be a JSON object.", field="params")
     for key, value in params.items():
         field = f"params.{key}"
+        # Before any message that repeats the key; a secret is named by its place only.
+        refuse_secret(str(key), field="params", what="A parameter name")
+        if isinstance(value, str):
+            refuse_secret(value, field=field, what="The parameter")
         if key == AGENT_DOC_PARAM:
             # Not set, "" and null are three different, meaningful states: keep them.
             if value is not None and value != "":
@@ -163,6 +170,7 @@ def validate_profiles(profiles: object) -> dict[str, Any]:
             "profiles must be a JSON object of profile name → options.", field="profiles"
         )
     for name, options in profiles.items():
+        refuse_secret(str(name), field="profiles", what="A profile name")
         field = f"profiles.{name}"
         if not PROFILE_NAME.match(name):
             raise InvalidInput(
@@ -171,6 +179,7 @@ def validate_profiles(profiles: object) -> dict[str, Any]:
         if not isinstance(options, dict):
             raise InvalidInput("A profile must be a JSON object of options.", field=field)
         for key, value in options.items():
+            refuse_secret(str(key), field=field, what="A profile option name")
             if key == PROFILE_CLIENT_DOC:
                 _validate_bool(value, field=f"{field}.{key}")
             else:

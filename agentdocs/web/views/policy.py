@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions, selectors
-from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
+from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound, SecretDetected
 from agentdocs.core.policy import PolicySetting, merge_policy
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import Recipe
@@ -79,7 +79,7 @@ def _settings_page(request: HttpRequest, access: Access) -> HttpResponse:
                     user=request.user,
                     reason=form.cleaned_data["reason"],
                 )
-            except (InvalidInput, Enforced) as error:
+            except (InvalidInput, Enforced, SecretDetected) as error:
                 status = error.status
                 add_service_error(form, error)
             else:
@@ -153,6 +153,9 @@ def recipe_create(request: HttpRequest, tenant: str) -> HttpResponse:
                     user=request.user,
                     reason=form.cleaned_data["reason"],
                 )
+            except SecretDetected as error:
+                status = error.status
+                add_service_error(form, error)
             except (InvalidInput, AlreadyExists) as error:
                 status = 400
                 add_service_error(form, error)
@@ -195,6 +198,9 @@ def recipe_detail(request: HttpRequest, tenant: str, name: str) -> HttpResponse:
                     user=request.user,
                     reason=form.cleaned_data["reason"],
                 )
+            except SecretDetected as error:
+                status = error.status
+                add_service_error(form, error)
             except InvalidInput as error:
                 status = 400
                 add_service_error(form, error)
