@@ -9,6 +9,7 @@ leaves the same history rows, with the admin's user and a reason, as the API.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 from django import forms
@@ -24,6 +25,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from agentdocs.core.errors import AgentdocsError
 from agentdocs.core.paths import validate_new_path
+from agentdocs.core.secret_scan import refuse_secret
 from agentdocs.models import (
     BindingRecord,
     Document,
@@ -436,6 +438,12 @@ class SettingForm(ReasonForm):
 
     def clean_key(self) -> str:
         return _checked(policy_service.validate_setting_key, self.cleaned_data["key"])
+
+    def clean_value(self) -> str:
+        # memory.* values go into every prompt: the service's secret check, as a form error.
+        return _checked(
+            partial(refuse_secret, field="value", what="The value"), self.cleaned_data["value"]
+        )
 
     def clean(self) -> dict[str, Any]:
         super().clean()

@@ -186,17 +186,19 @@ def test_lock_ttl_is_validated(doc, writer, ttl):
 SECRETS = [
     "-----BEGIN RSA PRIVATE KEY-----",
     "-----BEGIN OPENSSH PRIVATE KEY-----",
-    "aws: AKIAIOSFODNN7EXAMPLE",
+    # Not AWS's documented examples (AKIAIOSFODNN7EXAMPLE, wJalr...EXAMPLEKEY): those
+    # are placeholders, see tests/core/test_secret_scan.py.
+    "aws: AKIA2E0A8F3B7C9D1E5Q",
     "token ghp_" + "a" * 36,
     "xoxb-1234567890-abcdefghij",
-    "key sk-ant-api03-" + "x" * 30,
+    "key sk-ant-api03-" + "Xy7q" * 8,  # not `xxxx`: that is an elided key
     "OPENAI sk-" + "A1b2" * 10,
     "password = hunter22",
     'api_key: "abcd1234efgh"',
     "DATABASE_URL=postgres://app:s3cretpw@db.internal/app",
     "DB_PASSWORD=hunter2hunter",
     "export MYSQL_PASSWORD=abcd1234",
-    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "aws_secret_access_key = q7Rk2VfT9bLmX4cN8wYs1ZdPuG6hJa3KeE0iOyBt",
     "password: hunter2hunter",
     "  password: hunter2hunter  # production",
     "token = 'a1b2c3d4e5f6g7h8'",

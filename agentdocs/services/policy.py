@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
 from agentdocs.core.paths import validate_path
 from agentdocs.core.recipes import ProfileOptions, RecipeParams
+from agentdocs.core.secret_scan import refuse_secret
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.services import render_cache
@@ -60,6 +61,8 @@ def _validate_setting_value(value: object) -> str:
         raise InvalidInput(
             f"The value is longer than {MAX_SETTING_VALUE} characters.", field="value"
         )
+    # memory.* values go verbatim into every prompt, like documents.
+    refuse_secret(value, field="value", what="The value")
     return value
 
 
@@ -144,6 +147,10 @@ def validate_params(params: object) -> RecipeParams:
         raise InvalidInput("params must be a JSON object.", field="params")
     for key, value in params.items():
         field = f"params.{key}"
+        # Before any message that repeats the key; a secret is named by its place only.
+        refuse_secret(str(key), field="params", what="A parameter name")
+        if isinstance(value, str):
+            refuse_secret(value, field=field, what="The parameter")
         if key == AGENT_DOC_PARAM:
             # Not set, "" and null are three different, meaningful states: keep them.
             if value is not None and value != "":
@@ -175,6 +182,7 @@ def validate_profiles(profiles: object) -> dict[str, ProfileOptions]:
             "profiles must be a JSON object of profile name → options.", field="profiles"
         )
     for name, options in profiles.items():
+        refuse_secret(str(name), field="profiles", what="A profile name")
         field = f"profiles.{name}"
         if not PROFILE_NAME.match(name):
             raise InvalidInput(
@@ -183,6 +191,7 @@ def validate_profiles(profiles: object) -> dict[str, ProfileOptions]:
         if not isinstance(options, dict):
             raise InvalidInput("A profile must be a JSON object of options.", field=field)
         for key, value in options.items():
+            refuse_secret(str(key), field=field, what="A profile option name")
             if key == PROFILE_CLIENT_DOC:
                 _validate_bool(value, field=f"{field}.{key}")
             else:
