@@ -84,12 +84,12 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import setup_test_environment
     from django.urls import NoReverseMatch, reverse
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
     from agentdocs.models import Role
     from agentdocs.services import documents as document_service
     from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tokens as token_service
 
     setup_test_environment()
     call_command("migrate", verbosity=0)
@@ -115,7 +115,8 @@ def main() -> None:
     page_admin = Client()
     page_admin.force_login(admin)
     api_reader = APIClient()
-    api_reader.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=reader).key}")
+    key = token_service.token_create(user=reader, name="bench", scopes=["read"]).key
+    api_reader.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     base = "/t/bench/web"
     api_base = "/api/v1/tenants/bench/projects/web"
     rows = [

@@ -20,12 +20,12 @@ import django
 django.setup()
 
 from django.contrib.auth import get_user_model  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
 
 from agentdocs.models import Role  # noqa: E402
 from agentdocs.services import documents as document_service  # noqa: E402
 from agentdocs.services import policy as policy_service  # noqa: E402
 from agentdocs.services import tenants as tenant_service  # noqa: E402
+from agentdocs.services import tokens as token_service  # noqa: E402
 
 
 def paragraph(topic: str, lines: int) -> str:
@@ -81,8 +81,8 @@ def main() -> None:
         profiles={"cli": {"useClientAgentDoc": True}},
         user=admin,
     )
-    token = Token.objects.create(user=agent)
-    print(json.dumps({"token": token.key, "tenant": tenant.slug, "project": project.slug}))
+    key = token_service.token_create(user=agent, name="bench", scopes=["render"]).key
+    print(json.dumps({"token": key, "tenant": tenant.slug, "project": project.slug}))
 
 
 if __name__ == "__main__":
