@@ -7,7 +7,6 @@ from django.urls import include, path
 
 from agentdocs.web.views import (
     bindings,
-    diffs,
     documents,
     memory_block,
     policy,
@@ -20,7 +19,9 @@ document_urls = [
     path("edit/<path:path>", documents.document_edit, name="document-edit"),
     path("history/<path:path>", documents.document_history, name="document-history"),
     path("diff/<path:path>", documents.document_diff, name="document-diff"),
-    path("diff-download/<path:path>", diffs.document_diff_download, name="document-diff-download"),
+    path(
+        "diff-download/<path:path>", documents.document_diff_download, name="document-diff-download"
+    ),
     path("revert/<path:path>", documents.document_revert, name="document-revert"),
     path("delete/<path:path>", documents.document_delete, name="document-delete"),
     path("lock/<path:path>", documents.document_lock, name="document-lock"),

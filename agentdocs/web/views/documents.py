@@ -18,6 +18,7 @@ from django.forms import Form
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agentdocs import permissions, ratelimit, selectors
@@ -26,7 +27,7 @@ from agentdocs.core.numbers import positive_int
 from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import Access
 from agentdocs.services import documents as document_service
-from agentdocs.web.diffview import side_by_side
+from agentdocs.web.diffview import side_by_side, whole_unified_diff
 from agentdocs.web.forms import (
     DeleteForm,
     DocumentCreateForm,
@@ -371,14 +372,20 @@ def _version_param(params: QueryDict, name: str, default: int) -> int:
     return version
 
 
-@member_page
-def document_diff(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
-    access = permissions.project_access(request.user, tenant, project)
-    document = _current(access, path)
+def _diff_pair(request: HttpRequest, document: Document) -> tuple[Any, Any]:
+    """The two versions `?from=` and `?to=` name: by default the last two."""
     to_version = _version_param(request.GET, "to", document.version)
     from_version = _version_param(request.GET, "from", max(to_version - 1, 1))
     old = document_service.document_version(document=document, version=from_version)
     new = document_service.document_version(document=document, version=to_version)
+    return old, new
+
+
+@member_page
+def document_diff(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    access = permissions.project_access(request.user, tenant, project)
+    document = _current(access, path)
+    old, new = _diff_pair(request, document)
     return render(
         request,
         "agentdocs/document_diff.html",
@@ -393,6 +400,27 @@ def document_diff(request: HttpRequest, tenant: str, project: str, path: str) ->
             "diff": side_by_side(old.body, new.body),
         },
     )
+
+
+@member_page
+def document_diff_download(
+    request: HttpRequest, tenant: str, project: str, path: str
+) -> HttpResponse:
+    """The whole unified diff of the diff page's two versions, as a file: the diff and
+    revert pages show a bounded diff and send a reader who wants all of it here."""
+    access = permissions.project_access(request.user, tenant, project)
+    document = _current(access, path)
+    old, new = _diff_pair(request, document)
+    text = whole_unified_diff(
+        old.body,
+        new.body,
+        old_label=f"{document.path}@{old.version}",
+        new_label=f"{document.path}@{new.version}",
+    )
+    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    filename = f"{document.path.replace('/', '_')}.v{old.version}-v{new.version}.diff"
+    response["Content-Disposition"] = content_disposition_header(True, filename) or "attachment"
+    return response
 
 
 @member_page
