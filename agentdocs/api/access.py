@@ -15,7 +15,6 @@ from rest_framework.request import Request
 from agentdocs.api.authentication import TokenAuth
 from agentdocs.core.errors import Forbidden
 from agentdocs.models import Scope
-from agentdocs.models.tokens import SCOPE_ORDER
 from agentdocs.permissions import PrefetchedAccess
 
 
@@ -49,8 +48,7 @@ class TokenScopePermission(BasePermission):
         if not isinstance(auth, TokenAuth):
             return True
         needed = required_scope(request, view)
-        highest = auth.token.highest_scope
-        if highest is None or SCOPE_ORDER.index(highest) < SCOPE_ORDER.index(needed):
+        if not auth.token.allows(needed):
             raise InsufficientScope(
                 f"This token's scopes ({', '.join(auth.token.scopes) or 'none'}) do not "
                 f"include {needed!r}, which this request needs.",

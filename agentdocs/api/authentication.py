@@ -29,21 +29,13 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.request import Request
 
 from agentdocs.api.parsers import NUL
-from agentdocs.models import ApiToken, Role, Scope
+from agentdocs.models import ApiToken
 from agentdocs.permissions import PrefetchedAccess, TokenLimits
 from agentdocs.services import tokens as token_service
 from agentdocs.sql import access as access_sql
 
 KEYWORDS = (b"token", b"bearer")
 MAX_KEY_LENGTH = 200
-
-# The highest role each scope reaches; the user's role caps it again.
-SCOPE_CEILING = {
-    Scope.READ: Role.READER,
-    Scope.RENDER: Role.READER,
-    Scope.WRITE: Role.WRITER,
-    Scope.ADMIN: Role.ADMIN,
-}
 
 
 @dataclass
@@ -131,11 +123,7 @@ class TokenAccessAuthentication(BaseAuthentication):
         assert token is not None and user is not None
         now = timezone.now()
         token_service.token_used(token_id=token.pk, last_used_at=token.last_used_at, now=now)
-        highest = token.highest_scope
-        limits = TokenLimits(
-            tenant_id=token.tenant_id,
-            ceiling=SCOPE_CEILING[Scope(highest)] if highest else Role.READER,
-        )
+        limits = TokenLimits(tenant_id=token.tenant_id, ceiling=token.role_ceiling)
         prefetched = None
         if scope is not None and prefetched_row is not None:
             prefetched = PrefetchedAccess(

@@ -30,12 +30,13 @@ class Scope(models.TextChoices):
 
 SCOPE_ORDER: tuple[str, ...] = tuple(Scope.values)
 
-# The highest scope each role can use: a reader renders and binds runs, a writer
-# writes, an admin administers.
-ROLE_CEILING: dict[str, str] = {
-    Role.READER: Scope.RENDER,
-    Role.WRITER: Scope.WRITE,
-    Role.ADMIN: Scope.ADMIN,
+# The highest role each scope reaches: a reader renders and binds runs, a writer
+# writes, an admin administers. The user's current role caps it again.
+SCOPE_ROLE: dict[str, Role] = {
+    Scope.READ: Role.READER,
+    Scope.RENDER: Role.READER,
+    Scope.WRITE: Role.WRITER,
+    Scope.ADMIN: Role.ADMIN,
 }
 
 
@@ -82,3 +83,14 @@ class ApiToken(models.Model):
         """The broadest scope the token holds (scopes are ordered), or None."""
         held = [scope for scope in SCOPE_ORDER if scope in (self.scopes or [])]
         return held[-1] if held else None
+
+    @property
+    def role_ceiling(self) -> Role:
+        """The highest role the token's scopes reach."""
+        highest = self.highest_scope
+        return SCOPE_ROLE[highest] if highest else Role.READER
+
+    def allows(self, scope: str) -> bool:
+        """Whether the token's scopes include ``scope`` (each includes those before it)."""
+        highest = self.highest_scope
+        return highest is not None and SCOPE_ORDER.index(highest) >= SCOPE_ORDER.index(scope)

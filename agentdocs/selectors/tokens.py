@@ -6,6 +6,7 @@ from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from agentdocs.core.errors import NotFound
+from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.models import ApiToken, Tenant
 
 
@@ -18,16 +19,10 @@ def token_list_in(*, tenant: Tenant) -> QuerySet[ApiToken]:
 
 
 def _token_id(token_id: object) -> int:
-    if isinstance(token_id, int):
-        return token_id
-    if (
-        isinstance(token_id, str)
-        and token_id.isascii()
-        and token_id.isdigit()
-        and len(token_id) < 19
-    ):
-        return int(token_id)
-    raise NotFound("No such token.", field="id")
+    number = positive_int(token_id, maximum=MAX_ID)
+    if number is None:
+        raise NotFound("No such token.", field="id")
+    return number
 
 
 def token_get_for(*, user: User, token_id: object) -> ApiToken:
