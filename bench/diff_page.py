@@ -19,10 +19,8 @@ times. It is a measurement, not a test: it asserts nothing.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -30,19 +28,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.pages import prepare_environment  # noqa: E402
+
 BIG_OLD = "a\nb\n" * 65000
 BIG_NEW = "b\na\n" * 65000
 SMALL_OLD = "# Rules\n\n- Use tabs.\n- Run the tests.\n"
 SMALL_NEW = "# Rules\n\n- Use spaces.\n- Run the tests.\n- Ask first.\n"
-
-
-def _prepare_environment() -> str:
-    if not os.environ.get("DATABASE_URL"):
-        path = Path(tempfile.gettempdir()) / "agentdocs-bench-diff-page.sqlite3"
-        path.unlink(missing_ok=True)
-        os.environ["DATABASE_URL"] = f"sqlite:///{path}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
-    return os.environ["DATABASE_URL"]
 
 
 def _timed(client, url: str) -> tuple[float, int]:
@@ -72,7 +63,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="warm requests per URL")
     args = parser.parse_args()
-    database = _prepare_environment()
+    database = prepare_environment("diff-page")
     warnings.filterwarnings("ignore", message="No directory at", module="django.core.handlers")
 
     import django

@@ -50,9 +50,11 @@ PAGES = [
 ]
 
 
-def _prepare_environment() -> str:
+def prepare_environment(name: str = "pages") -> str:
+    """Point Django at DATABASE_URL, or else at a fresh throwaway SQLite file named for
+    the benchmark; the demo database is never touched."""
     if not os.environ.get("DATABASE_URL"):
-        path = Path(tempfile.gettempdir()) / "agentdocs-bench-pages.sqlite3"
+        path = Path(tempfile.gettempdir()) / f"agentdocs-bench-{name}.sqlite3"
         path.unlink(missing_ok=True)
         os.environ["DATABASE_URL"] = f"sqlite:///{path}"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
@@ -98,7 +100,7 @@ def main() -> None:
         "--extra-versions", type=int, default=200, help="versions of agent.md to add, then re-run"
     )
     args = parser.parse_args()
-    database = _prepare_environment()
+    database = prepare_environment()
     # WhiteNoise warns that collectstatic has not run; static files are not measured here.
     warnings.filterwarnings("ignore", message="No directory at", module="django.core.handlers")
 
