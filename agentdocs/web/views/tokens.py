@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django import forms
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
@@ -18,7 +18,7 @@ from agentdocs.core.errors import AgentdocsError
 from agentdocs.models import Scope
 from agentdocs.selectors import tokens as token_selectors
 from agentdocs.services import tokens as token_service
-from agentdocs.web.pages import add_service_error, member_page
+from agentdocs.web.pages import form_page, member_page
 
 
 class TokenForm(forms.Form):
@@ -41,27 +41,27 @@ class TokenForm(forms.Form):
 
 
 def _page(
-    request: HttpRequest, form: TokenForm, *, new: token_service.NewToken | None, status: int
+    request: HttpRequest,
+    form: TokenForm,
+    *,
+    new: token_service.NewToken | None = None,
+    refusal: AgentdocsError | None = None,
 ) -> HttpResponse:
     tokens = token_selectors.token_list_for(user=request.user)[:200]
     context = {"form": form, "tokens": tokens, "new": new, "now": timezone.now()}
-    return render(request, "agentdocs/tokens.html", context, status=status)
-
-
-def _tenant_slugs(request: HttpRequest) -> list[str]:
-    return token_selectors.token_tenant_choices(user=request.user)
+    return form_page(request, "agentdocs/tokens.html", context, form=form, refusal=refusal)
 
 
 @never_cache
 @require_http_methods(["GET", "POST"])
 @member_page
 def token_list(request: HttpRequest) -> HttpResponse:
-    slugs = _tenant_slugs(request)
+    slugs = token_selectors.token_tenant_choices(user=request.user)
     if request.method == "GET":
-        return _page(request, TokenForm(tenant_slugs=slugs), new=None, status=200)
+        return _page(request, TokenForm(tenant_slugs=slugs))
     form = TokenForm(request.POST, tenant_slugs=slugs)
     if not form.is_valid():
-        return _page(request, form, new=None, status=400)
+        return _page(request, form)
     data = form.cleaned_data
     try:
         tenant = (
@@ -77,9 +77,8 @@ def token_list(request: HttpRequest) -> HttpResponse:
             expires_in_days=data["expires_in_days"],
         )
     except AgentdocsError as error:
-        add_service_error(form, error)
-        return _page(request, form, new=None, status=error.status)
-    return _page(request, TokenForm(tenant_slugs=slugs), new=new, status=201)
+        return _page(request, form, refusal=error)
+    return _page(request, TokenForm(tenant_slugs=slugs), new=new)
 
 
 @require_POST
