@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions, selectors
+from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.memory_block import ClientDocumentSerializer, name_field, process_field
 from agentdocs.api.pagination import Pagination
@@ -20,6 +20,7 @@ from agentdocs.core.bindings import OUTDATED_STATUSES
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.models import BindingRecord, Scope
+from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services.bindings import MemoryBlockRequest
@@ -148,7 +149,7 @@ class BindingListCreate(APIView):
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
         query = validated(self.GetQuerySerializer, request.query_params)
-        records = selectors.binding_record_list(
+        records = binding_selectors.binding_record_list(
             project=access.project,
             process=query["process"] or None,
             problems=query["problems"],
@@ -195,7 +196,9 @@ class _RecordView(APIView):
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        return selectors.binding_record_get(project=access.project, record_id=_record_id(record))
+        return binding_selectors.binding_record_get(
+            project=access.project, record_id=_record_id(record)
+        )
 
 
 class BindingDetail(_RecordView):
@@ -252,8 +255,10 @@ class BindingCompare(APIView):
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        a = selectors.binding_record_get(project=access.project, record_id=_record_id(record))
-        b = selectors.binding_record_get(
+        a = binding_selectors.binding_record_get(
+            project=access.project, record_id=_record_id(record)
+        )
+        b = binding_selectors.binding_record_get(
             project=access.project, record_id=_record_id(other, field="other")
         )
         comparison = {"a": a.pk, "b": b.pk, **binding_service.binding_compare(a=a, b=b)}

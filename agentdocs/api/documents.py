@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions, selectors
+from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView, base_version, document_etag, etag_matches
 from agentdocs.api.serializers import (
@@ -27,6 +27,7 @@ from agentdocs.core import paths
 from agentdocs.core.diffs import diff_texts
 from agentdocs.core.errors import InvalidInput
 from agentdocs.models import Document
+from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import documents as document_service
 
 
@@ -82,7 +83,7 @@ class DocumentListCreate(ListView):
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
         query = validated(self.QuerySerializer, request.query_params)
-        documents = selectors.document_list(project=access.project, prefix=query["prefix"])
+        documents = document_selectors.document_list(project=access.project, prefix=query["prefix"])
         return self.paginate(request, documents)
 
     @extend_schema(request=InputSerializer, responses={201: DocumentSerializer})
@@ -143,7 +144,7 @@ class DocumentDetail(APIView):
         paths.validate_path(path)
         if write:
             access.require_write(path)
-        return document_service.document_get(project=access.project, path=path)
+        return document_selectors.document_get(project=access.project, path=path)
 
     @extend_schema(responses=OutputSerializer)
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -256,14 +257,14 @@ class DocumentHistory(ListView):
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        document = document_service.document_get(
+        document = document_selectors.document_get(
             project=access.project, path=path, include_deleted=True
         )
         version = validated(self.QuerySerializer, request.query_params)["version"]
         if version is not None:
-            record = document_service.document_version(document=document, version=version)
+            record = document_selectors.document_version(document=document, version=version)
             return Response(self.VersionOutputSerializer(record).data)
-        return self.paginate(request, selectors.document_history(document=document))
+        return self.paginate(request, document_selectors.document_history(document=document))
 
 
 class DiffLineSerializer(serializers.Serializer):
@@ -318,7 +319,7 @@ class DocumentDiff(APIView):
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        document = document_service.document_get(
+        document = document_selectors.document_get(
             project=access.project, path=path, include_deleted=True
         )
         query = validated(self.QuerySerializer, request.query_params)
@@ -326,8 +327,8 @@ class DocumentDiff(APIView):
         if from_version is None:
             raise InvalidInput("`from` is required: the version to diff from.", field="from")
         to_version = query["to"] or document.version
-        old = document_service.document_version(document=document, version=from_version)
-        new = document_service.document_version(document=document, version=to_version)
+        old = document_selectors.document_version(document=document, version=from_version)
+        new = document_selectors.document_version(document=document, version=to_version)
         diff = diff_texts(
             old.body,
             new.body,
@@ -382,7 +383,7 @@ class DocumentRevert(APIView):
         data = serializer.validated_data
         paths.validate_path(path)
         access.require_write(path)
-        document = document_service.document_get(
+        document = document_selectors.document_get(
             project=access.project, path=path, include_deleted=True
         )
         base = data.get("base_version")
@@ -418,7 +419,7 @@ class DocumentLock(APIView):
         )
         paths.validate_path(path)
         access.require_write(path)
-        document = document_service.document_get(project=access.project, path=path)
+        document = document_selectors.document_get(project=access.project, path=path)
         serializer = self.InputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

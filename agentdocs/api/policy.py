@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions, selectors
+from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
 from agentdocs.api.serializers import (
@@ -23,6 +23,7 @@ from agentdocs.api.serializers import (
 from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.models import Recipe, Setting
 from agentdocs.permissions import Access
+from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import policy as policy_service
 
 
@@ -74,7 +75,7 @@ class _SettingList(_SettingViews):
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request, tenant: str, project: str | None = None) -> Response:
         access = self._access(request, tenant, project)
-        settings = selectors.setting_list(tenant=access.tenant, project=access.project)
+        settings = policy_selectors.setting_list(tenant=access.tenant, project=access.project)
         return self.paginate(request, settings)
 
 
@@ -92,7 +93,7 @@ class _SettingDetail(_SettingViews):
         access = self._access(request, tenant, project)
         policy_service.validate_setting_key(key)
         setting = (
-            selectors.setting_list(tenant=access.tenant, project=access.project)
+            policy_selectors.setting_list(tenant=access.tenant, project=access.project)
             .filter(key=key)
             .first()
         )
@@ -179,7 +180,7 @@ class ProjectSettingDetail(_SettingDetail):
 
 
 def _recipe_or_404(access: Access, name: str) -> Recipe:
-    recipe = selectors.recipe_list(tenant=access.tenant).filter(name=name).first()
+    recipe = policy_selectors.recipe_list(tenant=access.tenant).filter(name=name).first()
     if recipe is None:
         raise NotFound(f"No recipe {name!r} in this tenant.", field="recipe")
     return recipe
@@ -206,7 +207,7 @@ class RecipeListCreate(ListView):
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
-        return self.paginate(request, selectors.recipe_list(tenant=access.tenant))
+        return self.paginate(request, policy_selectors.recipe_list(tenant=access.tenant))
 
     @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
     def post(self, request: Request, tenant: str) -> Response:

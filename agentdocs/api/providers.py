@@ -8,10 +8,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions, selectors
+from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
 from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
+from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import providers as provider_service
 
 
@@ -31,7 +32,7 @@ class ProviderList(ListView):
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
-        return self.paginate(request, selectors.provider_list(tenant=access.tenant))
+        return self.paginate(request, policy_selectors.provider_list(tenant=access.tenant))
 
 
 class ProviderDetail(APIView):
@@ -56,7 +57,7 @@ class ProviderDetail(APIView):
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
-        mapping = provider_service.provider_get(tenant=access.tenant, name=name)
+        mapping = policy_selectors.provider_get(tenant=access.tenant, name=name)
         return Response(self.OutputSerializer(mapping).data)
 
     @extend_schema(

@@ -8,12 +8,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions, selectors
+from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
 from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
 from agentdocs.core.errors import Forbidden, NotFound
 from agentdocs.models import Role
+from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import tenants as tenant_service
 
 ROLES = Role.values
@@ -69,7 +70,7 @@ class TenantListCreate(ListView):
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        tenants = selectors.tenant_list_for(user=request.user)
+        tenants = tenancy_selectors.tenant_list_for(user=request.user)
         token = prefetched_access(request)
         if token is not None and token.limits is not None and token.limits.tenant_id is not None:
             tenants = tenants.filter(pk=token.limits.tenant_id)  # a tenant token sees only its own
@@ -109,7 +110,7 @@ class ProjectListCreate(ListView):
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
-        return self.paginate(request, selectors.project_list(tenant=access.tenant))
+        return self.paginate(request, tenancy_selectors.project_list(tenant=access.tenant))
 
     @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
     def post(self, request: Request, tenant: str) -> Response:
@@ -145,7 +146,7 @@ class MemberList(ListView):
             request.user, tenant, prefetched=prefetched_access(request)
         )
         access.require_admin()
-        return self.paginate(request, selectors.member_list(tenant=access.tenant))
+        return self.paginate(request, tenancy_selectors.member_list(tenant=access.tenant))
 
 
 class MemberDetail(APIView):
@@ -177,7 +178,9 @@ class MemberDetail(APIView):
         )
         access.require_admin()
         membership = (
-            selectors.member_list(tenant=access.tenant).filter(user__username=username).first()
+            tenancy_selectors.member_list(tenant=access.tenant)
+            .filter(user__username=username)
+            .first()
         )
         if membership is None:
             raise NotFound(f"{username!r} is not a member of this tenant.", field="username")

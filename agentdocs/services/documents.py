@@ -31,10 +31,6 @@ from agentdocs.core.secret_scan import find_secret
 from agentdocs.models import ChangeType, Document, Project
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
-
-# transitional re-exports, removed once api/ and web/ call the domain modules
-from agentdocs.selectors.documents import document_get as document_get
-from agentdocs.selectors.documents import document_version as document_version
 from agentdocs.services import render_cache
 
 MAX_BODY_BYTES = 256 * 1024

@@ -12,9 +12,6 @@ from agentdocs.models import ChangeType, ProviderMapping, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import policy as policy_selectors
 
-# transitional re-export, removed once api/ and web/ call the domain modules
-from agentdocs.selectors.policy import provider_get as provider_get
-
 
 def validate_provider_name(name: object) -> str:
     try:

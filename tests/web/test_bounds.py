@@ -14,6 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from agentdocs import ratelimit
 from agentdocs.core.diffs import MAX_CHANGED_LINES
 from agentdocs.core.errors import RateLimited
+from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import documents as svc
 from agentdocs.web import diffview
 from agentdocs.web.markdown import MAX_INLINE_CHARS, MAX_MARKDOWN_BYTES, render_markdown
@@ -79,7 +80,7 @@ def test_a_long_unchanged_stretch_is_folded_to_its_count(browse, reader, long_md
 def test_the_diff_is_computed_once_per_pair_of_versions(browse, reader, long_md):
     client = browse(reader)
     client.get("/t/acme/web/diff/long.md?from=1&to=2")
-    old = svc.document_version(document=long_md, version=1).body
+    old = document_selectors.document_version(document=long_md, version=1).body
     key = diffview.cache_key(
         old, long_md.body, diffview.CONTEXT_LINES, MAX_CHANGED_LINES, diffview.MAX_SHOWN_BYTES
     )
@@ -95,7 +96,7 @@ def test_the_whole_unified_diff_downloads_as_a_file(browse, reader, long_md):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/plain; charset=utf-8"
     assert response["Content-Disposition"] == 'attachment; filename="long.md.v1-v2.diff"'
-    old = svc.document_version(document=long_md, version=1).body
+    old = document_selectors.document_version(document=long_md, version=1).body
     expected = difflib.unified_diff(
         old.splitlines(),
         long_md.body.splitlines(),

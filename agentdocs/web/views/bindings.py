@@ -11,11 +11,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from agentdocs import permissions, selectors
+from agentdocs import permissions
 from agentdocs.core.bindings import MISSING, STALE
 from agentdocs.core.errors import AgentdocsError, NotFound
 from agentdocs.models import BindingRecord
 from agentdocs.permissions import Access
+from agentdocs.selectors import bindings as binding_selectors
+from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services.bindings import MemoryBlockRequest
 from agentdocs.web.forms import BindForm, BindingCompareForm, BindingFilterForm
@@ -83,9 +85,9 @@ def _bindings_page(
     page = filters.cleaned_data.get("page") or 1
     start = (page - 1) * RECORDS_PER_PAGE
     records = list(
-        selectors.binding_record_list(project=access.project, process=process, problems=problems)[
-            start : start + RECORDS_PER_PAGE + 1
-        ]
+        binding_selectors.binding_record_list(
+            project=access.project, process=process, problems=problems
+        )[start : start + RECORDS_PER_PAGE + 1]
     )
     context = {
         "access": access,
@@ -95,7 +97,7 @@ def _bindings_page(
         "page": page,
         "filters": filters,
         "bind_form": bind_form,
-        "recipes": list(selectors.recipe_list(tenant=access.tenant)),
+        "recipes": list(policy_selectors.recipe_list(tenant=access.tenant)),
     }
     return form_page(request, "agentdocs/bindings.html", context, form=bind_form, refusal=refusal)
 
@@ -120,7 +122,7 @@ def _record_sources(record: BindingRecord) -> dict:
 @member_page
 def binding_detail(request: HttpRequest, tenant: str, project: str, record_id: int) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    record = selectors.binding_record_get(project=access.project, record_id=record_id)
+    record = binding_selectors.binding_record_get(project=access.project, record_id=record_id)
     return render(
         request,
         "agentdocs/binding.html",
@@ -140,7 +142,7 @@ def binding_reconstruct(
     request: HttpRequest, tenant: str, project: str, record_id: int
 ) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    record = selectors.binding_record_get(project=access.project, record_id=record_id)
+    record = binding_selectors.binding_record_get(project=access.project, record_id=record_id)
     return render(
         request,
         "agentdocs/binding_reconstruct.html",
@@ -159,8 +161,12 @@ def binding_compare(request: HttpRequest, tenant: str, project: str) -> HttpResp
     form = BindingCompareForm(request.GET)
     if not form.is_valid():
         raise NotFound("Pick two binding records to compare.", field="record")
-    a = selectors.binding_record_get(project=access.project, record_id=form.cleaned_data["a"])
-    b = selectors.binding_record_get(project=access.project, record_id=form.cleaned_data["b"])
+    a = binding_selectors.binding_record_get(
+        project=access.project, record_id=form.cleaned_data["a"]
+    )
+    b = binding_selectors.binding_record_get(
+        project=access.project, record_id=form.cleaned_data["b"]
+    )
     return render(
         request,
         "agentdocs/binding_compare.html",

@@ -21,11 +21,13 @@ from django.urls import reverse
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
-from agentdocs import permissions, ratelimit, selectors
+from agentdocs import permissions, ratelimit
 from agentdocs.core.errors import AgentdocsError, Locked, NotFound, VersionConflict
 from agentdocs.core.numbers import positive_int
 from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import Access
+from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import documents as document_service
 from agentdocs.web.diffview import side_by_side, whole_unified_diff
 from agentdocs.web.forms import (
@@ -56,7 +58,7 @@ def _reach(access: Access, path: str) -> dict | None:
     """For a `_vance` document: the projects that inherit it and those that shadow it."""
     if not access.project.is_reserved:
         return None
-    projects = list(selectors.project_list_with_document(tenant=access.tenant, path=path))
+    projects = list(tenancy_selectors.project_list_with_document(tenant=access.tenant, path=path))
     return {
         "inheriting": [project for project in projects if not project.has_document],
         "shadowing": [project for project in projects if project.has_document],
@@ -67,7 +69,7 @@ def _shadowed_tenant_document(access: Access, path: str) -> Document | None:
     """The `_vance` document this project's own document hides from the cascade."""
     if access.project.is_reserved:
         return None
-    for candidate in selectors.cascade_documents(project=access.project, path=path):
+    for candidate in document_selectors.cascade_documents(project=access.project, path=path):
         if candidate.project.slug == RESERVED_PROJECT:
             return candidate
     return None
@@ -86,7 +88,7 @@ def _lock_context(access: Access, document: Document) -> dict:
 
 def _current(access: Access, path: str) -> Document:
     """The document as it is now, deleted or not: history, diffs and refused saves show it."""
-    return document_service.document_get(project=access.project, path=path, include_deleted=True)
+    return document_selectors.document_get(project=access.project, path=path, include_deleted=True)
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ class StaleSave:
         """The edit page's conflict panel: who saved first and why, and what
         differs between their version and the user's unsaved text."""
         document = self.document
-        winner = document_service.document_version(document=document, version=document.version)
+        winner = document_selectors.document_version(document=document, version=document.version)
         saved_by = document.updated_by.get_username() if document.updated_by else "someone"
         return {
             "document": document,
@@ -134,7 +136,7 @@ def document_detail(request: HttpRequest, tenant: str, project: str, path: str) 
     shown = document
     version = _version_param(request.GET, "version", 0)
     if version:
-        shown = document_service.document_version(document=document, version=version)
+        shown = document_selectors.document_version(document=document, version=version)
     is_current = shown.version == document.version
     return render(
         request,
@@ -213,7 +215,7 @@ def document_edit(request: HttpRequest, tenant: str, project: str, path: str) ->
     access = permissions.project_access(request.user, tenant, project)
     if request.method == "POST":
         return _save_edit(request, access, path)
-    document = document_service.document_get(project=access.project, path=path)
+    document = document_selectors.document_get(project=access.project, path=path)
     access.require_write(path)
     form = DocumentEditForm(initial={"body": document.body, "base_version": document.version})
     return _edit_page(request, access, document, form)
@@ -322,7 +324,9 @@ def _history_rows(document: Document, page: int) -> tuple[list, bool]:
     start = (page - 1) * HISTORY_PAGE_SIZE
     # One row more than shown: the oldest row on the page needs its predecessor's size.
     records = list(
-        selectors.document_history(document=document)[start : start + HISTORY_PAGE_SIZE + 1]
+        document_selectors.document_history(document=document)[
+            start : start + HISTORY_PAGE_SIZE + 1
+        ]
     )
     has_older = len(records) > HISTORY_PAGE_SIZE
     rows = []
@@ -376,8 +380,8 @@ def _diff_pair(request: HttpRequest, document: Document) -> tuple[Any, Any]:
     """The two versions `?from=` and `?to=` name: by default the last two."""
     to_version = _version_param(request.GET, "to", document.version)
     from_version = _version_param(request.GET, "from", max(to_version - 1, 1))
-    old = document_service.document_version(document=document, version=from_version)
-    new = document_service.document_version(document=document, version=to_version)
+    old = document_selectors.document_version(document=document, version=from_version)
+    new = document_selectors.document_version(document=document, version=to_version)
     return old, new
 
 
@@ -433,7 +437,7 @@ def document_revert(request: HttpRequest, tenant: str, project: str, path: str) 
     version = _version_param(params, "version", 0)
     if not version:
         raise NotFound("Say which version to revert to.", field="version")
-    target = document_service.document_version(document=document, version=version)
+    target = document_selectors.document_version(document=document, version=version)
     if request.method == "POST":
         return _save_revert(request, access, document, target)
     form = RevertForm(
@@ -520,7 +524,7 @@ def _revert_page(
 @require_http_methods(["GET", "POST"])
 def document_delete(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = document_service.document_get(project=access.project, path=path)
+    document = document_selectors.document_get(project=access.project, path=path)
     access.require_write(path)
     if request.method == "POST":
         return _save_delete(request, access, document)
@@ -565,7 +569,7 @@ def _delete_page(
 @require_POST
 def document_lock(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = document_service.document_get(project=access.project, path=path)
+    document = document_selectors.document_get(project=access.project, path=path)
     access.require_write(path)
     form = LockForm(request.POST)
     if not form.is_valid():

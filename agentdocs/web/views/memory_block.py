@@ -5,9 +5,10 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from agentdocs import permissions, selectors
+from agentdocs import permissions
 from agentdocs.core.errors import NotFound
 from agentdocs.core.memory_block import LayerKind
+from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services.memory_block import render_memory_block
 from agentdocs.web.forms import MemoryBlockPreviewForm
 from agentdocs.web.pages import add_service_error, member_page
@@ -32,7 +33,7 @@ def _budget(context) -> dict:
 def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
     """A preview renders every layer in full and touches no process's read state."""
     access = permissions.project_access(request.user, tenant, project)
-    recipes = list(selectors.recipe_list(tenant=access.tenant))
+    recipes = list(policy_selectors.recipe_list(tenant=access.tenant))
     form = MemoryBlockPreviewForm(request.GET)
     block = None
     status = 200

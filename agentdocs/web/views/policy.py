@@ -7,12 +7,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from agentdocs import permissions, selectors
+from agentdocs import permissions
 from agentdocs.core.errors import AgentdocsError, InvalidInput, NotFound
 from agentdocs.core.policy import PolicySetting, merge_policy
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import Recipe
 from agentdocs.permissions import Access
+from agentdocs.selectors import policy as policy_selectors
+from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import policy as policy_service
 from agentdocs.web.forms import RecipeDeleteForm, RecipeForm, SettingDeleteForm, SettingForm
 from agentdocs.web.pages import form_page, member_page
@@ -20,10 +22,10 @@ from agentdocs.web.pages import form_page, member_page
 
 def _policy_in_force(access: Access) -> dict:
     """For a project: the tenant's settings and its own, merged as the Memory Block merges them."""
-    tenant_settings = list(selectors.setting_list(tenant=access.tenant, project=None))
+    tenant_settings = list(policy_selectors.setting_list(tenant=access.tenant, project=None))
     if access.project is None:
         return {"tenant_settings": tenant_settings, "own_settings": [], "merged": None}
-    own = list(selectors.setting_list(tenant=access.tenant, project=access.project))
+    own = list(policy_selectors.setting_list(tenant=access.tenant, project=access.project))
     merged = merge_policy(
         [
             PolicySetting(key=s.key, value=s.value, level="tenant", enforced=s.enforced)
@@ -127,7 +129,7 @@ def _settings_page(
 
 
 def _recipe(access: Access, name: str) -> Recipe:
-    recipe = selectors.recipe_list(tenant=access.tenant).filter(name=name).first()
+    recipe = policy_selectors.recipe_list(tenant=access.tenant).filter(name=name).first()
     if recipe is None:
         raise NotFound(f"No recipe {name!r} in this tenant.", field="recipe")
     return recipe
@@ -138,7 +140,7 @@ def recipe_list(request: HttpRequest, tenant: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
     recipes = [
         {"recipe": recipe, "options": RenderOptions.from_recipe(recipe.params)}
-        for recipe in selectors.recipe_list(tenant=access.tenant)
+        for recipe in policy_selectors.recipe_list(tenant=access.tenant)
     ]
     return render(
         request,
@@ -237,7 +239,7 @@ def _recipe_page(
         "recipe": recipe,
         "options": RenderOptions.from_recipe(recipe.params),
         "profiles": sorted((recipe.profiles or {}).items()),
-        "projects": list(selectors.project_list(tenant=access.tenant)),
+        "projects": list(tenancy_selectors.project_list(tenant=access.tenant)),
         "form": form,
     }
     return form_page(request, "agentdocs/recipe.html", context, form=form, refusal=refusal)

@@ -5,10 +5,13 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from agentdocs import permissions, selectors
+from agentdocs import permissions
 from agentdocs.core.memory_block import LayerKind
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import RESERVED_PROJECT
+from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import policy as policy_selectors
+from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services.memory_block import render_memory_block
 from agentdocs.web.pages import member_page
 
@@ -18,15 +21,17 @@ AGENT_DOCUMENT = "agent.md"
 @member_page
 def home(request: HttpRequest) -> HttpResponse:
     """The tenants the user is a member of, and their projects: nothing else."""
-    tenants = list(selectors.tenant_overview_for(user=request.user))
+    tenants = list(tenancy_selectors.tenant_overview_for(user=request.user))
     return render(request, "agentdocs/home.html", {"tenants": tenants})
 
 
 @member_page
 def tenant_detail(request: HttpRequest, tenant: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
-    projects = list(selectors.project_list_with_document(tenant=access.tenant, path=AGENT_DOCUMENT))
-    tenant_wide = selectors.tenant_wide_document(tenant=access.tenant, path=AGENT_DOCUMENT)
+    projects = list(
+        tenancy_selectors.project_list_with_document(tenant=access.tenant, path=AGENT_DOCUMENT)
+    )
+    tenant_wide = document_selectors.tenant_wide_document(tenant=access.tenant, path=AGENT_DOCUMENT)
     return render(
         request,
         "agentdocs/tenant.html",
@@ -67,12 +72,14 @@ def project_detail(request: HttpRequest, tenant: str, project: str) -> HttpRespo
         {
             "access": access,
             "project": access.project,
-            "documents": list(selectors.document_list(project=access.project)),
-            "deleted_documents": list(selectors.deleted_document_list(project=access.project)),
+            "documents": list(document_selectors.document_list(project=access.project)),
+            "deleted_documents": list(
+                document_selectors.deleted_document_list(project=access.project)
+            ),
             "agent_notes": block.layer(LayerKind.AGENT_NOTES),
             "context": block.context,
             "context_layer": block.layer(LayerKind.CONTEXT),
-            "recipes": _recipe_rows(list(selectors.recipe_list(tenant=access.tenant))),
+            "recipes": _recipe_rows(list(policy_selectors.recipe_list(tenant=access.tenant))),
             "may_write": access.may_write(),
             "reserved_project": RESERVED_PROJECT,
         },
