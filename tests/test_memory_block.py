@@ -15,6 +15,9 @@ from agentdocs.services import policy as policy_service
 from agentdocs.services import tenants as tenant_service
 from agentdocs.services.memory_block import read_state_key, render_memory_block
 
+# The read state is the caller's: these tests render as one token.
+CALLER = "token:1"
+
 pytestmark = pytest.mark.django_db
 
 
@@ -329,7 +332,7 @@ def test_dedup_full_stub_edit_full_reset_full(project, make_document, writer, pr
     document = make_document(project, "agent.md", "version one")
 
     def turn(**kwargs):
-        return render_memory_block(project=project, process=process, **kwargs)
+        return render_memory_block(project=project, process=process, caller=CALLER, **kwargs)
 
     first = turn()
     assert agent_layer(first).state is LayerState.FULL and "version one" in first.text
@@ -356,41 +359,41 @@ def test_a_reset_writes_the_read_state_only_when_it_changes(
     from django.core.cache import cache
 
     document = make_document(project, "agent.md", "version one")
-    key = read_state_key(project=project, process=process)
-    render_memory_block(project=project, process=process)
+    key = read_state_key(project=project, process=process, caller=CALLER)
+    render_memory_block(project=project, process=process, caller=CALLER)
     stored = cache.get(key)
     # Nothing changed since the full text was sent: after the reset the process holds
     # what the state says already, so the state is left as it is (not written again).
-    after_reset = render_memory_block(project=project, process=process, reset=True)
+    after_reset = render_memory_block(project=project, process=process, caller=CALLER, reset=True)
     assert agent_layer(after_reset).state is LayerState.FULL
     assert cache.get(key) == stored
     document_service.document_write(
         document=document, body="version two", base_version=1, user=writer
     )
-    render_memory_block(project=project, process=process, reset=True)
+    render_memory_block(project=project, process=process, caller=CALLER, reset=True)
     assert cache.get(key)["layers"] != stored["layers"]
-    assert agent_layer(render_memory_block(project=project, process=process)).state is (
-        LayerState.UNCHANGED
-    )
+    assert agent_layer(
+        render_memory_block(project=project, process=process, caller=CALLER)
+    ).state is (LayerState.UNCHANGED)
 
 
 def test_processes_have_separate_read_states(project, make_document, process):
     make_document(project, "agent.md", "rules")
-    render_memory_block(project=project, process=process)
-    other = render_memory_block(project=project, process=process + "-other")
+    render_memory_block(project=project, process=process, caller=CALLER)
+    other = render_memory_block(project=project, process=process + "-other", caller=CALLER)
     assert agent_layer(other).state is LayerState.FULL
 
 
 def test_a_preview_neither_reads_nor_writes_the_read_state(project, make_document, process):
     make_document(project, "agent.md", "rules")
     assert agent_layer(preview(project)).state is LayerState.FULL
-    assert agent_layer(render_memory_block(project=project, process=process)).state is (
-        LayerState.FULL
-    )
+    assert agent_layer(
+        render_memory_block(project=project, process=process, caller=CALLER)
+    ).state is (LayerState.FULL)
     assert agent_layer(preview(project)).state is LayerState.FULL
-    assert agent_layer(render_memory_block(project=project, process=process)).state is (
-        LayerState.UNCHANGED
-    )
+    assert agent_layer(
+        render_memory_block(project=project, process=process, caller=CALLER)
+    ).state is (LayerState.UNCHANGED)
 
 
 def test_a_process_id_in_another_tenant_never_touches_this_tenants_read_state(
@@ -404,27 +407,27 @@ def test_a_process_id_in_another_tenant_never_touches_this_tenants_read_state(
         project=globex_web, path="agent.md", body="rules", user=globex_admin
     )
     make_document(project, "agent.md", "rules")  # the very same body, so the same hash
-    render_memory_block(project=globex_web, process=process)
-    render_memory_block(project=globex_web, process=process)
-    acme = render_memory_block(project=project, process=process)
+    render_memory_block(project=globex_web, process=process, caller=CALLER)
+    render_memory_block(project=globex_web, process=process, caller=CALLER)
+    acme = render_memory_block(project=project, process=process, caller=CALLER)
     assert agent_layer(acme).state is LayerState.FULL
-    assert read_state_key(project=project, process=process) != read_state_key(
-        project=globex_web, process=process
+    assert read_state_key(project=project, process=process, caller=CALLER) != read_state_key(
+        project=globex_web, process=process, caller=CALLER
     )
-    assert str(project.tenant_id) in read_state_key(project=project, process=process)
+    assert str(project.tenant_id) in read_state_key(project=project, process=process, caller=CALLER)
 
 
 def test_the_read_state_expires_after_its_time_to_live(project, make_document, settings, process):
     settings.AGENTDOCS_READ_STATE_TTL_SECONDS = 1
     make_document(project, "agent.md", "rules")
-    render_memory_block(project=project, process=process)
-    assert agent_layer(render_memory_block(project=project, process=process)).state is (
-        LayerState.UNCHANGED
-    )
+    render_memory_block(project=project, process=process, caller=CALLER)
+    assert agent_layer(
+        render_memory_block(project=project, process=process, caller=CALLER)
+    ).state is (LayerState.UNCHANGED)
     time.sleep(1.2)
-    assert agent_layer(render_memory_block(project=project, process=process)).state is (
-        LayerState.FULL
-    )
+    assert agent_layer(
+        render_memory_block(project=project, process=process, caller=CALLER)
+    ).state is (LayerState.FULL)
 
 
 def test_an_active_process_keeps_its_read_state_past_the_time_to_live(
@@ -432,14 +435,14 @@ def test_an_active_process_keeps_its_read_state_past_the_time_to_live(
 ):
     settings.AGENTDOCS_READ_STATE_TTL_SECONDS = 2
     make_document(project, "agent.md", "rules")
-    render_memory_block(project=project, process=process)  # stored, lives until t=2
+    render_memory_block(project=project, process=process, caller=CALLER)  # stored, lives until t=2
     time.sleep(1.3)
     # Past half its life, an unchanged state is stored again, so it lives on.
-    render_memory_block(project=project, process=process)
+    render_memory_block(project=project, process=process, caller=CALLER)
     time.sleep(1.3)
-    assert agent_layer(render_memory_block(project=project, process=process)).state is (
-        LayerState.UNCHANGED
-    )
+    assert agent_layer(
+        render_memory_block(project=project, process=process, caller=CALLER)
+    ).state is (LayerState.UNCHANGED)
 
 
 def test_a_turn_needs_a_process_id(project):
@@ -454,6 +457,7 @@ def test_a_client_document_object_is_accepted_as_is(project, recipe, process):
     block = render_memory_block(
         project=project,
         process=process,
+        caller=CALLER,
         recipe_name="coder",
         profile_name="cli",
         client_document=ClientDocument("AGENT.md", "client"),
@@ -484,7 +488,7 @@ def test_a_render_runs_the_same_queries_for_1_and_50_context_documents(
     _fill(project, make_document, 1)
     with django_assert_num_queries(expected):
         one = render_memory_block(
-            project=project, process=f"p-{uuid.uuid4()}", recipe_name=recipe_name
+            project=project, process=f"p-{uuid.uuid4()}", caller=CALLER, recipe_name=recipe_name
         )
     assert len(one.context.sources) == 1
 
@@ -493,7 +497,7 @@ def test_a_render_runs_the_same_queries_for_1_and_50_context_documents(
     _fill(other, make_document, 50)
     with django_assert_num_queries(expected):
         fifty = render_memory_block(
-            project=other, process=f"p-{uuid.uuid4()}", recipe_name=recipe_name
+            project=other, process=f"p-{uuid.uuid4()}", caller=CALLER, recipe_name=recipe_name
         )
     assert len(fifty.context.sources) == 50
 
@@ -501,5 +505,5 @@ def test_a_render_runs_the_same_queries_for_1_and_50_context_documents(
 @pytest.mark.parametrize("process", ["", "   ", "two\nlines", "x" * 201, 42])
 def test_a_process_id_is_one_non_blank_line(project, process):
     with pytest.raises(InvalidInput) as error:
-        render_memory_block(project=project, process=process)
+        render_memory_block(project=project, process=process, caller=CALLER)
     assert error.value.field == "process"

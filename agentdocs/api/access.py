@@ -16,6 +16,7 @@ from agentdocs.api.authentication import TokenAuth
 from agentdocs.core.errors import Forbidden
 from agentdocs.models import Scope
 from agentdocs.permissions import PrefetchedAccess
+from agentdocs.services.memory_block import caller_of
 
 
 def prefetched_access(request: Request) -> PrefetchedAccess | None:
@@ -24,6 +25,13 @@ def prefetched_access(request: Request) -> PrefetchedAccess | None:
     if isinstance(auth, TokenAuth):
         return auth.take_prefetched_access()
     return None
+
+
+def caller(request: Request) -> str:
+    """Whom a render's read state belongs to: the request's API token, or its user."""
+    auth = request.auth
+    token_id = auth.token.pk if isinstance(auth, TokenAuth) else None
+    return caller_of(user_id=request.user.pk, token_id=token_id)
 
 
 class InsufficientScope(Forbidden):

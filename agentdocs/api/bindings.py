@@ -11,8 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs import permissions, ratelimit
+from agentdocs.api.access import caller, prefetched_access
 from agentdocs.api.memory_block import ClientDocumentSerializer, name_field, process_field
 from agentdocs.api.pagination import Pagination
 from agentdocs.api.serializers import JSONObjectField, StrictSerializer, validated
@@ -172,6 +172,7 @@ class BindingListCreate(APIView):
         )
         serializer = self.PostInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        ratelimit.check("bind", caller(request))
         result = binding_service.binding_create(
             tenant=access.tenant,
             project=access.project,

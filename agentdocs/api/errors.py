@@ -13,7 +13,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from agentdocs.core.errors import AgentdocsError
+from agentdocs.core.errors import AgentdocsError, RateLimited
 
 
 def error_body(code: str, detail: str, field: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -36,6 +36,10 @@ def _first_validation_error(detail: Any, prefix: str = "") -> tuple[str | None, 
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, RateLimited):
+        return Response(
+            exc.as_dict(), status=exc.status, headers={"Retry-After": str(exc.retry_after)}
+        )
     if isinstance(exc, AgentdocsError):
         return Response(exc.as_dict(), status=exc.status)
     if isinstance(exc, RequestDataTooBig):

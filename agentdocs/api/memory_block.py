@@ -18,8 +18,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs import permissions, ratelimit
+from agentdocs.api.access import caller, prefetched_access
 from agentdocs.api.common import ErrorSerializer, etag_matches
 from agentdocs.api.serializers import StrictBooleanField, StrictSerializer, TextField, validated
 from agentdocs.core.memory_block import ClientDocument, LayerKind, LayerState, MemoryBlock
@@ -193,9 +193,12 @@ class MemoryBlockView(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         recipe, profile = data["recipe"] or None, data["profile"] or None
+        render_caller = caller(request)
+        ratelimit.check("render", render_caller)
         block = memory_block_service.render_memory_block(
             project=access.project,
             process=data["process"],
+            caller=render_caller,
             recipe_name=recipe,
             profile_name=profile,
             client_document=data["client_document"],

@@ -156,10 +156,11 @@ def _inputs_and_read_state(
     profile_name: str | None,
     client_document: ClientDocument | None,
     process: str | None,
+    caller: str = "",
 ) -> tuple[MemoryBlockInputs, StoredReadState]:
     """The render's inputs and, for a ``process``, its read state: one cache round trip."""
     recipe = recipe_name or None
-    state_key = read_state_key(project=project, process=process) if process else None
+    state_key = read_state_key(project=project, process=process, caller=caller) if process else None
     rows, found = render_cache.cached_rows(
         tenant_id=project.tenant_id,
         project_id=project.pk,
@@ -179,10 +180,21 @@ def _inputs_and_read_state(
     return inputs, _stored_read_state(found.get(state_key))
 
 
-def read_state_key(*, project: Project, process: str) -> str:
-    """Scoped by tenant and project: no tenant can reach another's read state."""
-    digest = hashlib.sha256(process.encode("utf-8")).hexdigest()[:40]
-    return f"read-state:v1:{project.tenant_id}:{project.pk}:{digest}"
+def read_state_key(*, project: Project, process: str, caller: str) -> str:
+    """Scoped by tenant and project, so no tenant can reach another's read state, and
+    by the caller (`caller_of`), so a member who guesses an agent's process id renders
+    into a read state of their own and can never turn the agent's first turn into
+    stubs."""
+    if not caller:
+        raise ValueError("a read state belongs to a caller: pass caller=caller_of(...)")
+    digest = hashlib.sha256(f"{caller}\x00{process}".encode()).hexdigest()[:40]
+    return f"read-state:v2:{project.tenant_id}:{project.pk}:{digest}"
+
+
+def caller_of(*, user_id: int | None, token_id: int | None) -> str:
+    """Who a read state belongs to: the API token that rendered, or else the user
+    (a browser session). Two tokens of one user are two callers."""
+    return f"token:{token_id}" if token_id is not None else f"user:{user_id}"
 
 
 @dataclass(frozen=True)
@@ -197,9 +209,9 @@ def _stored_read_state(stored: Any) -> StoredReadState:
     return StoredReadState(layers={})
 
 
-def read_state_set(*, project: Project, process: str, layers: dict[str, str]) -> None:
+def read_state_set(*, project: Project, process: str, caller: str, layers: dict[str, str]) -> None:
     cache.set(
-        read_state_key(project=project, process=process),
+        read_state_key(project=project, process=process, caller=caller),
         {"layers": layers, "stored_at": time.time()},
         settings.AGENTDOCS_READ_STATE_TTL_SECONDS,
     )
@@ -217,6 +229,7 @@ def render_memory_block(
     *,
     project: Project,
     process: str | None = None,
+    caller: str = "",
     recipe_name: str | None = None,
     profile_name: str | None = None,
     client_document: ClientDocument | None = None,
@@ -233,9 +246,10 @@ def render_memory_block(
     serializer refuses what the wire may not carry).
 
     Unless ``preview``, the render uses and updates the read state of
-    ``process`` (required then): layers the process already received are
-    replaced by a stub. ``reset`` forgets that state first, so everything is
-    sent in full. A preview sends everything in full and touches no read state.
+    ``process`` as rendered by ``caller`` (both required then; `caller_of`):
+    layers the process already received are replaced by a stub. ``reset`` forgets
+    that state first, so everything is sent in full. A preview sends everything in
+    full and touches no read state.
 
     Every render reads the current committed versions. The result is a
     `agentdocs.core.MemoryBlock`: ``text``, ``sha256``, ``layers`` (the
@@ -253,6 +267,7 @@ def render_memory_block(
         profile_name=profile_name,
         client_document=client_document,
         process=None if preview else process,
+        caller=caller,
     )
     if preview:
         return compose_memory_block(inputs)
@@ -261,5 +276,5 @@ def render_memory_block(
     # the stored state says already (nothing changed since it was last sent in full),
     # there is nothing to write.
     if _needs_storing(stored, block.read_state):
-        read_state_set(project=project, process=process, layers=block.read_state)
+        read_state_set(project=project, process=process, caller=caller, layers=block.read_state)
     return block

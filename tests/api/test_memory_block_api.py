@@ -348,3 +348,51 @@ def test_a_reset_must_be_a_json_boolean(api, reader, documents, process):
         assert response.status_code == 400
         assert response.json()["field"] == "reset"
     assert post(api(reader), {"process": process, "reset": True}).status_code == 200
+
+
+def _token_client(user):
+    from rest_framework.test import APIClient
+
+    from tests.conftest import api_token_key
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token_key(user)}")
+    return client
+
+
+def test_another_members_render_never_turns_an_agents_first_turn_into_stubs(
+    reader, writer, project, documents
+):
+    """The read state is the caller's: a member who guesses `run-1001` and renders first
+    gets stubs only on their own later turns; the agent's first turn has the rules."""
+    agent, snooper = _token_client(writer), _token_client(reader)
+    body = {"process": "run-1001"}
+    assert post(snooper, body).json()["layers"][1]["state"] == "full"
+    assert post(snooper, body).json()["layers"][1]["state"] == "unchanged"
+    first = post(agent, body).json()
+    assert first["layers"][1]["state"] == "full"
+    assert "Agent notes unchanged" not in first["text"]
+    assert post(agent, body).json()["layers"][1]["state"] == "unchanged"
+
+
+def test_two_tokens_of_one_user_are_two_callers(writer, project, documents):
+    one, two = _token_client(writer), _token_client(writer)
+    post(one, {"process": "run-7"})
+    assert post(two, {"process": "run-7"}).json()["layers"][1]["state"] == "full"
+
+
+def test_renders_and_binds_are_rate_limited_per_token(reader, project, documents, settings):
+    settings.AGENTDOCS_RATE_LIMITS = {"render": "2/min", "bind": "1/min"}
+    limited, other = _token_client(reader), _token_client(reader)
+    assert post(limited, {"process": "p"}).status_code == 200
+    assert post(limited, {"process": "p"}).status_code == 200
+    refused = post(limited, {"process": "p"})
+    assert refused.status_code == 429
+    assert refused.json()["error"] == "rate_limited"
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert post(other, {"process": "p"}).status_code == 200  # per token, not per user
+    bindings = "/api/v1/tenants/acme/projects/web/bindings/"
+    bind = {"manifest": {"context": []}, "process": "p"}
+    assert limited.post(bindings, bind, format="json").status_code == 201
+    again = limited.post(bindings, bind, format="json")
+    assert again.status_code == 429 and again["Retry-After"]

@@ -96,7 +96,9 @@ def test_memory_block_preview_unknown_recipe_is_an_error_beside_the_field(browse
 
 def test_memory_block_preview_touches_no_read_state(browse, reader, project, agent_md):
     def agent_notes_state(process: str) -> str:
-        block = memory_block_service.render_memory_block(project=project, process=process)
+        block = memory_block_service.render_memory_block(
+            project=project, process=process, caller="token:1"
+        )
         return next(layer.state for layer in block.layers if layer.kind == "agent_notes")
 
     assert agent_notes_state("p1") == "full"
