@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 
 from agentdocs.core.errors import Forbidden, NotFound
 from agentdocs.core.paths import is_reserved_path
@@ -25,11 +25,15 @@ AnyUser = AbstractBaseUser | AnonymousUser
 _WRITERS = {Role.WRITER, Role.ADMIN}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Access:
-    """What one user may do in one tenant (and, when given, one project)."""
+    """What one signed-in user may do in one tenant (and, when given, one project).
 
-    user: AnyUser
+    Views pass ``access.user`` to the services: it is the request's user, known by
+    now to be signed in and a member.
+    """
+
+    user: User
     tenant: Tenant
     role: Role
     project: Project | None = None
@@ -65,6 +69,20 @@ class Access:
             raise Forbidden("Only tenant admins may do this.")
 
 
+@dataclass(frozen=True, kw_only=True)
+class ProjectAccess(Access):
+    """Access to one project of the tenant: what `project_access` returns."""
+
+    project: Project
+
+
+def signed_in(user: AnyUser) -> User:
+    """The user, when signed in; NotFound (as for any outsider) otherwise."""
+    if not isinstance(user, User) or not user.is_authenticated:
+        raise NotFound("No such tenant.", field="tenant")
+    return user
+
+
 def _effective_role(user: AnyUser, membership_role: str | None) -> Role | None:
     if getattr(user, "is_superuser", False):
         return Role.ADMIN
@@ -98,13 +116,11 @@ class PrefetchedAccess:
 
 
 def _access_row(
-    user: AnyUser,
+    user: User,
     tenant_slug: str,
     project_slug: str | None,
     prefetched: PrefetchedAccess | None,
 ) -> AccessRow:
-    if not user.is_authenticated:
-        raise NotFound("No such tenant.", field="tenant")
     if (
         prefetched is not None
         and prefetched.row is not None
@@ -138,9 +154,10 @@ def tenant_access(
 ) -> Access:
     """The user's access to a tenant, in one query (none when ``prefetched`` holds the
     row for this tenant); NotFound for outsiders."""
-    row = _access_row(user, tenant_slug, None, prefetched)
-    tenant, role = _tenant_and_role(user, row, prefetched.limits if prefetched else None)
-    return Access(user=user, tenant=tenant, role=role)
+    member = signed_in(user)
+    row = _access_row(member, tenant_slug, None, prefetched)
+    tenant, role = _tenant_and_role(member, row, prefetched.limits if prefetched else None)
+    return Access(user=member, tenant=tenant, role=role)
 
 
 def project_access(
@@ -149,18 +166,19 @@ def project_access(
     project_slug: str,
     *,
     prefetched: PrefetchedAccess | None = None,
-) -> Access:
+) -> ProjectAccess:
     """The user's access to a project, in one query (none when ``prefetched`` holds the
     row for this project); NotFound for outsiders.
 
     An outsider cannot tell an unknown tenant from a known one: both are
     "No such tenant". Only a member learns that a project does not exist.
     """
-    row = _access_row(user, tenant_slug, project_slug, prefetched)
-    tenant, role = _tenant_and_role(user, row, prefetched.limits if prefetched else None)
+    member = signed_in(user)
+    row = _access_row(member, tenant_slug, project_slug, prefetched)
+    tenant, role = _tenant_and_role(member, row, prefetched.limits if prefetched else None)
     if row.project is None:
         raise NotFound("No such project.", field="project")
-    return Access(user=user, tenant=tenant, role=role, project=row.project)
+    return ProjectAccess(user=member, tenant=tenant, role=role, project=row.project)
 
 
 def may_create_tenants(user: AnyUser) -> bool:

@@ -39,7 +39,7 @@ class ProblemsFilterField(serializers.BooleanField):
 
     default_error_messages = {"invalid": "`problems` must be true or false."}
 
-    def to_internal_value(self, data: Any) -> bool | None:
+    def to_internal_value(self, data: Any) -> bool | None:  # type: ignore[override]  # empty means either
         lowered = str(data).lower()
         if lowered == "":
             return None
@@ -86,7 +86,9 @@ class BindingRecordSerializer(serializers.Serializer):
     created_at = serializers.CharField(source="record.created_at")
     created_by = serializers.CharField(source="record.created_by", allow_null=True)
     manifest = serializers.DictField(source="record.manifest")
-    context = serializers.ListField(source="record.context", child=serializers.DictField())
+    context = serializers.ListField(  # type: ignore[assignment]  # the wire name; shadows Field.context in the stubs
+        source="record.context", child=serializers.DictField()
+    )
     local = serializers.ListField(source="record.local", child=serializers.DictField())
     exceptions = serializers.ListField(source="record.exceptions", child=serializers.DictField())
     memory_block = serializers.DictField(source="record.memory_block", allow_null=True)
@@ -176,7 +178,7 @@ class BindingListCreate(APIView):
         result = binding_service.binding_create(
             tenant=access.tenant,
             project=access.project,
-            user=request.user,
+            user=access.user,
             **serializer.validated_data,
         )
         record = result.record

@@ -135,7 +135,7 @@ class MemoryBlockSerializer(serializers.Serializer):
     text = serializers.CharField()
     sha256 = serializers.CharField()
     layers = LayerSerializer(many=True)
-    context = serializers.DictField()
+    context = serializers.DictField()  # type: ignore[assignment]  # the wire name; shadows Field.context in the stubs
     options = serializers.DictField()
     process = serializers.CharField(allow_null=True)
     recipe = serializers.CharField(allow_null=True)

@@ -9,6 +9,7 @@ exhaust Python's recursion limit.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from django.utils.datastructures import MultiValueDict
@@ -86,7 +87,7 @@ def refuse_unstorable_text(data: Any) -> None:
                 raise InvalidInput(f"{_named(place, start=True)} {problem}.", field=_dotted(place))
 
     check(None, data)
-    stack = [(None, iter(_children(data)))]
+    stack: list[tuple[Place, Iterator[Any]]] = [(None, iter(_children(data)))]
     while stack:
         place, children = stack[-1]
         for key, item in children:
@@ -110,7 +111,7 @@ def refuse_unstorable_text(data: Any) -> None:
             stack.pop()
 
 
-class _RefusesUnstorableText:
+class _RefusesUnstorableText(parsers.BaseParser):
     def parse(self, stream, media_type=None, parser_context=None) -> Any:
         try:
             parsed = super().parse(stream, media_type, parser_context)

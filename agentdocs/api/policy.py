@@ -61,6 +61,7 @@ class _SettingViews(ListView):
 
     def _access(self, request: Request, tenant: str, project: str | None) -> Access:
         if self.project_scope:
+            assert project is not None  # the project routes always capture it
             return permissions.project_access(
                 request.user, tenant, project, prefetched=prefetched_access(request)
             )
@@ -80,7 +81,7 @@ class _SettingList(_SettingViews):
 
 
 class _SettingDetail(_SettingViews):
-    pagination_class = None
+    pagination_class = None  # type: ignore[assignment]  # one setting: nothing to page
     OutputSerializer = SettingSerializer
     PutInputSerializer: type[StrictSerializer]
 
@@ -110,7 +111,7 @@ class _SettingDetail(_SettingViews):
             tenant=access.tenant,
             project=access.project,
             key=key,
-            user=request.user,
+            user=access.user,
             **serializer.validated_data,
         )
         return Response(
@@ -130,7 +131,7 @@ class _SettingDetail(_SettingViews):
             tenant=access.tenant,
             project=access.project,
             key=key,
-            user=request.user,
+            user=access.user,
             **serializer.validated_data,
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -218,7 +219,7 @@ class RecipeListCreate(ListView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         recipe = policy_service.recipe_create(
-            tenant=access.tenant, user=request.user, **serializer.validated_data
+            tenant=access.tenant, user=access.user, **serializer.validated_data
         )
         return Response(self.OutputSerializer(recipe).data, status=status.HTTP_201_CREATED)
 
@@ -255,7 +256,7 @@ class RecipeDetail(APIView):
         if data.pop("name", name) != name:
             raise InvalidInput("A recipe cannot be renamed; create a new one.", field="name")
         recipe = policy_service.recipe_update(
-            recipe=_recipe_or_404(access, name), user=request.user, **data
+            recipe=_recipe_or_404(access, name), user=access.user, **data
         )
         return Response(self.OutputSerializer(recipe).data)
 
@@ -268,6 +269,6 @@ class RecipeDetail(APIView):
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
         policy_service.recipe_delete(
-            recipe=_recipe_or_404(access, name), user=request.user, **serializer.validated_data
+            recipe=_recipe_or_404(access, name), user=access.user, **serializer.validated_data
         )
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -72,7 +72,7 @@ class ProviderDetail(APIView):
         serializer = self.PutInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         mapping, created = provider_service.provider_set(
-            tenant=access.tenant, name=name, user=request.user, **serializer.validated_data
+            tenant=access.tenant, name=name, user=access.user, **serializer.validated_data
         )
         return Response(
             self.OutputSerializer(mapping).data,
@@ -88,6 +88,6 @@ class ProviderDetail(APIView):
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
         provider_service.provider_delete(
-            tenant=access.tenant, name=name, user=request.user, **serializer.validated_data
+            tenant=access.tenant, name=name, user=access.user, **serializer.validated_data
         )
         return Response(status=status.HTTP_204_NO_CONTENT)

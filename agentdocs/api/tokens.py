@@ -61,7 +61,9 @@ class TokenList(ListView):
         tags=TAGS, summary="List your API tokens", responses=TokenOutputSerializer(many=True)
     )
     def get(self, request: Request) -> Response:
-        tokens = token_selectors.token_list_for(user=request.user).select_related("user")
+        tokens = token_selectors.token_list_for(
+            user=permissions.signed_in(request.user)
+        ).select_related("user")
         return self.paginate(request, tokens)
 
     @extend_schema(
@@ -83,7 +85,7 @@ class TokenList(ListView):
                 request.user, data["tenant"], prefetched=prefetched_access(request)
             ).tenant
         new = token_service.token_create(
-            user=request.user,
+            user=permissions.signed_in(request.user),
             name=data["name"],
             scopes=data["scopes"],
             tenant=tenant,
@@ -99,7 +101,9 @@ class TokenDetail(APIView):
         tags=TAGS, summary="Show one of your API tokens", responses=TokenOutputSerializer
     )
     def get(self, request: Request, token_id: str) -> Response:
-        token = token_selectors.token_get_for(user=request.user, token_id=token_id)
+        token = token_selectors.token_get_for(
+            user=permissions.signed_in(request.user), token_id=token_id
+        )
         return Response(TokenOutputSerializer(token).data)
 
     @extend_schema(
@@ -109,8 +113,12 @@ class TokenDetail(APIView):
         responses={204: None, 404: ErrorSerializer},
     )
     def delete(self, request: Request, token_id: str) -> Response:
-        token = token_selectors.token_get_for(user=request.user, token_id=token_id)
-        token_service.token_revoke(token=token, actor=request.user, reason="Revoked by its owner")
+        token = token_selectors.token_get_for(
+            user=permissions.signed_in(request.user), token_id=token_id
+        )
+        token_service.token_revoke(
+            token=token, actor=permissions.signed_in(request.user), reason="Revoked by its owner"
+        )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -144,6 +152,6 @@ class TenantTokenDetail(APIView):
         access.require_admin()
         token = token_selectors.token_get_in(tenant=access.tenant, token_id=token_id)
         token_service.token_revoke(
-            token=token, actor=request.user, reason=f"Revoked by a tenant admin of {tenant}"
+            token=token, actor=access.user, reason=f"Revoked by a tenant admin of {tenant}"
         )
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -177,7 +177,7 @@ def _inputs_and_read_state(
         client_document=client_document,
         context_documents=context,
     )
-    return inputs, _stored_read_state(found.get(state_key))
+    return inputs, _stored_read_state(found.get(state_key) if state_key else None)
 
 
 def read_state_key(*, project: Project, process: str, caller: str) -> str:
@@ -275,6 +275,6 @@ def render_memory_block(
     # After a reset the process holds exactly what this turn sent. When that is what
     # the stored state says already (nothing changed since it was last sent in full),
     # there is nothing to write.
-    if _needs_storing(stored, block.read_state):
+    if process is not None and _needs_storing(stored, block.read_state):
         read_state_set(project=project, process=process, caller=caller, layers=block.read_state)
     return block

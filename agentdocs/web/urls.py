@@ -3,7 +3,7 @@ project slug; project pages under `/t/<tenant>/<project>/`. Document paths may c
 slashes, so each document action has its own prefix before the path."""
 
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 
 from agentdocs.web.views import (
     bindings,
@@ -44,7 +44,7 @@ project_urls = [
     *document_urls,
 ]
 
-tenant_urls = [
+tenant_urls: list[URLPattern | URLResolver] = [
     path("", projects.tenant_detail, name="tenant"),
     path("-/settings/", policy.tenant_settings, name="tenant-settings"),
     path("-/recipes/", policy.recipe_list, name="recipes"),

@@ -88,7 +88,7 @@ def _save_setting(request: HttpRequest, access: Access) -> HttpResponse:
             key=form.cleaned_data["key"],
             value=form.cleaned_data["value"],
             enforced=form.cleaned_data["enforced"],
-            user=request.user,
+            user=access.user,
             reason=form.cleaned_data["reason"],
         )
     except AgentdocsError as error:
@@ -104,7 +104,7 @@ def _delete_setting(request: HttpRequest, access: Access) -> HttpResponse:
         raise NotFound("No such setting.", field="key")
     key = form.cleaned_data["key"]
     policy_service.setting_delete(
-        tenant=access.tenant, project=access.project, key=key, user=request.user
+        tenant=access.tenant, project=access.project, key=key, user=access.user
     )
     messages.success(request, f"Deleted the setting {key}.")
     return _settings_redirect(access)
@@ -170,7 +170,7 @@ def _save_new_recipe(request: HttpRequest, access: Access) -> HttpResponse:
             name=form.cleaned_data["name"],
             params=form.cleaned_data["params"],
             profiles=form.cleaned_data["profiles"],
-            user=request.user,
+            user=access.user,
             reason=form.cleaned_data["reason"],
         )
     except AgentdocsError as error:
@@ -216,7 +216,7 @@ def _save_recipe(request: HttpRequest, access: Access, recipe: Recipe) -> HttpRe
             recipe=recipe,
             params=form.cleaned_data["params"],
             profiles=form.cleaned_data["profiles"],
-            user=request.user,
+            user=access.user,
             reason=form.cleaned_data["reason"],
         )
     except AgentdocsError as error:
@@ -254,9 +254,9 @@ def recipe_delete(request: HttpRequest, tenant: str, name: str) -> HttpResponse:
     if request.method == "POST":
         form = RecipeDeleteForm(request.POST)
         if not form.is_valid():  # a NUL, or a reason over 500 characters: the 400 page
-            raise InvalidInput(form.errors["reason"][0], field="reason")
+            raise InvalidInput(str(form.errors["reason"][0]), field="reason")
         policy_service.recipe_delete(
-            recipe=recipe, user=request.user, reason=form.cleaned_data["reason"]
+            recipe=recipe, user=access.user, reason=form.cleaned_data["reason"]
         )
         messages.success(request, f"Deleted the recipe {name}.")
         return redirect("recipes", tenant=access.tenant.slug)

@@ -35,7 +35,9 @@ class TokenForm(forms.Form):
 
     def __init__(self, *args: object, tenant_slugs: list[str], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["tenant"].choices = [("", "Every tenant I am a member of")] + [
+        tenant = self.fields["tenant"]
+        assert isinstance(tenant, forms.ChoiceField)
+        tenant.choices = [("", "Every tenant I am a member of")] + [
             (slug, slug) for slug in tenant_slugs
         ]
 
@@ -47,7 +49,7 @@ def _page(
     new: token_service.NewToken | None = None,
     refusal: AgentdocsError | None = None,
 ) -> HttpResponse:
-    tokens = token_selectors.token_list_for(user=request.user)[:200]
+    tokens = token_selectors.token_list_for(user=permissions.signed_in(request.user))[:200]
     context = {"form": form, "tokens": tokens, "new": new, "now": timezone.now()}
     return form_page(request, "agentdocs/tokens.html", context, form=form, refusal=refusal)
 
@@ -56,7 +58,7 @@ def _page(
 @require_http_methods(["GET", "POST"])
 @member_page
 def token_list(request: HttpRequest) -> HttpResponse:
-    slugs = token_selectors.token_tenant_choices(user=request.user)
+    slugs = token_selectors.token_tenant_choices(user=permissions.signed_in(request.user))
     if request.method == "GET":
         return _page(request, TokenForm(tenant_slugs=slugs))
     form = TokenForm(request.POST, tenant_slugs=slugs)
@@ -70,7 +72,7 @@ def token_list(request: HttpRequest) -> HttpResponse:
             else None
         )
         new = token_service.token_create(
-            user=request.user,
+            user=permissions.signed_in(request.user),
             name=data["name"],
             scopes=list(data["scopes"]),
             tenant=tenant,
@@ -84,6 +86,10 @@ def token_list(request: HttpRequest) -> HttpResponse:
 @require_POST
 @member_page
 def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
-    token = token_selectors.token_get_for(user=request.user, token_id=token_id)
-    token_service.token_revoke(token=token, actor=request.user, reason="Revoked by its owner")
+    token = token_selectors.token_get_for(
+        user=permissions.signed_in(request.user), token_id=token_id
+    )
+    token_service.token_revoke(
+        token=token, actor=permissions.signed_in(request.user), reason="Revoked by its owner"
+    )
     return redirect("tokens")
