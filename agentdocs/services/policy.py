@@ -51,9 +51,7 @@ def _mark(
 
 
 def validate_setting_key(key: object) -> str:
-    if key == SECRET_OVERRIDE_KEY:
-        return key
-    if not isinstance(key, str) or not SETTING_KEY.match(key):
+    if not isinstance(key, str) or not (key == SECRET_OVERRIDE_KEY or SETTING_KEY.match(key)):
         raise InvalidInput(
             "Setting keys start with `memory.` followed by letters, digits, '_', '.' or '-' "
             f"(at most 128 characters); the one other key is `{SECRET_OVERRIDE_KEY}`.",
