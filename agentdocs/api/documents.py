@@ -31,6 +31,21 @@ from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import documents as document_service
 
 
+class AcknowledgeSecretField(TextField):
+    """The optional override of a secret refusal; the service checks its value."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", "")
+        kwargs.setdefault(
+            "help_text",
+            "`false_positive` or `test_value`: save a text the secret check refused "
+            "(needs a `reason`; recorded in history), unless the tenant set "
+            "`security.secretOverride: off`.",
+        )
+        super().__init__(**kwargs)
+
+
 class DocumentSummarySerializer(serializers.Serializer):
     path = serializers.CharField()
     version = serializers.IntegerField()
@@ -71,6 +86,7 @@ class DocumentListCreate(ListView):
         path = TextField()
         body = TextField()
         reason = ReasonField()
+        acknowledge_secret = AcknowledgeSecretField()
 
         def validate_path(self, value: str) -> str:
             return paths.validate_path(value)
@@ -110,6 +126,7 @@ class DocumentDetail(APIView):
 
         body = TextField()
         reason = ReasonField()
+        acknowledge_secret = AcknowledgeSecretField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
 
     class EditInputSerializer(StrictSerializer):
@@ -119,6 +136,7 @@ class DocumentDetail(APIView):
         old = TextField()
         new = TextField()
         reason = ReasonField()
+        acknowledge_secret = AcknowledgeSecretField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
 
     class DeleteInputSerializer(StrictSerializer):
@@ -168,6 +186,7 @@ class DocumentDetail(APIView):
             base_version=base_version(request, data.get("version")),
             user=request.user,
             reason=data["reason"],
+            acknowledge_secret=data["acknowledge_secret"],
         )
         return _document_response(document)
 
@@ -184,6 +203,7 @@ class DocumentDetail(APIView):
             base_version=base_version(request, data.get("version")),
             user=request.user,
             reason=data["reason"],
+            acknowledge_secret=data["acknowledge_secret"],
         )
         return _document_response(document)
 
@@ -212,6 +232,10 @@ class HistoryEntrySerializer(serializers.Serializer):
     reason = serializers.SerializerMethodField()
     change_type = serializers.CharField()
     deleted = serializers.BooleanField(source="is_deleted")
+    secret_acknowledgement = serializers.CharField(
+        help_text="`false_positive` or `test_value` when the writer saved a text the "
+        "secret check refused; empty otherwise"
+    )
 
     def get_reason(self, record: Any) -> str:
         return record.history_change_reason or ""
@@ -364,6 +388,7 @@ class DocumentRevert(APIView):
             },
         )
         reason = ReasonField()
+        acknowledge_secret = AcknowledgeSecretField()
         base_version = VersionField(
             strings=False,
             required=False,
@@ -395,6 +420,7 @@ class DocumentRevert(APIView):
             user=request.user,
             reason=data["reason"],
             base_version=base,
+            acknowledge_secret=data["acknowledge_secret"],
         )
         return _document_response(document)
 

@@ -3,6 +3,9 @@
 Tenant then project, additive: a project value overrides a tenant value of
 the same key, unless the tenant setting is enforced; then the tenant value
 stands and the override is reported as refused.
+
+Only `memory.*` keys are policy for agents; other settings (`security.*`) govern
+the tenant's own writes and never reach a prompt.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypedDict
+
+POLICY_KEY_PREFIX = "memory."
 
 
 class SettingAccount(TypedDict):
@@ -81,6 +86,8 @@ def merge_policy(settings: Iterable[PolicySetting]) -> MergedPolicy:
     tenant: dict[str, PolicySetting] = {}
     project: dict[str, PolicySetting] = {}
     for setting in settings:
+        if not setting.key.startswith(POLICY_KEY_PREFIX):
+            continue
         (tenant if setting.level == "tenant" else project)[setting.key] = setting
     in_force = dict(tenant)
     refused: list[tuple[PolicySetting, PolicySetting]] = []

@@ -16,6 +16,13 @@ from agentdocs.models.history import HistoryChangeType
 from agentdocs.models.tenancy import Project
 
 
+class SecretAcknowledgement(models.TextChoices):
+    """Why a writer saved a text the secret check refused: its history row says so."""
+
+    FALSE_POSITIVE = "false_positive", "False positive"
+    TEST_VALUE = "test_value", "Test value"
+
+
 class Document(models.Model):
     """One versioned Markdown document at a path inside a project.
 
@@ -38,6 +45,12 @@ class Document(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     lock_expires_at = models.DateTimeField(null=True, blank=True)
+    # Set by the write that saved a text the secret check refused, "" on every other
+    # write: copied into the history row like the body, so each version says whether
+    # (and why) its writer overrode the check.
+    secret_acknowledgement = models.CharField(
+        max_length=16, choices=SecretAcknowledgement.choices, blank=True, default=""
+    )
 
     # Locks are coordination, not content: taking one writes no version.
     history = HistoricalRecords(
@@ -80,3 +93,4 @@ class HistoricalDocument(Protocol):
     size: int
     version: int
     is_deleted: bool
+    secret_acknowledgement: str

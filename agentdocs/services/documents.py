@@ -5,11 +5,17 @@ management commands and the test fixtures all call these functions. Each write
 is optimistic (it names the version it was based on), respects edit locks,
 refuses secret-like content, and leaves a history row with its writer, reason
 and change type. Nothing is ever lost: delete and revert are versions too.
+
+A writer may save a text the secret check refused by acknowledging it
+(``acknowledge_secret``: a false positive, or a test value) with a reason,
+unless the tenant set `security.secretOverride: off`; the history row keeps
+the acknowledgement. It overrides the secret check only, nothing else.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TypedDict
 
@@ -29,8 +35,10 @@ from agentdocs.core.errors import (
 from agentdocs.core.paths import validate_new_path
 from agentdocs.core.secret_scan import find_secret
 from agentdocs.models import ChangeType, Document, Project
+from agentdocs.models.documents import SecretAcknowledgement
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.services import policy as policy_service
 from agentdocs.services import render_cache
 
 MAX_BODY_BYTES = 256 * 1024
@@ -42,6 +50,12 @@ def sha256_of(text: str) -> str:
 
 def validate_body(body: object, *, field: str = "body") -> str:
     """Return ``body`` if it may be stored, else raise with the field and line."""
+    text = _validate_text(body, field=field)
+    _refuse_secret(text, field=field)
+    return text
+
+
+def _validate_text(body: object, *, field: str) -> str:
     if not isinstance(body, str):
         raise InvalidInput("The body must be a string of UTF-8 text.", field=field)
     if "\x00" in body:
@@ -55,6 +69,10 @@ def validate_body(body: object, *, field: str = "body") -> str:
             f"The body is {size} bytes; at most {MAX_BODY_BYTES} bytes (256 KiB) are allowed.",
             field=field,
         )
+    return body
+
+
+def _refuse_secret(body: str, *, field: str) -> None:
     finding = find_secret(body)
     if finding is not None:
         raise SecretDetected(
@@ -63,7 +81,56 @@ def validate_body(body: object, *, field: str = "body") -> str:
             field=field,
             line=finding.line,
         )
-    return body
+
+
+def _validate_acknowledgement(acknowledge_secret: object) -> str:
+    if acknowledge_secret is None or acknowledge_secret == "":
+        return ""
+    if acknowledge_secret not in SecretAcknowledgement.values:
+        raise InvalidInput(
+            "`acknowledge_secret` is `false_positive` or `test_value` (or left out).",
+            field="acknowledge_secret",
+        )
+    return str(acknowledge_secret)
+
+
+def _checked_body(
+    body: object, *, acknowledge_secret: object, reason: str, tenant_id: Callable[[], int]
+) -> tuple[str, str]:
+    """``validate_body``, where an acknowledgement may override the secret check.
+
+    Returns the body and the acknowledgement to record ("" when there was no secret).
+    An acknowledgement needs a reason and a tenant that allows overrides; one sent
+    for a text without a secret is refused, so nobody marks ordinary writes.
+    ``tenant_id`` is called only when an acknowledgement meets a secret: ordinary
+    writes read no setting."""
+    text = _validate_text(body, field="body")
+    acknowledgement = _validate_acknowledgement(acknowledge_secret)
+    try:
+        _refuse_secret(text, field="body")
+    except SecretDetected as refusal:
+        if not acknowledgement:
+            raise
+        if not policy_service.secret_override_allowed(tenant_id=tenant_id()):
+            raise SecretDetected(
+                f"{refusal.detail} The tenant forbids overriding the secret check "
+                f"(`{policy_service.SECRET_OVERRIDE_KEY}: off`).",
+                field=refusal.field,
+                **refusal.extra,
+            ) from None
+        if not reason:
+            raise InvalidInput(
+                "Saving a text the secret check refused needs a reason: say why "
+                "the value is not a real secret.",
+                field="reason",
+            ) from None
+        return text, acknowledgement
+    if acknowledgement:
+        raise InvalidInput(
+            "Nothing to acknowledge: the secret check finds no secret in this text.",
+            field="acknowledge_secret",
+        )
+    return text, ""
 
 
 def _validate_reason(reason: object) -> str:
@@ -143,12 +210,14 @@ def _save_version(
     reason: str,
     change_type: ChangeType,
     is_deleted: bool = False,
+    secret_acknowledgement: str = "",
 ) -> Document:
     document.body = body
     document.sha256 = sha256_of(body)
     document.size = len(body.encode("utf-8"))
     document.version = (document.version or 0) + 1
     document.is_deleted = is_deleted
+    document.secret_acknowledgement = secret_acknowledgement
     document.updated_by = user
     document.updated_at = timezone.now()
     mark_change(document, user=user, reason=reason, change_type=change_type)
@@ -158,12 +227,23 @@ def _save_version(
 
 
 def document_create(
-    *, project: Project, path: str, body: str, user: User, reason: str = ""
+    *,
+    project: Project,
+    path: str,
+    body: str,
+    user: User,
+    reason: str = "",
+    acknowledge_secret: str = "",
 ) -> Document:
     """Create a document; a deleted one at the same path comes back as its next version."""
     validate_new_path(path)
-    validate_body(body)
     reason = _validate_reason(reason)
+    body, acknowledgement = _checked_body(
+        body,
+        acknowledge_secret=acknowledge_secret,
+        reason=reason,
+        tenant_id=lambda: project.tenant_id,
+    )
     try:
         with transaction.atomic():
             existing = (
@@ -178,7 +258,12 @@ def document_create(
                 )
             document = existing or Document(project=project, path=path, version=0)
             return _save_version(
-                document, body=body, user=user, reason=reason, change_type=ChangeType.CREATED
+                document,
+                body=body,
+                user=user,
+                reason=reason,
+                change_type=ChangeType.CREATED,
+                secret_acknowledgement=acknowledgement,
             )
     except IntegrityError:
         # Another request created the same path between our read and our insert.
@@ -193,10 +278,16 @@ def document_write(
     user: User,
     reason: str = "",
     change_type: ChangeType = ChangeType.WRITTEN,
+    acknowledge_secret: str = "",
 ) -> Document:
     """Replace the body. Writing the identical body creates no new version."""
-    validate_body(body)
     reason = _validate_reason(reason)
+    body, acknowledgement = _checked_body(
+        body,
+        acknowledge_secret=acknowledge_secret,
+        reason=reason,
+        tenant_id=lambda: document.project.tenant_id,
+    )
     with transaction.atomic():
         current = _lock_for_write(document)
         _check_base(current, base_version)
@@ -204,7 +295,14 @@ def document_write(
         _check_lock(current, user)
         if current.body == body:
             return current
-        return _save_version(current, body=body, user=user, reason=reason, change_type=change_type)
+        return _save_version(
+            current,
+            body=body,
+            user=user,
+            reason=reason,
+            change_type=change_type,
+            secret_acknowledgement=acknowledgement,
+        )
 
 
 MAX_COUNTED_MATCHES = 100
@@ -227,6 +325,7 @@ def document_edit(
     base_version: int,
     user: User,
     reason: str = "",
+    acknowledge_secret: str = "",
 ) -> Document:
     """Replace one exact, unique occurrence of ``old`` with ``new``, as an agent's edit tool."""
     if not isinstance(old, str) or old == "":
@@ -258,6 +357,7 @@ def document_edit(
             user=user,
             reason=reason,
             change_type=ChangeType.EDITED,
+            acknowledge_secret=acknowledge_secret,
         )
 
 
@@ -290,11 +390,16 @@ def document_revert(
     user: User,
     reason: str = "",
     base_version: int | None = None,
+    acknowledge_secret: str = "",
 ) -> Document:
-    """Make an earlier version's body current again, as a new version."""
+    """Make an earlier version's body current again, as a new version.
+
+    The earlier text passes the secret check like any other write: a version saved
+    with an acknowledged secret comes back only with a new acknowledgement."""
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise InvalidInput("The version to revert to must be a positive integer.", field="version")
     reason = _validate_reason(reason)
+    _validate_acknowledgement(acknowledge_secret)
     with transaction.atomic():
         current = _lock_for_write(document)
         if base_version is not None:
@@ -308,13 +413,20 @@ def document_revert(
             )
         if not current.is_deleted and current.body == target.body:
             return current
+        body, acknowledgement = _checked_body(
+            target.body,
+            acknowledge_secret=acknowledge_secret,
+            reason=reason,
+            tenant_id=lambda: current.project.tenant_id,
+        )
         change_type = ChangeType.RESTORED if current.is_deleted else ChangeType.REVERTED
         return _save_version(
             current,
-            body=target.body,
+            body=body,
             user=user,
             reason=reason or f"Revert to version {version}",
             change_type=change_type,
+            secret_acknowledgement=acknowledgement,
         )
 
 

@@ -1,4 +1,10 @@
-"""`memory.*` settings (policy) and recipes: validated on the way in, history kept."""
+"""`memory.*` settings (policy) and recipes: validated on the way in, history kept.
+
+One setting is not policy for agents but for the tenant's own writes:
+`security.secretOverride` (tenant scope, `on` or `off`, default on) says whether a
+writer may save a text the secret check refused by acknowledging it. It is stored
+like the others; the policy layer of the Memory Block shows only `memory.*` keys.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,8 @@ from agentdocs.models.history import mark_change
 from agentdocs.services import render_cache
 
 SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}\Z")
+SECRET_OVERRIDE_KEY = "security.secretOverride"
+SECRET_OVERRIDE_VALUES = ("on", "off")
 MAX_SETTING_VALUE = 4096
 RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 PROFILE_NAME = RECIPE_NAME
@@ -43,13 +51,37 @@ def _mark(
 
 
 def validate_setting_key(key: object) -> str:
-    if not isinstance(key, str) or not SETTING_KEY.match(key):
+    if not isinstance(key, str) or not (key == SECRET_OVERRIDE_KEY or SETTING_KEY.match(key)):
         raise InvalidInput(
             "Setting keys start with `memory.` followed by letters, digits, '_', '.' or '-' "
-            "(at most 128 characters).",
+            f"(at most 128 characters); the one other key is `{SECRET_OVERRIDE_KEY}`.",
             field="key",
         )
     return key
+
+
+def _validate_security_setting(*, key: str, value: str, project: Project | None) -> None:
+    """`security.*` settings govern the tenant's writes: tenant scope, a known value."""
+    if key != SECRET_OVERRIDE_KEY:
+        return
+    if project is not None:
+        raise InvalidInput(
+            f"`{SECRET_OVERRIDE_KEY}` is a tenant setting; a project cannot set it.",
+            field="key",
+        )
+    if value not in SECRET_OVERRIDE_VALUES:
+        raise InvalidInput(f"`{SECRET_OVERRIDE_KEY}` is `on` or `off`.", field="value")
+
+
+def secret_override_allowed(*, tenant_id: int) -> bool:
+    """Whether the tenant lets a writer save a refused text by acknowledging it (on
+    unless the tenant set `security.secretOverride: off`)."""
+    value = (
+        Setting.objects.filter(tenant_id=tenant_id, project=None, key=SECRET_OVERRIDE_KEY)
+        .values_list("value", flat=True)
+        .first()
+    )
+    return value != "off"
 
 
 def _validate_setting_value(value: object) -> str:
@@ -86,6 +118,7 @@ def setting_set(
     """Create or replace a setting. Returns (setting, created)."""
     validate_setting_key(key)
     _validate_setting_value(value)
+    _validate_security_setting(key=key, value=value, project=project)
     _validate_bool(enforced, field="enforced")
     if project is not None and project.tenant_id != tenant.pk:
         raise InvalidInput("The project belongs to another tenant.", field="project")

@@ -42,6 +42,27 @@ class ReasonField(forms.CharField):
         super().__init__(required=False, max_length=500, **kwargs)
 
 
+class AcknowledgeSecretField(forms.ChoiceField):
+    """Offered after the secret check refused a save: why the text may be saved anyway.
+
+    Not validated against its choices here: the service names a bad value."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            required=False,
+            choices=[
+                ("", "No: let me change the text"),
+                ("false_positive", "It is not a secret (a false positive)"),
+                ("test_value", "It is a test value, not a real credential"),
+            ],
+            help_text="Save anyway, recorded in the history with your reason.",
+            **kwargs,
+        )
+
+    def valid_value(self, value: Any) -> bool:
+        return True
+
+
 class DocumentCreateForm(forms.Form):
     path = forms.CharField(
         max_length=255,
@@ -49,11 +70,13 @@ class DocumentCreateForm(forms.Form):
     )
     body = BodyField()
     reason = ReasonField()
+    acknowledge_secret = AcknowledgeSecretField()
 
 
 class DocumentEditForm(forms.Form):
     body = BodyField()
     reason = ReasonField()
+    acknowledge_secret = AcknowledgeSecretField()
     base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
 
 
@@ -65,6 +88,7 @@ class RevertForm(forms.Form):
     version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     reason = ReasonField()
+    acknowledge_secret = AcknowledgeSecretField()
 
 
 class DeleteForm(forms.Form):

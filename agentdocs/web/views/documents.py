@@ -5,7 +5,8 @@ documents only through `agentdocs.services.documents`. A view that takes a form
 shows it (GET) or hands it to `_save_*` (POST), which calls one service and
 redirects, or shows the page again with the refusal under its own status
 (`agentdocs.web.pages.form_page`). A refused save keeps what the user typed on
-the page: nothing here throws text away.
+the page: nothing here throws text away. After the secret check refused a save,
+the page offers to save it anyway with an acknowledgement and a reason.
 """
 
 from __future__ import annotations
@@ -22,13 +23,20 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agentdocs import permissions, ratelimit
-from agentdocs.core.errors import AgentdocsError, Locked, NotFound, VersionConflict
+from agentdocs.core.errors import (
+    AgentdocsError,
+    Locked,
+    NotFound,
+    SecretDetected,
+    VersionConflict,
+)
 from agentdocs.core.numbers import positive_int
 from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import Access
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import documents as document_service
+from agentdocs.services import policy as policy_service
 from agentdocs.web.diffview import side_by_side, whole_unified_diff
 from agentdocs.web.forms import (
     DeleteForm,
@@ -84,6 +92,16 @@ def _lock_context(access: Access, document: Document) -> dict:
         "lock_held_by_me": held_by_me,
         "lock_held_by_other": lock is not None and not held_by_me,
     }
+
+
+def _offers_acknowledgement(access: Access, form: Form, refusal: AgentdocsError | None) -> bool:
+    """Whether the page shows the "save anyway" choice: once the secret check refused
+    the text (and the tenant allows overrides), and while the user has it chosen."""
+    if form["acknowledge_secret"].value():
+        return True
+    return isinstance(refusal, SecretDetected) and policy_service.secret_override_allowed(
+        tenant_id=access.tenant.pk
+    )
 
 
 def _current(access: Access, path: str) -> Document:
@@ -184,6 +202,7 @@ def _save_create(request: HttpRequest, access: Access) -> HttpResponse:
             body=form.cleaned_data["body"],
             user=request.user,
             reason=form.cleaned_data["reason"],
+            acknowledge_secret=form.cleaned_data["acknowledge_secret"],
         )
     except AgentdocsError as error:
         return _create_page(request, access, form, refusal=error)
@@ -205,6 +224,7 @@ def _create_page(
         "form": form,
         "measure": measure(body),
         "preview_html": render_markdown(body),
+        "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
     }
     return form_page(request, "agentdocs/document_create.html", context, form=form, refusal=refusal)
 
@@ -237,6 +257,7 @@ def _save_edit(request: HttpRequest, access: Access, path: str) -> HttpResponse:
             base_version=base_version,
             user=request.user,
             reason=form.cleaned_data["reason"],
+            acknowledge_secret=form.cleaned_data["acknowledge_secret"],
         )
     except VersionConflict as error:
         stale = _stale_save(request, access, path, DocumentEditForm)
@@ -278,6 +299,7 @@ def _edit_page(
         "preview_html": render_markdown(body),
         "reach": _reach(access, document.path),
         "shadowed": _shadowed_tenant_document(access, document.path),
+        "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
         **_lock_context(access, document),
     }
     # The conflict panel explains a stale save in its own words, with the diff.
@@ -464,6 +486,7 @@ def _save_revert(
             base_version=form.cleaned_data["base_version"],
             user=request.user,
             reason=form.cleaned_data["reason"],
+            acknowledge_secret=form.cleaned_data["acknowledge_secret"],
         )
     except VersionConflict as error:
         stale = _stale_save(request, access, path, RevertForm)
@@ -509,6 +532,7 @@ def _revert_page(
         "new_label": f"Version {target.version}, after the revert",
         "diff": side_by_side(current, target.body),
         "unchanged": not document.is_deleted and document.body == target.body,
+        "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
     }
     return form_page(
         request,
