@@ -102,7 +102,10 @@ class LockForm(forms.Form):
 
 
 class SettingForm(forms.Form):
-    key = forms.CharField(max_length=128, help_text="Starts with memory., e.g. memory.language")
+    key = forms.CharField(
+        max_length=128,
+        help_text="memory.… (e.g. memory.language), or security.secretOverride on the tenant",
+    )
     value = forms.CharField(max_length=4096, required=False, strip=False)
     enforced = forms.BooleanField(
         required=False,
