@@ -244,6 +244,12 @@ AGENTDOCS_READ_STATE_TTL_SECONDS = env_int("AGENTDOCS_READ_STATE_TTL_SECONDS", 2
 AGENTDOCS_RENDER_CACHE = env_bool("AGENTDOCS_RENDER_CACHE", bool(REDIS_URL))
 AGENTDOCS_RENDER_CACHE_TTL_SECONDS = env_int("AGENTDOCS_RENDER_CACHE_TTL_SECONDS", 60 * 60)
 AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS", 5 * 60)
+# Size caps of one binding record, checked when binding: its row (the JSON the database
+# is sent) and its archive. A record over either is refused with 413 and not stored.
+AGENTDOCS_BINDING_MAX_RECORD_BYTES = env_int("AGENTDOCS_BINDING_MAX_RECORD_BYTES", 1024 * 1024)
+AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES = env_int(
+    "AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES", 8 * 1024 * 1024
+)
 # Per-caller rate limits (agentdocs/ratelimit.py), as "requests/period" ("60/min",
 # "5/10s"); an empty value leaves that scope unlimited. The live Markdown preview is
 # per user; render and bind are meant per token.

@@ -230,6 +230,13 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def stored_json_bytes(value: object) -> int:
+    """How many bytes a JSON column is sent for ``value``: Django's JSONField writes
+    `json.dumps` with its defaults (ASCII escapes, spaced separators), which is never
+    smaller than the canonical form, so this is what a size cap on the row compares."""
+    return len(json.dumps(value).encode("ascii"))
+
+
 def build_record(
     *,
     header: RecordHeader,

@@ -82,6 +82,14 @@ class SecretDetected(AgentdocsError):
     status = 422
 
 
+class TooLarge(AgentdocsError):
+    """What the request would store is over a configured size cap; nothing was stored.
+    The code is the one the API gives a request body over the server's limit."""
+
+    code = "too_large"
+    status = 413
+
+
 class Unprocessable(AgentdocsError):
     code = "unprocessable"
     status = 422

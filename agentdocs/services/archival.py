@@ -17,7 +17,8 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.utils import timezone
 
-from agentdocs.core.bindings import canonical_json, sha256_hex
+from agentdocs.core.bindings import BindingRecordData, canonical_json, sha256_hex
+from agentdocs.core.numbers import MAX_ID
 from agentdocs.models import BindingRecord
 from agentdocs.selectors import bindings as binding_selectors
 
@@ -33,6 +34,13 @@ def archive_document(record: BindingRecord) -> dict[str, Any]:
 
 def archive_bytes(record: BindingRecord) -> bytes:
     return canonical_json(archive_document(record))
+
+
+def archive_bytes_bound(record: BindingRecordData) -> int:
+    """The size of the archive a record not yet stored will get, at most: its
+    canonical JSON with the largest id it could be given. Binding checks it against
+    `AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES` on the request, not later in the worker."""
+    return len(canonical_json({"id": MAX_ID, **record}))
 
 
 def archive_path(record: BindingRecord) -> str:

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from agentdocs.core.bindings import (
     SCHEMA,
+    BindingRecordData,
     BoundDocument,
     build_record,
     canonical_json,
@@ -27,11 +28,12 @@ from agentdocs.core.bindings import (
     outdated_entry,
     record_sources,
     sha256_hex,
+    stored_json_bytes,
     unversioned_source,
 )
 from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import InvalidInput, TooLarge
 from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
 from agentdocs.core.memory_block import (
     ClientDocument,
@@ -202,6 +204,7 @@ def binding_create(
         local=local,
         memory_block=block,
     )
+    _refuse_oversized(record)
     with transaction.atomic():
         stored = BindingRecord.objects.create(
             tenant=tenant,
@@ -216,6 +219,46 @@ def binding_create(
         )
         transaction.on_commit(_archive_later(stored.pk), robust=True)
     return BindingResult(record=stored)
+
+
+def _refuse_oversized(record: BindingRecordData) -> None:
+    """Refuse a record whose row or archive would be over its configured cap, before
+    anything is stored, naming what made it large: the Memory Block when the record
+    would fit without it, else the manifest's sources."""
+    checks = (
+        ("row", stored_json_bytes, "AGENTDOCS_BINDING_MAX_RECORD_BYTES"),
+        ("archive", archival.archive_bytes_bound, "AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES"),
+    )
+    for what, measure, setting in checks:
+        size = measure(record)
+        cap: int = getattr(settings, setting)
+        if size <= cap:
+            continue
+        over = (
+            f"The binding record's {what} would be {size:,} bytes, "
+            f"over the cap of {cap:,} ({setting})"
+        )
+        block = record["memory_block"]
+        without_block = measure({**record, "memory_block": None})
+        if block is not None and without_block <= cap:
+            raise TooLarge(
+                f"{over}: its Memory Block takes {size - without_block:,} of them "
+                f"({len(block['layers'])} layers, {len(block['context_documents'])} "
+                "`.AGENTS/` documents). Nothing was stored: bind without the Memory Block, "
+                "or keep fewer documents in `.AGENTS/`.",
+                field="memory_block",
+                bytes=size,
+                limit=cap,
+            )
+        sources = len(record["context"]) + len(record["local"])
+        raise TooLarge(
+            f"{over}: the manifest's {sources} sources and {len(record['exceptions'])} "
+            f"exceptions take {without_block:,} of them. Nothing was stored: bind fewer "
+            "sources.",
+            field="manifest",
+            bytes=size,
+            limit=cap,
+        )
 
 
 def binding_outdated(*, record: BindingRecord) -> list[dict[str, Any]]:

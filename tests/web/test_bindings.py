@@ -172,3 +172,27 @@ def test_a_record_whose_sources_all_resolve_says_all_sources_current(
     record = BindingRecord.objects.get()
     page = client.get(f"/t/acme/web/bindings/{record.pk}/").content.decode()
     assert "all sources current" in page and "still missing" not in page
+
+
+def test_a_bind_over_the_size_cap_is_refused_on_the_page_with_413(
+    browse, writer, bound_project, settings
+):
+    # The record is about 3 KB, 1.7 KB of it without the Memory Block.
+    settings.AGENTDOCS_BINDING_MAX_RECORD_BYTES = 2500
+    response = bind(browse(writer))
+    assert response.status_code == 413
+    page = response.content.decode()
+    assert "AGENTDOCS_BINDING_MAX_RECORD_BYTES" in page and "Nothing was stored" in page
+    assert "its Memory Block takes" in page
+    assert not BindingRecord.objects.exists()
+    settings.AGENTDOCS_BINDING_MAX_RECORD_BYTES = 3500
+    assert bind(browse(writer)).status_code == 302
+    assert BindingRecord.objects.count() == 1
+
+
+def test_outsiders_get_404_on_the_bind_form_whatever_the_cap(
+    browse, outsider, other_tenant, bound_project, settings
+):
+    settings.AGENTDOCS_BINDING_MAX_RECORD_BYTES = 10
+    assert bind(browse(outsider)).status_code == 404
+    assert not BindingRecord.objects.exists()

@@ -20,8 +20,8 @@ pytestmark = pytest.mark.django_db
 
 PAGES = {
     "/": 4,
-    "/t/acme/": 5,
-    "/t/acme/web/": 8,
+    "/t/acme/": 6,
+    "/t/acme/web/": 9,
     "/t/acme/web/doc/agent.md": 5,
     "/t/acme/web/doc/agent.md?version=1": 6,
     "/t/acme/web/edit/agent.md": 5,
@@ -84,3 +84,51 @@ def test_page_query_count_is_the_same_with_2_and_30_versions(
         _write_versions(document, 28, (admin, writer))
     with django_assert_num_queries(len(two_versions)):
         assert client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("url", "make_rows"),
+    [
+        ("/t/acme/web/", "documents"),
+        ("/t/acme/", "projects"),
+    ],
+)
+def test_list_pages_run_the_same_queries_with_3_and_300_rows(
+    browse,
+    admin,
+    tenant,
+    project,
+    make_document,
+    django_assert_num_queries,
+    url,
+    make_rows,
+    settings,
+):
+    """The project page pages its documents (live and deleted), the tenant page its
+    projects: 300 rows cost the queries 3 do."""
+    settings.AGENTDOCS_RENDER_CACHE = False  # both counts on a cold render cache
+    from agentdocs.services import tenants as tenant_service
+
+    def add(start: int, stop: int) -> None:
+        for n in range(start, stop):
+            if make_rows == "documents":
+                document = make_document(project, f"docs/{n:03d}.md", f"# {n}\n")
+                if n % 2:
+                    svc.document_delete(
+                        document=document, base_version=1, user=admin, reason="gone"
+                    )
+            else:
+                tenant_service.project_create(
+                    tenant=tenant, slug=f"p{n:03d}", name=f"P {n}", user=admin
+                )
+
+    client = browse(admin)
+    add(0, 3)
+    client.get(url)
+    with CaptureQueriesContext(connection) as few:
+        assert client.get(url).status_code == 200
+    add(3, 300)
+    with django_assert_num_queries(len(few)):
+        response = client.get(url)
+    assert response.status_code == 200
+    assert b"Page 1 of " in response.content

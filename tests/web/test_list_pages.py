@@ -1,0 +1,106 @@
+"""The project page pages its documents and its deleted documents, the tenant page its
+projects: a page shows at most 100 rows, the total count and links to the others."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agentdocs.services import documents as document_service
+from agentdocs.services import tenants as tenant_service
+
+pytestmark = pytest.mark.django_db
+
+
+def _linked_paths(page: str) -> list[str]:
+    return re.findall(r'<a class="path" href="/t/acme/web/doc/([^"]+)"', page)
+
+
+def _deleted_paths(page: str) -> list[str]:
+    return re.findall(r'<a class="path" href="/t/acme/web/history/([^"]+)"', page)
+
+
+@pytest.fixture
+def many_documents(project, admin, make_document):
+    """250 live documents and 120 deleted ones."""
+    for n in range(250):
+        make_document(project, f"docs/{n:03d}.md", f"# {n}\n")
+    for n in range(120):
+        document = make_document(project, f"old/{n:03d}.md", f"# {n}\n")
+        document_service.document_delete(document=document, base_version=1, user=admin)
+
+
+def test_the_project_page_shows_100_documents_a_page_with_the_total(browse, reader, many_documents):
+    client = browse(reader)
+    first = client.get("/t/acme/web/").content.decode()
+    assert _linked_paths(first) == [f"docs/{n:03d}.md" for n in range(100)]
+    assert "250 documents · 1–100 shown" in first
+    assert "Page 1 of 3" in first
+    assert 'href="?page=2">Next</a>' in first and ">Previous</a>" not in first.split("Page 1")[0]
+    third = client.get("/t/acme/web/?page=3").content.decode()
+    assert _linked_paths(third) == [f"docs/{n:03d}.md" for n in range(200, 250)]
+    assert 'href="?page=2">Previous</a>' in third and 'href="?page=4"' not in third
+
+
+def test_deleted_documents_are_paged_on_their_own(browse, reader, many_documents):
+    client = browse(reader)
+    first = client.get("/t/acme/web/").content.decode()
+    assert _deleted_paths(first) == [f"old/{n:03d}.md" for n in range(100)]
+    assert "120 · 1–100 shown · restorable" in first
+    assert '<details class="card">' in first  # closed until its pages are used
+    second = client.get("/t/acme/web/?page=2&deleted_page=2").content.decode()
+    assert _deleted_paths(second) == [f"old/{n:03d}.md" for n in range(100, 120)]
+    assert _linked_paths(second) == [f"docs/{n:03d}.md" for n in range(100, 200)]
+    assert '<details class="card" open>' in second
+    # Each list's links keep the other list's page.
+    assert 'href="?page=2&amp;deleted_page=1">Previous</a>' in second
+    assert 'href="?page=3&amp;deleted_page=2">Next</a>' in second
+
+
+@pytest.fixture
+def two_pages(project, make_document):
+    for n in range(101):
+        make_document(project, f"docs/{n:03d}.md", f"# {n}\n")
+
+
+@pytest.mark.parametrize(
+    ("query", "first_path"),
+    [
+        ("page=0", "docs/000.md"),
+        ("page=-1", "docs/000.md"),
+        ("page=abc", "docs/000.md"),
+        ("page=" + "9" * 5000, "docs/000.md"),
+        ("page=99999", "docs/100.md"),
+    ],
+)
+def test_a_page_number_that_is_not_one_shows_the_first_or_last_page(
+    browse, reader, two_pages, query, first_path
+):
+    response = browse(reader).get(f"/t/acme/web/?{query}")
+    assert response.status_code == 200
+    assert _linked_paths(response.content.decode())[0] == first_path
+
+
+def test_a_small_project_has_no_page_links(browse, reader, project, make_document):
+    make_document(project, "agent.md", "# Rules\n")
+    page = browse(reader).get("/t/acme/web/").content.decode()
+    assert "1 document<" in page and "Page 1 of" not in page
+
+
+def test_the_tenant_page_shows_100_projects_a_page(browse, reader, tenant, admin):
+    for n in range(130):
+        tenant_service.project_create(tenant=tenant, slug=f"p{n:03d}", name=f"P {n}", user=admin)
+    client = browse(reader)
+    first = client.get("/t/acme/").content.decode()
+    assert "130 projects · 1–100 shown" in first and "Page 1 of 2" in first
+    assert 'href="/t/acme/p099/"' in first and 'href="/t/acme/p100/"' not in first
+    second = client.get("/t/acme/?page=2").content.decode()
+    assert 'href="/t/acme/p100/"' in second and 'href="/t/acme/p129/"' in second
+    assert 'href="/t/acme/p099/"' not in second
+
+
+def test_outsiders_get_404_on_every_page_of_the_lists(browse, outsider, other_tenant, project):
+    client = browse(outsider)
+    assert client.get("/t/acme/web/?page=2").status_code == 404
+    assert client.get("/t/acme/?page=2").status_code == 404
