@@ -19,11 +19,13 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Page, Paginator
 from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from agentdocs.core.errors import AgentdocsError, Forbidden, InvalidInput, NotFound, RateLimited
+from agentdocs.core.numbers import positive_int
 
 View = Callable[..., HttpResponse]
 
@@ -90,3 +92,11 @@ def form_page(
     else:
         status = 400 if form.errors else 200
     return render(request, template_name, context, status=status)
+
+
+def list_page(request: HttpRequest, rows: Any, *, per_page: int, param: str = "page") -> Page:
+    """One page of ``rows``, numbered by ``param`` in the query string: a count and a
+    slice, whatever the number of rows. No number, or one that is not a page number,
+    shows the first page; one past the end, the last."""
+    number = positive_int(request.GET.get(param)) or 1
+    return Paginator(rows, per_page).get_page(number)

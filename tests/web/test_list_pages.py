@@ -104,3 +104,39 @@ def test_outsiders_get_404_on_every_page_of_the_lists(browse, outsider, other_te
     client = browse(outsider)
     assert client.get("/t/acme/web/?page=2").status_code == 404
     assert client.get("/t/acme/?page=2").status_code == 404
+
+
+def test_the_recipe_list_is_paged(browse, reader, tenant, admin, settings):
+    from agentdocs.services import policy as policy_service
+    from agentdocs.web.views import policy as policy_views
+
+    for n in range(5):
+        policy_service.recipe_create(
+            tenant=tenant, name=f"r{n}", params={}, profiles={}, user=admin
+        )
+    settings.DEBUG = False
+    policy_views.RECIPES_PER_PAGE, before = 2, policy_views.RECIPES_PER_PAGE
+    try:
+        client = browse(reader)
+        first = client.get("/t/acme/-/recipes/").content.decode()
+        last = client.get("/t/acme/-/recipes/?page=3").content.decode()
+    finally:
+        policy_views.RECIPES_PER_PAGE = before
+    assert re.findall(r"<strong>(r\d)</strong>", first) == ["r0", "r1"]
+    assert "Page 1 of 3" in first and 'href="?page=2">Next</a>' in first
+    assert re.findall(r"<strong>(r\d)</strong>", last) == ["r4"]
+
+
+def test_the_token_list_is_paged(browse, writer, tenant):
+    from agentdocs.services import tokens as token_service
+    from agentdocs.web.views import tokens as token_views
+
+    for n in range(3):
+        token_service.token_create(user=writer, name=f"token-{n}", scopes=["read"])
+    token_views.TOKENS_PER_PAGE, before = 2, token_views.TOKENS_PER_PAGE
+    try:
+        page = browse(writer).get("/tokens/").content.decode()
+    finally:
+        token_views.TOKENS_PER_PAGE = before
+    assert len(re.findall(r"<td>token-\d</td>", page)) == 2
+    assert "Page 1 of 2" in page

@@ -35,7 +35,7 @@ PAGES = {
     "/t/acme/_vance/edit/agent.md": 5,
     "/t/acme/web/settings/": 5,
     "/t/acme/-/settings/": 4,
-    "/t/acme/-/recipes/": 4,
+    "/t/acme/-/recipes/": 5,  # the page count of the paged list
     "/t/acme/-/recipes/coder/": 5,
 }
 

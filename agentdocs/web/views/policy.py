@@ -17,7 +17,9 @@ from agentdocs.selectors import policy as policy_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import policy as policy_service
 from agentdocs.web.forms import RecipeDeleteForm, RecipeForm, SettingDeleteForm, SettingForm
-from agentdocs.web.pages import form_page, member_page
+from agentdocs.web.pages import form_page, list_page, member_page
+
+RECIPES_PER_PAGE = 100
 
 
 def _policy_in_force(access: Access) -> dict:
@@ -138,14 +140,16 @@ def _recipe(access: Access, name: str) -> Recipe:
 @member_page
 def recipe_list(request: HttpRequest, tenant: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
+    page = list_page(
+        request, policy_selectors.recipe_list(tenant=access.tenant), per_page=RECIPES_PER_PAGE
+    )
     recipes = [
-        {"recipe": recipe, "options": RenderOptions.from_recipe(recipe.params)}
-        for recipe in policy_selectors.recipe_list(tenant=access.tenant)
+        {"recipe": recipe, "options": RenderOptions.from_recipe(recipe.params)} for recipe in page
     ]
     return render(
         request,
         "agentdocs/recipes.html",
-        {"access": access, "tenant": access.tenant, "recipes": recipes},
+        {"access": access, "tenant": access.tenant, "recipes": recipes, "page": page},
     )
 
 

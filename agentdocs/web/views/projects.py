@@ -2,33 +2,22 @@
 
 from __future__ import annotations
 
-from django.core.paginator import Page, Paginator
-from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from agentdocs import permissions
 from agentdocs.core.memory_block import LayerKind
-from agentdocs.core.numbers import positive_int
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import RESERVED_PROJECT
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services.memory_block import render_memory_block
-from agentdocs.web.pages import member_page
+from agentdocs.web.pages import list_page, member_page
 
 AGENT_DOCUMENT = "agent.md"
 PROJECTS_PER_PAGE = 100
 DOCUMENTS_PER_PAGE = 100
-
-
-def _list_page(request: HttpRequest, rows: QuerySet, *, per_page: int, param: str = "page") -> Page:
-    """One page of ``rows``, numbered by ``param`` in the query string: a count and a
-    slice, whatever the number of rows. No number, or one that is not a page number,
-    shows the first page; one past the end, the last."""
-    number = positive_int(request.GET.get(param)) or 1
-    return Paginator(rows, per_page).get_page(number)
 
 
 @member_page
@@ -41,7 +30,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @member_page
 def tenant_detail(request: HttpRequest, tenant: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
-    projects = _list_page(
+    projects = list_page(
         request,
         tenancy_selectors.project_list_with_document(tenant=access.tenant, path=AGENT_DOCUMENT),
         per_page=PROJECTS_PER_PAGE,
@@ -87,12 +76,12 @@ def project_detail(request: HttpRequest, tenant: str, project: str) -> HttpRespo
         {
             "access": access,
             "project": access.project,
-            "documents": _list_page(
+            "documents": list_page(
                 request,
                 document_selectors.document_list(project=access.project),
                 per_page=DOCUMENTS_PER_PAGE,
             ),
-            "deleted_documents": _list_page(
+            "deleted_documents": list_page(
                 request,
                 document_selectors.deleted_document_list(project=access.project),
                 per_page=DOCUMENTS_PER_PAGE,

@@ -18,7 +18,9 @@ from agentdocs.core.errors import AgentdocsError
 from agentdocs.models import Scope
 from agentdocs.selectors import tokens as token_selectors
 from agentdocs.services import tokens as token_service
-from agentdocs.web.pages import form_page, member_page
+from agentdocs.web.pages import form_page, list_page, member_page
+
+TOKENS_PER_PAGE = 100
 
 
 class TokenForm(forms.Form):
@@ -49,7 +51,11 @@ def _page(
     new: token_service.NewToken | None = None,
     refusal: AgentdocsError | None = None,
 ) -> HttpResponse:
-    tokens = token_selectors.token_list_for(user=permissions.signed_in(request.user))[:200]
+    tokens = list_page(
+        request,
+        token_selectors.token_list_for(user=permissions.signed_in(request.user)),
+        per_page=TOKENS_PER_PAGE,
+    )
     context = {"form": form, "tokens": tokens, "new": new, "now": timezone.now()}
     return form_page(request, "agentdocs/tokens.html", context, form=form, refusal=refusal)
 
