@@ -7,8 +7,9 @@ so a tenant admin cannot use it to learn who has an account on the server.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -35,7 +36,7 @@ class _BlankAsNullField(serializers.CharField):
         kwargs.setdefault("allow_null", True)
         super().__init__(**kwargs)
 
-    def to_representation(self, value: Any) -> str | None:
+    def to_representation(self, value: Any) -> Any:
         return str(value) if value else None
 
 
@@ -71,6 +72,11 @@ class _ReasonInputSerializer(StrictSerializer):
         ref_name = "InvitationDecision"
 
     reason = ReasonField()
+
+
+def _caller(request: Request) -> User:
+    """The signed-in caller: every API view requires authentication (settings)."""
+    return cast(User, request.user)
 
 
 def _token_tenant_id(request: Request) -> int | None:
@@ -129,7 +135,7 @@ class TenantInvitationList(ListView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         invitation = tenant_service.invitation_create(
-            tenant=access.tenant, invited_by=request.user, **serializer.validated_data
+            tenant=access.tenant, invited_by=_caller(request), **serializer.validated_data
         )
         return Response(self.OutputSerializer(invitation).data, status=status.HTTP_202_ACCEPTED)
 
@@ -152,7 +158,7 @@ class TenantInvitationDetail(APIView):
             tenant=access.tenant, invitation_id=invitation_id
         )
         tenant_service.invitation_cancel(
-            invitation=invitation, actor=request.user, **serializer.validated_data
+            invitation=invitation, actor=_caller(request), **serializer.validated_data
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -193,7 +199,7 @@ class InvitationAccept(APIView):
     def post(self, request: Request, invitation_id: str) -> Response:
         invitation, reason = _own_invitation(request, invitation_id)
         accepted = tenant_service.invitation_accept(
-            invitation=invitation, user=request.user, reason=reason
+            invitation=invitation, user=_caller(request), reason=reason
         )
         return Response(OwnInvitationSerializer(accepted).data)
 
@@ -208,6 +214,6 @@ class InvitationDecline(APIView):
     def post(self, request: Request, invitation_id: str) -> Response:
         invitation, reason = _own_invitation(request, invitation_id)
         declined = tenant_service.invitation_decline(
-            invitation=invitation, user=request.user, reason=reason
+            invitation=invitation, user=_caller(request), reason=reason
         )
         return Response(OwnInvitationSerializer(declined).data)

@@ -262,9 +262,7 @@ def invitation_create(
             ).save()
         return pending
     invitation = mark_change(
-        Invitation(
-            tenant=tenant, username=username, email=email, role=role, invited_by=invited_by
-        ),
+        Invitation(tenant=tenant, username=username, email=email, role=role, invited_by=invited_by),
         user=invited_by,
         reason=reason or f"Invited as {role}",
         change_type=ChangeType.CREATED,
