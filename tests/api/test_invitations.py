@@ -3,6 +3,9 @@ and inviting never tells a tenant admin whether a user exists."""
 
 from __future__ import annotations
 
+import json
+import secrets
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -11,6 +14,8 @@ from django.test.utils import CaptureQueriesContext
 from agentdocs.models import Invitation, Membership, Scope
 from agentdocs.services import tenants as tenant_service
 from agentdocs.services import tokens as token_service
+from tests.api.test_no_input_is_a_500 import BODIES
+from tests.test_deploy_settings import run_manage
 
 pytestmark = pytest.mark.django_db
 
@@ -348,3 +353,51 @@ def test_your_invitation_list_runs_as_many_queries_for_one_as_for_twenty(
     with django_assert_max_num_queries(3):
         assert client.get(MINE).json()["count"] == 20
     assert _count_queries(client, MINE) == one
+
+
+@pytest.mark.parametrize("body", BODIES)
+@pytest.mark.parametrize(
+    ("who", "method", "url"),
+    [
+        ("admin", "post", INVITATIONS),
+        ("admin", "put", "/api/v1/tenants/acme/members/dave"),
+        ("admin", "delete", INVITATIONS + "{id}"),
+        ("dave", "post", MINE + "{id}/accept"),
+        ("dave", "post", MINE + "{id}/decline"),
+        ("dave", "post", MINE + "1" * 5000 + "/accept"),
+    ],
+)
+def test_bad_input_to_invitations_is_a_4xx_never_a_500(
+    api, request, tenant, admin, dave, who, method, url, body
+):
+    invitation = tenant_service.invitation_create(
+        tenant=tenant, username="dave", role="reader", invited_by=admin
+    )
+    client = api(request.getfixturevalue(who))
+    response = getattr(client, method)(
+        url.format(id=invitation.pk), json.dumps(body), content_type="application/json"
+    )
+    assert response.status_code < 500
+    if response.status_code >= 400:
+        assert set(response.json()) >= {"error", "detail", "field"}
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("1", "True"), ("", "False"), ("off", "False")])
+def test_direct_membership_is_a_boolean_read_from_the_environment(raw, expected):
+    result = run_manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.conf import settings; print(settings.AGENTDOCS_DIRECT_MEMBERSHIP)",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        AGENTDOCS_DIRECT_MEMBERSHIP=raw,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == expected
+
+
+def test_a_misspelt_direct_membership_stops_the_process():
+    result = run_manage(
+        "check", SECRET_KEY=secrets.token_urlsafe(50), AGENTDOCS_DIRECT_MEMBERSHIP="yse"
+    )
+    assert result.returncode != 0 and "AGENTDOCS_DIRECT_MEMBERSHIP" in result.stderr
