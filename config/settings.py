@@ -209,6 +209,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two `state` fields (a Memory Block layer's, an invitation's) need their own names.
+    "ENUM_NAME_OVERRIDES": {"InvitationStateEnum": "agentdocs.models.InvitationState"},
 }
 
 # Celery: with no broker configured, tasks run in-process and eagerly, so the
@@ -233,6 +235,10 @@ CELERY_BEAT_SCHEDULE = {
 AGENTDOCS_TENANT_CREATORS = env_choice(
     "AGENTDOCS_TENANT_CREATORS", "superusers", {"superusers", "authenticated"}
 )
+# Off: a tenant admin's PUT of a new member invites them, and only their acceptance
+# adds them (a Django superuser still adds directly). On: every tenant admin adds
+# directly, without the user's consent, as before invitations existed.
+AGENTDOCS_DIRECT_MEMBERSHIP = env_bool("AGENTDOCS_DIRECT_MEMBERSHIP", False)
 AGENTDOCS_LOCK_TTL_SECONDS = env_int("AGENTDOCS_LOCK_TTL_SECONDS", 15 * 60)
 AGENTDOCS_LOCK_MAX_TTL_SECONDS = env_int("AGENTDOCS_LOCK_MAX_TTL_SECONDS", 24 * 60 * 60)
 AGENTDOCS_DEFAULT_DOCUMENTS_DIR = Path(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -11,9 +12,10 @@ from rest_framework.views import APIView
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
+from agentdocs.api.invitations import TenantInvitationSerializer
 from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
 from agentdocs.core.errors import Forbidden, NotFound
-from agentdocs.models import Role
+from agentdocs.models import Invitation, Role
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import tenants as tenant_service
 
@@ -187,7 +189,16 @@ class MemberDetail(APIView):
         return Response(self.OutputSerializer(membership).data)
 
     @extend_schema(
-        request=PutInputSerializer, responses={200: OutputSerializer, 201: OutputSerializer}
+        request=PutInputSerializer,
+        responses={
+            200: OutputSerializer,
+            201: OutputSerializer,
+            202: TenantInvitationSerializer,
+        },
+        description="Changes the role of an existing member (200). Anyone else is invited "
+        "instead (202 with the invitation, alike whether or not such a user exists), and "
+        "becomes a member by accepting it; a Django superuser, or any tenant admin when "
+        "`AGENTDOCS_DIRECT_MEMBERSHIP` is on, adds them directly (201).",
     )
     def put(self, request: Request, tenant: str, username: str) -> Response:
         access = permissions.tenant_access(
@@ -196,16 +207,28 @@ class MemberDetail(APIView):
         access.require_admin()
         serializer = self.PutInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        membership, created = tenant_service.membership_set(
+        if request.user.is_superuser or settings.AGENTDOCS_DIRECT_MEMBERSHIP:
+            membership, created = tenant_service.membership_set(
+                tenant=access.tenant,
+                username=username,
+                actor=request.user,
+                **serializer.validated_data,
+            )
+            return Response(
+                self.OutputSerializer(membership).data,
+                status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+            )
+        result = tenant_service.member_role_set_or_invite(
             tenant=access.tenant,
             username=username,
             actor=request.user,
             **serializer.validated_data,
         )
-        return Response(
-            self.OutputSerializer(membership).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
-        )
+        if isinstance(result, Invitation):
+            return Response(
+                TenantInvitationSerializer(result).data, status=status.HTTP_202_ACCEPTED
+            )
+        return Response(self.OutputSerializer(result).data)
 
     @extend_schema(request=DeleteInputSerializer, responses={204: None})
     def delete(self, request: Request, tenant: str, username: str) -> Response:

@@ -7,6 +7,7 @@ from django.urls import path, re_path
 from agentdocs.api import (
     bindings,
     documents,
+    invitations,
     memory_block,
     ping,
     policy,
@@ -38,6 +39,27 @@ urlpatterns = [
     re_path(T + r"/members/$", tenants.MemberList.as_view(), name="api-members"),
     re_path(
         T + r"/members/(?P<username>[^/]+)$", tenants.MemberDetail.as_view(), name="api-member"
+    ),
+    re_path(
+        T + r"/invitations/$",
+        invitations.TenantInvitationList.as_view(),
+        name="api-tenant-invitations",
+    ),
+    re_path(
+        T + r"/invitations/(?P<invitation_id>[^/]+)$",
+        invitations.TenantInvitationDetail.as_view(),
+        name="api-tenant-invitation",
+    ),
+    path("invitations/", invitations.InvitationList.as_view(), name="api-invitations"),
+    re_path(
+        r"^invitations/(?P<invitation_id>[^/]+)/accept$",
+        invitations.InvitationAccept.as_view(),
+        name="api-invitation-accept",
+    ),
+    re_path(
+        r"^invitations/(?P<invitation_id>[^/]+)/decline$",
+        invitations.InvitationDecline.as_view(),
+        name="api-invitation-decline",
     ),
     # Documents; `path` may contain slashes.
     re_path(P + r"/documents/$", documents.DocumentListCreate.as_view(), name="api-documents"),

@@ -6,7 +6,15 @@ from agentdocs.models.bindings import BindingRecord
 from agentdocs.models.documents import Document
 from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
-from agentdocs.models.tenancy import RESERVED_PROJECT, Membership, Project, Role, Tenant
+from agentdocs.models.tenancy import (
+    RESERVED_PROJECT,
+    Invitation,
+    InvitationState,
+    Membership,
+    Project,
+    Role,
+    Tenant,
+)
 from agentdocs.models.tokens import ApiToken, Scope
 
 __all__ = [
@@ -16,6 +24,8 @@ __all__ = [
     "ChangeType",
     "Document",
     "HistoryChangeType",
+    "Invitation",
+    "InvitationState",
     "Membership",
     "Project",
     "ProviderMapping",

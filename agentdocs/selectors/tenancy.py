@@ -1,10 +1,20 @@
-"""Reads of tenants, projects and memberships."""
+"""Reads of tenants, projects, memberships and invitations."""
 
 from __future__ import annotations
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 
-from agentdocs.models import RESERVED_PROJECT, Document, Membership, Project, Tenant
+from agentdocs.core.errors import NotFound
+from agentdocs.core.numbers import MAX_ID, positive_int
+from agentdocs.models import (
+    RESERVED_PROJECT,
+    Document,
+    Invitation,
+    InvitationState,
+    Membership,
+    Project,
+    Tenant,
+)
 
 
 def tenant_list_for(*, user) -> QuerySet[Tenant]:
@@ -47,3 +57,61 @@ def member_list(*, tenant: Tenant) -> QuerySet[Membership]:
     return (
         Membership.objects.filter(tenant=tenant).select_related("user").order_by("user__username")
     )
+
+
+def _invitation_id(invitation_id: object) -> int:
+    number = positive_int(invitation_id, maximum=MAX_ID)
+    if number is None:
+        raise NotFound("No such invitation.", field="id")
+    return number
+
+
+def invitation_list_in(*, tenant: Tenant) -> QuerySet[Invitation]:
+    """The tenant's pending invitations, newest first."""
+    return (
+        Invitation.objects.filter(tenant=tenant, state=InvitationState.PENDING)
+        .select_related("tenant", "invited_by")
+        .order_by("-created_at", "-id")
+    )
+
+
+def invitation_get_in(*, tenant: Tenant, invitation_id: object) -> Invitation:
+    """One of the tenant's invitations, whatever its state; another tenant's is missing."""
+    invitation = (
+        Invitation.objects.filter(tenant=tenant, pk=_invitation_id(invitation_id))
+        .select_related("tenant", "invited_by")
+        .first()
+    )
+    if invitation is None:
+        raise NotFound("No such invitation in this tenant.", field="id")
+    return invitation
+
+
+def _invitations_for(user) -> QuerySet[Invitation]:
+    """Every invitation meant for ``user``, whatever its state: by their username, or by
+    their email (case-insensitively) as it is now."""
+    meant_for = Q(username=user.get_username())
+    if user.email:
+        meant_for |= Q(email__iexact=user.email)
+    return Invitation.objects.filter(meant_for).select_related("tenant", "invited_by")
+
+
+def invitation_list_for(*, user, tenant_id: int | None = None) -> QuerySet[Invitation]:
+    """The user's pending invitations, newest first (only those to ``tenant_id``
+    when given: a tenant-bound token sees its own tenant's)."""
+    invitations = _invitations_for(user).filter(state=InvitationState.PENDING)
+    if tenant_id is not None:
+        invitations = invitations.filter(tenant_id=tenant_id)
+    return invitations.order_by("-created_at", "-id")
+
+
+def invitation_get_for(*, user, invitation_id: object, tenant_id: int | None = None) -> Invitation:
+    """One invitation meant for the user, whatever its state; someone else's is as
+    missing as one that never was."""
+    invitations = _invitations_for(user).filter(pk=_invitation_id(invitation_id))
+    if tenant_id is not None:
+        invitations = invitations.filter(tenant_id=tenant_id)
+    invitation = invitations.first()
+    if invitation is None:
+        raise NotFound("No such invitation.", field="id")
+    return invitation

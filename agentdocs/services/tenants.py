@@ -1,4 +1,4 @@
-"""Tenants, projects and memberships."""
+"""Tenants, projects, memberships and the invitations that lead to them."""
 
 from __future__ import annotations
 
@@ -6,11 +6,30 @@ import re
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
-from agentdocs.core.errors import AlreadyExists, InvalidInput, NotFound, Unprocessable
+from agentdocs.core.errors import (
+    AgentdocsError,
+    AlreadyExists,
+    InvalidInput,
+    NotFound,
+    Unprocessable,
+)
 from agentdocs.core.paths import looks_reserved
-from agentdocs.models import RESERVED_PROJECT, ChangeType, Membership, Project, Role, Tenant
+from agentdocs.models import (
+    RESERVED_PROJECT,
+    ChangeType,
+    Invitation,
+    InvitationState,
+    Membership,
+    Project,
+    Role,
+    Tenant,
+)
 from agentdocs.models.history import mark_change
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
@@ -166,3 +185,173 @@ def membership_remove(*, tenant: Tenant, username: str, actor: User, reason: str
         )
     mark_change(membership, user=actor, reason=reason or "Removed", change_type=ChangeType.DELETED)
     membership.delete()
+
+
+class InvitationDecided(AgentdocsError):
+    """The invitation was already accepted, declined or cancelled."""
+
+    code = "invitation_decided"
+    status = 409
+
+
+MAX_USERNAME_LENGTH = 150
+MAX_EMAIL_LENGTH = 254
+
+
+def _validate_invitation_target(username: str | None, email: str | None) -> tuple[str, str]:
+    """(username, email) of an invitation: exactly one given, well-formed; an email is
+    kept lowercased, as it is matched case-insensitively."""
+    username = username or ""
+    email = email or ""
+    if username and email:
+        raise InvalidInput("Invite by username or by email, not both.", field="email")
+    if not username and not email:
+        raise InvalidInput("Name the user to invite: a username or an email.", field="username")
+    if username:
+        try:
+            if len(username) > MAX_USERNAME_LENGTH:
+                raise ValidationError("too long")
+            UnicodeUsernameValidator()(username)
+        except ValidationError:
+            raise InvalidInput(
+                f"A username is 1-{MAX_USERNAME_LENGTH} letters, digits and @/./+/-/_.",
+                field="username",
+            ) from None
+        return username, ""
+    try:
+        if len(email) > MAX_EMAIL_LENGTH:
+            raise ValidationError("too long")
+        validate_email(email)
+    except ValidationError:
+        raise InvalidInput("This is not an email address.", field="email") from None
+    return "", email.lower()
+
+
+@transaction.atomic
+def invitation_create(
+    *,
+    tenant: Tenant,
+    role: str,
+    invited_by: User,
+    username: str | None = None,
+    email: str | None = None,
+    reason: str = "",
+) -> Invitation:
+    """Invite a user, named by username or email, to the tenant with ``role``.
+
+    Nothing here looks at the users: the work and the answer are the same whether or
+    not such a user exists, so an invitation never tells a tenant admin who has an
+    account. Inviting the same target again while an invitation is pending updates that
+    one instead of adding another.
+    """
+    role = _validate_role(role)
+    username, email = _validate_invitation_target(username, email)
+    pending = (
+        Invitation.objects.select_for_update()
+        .filter(tenant=tenant, username=username, email=email, state=InvitationState.PENDING)
+        .first()
+    )
+    if pending is not None:
+        if pending.role != role:
+            pending.role = role
+            mark_change(
+                pending,
+                user=invited_by,
+                reason=reason or f"Invited again, as {role}",
+                change_type=ChangeType.UPDATED,
+            ).save()
+        return pending
+    invitation = mark_change(
+        Invitation(tenant=tenant, username=username, email=email, role=role, invited_by=invited_by),
+        user=invited_by,
+        reason=reason or f"Invited as {role}",
+        change_type=ChangeType.CREATED,
+    )
+    invitation.save()
+    return invitation
+
+
+def _lock_pending(invitation: Invitation) -> Invitation:
+    """The invitation read afresh under a row lock; InvitationDecided unless pending."""
+    locked = (
+        Invitation.objects.select_for_update(of=("self",))
+        .select_related("tenant", "invited_by")
+        .get(pk=invitation.pk)
+    )
+    if locked.state != InvitationState.PENDING:
+        raise InvitationDecided(f"This invitation was already {locked.state}.", field="id")
+    return locked
+
+
+def _decide(
+    invitation: Invitation,
+    *,
+    state: InvitationState,
+    user: User,
+    reason: str,
+    accepted_user: User | None = None,
+) -> Invitation:
+    invitation.state = state
+    invitation.decided_at = timezone.now()
+    invitation.accepted_user = accepted_user
+    mark_change(invitation, user=user, reason=reason, change_type=ChangeType.UPDATED).save()
+    return invitation
+
+
+@transaction.atomic
+def invitation_accept(*, invitation: Invitation, user: User, reason: str = "") -> Invitation:
+    """``user`` accepts an invitation meant for them: they become a member with its role
+    (an existing member's role becomes the invited one). The membership's history says
+    who invited and who accepted."""
+    invitation = _lock_pending(invitation)
+    inviter = invitation.invited_by.get_username() if invitation.invited_by else "someone"
+    note = f"Invited by {inviter}, accepted by {user.get_username()}"
+    membership_set(
+        tenant=invitation.tenant,
+        username=user.get_username(),
+        role=invitation.role,
+        actor=user,
+        reason=f"{note}: {reason}" if reason else note,
+    )
+    return _decide(
+        invitation,
+        state=InvitationState.ACCEPTED,
+        user=user,
+        reason=reason or "Accepted",
+        accepted_user=user,
+    )
+
+
+@transaction.atomic
+def invitation_decline(*, invitation: Invitation, user: User, reason: str = "") -> Invitation:
+    """``user`` declines an invitation meant for them; no membership is made."""
+    invitation = _lock_pending(invitation)
+    return _decide(
+        invitation, state=InvitationState.DECLINED, user=user, reason=reason or "Declined"
+    )
+
+
+@transaction.atomic
+def invitation_cancel(*, invitation: Invitation, actor: User, reason: str = "") -> Invitation:
+    """A tenant admin withdraws a pending invitation."""
+    invitation = _lock_pending(invitation)
+    return _decide(
+        invitation, state=InvitationState.CANCELLED, user=actor, reason=reason or "Cancelled"
+    )
+
+
+@transaction.atomic
+def member_role_set_or_invite(
+    *, tenant: Tenant, username: str, role: str, actor: User, reason: str = ""
+) -> Membership | Invitation:
+    """Change the role of an existing member (as `membership_set` does); anyone else is
+    invited instead, with the same work and answer whether or not such a user exists."""
+    role = _validate_role(role)
+    if Membership.objects.filter(tenant=tenant, user__username=username).exists():
+        membership, _ = membership_set(
+            tenant=tenant, username=username, role=role, actor=actor, reason=reason
+        )
+        return membership
+    return invitation_create(
+        tenant=tenant, username=username, role=role, invited_by=actor, reason=reason
+    )

@@ -8,6 +8,7 @@ from django.urls import URLPattern, URLResolver, include, path
 from agentdocs.web.views import (
     bindings,
     documents,
+    invitations,
     memory_block,
     policy,
     projects,
@@ -64,5 +65,15 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("tokens/", tokens.token_list, name="tokens"),
     path("tokens/<int:token_id>/revoke/", tokens.token_revoke, name="token-revoke"),
+    path(
+        "invitations/<int:invitation_id>/accept/",
+        invitations.invitation_accept,
+        name="invitation-accept",
+    ),
+    path(
+        "invitations/<int:invitation_id>/decline/",
+        invitations.invitation_decline,
+        name="invitation-decline",
+    ),
     path("t/<slug:tenant>/", include(tenant_urls)),
 ]

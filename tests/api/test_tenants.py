@@ -117,7 +117,10 @@ def test_admin_creates_projects_others_cannot(api, tenant, admin, writer, outsid
     assert set(Project.objects.values_list("slug", flat=True)) == {"_vance", "docs"}
 
 
-def test_members_are_managed_by_admins(api, tenant, admin, writer, outsider, other_tenant):
+def test_members_are_managed_by_admins(
+    api, tenant, admin, writer, outsider, other_tenant, settings
+):
+    settings.AGENTDOCS_DIRECT_MEMBERSHIP = True  # adding mallory directly, without an invitation
     listing = api(admin).get("/api/v1/tenants/acme/members/").json()["results"]
     assert [(m["username"], m["role"]) for m in listing] == [
         ("alice", "admin"),
@@ -172,7 +175,8 @@ def test_the_last_admin_cannot_be_removed_or_demoted(api, tenant, admin):
         ("bob", {"role": "reader", "x": 1}, 400, "x"),
     ],
 )
-def test_bad_member_input(api, tenant, admin, username, payload, status, field):
+def test_bad_member_input(api, tenant, admin, username, payload, status, field, settings):
+    settings.AGENTDOCS_DIRECT_MEMBERSHIP = True  # else an unknown username is invited (202)
     response = api(admin).put(f"/api/v1/tenants/acme/members/{username}", payload, format="json")
     assert response.status_code == status
     assert response.json()["field"] == field

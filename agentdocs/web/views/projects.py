@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from agentdocs import permissions
+from agentdocs.core.errors import AgentdocsError
 from agentdocs.core.memory_block import LayerKind
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import RESERVED_PROJECT
@@ -20,11 +21,24 @@ PROJECTS_PER_PAGE = 100
 DOCUMENTS_PER_PAGE = 100
 
 
+def home_page(request: HttpRequest, *, refusal: AgentdocsError | None = None) -> HttpResponse:
+    """The home page; after a refused accept or decline, with the refusal's sentence and
+    its status (409 for an invitation decided already)."""
+    tenants = list(tenancy_selectors.tenant_overview_for(user=request.user))
+    invitations = list(tenancy_selectors.invitation_list_for(user=request.user))
+    return render(
+        request,
+        "agentdocs/home.html",
+        {"tenants": tenants, "invitations": invitations, "refusal": refusal},
+        status=refusal.status if refusal is not None else 200,
+    )
+
+
 @member_page
 def home(request: HttpRequest) -> HttpResponse:
-    """The tenants the user is a member of, and their projects: nothing else."""
-    tenants = list(tenancy_selectors.tenant_overview_for(user=request.user))
-    return render(request, "agentdocs/home.html", {"tenants": tenants})
+    """The tenants the user is a member of and their projects, and the invitations
+    waiting for their answer."""
+    return home_page(request)
 
 
 @member_page

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("agentdocs", "0005_api_tokens"),
+        ("agentdocs", "0006_invitations"),
     ]
 
     operations = [

@@ -1,0 +1,48 @@
+"""The answers to an invitation from the home page: accept or decline, then back home.
+
+Someone else's invitation is a 404, as in the API; one decided already is refused
+on the home page with its status (409).
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from django.contrib.auth.models import User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from agentdocs.core.errors import AgentdocsError
+from agentdocs.selectors import tenancy as tenancy_selectors
+from agentdocs.services import tenants as tenant_service
+from agentdocs.web.pages import member_page
+from agentdocs.web.views.projects import home_page
+
+# `member_page` signs the user in first, so `request.user` is a User in both views.
+
+
+@require_POST
+@member_page
+def invitation_accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
+    invitation = tenancy_selectors.invitation_get_for(
+        user=request.user, invitation_id=invitation_id
+    )
+    try:
+        tenant_service.invitation_accept(invitation=invitation, user=cast(User, request.user))
+    except AgentdocsError as error:
+        return home_page(request, refusal=error)
+    return redirect("tenant", tenant=invitation.tenant.slug)
+
+
+@require_POST
+@member_page
+def invitation_decline(request: HttpRequest, invitation_id: int) -> HttpResponse:
+    invitation = tenancy_selectors.invitation_get_for(
+        user=request.user, invitation_id=invitation_id
+    )
+    try:
+        tenant_service.invitation_decline(invitation=invitation, user=cast(User, request.user))
+    except AgentdocsError as error:
+        return home_page(request, refusal=error)
+    return redirect("home")
