@@ -27,8 +27,10 @@ from agentdocs.core.errors import AgentdocsError
 from agentdocs.core.paths import validate_new_path
 from agentdocs.core.secret_scan import refuse_secret
 from agentdocs.models import (
+    ApiToken,
     BindingRecord,
     Document,
+    Invitation,
     Membership,
     Project,
     ProviderMapping,
@@ -589,3 +591,33 @@ class BindingRecordAdmin(ViewOnlyAdmin):
     list_filter = ("tenant",)
     list_select_related = ("project__tenant", "created_by")
     search_fields = ("process",)
+
+
+@admin.register(Invitation)
+class InvitationAdmin(ViewOnlyAdmin, HistoryAdmin):
+    """Sent by tenant admins and answered by the invited user, through the API and pages."""
+
+    list_display = (
+        "pk",
+        "tenant",
+        "username",
+        "email",
+        "role",
+        "state",
+        "invited_by",
+        "created_at",
+    )
+    list_filter = ("state", "tenant")
+    list_select_related = ("tenant", "invited_by")
+    search_fields = ("username", "email")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(ViewOnlyAdmin, HistoryAdmin):
+    """Only the hash of a token is stored: the admin shows who holds which, never a key."""
+
+    list_display = ("prefix", "name", "user", "tenant", "scopes", "expires_at", "revoked_at")
+    list_filter = ("tenant",)
+    list_select_related = ("user", "tenant")
+    search_fields = ("prefix", "name", "user__username")
+    exclude = ("key_hash",)

@@ -12,6 +12,8 @@ from agentdocs.models import ChangeType, Document, Membership, Project, Recipe, 
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
+from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tokens as token_service
 
 pytestmark = pytest.mark.django_db
 
@@ -244,8 +246,8 @@ def test_recipes_are_validated_and_stored_as_given(admin_client, tenant):
     assert not Recipe.objects.filter(name="coder").exists()
 
 
-def test_binding_records_and_the_provider_map_are_view_only(admin_client):
-    for model in ("bindingrecord", "providermapping"):
+def test_binding_records_the_provider_map_invitations_and_tokens_are_view_only(admin_client):
+    for model in ("bindingrecord", "providermapping", "invitation", "apitoken"):
         assert admin_client.get(reverse(f"admin:agentdocs_{model}_changelist")).status_code == 200
         assert admin_client.get(reverse(f"admin:agentdocs_{model}_add")).status_code == 403
 
@@ -267,7 +269,9 @@ def _history_admins() -> list:
 def test_every_history_admin_is_covered_below():
     names = {model_admin.model._meta.model_name for model_admin in _history_admins()}
     assert names == {
+        "apitoken",
         "document",
+        "invitation",
         "membership",
         "project",
         "providermapping",
@@ -288,6 +292,10 @@ def one_of_each(project, agent_md, admin):
     provider_service.provider_set(
         tenant=project.tenant, name="baseline", project_slug="web", path="agent.md", user=admin
     )
+    tenant_service.invitation_create(
+        tenant=project.tenant, role="reader", invited_by=admin, username="someone"
+    )
+    token_service.token_create(user=admin, name="admin token", scopes=["read"])
 
 
 @pytest.mark.parametrize(
@@ -321,3 +329,16 @@ def test_a_history_url_that_names_nothing_is_a_404(admin_client, one_of_each, mo
     if model is Document:  # its POST is a revert
         for url in (real + "abc/", base + "abc/history/1/"):
             assert admin_client.post(url, {"reason": "r"}).status_code == 404, url
+
+
+def test_the_token_admin_never_shows_a_key_or_its_hash(admin_client, admin):
+    new = token_service.token_create(user=admin, name="ci", scopes=["read"])
+    pages = [
+        admin_client.get(reverse("admin:agentdocs_apitoken_changelist")),
+        admin_client.get(reverse("admin:agentdocs_apitoken_change", args=[new.token.pk])),
+    ]
+    for page in pages:
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert new.token.prefix in html
+        assert new.key not in html and new.token.key_hash not in html
