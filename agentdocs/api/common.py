@@ -40,11 +40,11 @@ def _header_version(header: str) -> int:
     return version
 
 
-def base_version(request: Request, version: int | None, *, required: bool = True) -> int | None:
+def base_version(request: Request, version: int | None) -> int:
     """The version a write is based on: from `If-Match` (the ETag), or ``version`` (the
     body's validated `version` field, else a `?version=` query parameter).
 
-    Both may be given if they agree. Missing when required gives 428.
+    Both may be given if they agree. Missing gives 428.
     """
     header = request.headers.get("If-Match")
     from_header = _header_version(header) if header else None
@@ -59,7 +59,7 @@ def base_version(request: Request, version: int | None, *, required: bool = True
             field="version",
         )
     version = from_header if from_header is not None else from_body
-    if version is None and required:
+    if version is None:
         raise VersionRequired(
             "Name the version this change is based on: send the ETag as If-Match, "
             "or a `version` field.",

@@ -59,7 +59,7 @@ class DocumentSerializer(DocumentSummarySerializer):
     body = serializers.CharField()
     lock = serializers.SerializerMethodField()
 
-    def get_lock(self, document: Document) -> dict[str, Any] | None:
+    def get_lock(self, document: Document) -> document_service.LockState | None:
         return document_service.lock_state(document)
 
 
@@ -112,7 +112,7 @@ class DocumentListCreate(ListView):
         data = serializer.validated_data
         access.require_write(data["path"])
         document = document_service.document_create(
-            project=access.project, user=request.user, **data
+            project=access.project, user=access.user, **data
         )
         return _document_response(document, status_code=status.HTTP_201_CREATED)
 
@@ -184,7 +184,7 @@ class DocumentDetail(APIView):
             document=document,
             body=data["body"],
             base_version=base_version(request, data.get("version")),
-            user=request.user,
+            user=permissions.signed_in(request.user),
             reason=data["reason"],
             acknowledge_secret=data["acknowledge_secret"],
         )
@@ -201,7 +201,7 @@ class DocumentDetail(APIView):
             old=data["old"],
             new=data["new"],
             base_version=base_version(request, data.get("version")),
-            user=request.user,
+            user=permissions.signed_in(request.user),
             reason=data["reason"],
             acknowledge_secret=data["acknowledge_secret"],
         )
@@ -216,7 +216,7 @@ class DocumentDetail(APIView):
         document = document_service.document_delete(
             document=document,
             base_version=base_version(request, data.get("version")),
-            user=request.user,
+            user=permissions.signed_in(request.user),
             reason=data["reason"],
         )
         return Response(self.DeleteOutputSerializer(document).data)
@@ -370,7 +370,7 @@ class LockSerializer(serializers.Serializer):
     path = serializers.CharField()
     lock = serializers.SerializerMethodField()
 
-    def get_lock(self, document: Document) -> dict[str, Any] | None:
+    def get_lock(self, document: Document) -> document_service.LockState | None:
         return document_service.lock_state(document)
 
 
@@ -417,7 +417,7 @@ class DocumentRevert(APIView):
         document = document_service.document_revert(
             document=document,
             version=data["version"],
-            user=request.user,
+            user=access.user,
             reason=data["reason"],
             base_version=base,
             acknowledge_secret=data["acknowledge_secret"],
@@ -458,7 +458,7 @@ class DocumentLock(APIView):
         document, data = self._document_and_input(request, tenant, project, path)
         document = document_service.document_lock(
             document=document,
-            user=request.user,
+            user=permissions.signed_in(request.user),
             ttl_seconds=data.get("ttl_seconds"),
             force=data["force"],
         )
@@ -468,6 +468,6 @@ class DocumentLock(APIView):
     def delete(self, request: Request, tenant: str, project: str, path: str) -> Response:
         document, data = self._document_and_input(request, tenant, project, path)
         document = document_service.document_unlock(
-            document=document, user=request.user, force=data["force"]
+            document=document, user=permissions.signed_in(request.user), force=data["force"]
         )
         return Response(self.OutputSerializer(document).data)

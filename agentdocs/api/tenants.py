@@ -72,7 +72,7 @@ class TenantListCreate(ListView):
 
     @extend_schema(responses=OutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        tenants = tenancy_selectors.tenant_list_for(user=request.user)
+        tenants = tenancy_selectors.tenant_list_for(user=permissions.signed_in(request.user))
         token = prefetched_access(request)
         if token is not None and token.limits is not None and token.limits.tenant_id is not None:
             tenants = tenants.filter(pk=token.limits.tenant_id)  # a tenant token sees only its own
@@ -84,7 +84,9 @@ class TenantListCreate(ListView):
             raise Forbidden("Creating tenants is reserved to superusers on this server.")
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        tenant = tenant_service.tenant_create(user=request.user, **serializer.validated_data)
+        tenant = tenant_service.tenant_create(
+            user=permissions.signed_in(request.user), **serializer.validated_data
+        )
         output = TenantWithRoleSerializer(tenant, context={"role": Role.ADMIN.value})
         return Response(output.data, status=status.HTTP_201_CREATED)
 
@@ -123,7 +125,7 @@ class ProjectListCreate(ListView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         project = tenant_service.project_create(
-            tenant=access.tenant, user=request.user, **serializer.validated_data
+            tenant=access.tenant, user=access.user, **serializer.validated_data
         )
         return Response(self.OutputSerializer(project).data, status=status.HTTP_201_CREATED)
 
@@ -211,7 +213,7 @@ class MemberDetail(APIView):
             membership, created = tenant_service.membership_set(
                 tenant=access.tenant,
                 username=username,
-                actor=request.user,
+                actor=access.user,
                 **serializer.validated_data,
             )
             return Response(
@@ -221,7 +223,7 @@ class MemberDetail(APIView):
         result = tenant_service.member_role_set_or_invite(
             tenant=access.tenant,
             username=username,
-            actor=request.user,
+            actor=access.user,
             **serializer.validated_data,
         )
         if isinstance(result, Invitation):
@@ -241,7 +243,7 @@ class MemberDetail(APIView):
         tenant_service.membership_remove(
             tenant=access.tenant,
             username=username,
-            actor=request.user,
+            actor=access.user,
             **serializer.validated_data,
         )
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -122,8 +122,8 @@ def current_documents(
 
 
 def history_rows(
-    *, tenant: Tenant, wanted: Iterable[tuple[str, str, int]]
-) -> dict[tuple[str, str, int], dict[str, Any]]:
+    *, tenant: Tenant, wanted: Iterable[tuple[str | None, str, int | None]]
+) -> dict[tuple[str | None, str, int | None], dict[str, Any]]:
     """The newest history row of each (project slug, path, version) in the tenant.
 
     History rows never change, so a write after the render cannot move what

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -22,6 +22,12 @@ from agentdocs.core.bindings import (
     SCHEMA,
     BindingRecordData,
     BoundDocument,
+    BoundMemoryBlock,
+    ManifestSource,
+    OutdatedRow,
+    RecordComparison,
+    RecordHeader,
+    SourceLabel,
     build_record,
     canonical_json,
     compare_records,
@@ -79,7 +85,7 @@ def _parse(data: Any, *, origin: str) -> Manifest:
         raise InvalidInput(f"{origin}: {entry}: {error.detail}", field=field) from None
 
 
-def _project_manifest(project: Project) -> tuple[Manifest, dict[str, Any]]:
+def _project_manifest(project: Project) -> tuple[Manifest, ManifestSource]:
     """The manifest the project keeps as its `context.json` document."""
     bound = binding_selectors.bound_documents([(project.pk, MANIFEST_PATH)]).get(
         (project.pk, MANIFEST_PATH)
@@ -110,13 +116,14 @@ def _project_manifest(project: Project) -> tuple[Manifest, dict[str, Any]]:
             field="manifest",
         ) from None
     manifest = _parse(data, origin=f"{MANIFEST_PATH} (version {bound.version})")
-    return manifest, {"source": MANIFEST_PATH, **bound.as_source()}
+    return manifest, cast(ManifestSource, {"source": MANIFEST_PATH, **bound.as_source()})
 
 
-def _inline_manifest(data: Any) -> tuple[Manifest, dict[str, Any]]:
+def _inline_manifest(data: Any) -> tuple[Manifest, ManifestSource]:
     manifest = _parse(data, origin="The inline manifest")
     # The client's own manifest is kept by hash only, like any client-supplied document.
-    return manifest, {"source": "inline", **unversioned_source(canonical_json(data).decode())}
+    source = {"source": "inline", **unversioned_source(canonical_json(data).decode())}
+    return manifest, cast(ManifestSource, source)
 
 
 def _resolve(
@@ -167,7 +174,7 @@ def binding_create(
     *,
     tenant: Tenant,
     project: Project,
-    user: AbstractBaseUser,
+    user: User,
     process: str,
     manifest: Mapping[str, Any] | None = None,
     memory_block: MemoryBlockRequest | None = None,
@@ -189,7 +196,7 @@ def binding_create(
     if memory_block is not None:
         block = _bind_memory_block(tenant=tenant, project=project, request=memory_block)
     created_at = timezone.now()
-    header = {
+    header: RecordHeader = {
         "tenant": tenant.slug,
         "project": project.slug,
         "process": process,
@@ -215,7 +222,7 @@ def binding_create(
             schema=SCHEMA,
             record=record,
             problem_count=record["problem_count"],
-            memory_block_sha256=(block or {}).get("sha256", ""),
+            memory_block_sha256=block["sha256"] if block is not None else "",
         )
         transaction.on_commit(_archive_later(stored.pk), robust=True)
     return BindingResult(record=stored)
@@ -261,7 +268,7 @@ def _refuse_oversized(record: BindingRecordData) -> None:
         )
 
 
-def binding_outdated(*, record: BindingRecord) -> list[dict[str, Any]]:
+def binding_outdated(*, record: BindingRecord) -> list[OutdatedRow]:
     """Per bound source, its bound version and sha256 against what it resolves to now.
 
     A name is resolved again through the current provider map, as a new binding
@@ -292,7 +299,8 @@ def binding_outdated(*, record: BindingRecord) -> list[dict[str, Any]]:
     for source in sources:
         where = lookups.get((source.kind, source.key))
         gone = "The provider map no longer has this name." if where is None else ""
-        rows.append(outdated_entry(source, current.get(where), gone_reason=gone))
+        now = current.get(where) if where is not None else None
+        rows.append(outdated_entry(source, now, gone_reason=gone))
     return rows
 
 
@@ -316,7 +324,7 @@ def binding_reconstruct_sources(*, record: BindingRecord) -> list[dict[str, Any]
 
 
 def _restore(
-    label: dict[str, str], entry: Mapping[str, Any], rows: Mapping[int, Mapping[str, Any]]
+    label: SourceLabel, entry: Mapping[str, Any], rows: Mapping[int, Mapping[str, Any]]
 ) -> dict[str, Any]:
     result: dict[str, Any] = {**label, "custody": entry.get("custody"), "sha256": entry["sha256"]}
     if entry.get("custody") != "agentdocs":
@@ -349,7 +357,7 @@ def _restore(
     return {**result, "restored": True, "verified": True, "body": body, "detail": ""}
 
 
-def binding_compare(*, a: BindingRecord, b: BindingRecord) -> dict[str, Any]:
+def binding_compare(*, a: BindingRecord, b: BindingRecord) -> RecordComparison:
     return compare_records(a.record, b.record)
 
 
@@ -394,7 +402,7 @@ def _bound_input(
 
 def _bind_memory_block(
     *, tenant: Tenant, project: Project, request: MemoryBlockRequest
-) -> dict[str, Any]:
+) -> BoundMemoryBlock:
     """Render the block as a preview (no read state touched) and record its inputs,
     so that it can be rendered again, byte for byte, from the bound versions."""
     names = {"recipe": request.recipe or None, "profile": request.profile or None}
@@ -412,7 +420,7 @@ def _bind_memory_block(
         + [(project.slug, d.path, d.version) for d in inputs.context_documents],
     )
     client_layer = block.layer("client_notes")
-    return {
+    bound = {
         **names,
         "sha256": block.sha256,
         "bytes": len(block.text.encode("utf-8")),
@@ -455,6 +463,7 @@ def _bind_memory_block(
             for d in inputs.context_documents
         ],
     }
+    return cast(BoundMemoryBlock, bound)
 
 
 def _restored_body(entry: Mapping[str, Any], bodies: Mapping[int, Mapping[str, Any]]) -> str | None:
@@ -490,8 +499,9 @@ def _reconstruct_memory_block(*, record: BindingRecord) -> dict[str, Any]:
             "history_id", "id", "body"
         )
     }
-    restored = {id(entry): _restored_body(entry, bodies) for entry in inputs}
-    missing = [entry["path"] for entry in inputs if restored[id(entry)] is None]
+    found = {id(entry): _restored_body(entry, bodies) for entry in inputs}
+    missing = [entry["path"] for entry in inputs if found[id(entry)] is None]
+    restored = {key: body for key, body in found.items() if body is not None}
     if missing:
         return {
             **result,

@@ -9,13 +9,14 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions
 from agentdocs.core.bindings import MISSING, STALE
 from agentdocs.core.errors import AgentdocsError, NotFound
 from agentdocs.models import BindingRecord
-from agentdocs.permissions import Access
+from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import bindings as binding_service
@@ -26,7 +27,7 @@ from agentdocs.web.pages import form_page, member_page
 RECORDS_PER_PAGE = 50
 
 
-def _record_url_kwargs(access: Access) -> dict[str, str]:
+def _record_url_kwargs(access: ProjectAccess) -> dict[str, str]:
     return {"tenant": access.tenant.slug, "project": access.project.slug}
 
 
@@ -39,7 +40,7 @@ def binding_list(request: HttpRequest, tenant: str, project: str) -> HttpRespons
     return _bindings_page(request, access, BindForm())
 
 
-def _bind(request: HttpRequest, access: Access) -> HttpResponse:
+def _bind(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     form = BindForm(request.POST)
     if not form.is_valid():
         return _bindings_page(request, access, form)
@@ -48,7 +49,7 @@ def _bind(request: HttpRequest, access: Access) -> HttpResponse:
         result = binding_service.binding_create(
             tenant=access.tenant,
             project=access.project,
-            user=request.user,
+            user=access.user,
             process=form.cleaned_data["process"],
             memory_block=(
                 MemoryBlockRequest(recipe=recipe or None, profile=form.cleaned_data["profile"])
@@ -67,12 +68,14 @@ def _bind(request: HttpRequest, access: Access) -> HttpResponse:
         )
     else:
         messages.success(request, f"Bound as record {record.pk}, without problems.")
-    return redirect("binding", **_record_url_kwargs(access), record_id=record.pk)
+    return redirect(
+        reverse("binding", kwargs={**_record_url_kwargs(access), "record_id": record.pk})
+    )
 
 
 def _bindings_page(
     request: HttpRequest,
-    access: Access,
+    access: ProjectAccess,
     bind_form: BindForm,
     *,
     refusal: AgentdocsError | None = None,

@@ -12,7 +12,7 @@ the page offers to save it anyway with an acknowledgement and a reason.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.contrib import messages
 from django.forms import Form
@@ -32,7 +32,7 @@ from agentdocs.core.errors import (
 )
 from agentdocs.core.numbers import positive_int
 from agentdocs.models import RESERVED_PROJECT, Document
-from agentdocs.permissions import Access
+from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import documents as document_service
@@ -54,26 +54,28 @@ HISTORY_PAGE_SIZE = 50
 
 # One row of a document's history (simple-history builds its class at run time).
 DocumentVersion = Any
+F = TypeVar("F", bound=Form)
 
 
-def _document_url(name: str, access: Access, path: str) -> str:
+def _document_url(name: str, access: ProjectAccess, path: str) -> str:
     return reverse(
         name, kwargs={"tenant": access.tenant.slug, "project": access.project.slug, "path": path}
     )
 
 
-def _reach(access: Access, path: str) -> dict | None:
+def _reach(access: ProjectAccess, path: str) -> dict | None:
     """For a `_vance` document: the projects that inherit it and those that shadow it."""
     if not access.project.is_reserved:
         return None
     projects = list(tenancy_selectors.project_list_with_document(tenant=access.tenant, path=path))
     return {
-        "inheriting": [project for project in projects if not project.has_document],
-        "shadowing": [project for project in projects if project.has_document],
+        # `has_document` is the selector's annotation.
+        "inheriting": [p for p in projects if not p.has_document],  # type: ignore[attr-defined]
+        "shadowing": [p for p in projects if p.has_document],  # type: ignore[attr-defined]
     }
 
 
-def _shadowed_tenant_document(access: Access, path: str) -> Document | None:
+def _shadowed_tenant_document(access: ProjectAccess, path: str) -> Document | None:
     """The `_vance` document this project's own document hides from the cascade."""
     if access.project.is_reserved:
         return None
@@ -83,7 +85,7 @@ def _shadowed_tenant_document(access: Access, path: str) -> Document | None:
     return None
 
 
-def _lock_context(access: Access, document: Document) -> dict:
+def _lock_context(access: ProjectAccess, document: Document) -> dict:
     lock = document_service.lock_state(document)
     held_by_me = lock is not None and document.lock_holder_id == access.user.pk
     return {
@@ -94,7 +96,9 @@ def _lock_context(access: Access, document: Document) -> dict:
     }
 
 
-def _offers_acknowledgement(access: Access, form: Form, refusal: AgentdocsError | None) -> bool:
+def _offers_acknowledgement(
+    access: ProjectAccess, form: Form, refusal: AgentdocsError | None
+) -> bool:
     """Whether the page shows the "save anyway" choice: once the secret check refused
     the text (and the tenant allows overrides), and while the user has it chosen."""
     if form["acknowledge_secret"].value():
@@ -104,13 +108,13 @@ def _offers_acknowledgement(access: Access, form: Form, refusal: AgentdocsError 
     )
 
 
-def _current(access: Access, path: str) -> Document:
+def _current(access: ProjectAccess, path: str) -> Document:
     """The document as it is now, deleted or not: history, diffs and refused saves show it."""
     return document_selectors.document_get(project=access.project, path=path, include_deleted=True)
 
 
 @dataclass(frozen=True)
-class StaleSave:
+class StaleSave(Generic[F]):
     """A save refused because the document moved on (VersionConflict).
 
     `document` is the document as it is now; `form` is what the user sent, with
@@ -119,7 +123,7 @@ class StaleSave:
     """
 
     document: Document
-    form: Form
+    form: F
 
     def conflict_panel(self, *, mine: str) -> dict:
         """The edit page's conflict panel: who saved first and why, and what
@@ -136,8 +140,8 @@ class StaleSave:
 
 
 def _stale_save(
-    request: HttpRequest, access: Access, path: str, form_class: type[Form]
-) -> StaleSave:
+    request: HttpRequest, access: ProjectAccess, path: str, form_class: type[F]
+) -> StaleSave[F]:
     """What every page that refuses a stale save shows: see `StaleSave`."""
     document = _current(access, path)
     data = request.POST.copy()
@@ -151,7 +155,7 @@ def _stale_save(
 def document_detail(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
     document = _current(access, path)
-    shown = document
+    shown: DocumentVersion = document
     version = _version_param(request.GET, "version", 0)
     if version:
         shown = document_selectors.document_version(document=document, version=version)
@@ -189,7 +193,7 @@ def document_create(request: HttpRequest, tenant: str, project: str) -> HttpResp
     return _create_page(request, access, form)
 
 
-def _save_create(request: HttpRequest, access: Access) -> HttpResponse:
+def _save_create(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
     form = DocumentCreateForm(request.POST)
     if not form.is_valid():
         return _create_page(request, access, form)
@@ -200,7 +204,7 @@ def _save_create(request: HttpRequest, access: Access) -> HttpResponse:
             project=access.project,
             path=path,
             body=form.cleaned_data["body"],
-            user=request.user,
+            user=access.user,
             reason=form.cleaned_data["reason"],
             acknowledge_secret=form.cleaned_data["acknowledge_secret"],
         )
@@ -212,7 +216,7 @@ def _save_create(request: HttpRequest, access: Access) -> HttpResponse:
 
 def _create_page(
     request: HttpRequest,
-    access: Access,
+    access: ProjectAccess,
     form: DocumentCreateForm,
     *,
     refusal: AgentdocsError | None = None,
@@ -241,7 +245,7 @@ def document_edit(request: HttpRequest, tenant: str, project: str, path: str) ->
     return _edit_page(request, access, document, form)
 
 
-def _save_edit(request: HttpRequest, access: Access, path: str) -> HttpResponse:
+def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpResponse:
     # A document deleted while someone edits it must not cost them their text.
     document = _current(access, path)
     access.require_write(path)
@@ -255,7 +259,7 @@ def _save_edit(request: HttpRequest, access: Access, path: str) -> HttpResponse:
             document=document,
             body=body,
             base_version=base_version,
-            user=request.user,
+            user=access.user,
             reason=form.cleaned_data["reason"],
             acknowledge_secret=form.cleaned_data["acknowledge_secret"],
         )
@@ -281,7 +285,7 @@ def _save_edit(request: HttpRequest, access: Access, path: str) -> HttpResponse:
 
 def _edit_page(
     request: HttpRequest,
-    access: Access,
+    access: ProjectAccess,
     document: Document,
     form: DocumentEditForm,
     *,
@@ -473,7 +477,7 @@ def document_revert(request: HttpRequest, tenant: str, project: str, path: str) 
 
 
 def _save_revert(
-    request: HttpRequest, access: Access, document: Document, target: DocumentVersion
+    request: HttpRequest, access: ProjectAccess, document: Document, target: DocumentVersion
 ) -> HttpResponse:
     form = RevertForm(request.POST)
     if not form.is_valid():
@@ -484,7 +488,7 @@ def _save_revert(
             document=document,
             version=version,
             base_version=form.cleaned_data["base_version"],
-            user=request.user,
+            user=access.user,
             reason=form.cleaned_data["reason"],
             acknowledge_secret=form.cleaned_data["acknowledge_secret"],
         )
@@ -513,7 +517,7 @@ def _save_revert(
 
 def _revert_page(
     request: HttpRequest,
-    access: Access,
+    access: ProjectAccess,
     document: Document,
     target: DocumentVersion,
     form: RevertForm,
@@ -556,7 +560,7 @@ def document_delete(request: HttpRequest, tenant: str, project: str, path: str) 
     return _delete_page(request, access, document, form)
 
 
-def _save_delete(request: HttpRequest, access: Access, document: Document) -> HttpResponse:
+def _save_delete(request: HttpRequest, access: ProjectAccess, document: Document) -> HttpResponse:
     form = DeleteForm(request.POST)
     if not form.is_valid():
         return _delete_page(request, access, document, form)
@@ -564,7 +568,7 @@ def _save_delete(request: HttpRequest, access: Access, document: Document) -> Ht
         deleted = document_service.document_delete(
             document=document,
             base_version=form.cleaned_data["base_version"],
-            user=request.user,
+            user=access.user,
             reason=form.cleaned_data["reason"],
         )
     except AgentdocsError as error:
@@ -579,7 +583,7 @@ def _save_delete(request: HttpRequest, access: Access, document: Document) -> Ht
 
 def _delete_page(
     request: HttpRequest,
-    access: Access,
+    access: ProjectAccess,
     document: Document,
     form: DeleteForm,
     *,
@@ -604,7 +608,7 @@ def document_lock(request: HttpRequest, tenant: str, project: str, path: str) ->
     try:
         if form.cleaned_data["action"] == "lock":
             document = document_service.document_lock(
-                document=document, user=request.user, force=force
+                document=document, user=access.user, force=force
             )
             messages.success(
                 request,
@@ -612,7 +616,7 @@ def document_lock(request: HttpRequest, tenant: str, project: str, path: str) ->
                 f"{document.lock_expires_at:%H:%M} UTC; others cannot save until then.",
             )
         else:
-            document_service.document_unlock(document=document, user=request.user, force=force)
+            document_service.document_unlock(document=document, user=access.user, force=force)
             messages.success(request, f"The edit lock on {path} is released.")
     except Locked as error:
         messages.error(request, error.detail)

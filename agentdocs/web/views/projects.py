@@ -24,8 +24,9 @@ DOCUMENTS_PER_PAGE = 100
 def home_page(request: HttpRequest, *, refusal: AgentdocsError | None = None) -> HttpResponse:
     """The home page; after a refused accept or decline, with the refusal's sentence and
     its status (409 for an invitation decided already)."""
-    tenants = list(tenancy_selectors.tenant_overview_for(user=request.user))
-    invitations = list(tenancy_selectors.invitation_list_for(user=request.user))
+    user = permissions.signed_in(request.user)
+    tenants = list(tenancy_selectors.tenant_overview_for(user=user))
+    invitations = list(tenancy_selectors.invitation_list_for(user=user))
     return render(
         request,
         "agentdocs/home.html",
