@@ -15,8 +15,8 @@ from types import ModuleType
 
 import pytest
 
-from tests.test_deploy_settings import settings_environment_variables
-from tests.test_seed_demo import parse_credentials, parse_token
+from tests.config.test_settings import settings_environment_variables
+from tests.management.test_seed_demo import parse_credentials, parse_token
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -15,7 +15,7 @@ from agentdocs.models import Invitation, Membership, Scope
 from agentdocs.services import tenants as tenant_service
 from agentdocs.services import tokens as token_service
 from tests.api.test_no_input_is_a_500 import BODIES
-from tests.test_deploy_settings import run_manage
+from tests.config.test_settings import run_manage
 
 pytestmark = pytest.mark.django_db
 

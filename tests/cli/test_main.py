@@ -14,7 +14,7 @@ import pytest
 from agentdocs.services import policy as policy_service
 from tests.conftest import api_token_key
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60):

@@ -261,7 +261,7 @@ def test_the_endpoint_runs_the_same_queries_for_1_and_50_documents(
     django_assert_num_queries,
     settings,
 ):
-    # The database path; tests/test_render_cache.py counts the cached one.
+    # The database path; tests/services/test_render_cache.py counts the cached one.
     settings.AGENTDOCS_RENDER_CACHE = False
     client = api(reader)
     body = {"recipe": "coder", "profile": "cli"}

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = ROOT / "config" / "settings.py"
 COMPOSE = ROOT / "docker-compose.yml"
 APP_SERVICES = ("web", "worker", "beat")

@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 
 pytestmark = pytest.mark.django_db
 
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 
 def _policy(response) -> dict[str, list[str]]:

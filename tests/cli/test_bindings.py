@@ -16,7 +16,7 @@ from agentdocs.services import providers as provider_service
 from config.celery import app as celery_app
 from tests.conftest import api_token_key
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 MANIFEST = {
     "context": [{"name": "workstation/agent-baseline", "standing": "rule"}],
