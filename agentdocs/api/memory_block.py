@@ -21,7 +21,13 @@ from rest_framework.views import APIView
 from agentdocs import permissions, ratelimit
 from agentdocs.api.access import caller, prefetched_access
 from agentdocs.api.common import ErrorSerializer, etag_matches
-from agentdocs.api.serializers import StrictBooleanField, StrictSerializer, TextField, validated
+from agentdocs.api.serializers import (
+    StrictBooleanField,
+    StrictSerializer,
+    TextField,
+    represented,
+    validated,
+)
 from agentdocs.core.memory_block import ClientDocument, LayerKind, LayerState, MemoryBlock
 from agentdocs.models import Scope
 from agentdocs.services import memory_block as memory_block_service
@@ -179,7 +185,7 @@ class MemoryBlockView(APIView):
     OutputSerializer = MemoryBlockSerializer
 
     def _output(self, block: MemoryBlock, **names: str | None) -> dict[str, Any]:
-        return self.OutputSerializer({**block.as_dict(), **names}).data
+        return represented(self.OutputSerializer, {**block.as_dict(), **names})
 
     @extend_schema(
         request=PostInputSerializer,
@@ -189,9 +195,7 @@ class MemoryBlockView(APIView):
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        serializer = self.PostInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated(self.PostInputSerializer, request.data)
         recipe, profile = data["recipe"] or None, data["profile"] or None
         render_caller = caller(request)
         ratelimit.check("render", render_caller)

@@ -11,6 +11,7 @@ service's validator, whose error already names its field.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -143,8 +144,35 @@ class JSONObjectField(serializers.DictField):
         return data if isinstance(value, dict) else value
 
 
+_shared = threading.local()
+
+
+def _shared_instance(serializer_class: type[serializers.Serializer]) -> serializers.Serializer:
+    """One instance of ``serializer_class`` per thread, reused across requests.
+
+    A new DRF serializer deep-copies its declared fields (nested ones included) the
+    first time it is used; on the render path that copy costs more than the render.
+    An instance without data or context holds no request state, and validating or
+    representing through it changes none, so one per thread serves every request.
+    """
+    instances: dict[type[serializers.Serializer], serializers.Serializer]
+    instances = _shared.__dict__.setdefault("instances", {})
+    instance = instances.get(serializer_class)
+    if instance is None:
+        instance = instances[serializer_class] = serializer_class()
+    return instance
+
+
 def validated(serializer_class: type[serializers.Serializer], data: Any, **context: Any) -> Any:
-    """The validated data of `data` under `serializer_class`, or the first error raised."""
-    serializer = serializer_class(data=data, context=context)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
+    """The validated data of `data` under `serializer_class`, or the first error raised
+    (as `is_valid(raise_exception=True)` raises it)."""
+    if context:
+        serializer = serializer_class(data=data, context=context)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+    return _shared_instance(serializer_class).run_validation(data)
+
+
+def represented(serializer_class: type[serializers.Serializer], instance: Any) -> Any:
+    """``serializer_class(instance).data``, without building a serializer per call."""
+    return _shared_instance(serializer_class).to_representation(instance)
