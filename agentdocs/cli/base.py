@@ -34,6 +34,10 @@ class CommandError(Exception):
         self.exit_code = exit_code
 
 
+class ConnectionFailed(CommandError):
+    """The server could not be reached at all (as opposed to answering with an error)."""
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
@@ -133,7 +137,7 @@ class ServerClient:
         try:
             response = self.session.request(method, url, timeout=self.timeout, json=json)
         except requests.RequestException as error:
-            raise CommandError(f"cannot reach {url}: {error}") from None
+            raise ConnectionFailed(f"cannot reach {url}: {error}") from None
         if response.status_code >= 400:
             raise CommandError(self.describe_error(response))
         try:
