@@ -140,3 +140,31 @@ def test_the_token_list_is_paged(browse, writer, tenant):
         token_views.TOKENS_PER_PAGE = before
     assert len(re.findall(r"<td>token-\d</td>", page)) == 2
     assert "Page 1 of 2" in page
+
+
+def test_the_settings_pages_are_paged(browse, reader, tenant, project, admin):
+    from agentdocs.services import policy as policy_service
+    from agentdocs.web.views import policy as policy_views
+
+    for n in range(3):
+        policy_service.setting_set(
+            tenant=tenant, project=None, key=f"memory.k{n}", value="v", user=admin
+        )
+        policy_service.setting_set(
+            tenant=tenant, project=project, key=f"memory.p{n}", value="v", user=admin
+        )
+    policy_views.SETTINGS_PER_PAGE, before = 2, policy_views.SETTINGS_PER_PAGE
+    try:
+        client = browse(reader)
+        tenant_page = client.get("/t/acme/-/settings/").content.decode()
+        project_page = client.get("/t/acme/web/settings/?in_force_page=3").content.decode()
+    finally:
+        policy_views.SETTINGS_PER_PAGE = before
+    assert re.findall(r'<td class="path">(memory\.k\d)</td>', tenant_page) == [
+        "memory.k0",
+        "memory.k1",
+    ]
+    assert "Page 1 of 2" in tenant_page
+    # In force: six keys, page 3 of 3 holds the last two (sorted by key).
+    assert "Page 3 of 3" in project_page
+    assert 'href="?in_force_page=2">Previous</a>' in project_page

@@ -20,6 +20,7 @@ from agentdocs.web.forms import RecipeDeleteForm, RecipeForm, SettingDeleteForm,
 from agentdocs.web.pages import form_page, list_page, member_page
 
 RECIPES_PER_PAGE = 100
+SETTINGS_PER_PAGE = 100
 
 
 def _policy_in_force(access: Access) -> dict:
@@ -120,12 +121,22 @@ def _settings_page(
     policy: dict | None = None,
     refusal: AgentdocsError | None = None,
 ) -> HttpResponse:
+    policy = policy or _policy_in_force(access)
+    here = policy["own_settings"] if access.project is not None else policy["tenant_settings"]
+    merged = policy["merged"]
     context = {
         "access": access,
         "tenant": access.tenant,
         "project": access.project,
         "form": form,
-        **(policy or _policy_in_force(access)),
+        **policy,
+        "set_here": list_page(request, here, per_page=SETTINGS_PER_PAGE),
+        "in_force": list_page(
+            request,
+            list(merged.values) if merged else [],
+            per_page=SETTINGS_PER_PAGE,
+            param="in_force_page",
+        ),
     }
     return form_page(request, "agentdocs/settings.html", context, form=form, refusal=refusal)
 
