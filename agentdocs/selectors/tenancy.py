@@ -23,17 +23,28 @@ def tenant_list_for(*, user) -> QuerySet[Tenant]:
     return Tenant.objects.filter(memberships__user=user).order_by("slug")
 
 
-def tenant_overview_for(*, user) -> QuerySet[Tenant]:
-    """The user's tenants with their role (`member_role`) and projects, each project
-    carrying its count of live documents (`document_count`)."""
+def tenant_overview_for(*, user, projects_shown: int = 12) -> QuerySet[Tenant]:
+    """The user's tenants with their role (`member_role`), their number of projects
+    (`project_count`) and the first ``projects_shown`` of them (`shown_projects`), each
+    carrying its count of live documents (`document_count`): a tenant of a thousand
+    projects costs the home page what a small one does."""
     projects = Project.objects.annotate(
         document_count=Count("documents", filter=Q(documents__is_deleted=False))
     ).order_by("slug")
     role = Membership.objects.filter(user_id=user.pk, tenant_id=OuterRef("pk")).values("role")[:1]
+    count = (
+        Project.objects.filter(tenant_id=OuterRef("pk"))
+        .order_by()
+        .values("tenant_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
     return (
         tenant_list_for(user=user)
-        .annotate(member_role=Subquery(role))
-        .prefetch_related(Prefetch("projects", queryset=projects))
+        .annotate(member_role=Subquery(role), project_count=Subquery(count))
+        .prefetch_related(
+            Prefetch("projects", queryset=projects[:projects_shown], to_attr="shown_projects")
+        )
     )
 
 

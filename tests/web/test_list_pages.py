@@ -168,3 +168,14 @@ def test_the_settings_pages_are_paged(browse, reader, tenant, project, admin):
     # In force: six keys, page 3 of 3 holds the last two (sorted by key).
     assert "Page 3 of 3" in project_page
     assert 'href="?in_force_page=2">Previous</a>' in project_page
+
+
+def test_the_home_page_shows_a_tenants_first_projects_and_links_to_all(
+    browse, reader, tenant, admin
+):
+    for n in range(14):
+        tenant_service.project_create(tenant=tenant, slug=f"p{n:02d}", name=f"P{n:02d}", user=admin)
+    page = browse(reader).get("/").content.decode()
+    tiles = re.findall(r'<div class="slug">acme/([^<]+)</div>', page)
+    assert len(tiles) == 12 and tiles == sorted(tiles)
+    assert "All 15 projects of Acme" in page  # 14 and _vance

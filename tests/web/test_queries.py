@@ -19,7 +19,7 @@ from agentdocs.services import policy as policy_service
 pytestmark = pytest.mark.django_db
 
 PAGES = {
-    "/": 5,  # the tenants with their projects, and the pending invitations
+    "/": 6,  # the tenants (paged) with their first projects, and the pending invitations
     "/t/acme/": 6,
     "/t/acme/web/": 9,
     "/t/acme/web/doc/agent.md": 5,

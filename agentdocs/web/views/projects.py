@@ -18,6 +18,8 @@ from agentdocs.web.pages import list_page, member_page
 
 AGENT_DOCUMENT = "agent.md"
 PROJECTS_PER_PAGE = 100
+HOME_TENANTS_PER_PAGE = 20
+HOME_PROJECTS_SHOWN = 12
 DOCUMENTS_PER_PAGE = 100
 
 
@@ -25,7 +27,11 @@ def home_page(request: HttpRequest, *, refusal: AgentdocsError | None = None) ->
     """The home page; after a refused accept or decline, with the refusal's sentence and
     its status (409 for an invitation decided already)."""
     user = permissions.signed_in(request.user)
-    tenants = list(tenancy_selectors.tenant_overview_for(user=user))
+    tenants = list_page(
+        request,
+        tenancy_selectors.tenant_overview_for(user=user, projects_shown=HOME_PROJECTS_SHOWN),
+        per_page=HOME_TENANTS_PER_PAGE,
+    )
     invitations = list(tenancy_selectors.invitation_list_for(user=user))
     return render(
         request,
