@@ -93,14 +93,17 @@ def signed_in(open_context):
 
 
 @pytest.fixture
-def screenshot():
-    """``screenshot(page, name)`` saves docs/screenshots/<name>.png for the README."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def screenshot(tmp_path):
+    """``screenshot(page, name)`` takes the page's picture. With UPDATE_SCREENSHOTS=1 it
+    replaces docs/screenshots/<name>.png, the README's pictures; otherwise it goes to a
+    temporary folder, so an ordinary test run leaves the tracked files alone."""
+    folder = SCREENSHOTS if os.environ.get("UPDATE_SCREENSHOTS") == "1" else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
 
     def save(page, name: str, *, full_page: bool = True) -> None:
         # From the top, so the sticky header sits where a reader expects it.
         page.evaluate("window.scrollTo(0, 0)")
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
+        page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
 
     return save
 
