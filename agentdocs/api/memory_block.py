@@ -113,6 +113,20 @@ def name_field(**kwargs: Any) -> TextField:
     return TextField(required=False, allow_null=True, default=None, **kwargs)
 
 
+def paths_field() -> serializers.ListField:
+    """The files the task touches; scoped `.AGENTS/` documents apply when one matches.
+    What makes them valid is `validate_paths`, shared with the pages and bindings."""
+    return serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Relative paths of the files the task touches (at most 1,000): a scoped "
+        ".AGENTS/ document is included when one matches its globs.",
+        error_messages={"not_a_list": "`paths` must be a list of relative file paths."},
+    )
+
+
 class LayerSerializer(serializers.Serializer):
     kind = serializers.ChoiceField([kind.value for kind in LayerKind])
     heading = serializers.CharField(allow_null=True)
@@ -174,9 +188,13 @@ class MemoryBlockView(APIView):
         reset = StrictBooleanField(
             required=False, default=False, help_text="Forget the process's read state first."
         )
+        paths = paths_field()
 
         def validate_process(self, process: str) -> str:
             return memory_block_service.validate_process(process)
+
+        def validate_paths(self, paths: Any) -> tuple[str, ...]:
+            return memory_block_service.validate_paths(paths)
 
     class GetQuerySerializer(serializers.Serializer):
         recipe = serializers.CharField(required=False, allow_blank=True, default="")
@@ -207,6 +225,7 @@ class MemoryBlockView(APIView):
             profile_name=profile,
             client_document=data["client_document"],
             reset=data["reset"],
+            paths=data["paths"],
         )
         if _wants_text(request):
             return Response(block.text)
