@@ -36,6 +36,4 @@ def export_build(
     inputs = memory_block_inputs(
         project=project, recipe_name=recipe_name, profile_name=profile_name
     )
-    return build_export(
-        inputs, tenant=project.tenant.slug, project=project.slug, format=format
-    )
+    return build_export(inputs, tenant=project.tenant.slug, project=project.slug, format=format)

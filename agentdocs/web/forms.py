@@ -199,6 +199,12 @@ class MemoryBlockPreviewForm(forms.Form):
         return [line.strip() for line in text.split("\n") if line.strip()]
 
 
+class ExportForm(forms.Form):
+    format = forms.CharField(required=False, max_length=32)
+    recipe = forms.CharField(required=False, max_length=64)
+    profile = forms.CharField(required=False, max_length=64)
+
+
 class BindForm(forms.Form):
     process = forms.CharField(
         max_length=200, help_text="The id of the run being bound, as the agent knows it."

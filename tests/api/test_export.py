@@ -168,9 +168,7 @@ def test_unknown_recipe_is_a_404_naming_recipe(api, reader, documents):
     assert response.json()["field"] == "recipe"
 
 
-def test_a_recipe_that_turns_context_off_exports_no_context(
-    api, reader, tenant, admin, documents
-):
+def test_a_recipe_that_turns_context_off_exports_no_context(api, reader, tenant, admin, documents):
     policy_service.recipe_create(
         tenant=tenant, name="bare", params={"contextEnabled": False}, profiles={}, user=admin
     )
@@ -201,7 +199,5 @@ def test_the_export_runs_the_same_queries_for_1_and_50_documents(
     for index in range(50):
         make_document(big, f".AGENTS/doc-{index:02d}.md", f"context {index}\n")
     with django_assert_num_queries(2):
-        response = client.get(
-            "/api/v1/tenants/acme/projects/big/export/", {"format": "all"}
-        )
+        response = client.get("/api/v1/tenants/acme/projects/big/export/", {"format": "all"})
     assert len(response.json()["sources"]) == 51
