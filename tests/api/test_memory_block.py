@@ -473,3 +473,40 @@ def test_malformed_frontmatter_renders_the_whole_document_and_says_so(
     assert [p["path"] for p in problems] == [".AGENTS/broken.md"]
     assert "not valid YAML" in problems[0]["detail"]
     assert "frontmatter not understood" in data["layers"][3]["detail"]
+
+
+def test_a_binding_records_the_paths_and_reconstructs_the_scoped_block_exactly(
+    api, writer, admin, project, scoped
+):
+    client = api(writer)
+    bindings = "/api/v1/tenants/acme/projects/web/bindings/"
+    paths = ["src/api/views.py"]
+    text = post(client, {"process": "run-scoped", "paths": paths}).json()["text"]
+    assert "One APIView per operation." in text
+    response = client.post(
+        bindings,
+        {"process": "run-scoped", "manifest": {"local": []}, "memory_block": {"paths": paths}},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    record = response.json()
+    assert record["memory_block"]["paths"] == paths
+    assert record["memory_block"]["sha256"] == hashlib.sha256(text.encode()).hexdigest()
+    for document in project.documents.filter(path__startswith=".AGENTS/"):
+        document_service.document_write(
+            document=document,
+            user=admin,
+            body=document.body + "changed later\n",
+            base_version=document.version,
+            reason="edit",
+        )
+    rebuilt = client.get(f"{bindings}{record['id']}/reconstruct").json()["memory_block"]
+    assert rebuilt["verified"] is True
+    assert rebuilt["text"] == text
+    bad = client.post(
+        bindings,
+        {"process": "run-x", "manifest": {"local": []}, "memory_block": {"paths": ["../x"]}},
+        format="json",
+    )
+    assert bad.status_code == 400
+    assert bad.json()["field"] == "memory_block.paths"
