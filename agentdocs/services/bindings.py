@@ -423,7 +423,7 @@ def _bind_memory_block(
         + [(project.slug, d.path, d.version) for d in inputs.context_documents],
     )
     client_layer = block.layer("client_notes")
-    bound = {
+    bound: dict[str, Any] = {
         **names,
         "sha256": block.sha256,
         "bytes": len(block.text.encode("utf-8")),
