@@ -13,7 +13,12 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions, ratelimit
 from agentdocs.api.access import caller, prefetched_access
-from agentdocs.api.memory_block import ClientDocumentSerializer, name_field, process_field
+from agentdocs.api.memory_block import (
+    ClientDocumentSerializer,
+    name_field,
+    paths_field,
+    process_field,
+)
 from agentdocs.api.pagination import Pagination
 from agentdocs.api.serializers import JSONObjectField, StrictSerializer, validated
 from agentdocs.core.bindings import OUTDATED_STATUSES
@@ -104,9 +109,10 @@ class MemoryBlockRequestSerializer(StrictSerializer):
     recipe = name_field()
     profile = name_field()
     client_document = ClientDocumentSerializer(required=False, allow_null=True, default=None)
+    paths = paths_field()
 
     def validate(self, attrs: dict[str, Any]) -> MemoryBlockRequest:
-        return MemoryBlockRequest(**attrs)
+        return MemoryBlockRequest(**{**attrs, "paths": attrs.get("paths") or ()})
 
 
 class BindingListCreate(APIView):

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from django.utils.cache import patch_vary_headers
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -28,6 +28,7 @@ from agentdocs.api.serializers import (
     represented,
     validated,
 )
+from agentdocs.core.errors import InvalidInput
 from agentdocs.core.memory_block import ClientDocument, LayerKind, LayerState, MemoryBlock
 from agentdocs.models import Scope
 from agentdocs.services import memory_block as memory_block_service
@@ -113,6 +114,34 @@ def name_field(**kwargs: Any) -> TextField:
     return TextField(required=False, allow_null=True, default=None, **kwargs)
 
 
+@extend_schema_field(
+    {"type": "array", "items": {"type": "string"}, "maxItems": 1000, "nullable": True}
+)
+class PathsField(serializers.Field):
+    """The files the task touches; scoped `.AGENTS/` documents apply when one matches.
+    What makes them valid is `validate_paths`, shared with the pages."""
+
+    def to_internal_value(self, data: Any) -> tuple[str, ...]:
+        try:
+            return memory_block_service.validate_paths(data)
+        except InvalidInput as error:
+            # A DRF error, so that a nested field is named by its dotted path.
+            raise serializers.ValidationError(error.detail) from None
+
+    def to_representation(self, value: Any) -> list[str]:
+        return list(value)
+
+
+def paths_field() -> PathsField:
+    return PathsField(
+        required=False,
+        allow_null=True,
+        default=(),
+        help_text="Relative paths of the files the task touches (at most 1,000): a scoped "
+        ".AGENTS/ document is included when one matches its globs.",
+    )
+
+
 class LayerSerializer(serializers.Serializer):
     kind = serializers.ChoiceField([kind.value for kind in LayerKind])
     heading = serializers.CharField(allow_null=True)
@@ -174,6 +203,7 @@ class MemoryBlockView(APIView):
         reset = StrictBooleanField(
             required=False, default=False, help_text="Forget the process's read state first."
         )
+        paths = paths_field()
 
         def validate_process(self, process: str) -> str:
             return memory_block_service.validate_process(process)
@@ -207,6 +237,7 @@ class MemoryBlockView(APIView):
             profile_name=profile,
             client_document=data["client_document"],
             reset=data["reset"],
+            paths=data["paths"] or (),
         )
         if _wants_text(request):
             return Response(block.text)

@@ -7,6 +7,7 @@ from django.urls import path, re_path
 from agentdocs.api import (
     bindings,
     documents,
+    export,
     invitations,
     memory_block,
     ping,
@@ -86,6 +87,7 @@ urlpatterns = [
     re_path(
         P + r"/memory-block/$", memory_block.MemoryBlockView.as_view(), name="api-memory-block"
     ),
+    re_path(P + r"/export/$", export.ExportView.as_view(), name="api-export"),
     # The provider map; a name may contain slashes (`workstation/agent-baseline`).
     re_path(T + r"/providers/$", providers.ProviderList.as_view(), name="api-providers"),
     re_path(

@@ -159,6 +159,8 @@ class BoundMemoryBlock(TypedDict):
     agent_candidates: list[BoundAgentCandidate]
     client_document: BoundClientDocument | None
     context_documents: list[BoundInput]
+    # The render's `paths` (scoped `.AGENTS/` documents follow them); absent when none.
+    paths: NotRequired[list[str]]
 
 
 class RecordHeader(TypedDict):

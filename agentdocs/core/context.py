@@ -5,6 +5,10 @@ fixes: the budget counts UTF-8 bytes (not characters), truncation never splits
 a character, and every file that was not loaded is listed as dropped instead of
 silently rolling off.
 
+A document may start with YAML frontmatter that scopes it to some paths of the
+repository (`agentdocs.core.scope`); the frontmatter is never rendered, and a
+scoped document that no path of the task matches is listed as skipped by scope.
+
 Works over plain data (`load_context`, `load_context_from_mapping`) and over a
 local folder (`load_context_dir`); the server and the command-line client use
 the same rules.
@@ -14,10 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
+
+from agentdocs.core.scope import DocumentScope, ParsedDocument, parse_document
 
 CONTEXT_FOLDER = ".AGENTS"
 DEFAULT_BUDGET_BYTES = 32 * 1024
@@ -49,7 +55,25 @@ class ContextDocument:
 
     @property
     def size(self) -> int:
+        """The stored document's bytes, frontmatter included."""
         return len(self.body.encode("utf-8"))
+
+    @property
+    def parsed(self) -> ParsedDocument:
+        return parse_document(self.body)
+
+    @property
+    def scope(self) -> DocumentScope:
+        return self.parsed.scope
+
+    @property
+    def text(self) -> str:
+        """What is rendered: the body without its frontmatter."""
+        return self.parsed.body
+
+    @property
+    def text_size(self) -> int:
+        return len(self.text.encode("utf-8"))
 
 
 class ContextSourceAccount(TypedDict):
@@ -72,11 +96,27 @@ class DroppedAccount(TypedDict):
     bytes: int
 
 
+class SkippedAccount(TypedDict):
+    """A scoped file left out: no path of the task matches its globs."""
+
+    path: str
+    globs: list[str]
+
+
+class FrontmatterProblemAccount(TypedDict):
+    """A file whose frontmatter was not understood: rendered whole, always applied."""
+
+    path: str
+    detail: str
+
+
 class ContextAccount(TypedDict):
     budget_bytes: int
     used_bytes: int
     sources: list[ContextSourceAccount]
     dropped: list[DroppedAccount]
+    skipped_by_scope: list[SkippedAccount]
+    frontmatter_problems: list[FrontmatterProblemAccount]
 
 
 @dataclass(frozen=True)
@@ -94,7 +134,7 @@ class ContextSource:
             "version": self.document.version,
             "sha256": self.document.sha256,
             "bytes": self.bytes,
-            "total_bytes": self.document.size,
+            "total_bytes": self.document.text_size,
             "truncated": self.truncated,
         }
 
@@ -106,6 +146,8 @@ class LoadedContext:
     rendered: str
     used_bytes: int
     budget_bytes: int
+    skipped_by_scope: tuple[ContextDocument, ...] = ()
+    frontmatter_problems: tuple[ContextDocument, ...] = ()
 
     @property
     def truncated(self) -> bool:
@@ -121,9 +163,17 @@ class LoadedContext:
                     "path": document.path,
                     "version": document.version,
                     "sha256": document.sha256,
-                    "bytes": document.size,
+                    "bytes": document.text_size,
                 }
                 for document in self.dropped
+            ],
+            "skipped_by_scope": [
+                {"path": document.path, "globs": list(document.scope.globs)}
+                for document in self.skipped_by_scope
+            ],
+            "frontmatter_problems": [
+                {"path": document.path, "detail": document.parsed.problem or ""}
+                for document in self.frontmatter_problems
             ],
         }
 
@@ -175,33 +225,53 @@ def render_sources(sources: Iterable[ContextSource]) -> str:
     )
 
 
+def split_by_scope(
+    documents: Iterable[ContextDocument], paths: Sequence[str] = ()
+) -> tuple[list[ContextDocument], list[ContextDocument]]:
+    """The documents that apply to a task touching ``paths``, and the scoped ones that
+    do not (no path matches their globs). Without paths every scoped document is out."""
+    applying: list[ContextDocument] = []
+    skipped: list[ContextDocument] = []
+    for document in documents:
+        (applying if document.scope.applies(paths) else skipped).append(document)
+    return applying, skipped
+
+
 def load_context(
-    documents: Iterable[ContextDocument], *, budget_bytes: int = DEFAULT_BUDGET_BYTES
+    documents: Iterable[ContextDocument],
+    *,
+    budget_bytes: int = DEFAULT_BUDGET_BYTES,
+    paths: Sequence[str] = (),
 ) -> LoadedContext:
     """Load ``documents`` in priority order until the byte budget is spent.
+
+    Scoped documents that no path in ``paths`` matches are left out first and
+    listed in ``skipped_by_scope``; each document's frontmatter is left out of
+    its text.
 
     A file that fits is taken whole. The first that does not fit is truncated
     with a visible `[truncated: N more bytes]` marker when at least 256 bytes
     of budget remain, and loading stops there; every later file (and that one,
     when too little remained to truncate it) is dropped. The budget counts the
-    files' own bytes, not the marker or the `<context>` wrapping.
+    files' own bytes (without frontmatter), not the marker or the `<context>` wrapping.
     """
     if budget_bytes < 0:
         raise ValueError("budget_bytes must not be negative")
-    ordered = order_documents(documents)
+    applying, skipped = split_by_scope(documents, paths)
+    ordered = order_documents(applying)
     sources: list[ContextSource] = []
     used = 0
     stopped_at = len(ordered)
     for index, document in enumerate(ordered):
-        size = document.size
+        size = document.text_size
         remaining = budget_bytes - used
         if size <= remaining:
-            sources.append(ContextSource(document, document.body, size, truncated=False))
+            sources.append(ContextSource(document, document.text, size, truncated=False))
             used += size
             continue
         stopped_at = index
         if remaining >= MIN_TRUNCATED_BYTES:
-            head = utf8_head(document.body, remaining)
+            head = utf8_head(document.text, remaining)
             head_bytes = len(head.encode("utf-8"))
             marker = f"\n\n[truncated: {size - head_bytes} more bytes]"
             sources.append(ContextSource(document, head + marker, head_bytes, truncated=True))
@@ -214,6 +284,10 @@ def load_context(
         rendered=render_sources(sources),
         used_bytes=used,
         budget_bytes=budget_bytes,
+        skipped_by_scope=tuple(order_documents(skipped)),
+        frontmatter_problems=tuple(
+            document for document in order_documents(applying) if document.parsed.problem
+        ),
     )
 
 

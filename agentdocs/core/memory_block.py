@@ -212,6 +212,9 @@ class MemoryBlockInputs:
     agent_candidates: tuple[SourceDocument, ...] = ()
     client_document: ClientDocument | None = None
     context_documents: tuple[ContextDocument, ...] = ()
+    # The files the task touches: a scoped context document is included when one
+    # matches its globs. None given, scoped documents are left out (and named).
+    paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -368,8 +371,25 @@ def _client_notes_layer(options: RenderOptions, client: ClientDocument | None) -
 def _dropped_note(loaded: LoadedContext) -> str:
     if not loaded.dropped:
         return ""
-    names = ", ".join(f"{document.path} ({document.size} bytes)" for document in loaded.dropped)
+    names = ", ".join(
+        f"{document.path} ({document.text_size} bytes)" for document in loaded.dropped
+    )
     return f"[not loaded, over the context budget: {names}]"
+
+
+def _skipped_note(loaded: LoadedContext) -> str:
+    """Scoped documents left out are named in the text, so an agent knows they exist."""
+    skipped = loaded.skipped_by_scope
+    if not skipped:
+        return ""
+    count = len(skipped)
+    names = "; ".join(
+        f"{document.path} (globs: {', '.join(document.scope.globs)})" for document in skipped
+    )
+    return (
+        f"[{count} scoped document{'' if count == 1 else 's'} left out: no path of this "
+        f"task matches {'its' if count == 1 else 'their'} globs: {names}]"
+    )
 
 
 def _context_layer(options: RenderOptions, loaded: LoadedContext, available: int) -> Layer:
@@ -390,7 +410,9 @@ def _context_layer(options: RenderOptions, loaded: LoadedContext, available: int
             path=".AGENTS/",
         )
     body = "\n\n".join(
-        part for part in (CONTEXT_INTRO, loaded.rendered, _dropped_note(loaded)) if part
+        part
+        for part in (CONTEXT_INTRO, loaded.rendered, _dropped_note(loaded), _skipped_note(loaded))
+        if part
     )
     text = _full_text(CONTEXT_HEADING, body)
     cut = loaded.truncated or bool(loaded.dropped)
@@ -402,6 +424,14 @@ def _context_layer(options: RenderOptions, loaded: LoadedContext, available: int
         detail += "; the last source is truncated"
     if loaded.dropped:
         detail += f"; {len(loaded.dropped)} dropped over the budget"
+    if loaded.skipped_by_scope:
+        detail += (
+            f"; {len(loaded.skipped_by_scope)} scoped left out (no path of the task "
+            "matches their globs)"
+        )
+    if loaded.frontmatter_problems:
+        names = ", ".join(document.path for document in loaded.frontmatter_problems)
+        detail += f"; frontmatter not understood, rendered whole and always applied: {names}"
     return Layer(
         LayerKind.CONTEXT,
         LayerState.TRUNCATED if cut else LayerState.FULL,
@@ -452,7 +482,11 @@ def compose_memory_block(
         else None
     )
     if options.context_enabled and inputs.context_documents:
-        loaded = load_context(inputs.context_documents, budget_bytes=options.context_budget_bytes)
+        loaded = load_context(
+            inputs.context_documents,
+            budget_bytes=options.context_budget_bytes,
+            paths=inputs.paths,
+        )
     else:
         loaded = empty_context(options.context_budget_bytes)
     layers: tuple[Layer, ...] = (

@@ -65,6 +65,8 @@ class MemoryBlockRequest:
     recipe: str | None = None
     profile: str | None = None
     client_document: ClientDocument | None = None
+    # The files the run's task touches (`validate_paths`); scoped documents follow them.
+    paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -412,6 +414,7 @@ def _bind_memory_block(
         recipe_name=names["recipe"],
         profile_name=names["profile"],
         client_document=client,
+        paths=request.paths,
     )
     block = compose_memory_block(inputs)
     rows = binding_selectors.history_rows(
@@ -420,7 +423,7 @@ def _bind_memory_block(
         + [(project.slug, d.path, d.version) for d in inputs.context_documents],
     )
     client_layer = block.layer("client_notes")
-    bound = {
+    bound: dict[str, Any] = {
         **names,
         "sha256": block.sha256,
         "bytes": len(block.text.encode("utf-8")),
@@ -463,6 +466,9 @@ def _bind_memory_block(
             for d in inputs.context_documents
         ],
     }
+    if request.paths:
+        # Only when given, so that a record bound without paths keeps its earlier shape.
+        bound["paths"] = list(request.paths)
     return cast(BoundMemoryBlock, bound)
 
 
@@ -529,6 +535,7 @@ def _reconstruct_memory_block(*, record: BindingRecord) -> dict[str, Any]:
                 )
                 for entry in bound["context_documents"]
             ),
+            paths=tuple(bound.get("paths", ())),
         )
     )
     verified = rebuilt.sha256 == bound["sha256"]

@@ -27,6 +27,7 @@ from agentdocs.core.memory_block import (
     compose_memory_block,
 )
 from agentdocs.core.recipes import RenderOptions
+from agentdocs.core.scope import MAX_PATHS, path_problem
 from agentdocs.models import RESERVED_PROJECT, Project
 from agentdocs.services import render_cache
 from agentdocs.services.documents import MAX_BODY_BYTES
@@ -60,6 +61,26 @@ def validate_process(process: str | None) -> str:
             field="process",
         )
     return process
+
+
+def validate_paths(paths: object) -> tuple[str, ...]:
+    """The files a task touches, as a render scopes `.AGENTS/` documents by them: a list
+    of at most 1,000 relative paths. Returned sorted and without duplicates, since only
+    whether one matches counts."""
+    if paths is None:
+        return ()
+    if not isinstance(paths, list | tuple):
+        raise InvalidInput("`paths` must be a list of relative file paths.", field="paths")
+    if len(paths) > MAX_PATHS:
+        raise InvalidInput(
+            f"`paths` holds {len(paths)} entries; at most {MAX_PATHS} are allowed.",
+            field="paths",
+        )
+    for path in paths:
+        problem = path_problem(path)
+        if problem is not None:
+            raise InvalidInput(f"`paths`: {problem}.", field="paths")
+    return tuple(sorted(set(paths)))
 
 
 def _render_rows(*, project: Project, recipe_name: str | None) -> RenderRows:
@@ -136,6 +157,7 @@ def memory_block_inputs(
     recipe_name: str | None = None,
     profile_name: str | None = None,
     client_document: ClientDocument | None = None,
+    paths: tuple[str, ...] = (),
 ) -> MemoryBlockInputs:
     """Everything a render of ``project`` reads, as plain data for the pure core: one query,
     or none while the tenant's rows in the shared cache are current (`render_inputs`)."""
@@ -145,6 +167,7 @@ def memory_block_inputs(
         profile_name=profile_name,
         client_document=client_document,
         process=None,
+        paths=paths,
     )
     return inputs
 
@@ -157,6 +180,7 @@ def _inputs_and_read_state(
     client_document: ClientDocument | None,
     process: str | None,
     caller: str = "",
+    paths: tuple[str, ...] = (),
 ) -> tuple[MemoryBlockInputs, StoredReadState]:
     """The render's inputs and, for a ``process``, its read state: one cache round trip."""
     recipe = recipe_name or None
@@ -176,6 +200,7 @@ def _inputs_and_read_state(
         agent_candidates=candidates,
         client_document=client_document,
         context_documents=context,
+        paths=paths,
     )
     return inputs, _stored_read_state(found.get(state_key) if state_key else None)
 
@@ -235,6 +260,7 @@ def render_memory_block(
     client_document: ClientDocument | None = None,
     reset: bool = False,
     preview: bool = False,
+    paths: tuple[str, ...] = (),
 ) -> MemoryBlock:
     """Render the Memory Block for one turn of one agent process in ``project``.
 
@@ -243,7 +269,9 @@ def render_memory_block(
     ``profile_name`` name a recipe of the tenant and one of its profiles; an
     unknown one raises NotFound. ``client_document`` is used only when the
     profile opts in; its name and size are the caller's to check (the API's
-    serializer refuses what the wire may not carry).
+    serializer refuses what the wire may not carry). ``paths`` are the files the
+    task touches (`validate_paths`): scoped `.AGENTS/` documents are included when
+    one matches their globs.
 
     Unless ``preview``, the render uses and updates the read state of
     ``process`` as rendered by ``caller`` (both required then; `caller_of`):
@@ -268,6 +296,7 @@ def render_memory_block(
         client_document=client_document,
         process=None if preview else process,
         caller=caller,
+        paths=paths,
     )
     if preview:
         return compose_memory_block(inputs)

@@ -186,6 +186,23 @@ class RecipeForm(forms.Form):
 class MemoryBlockPreviewForm(forms.Form):
     recipe = forms.CharField(required=False, max_length=64)
     profile = forms.CharField(required=False, max_length=64)
+    paths = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="The files a task touches, one per line: scoped .AGENTS/ documents whose "
+        "globs match one are included.",
+    )
+
+    def clean_paths(self) -> list[str]:
+        """One path a line, blank lines left out; `validate_paths` judges them."""
+        text = _normalise_newlines(self.cleaned_data.get("paths") or "")
+        return [line.strip() for line in text.split("\n") if line.strip()]
+
+
+class ExportForm(forms.Form):
+    format = forms.CharField(required=False, max_length=32)
+    recipe = forms.CharField(required=False, max_length=64)
+    profile = forms.CharField(required=False, max_length=64)
 
 
 class BindForm(forms.Form):

@@ -8,6 +8,7 @@ from django.urls import URLPattern, URLResolver, include, path
 from agentdocs.web.views import (
     bindings,
     documents,
+    export,
     invitations,
     memory_block,
     policy,
@@ -34,6 +35,7 @@ project_urls = [
     path("preview/", documents.markdown_preview, name="markdown-preview"),
     path("settings/", policy.project_settings, name="project-settings"),
     path("memory-block/", memory_block.memory_block_preview, name="memory-block"),
+    path("export/", export.export_page, name="export"),
     path("bindings/", bindings.binding_list, name="bindings"),
     path("bindings/compare/", bindings.binding_compare, name="binding-compare"),
     path("bindings/<int:record_id>/", bindings.binding_detail, name="binding"),

@@ -396,3 +396,117 @@ def test_renders_and_binds_are_rate_limited_per_token(reader, project, documents
     assert limited.post(bindings, bind, format="json").status_code == 201
     again = limited.post(bindings, bind, format="json")
     assert again.status_code == 429 and again["Retry-After"]
+
+
+SCOPED_API = (
+    '---\ndescription: API rules\nglobs: ["src/api/**"]\n---\n\nOne APIView per operation.\n'
+)
+
+
+@pytest.fixture
+def scoped(project, make_document):
+    make_document(project, ".AGENTS/overview.md", "What this project is.\n")
+    make_document(project, ".AGENTS/api.md", SCOPED_API)
+
+
+def test_without_paths_a_scoped_document_is_left_out_and_named(api, reader, scoped, process):
+    data = post(api(reader), {"process": process}).json()
+    context = data["context"]
+    assert [s["path"] for s in context["sources"]] == [".AGENTS/overview.md"]
+    assert context["skipped_by_scope"] == [{"path": ".AGENTS/api.md", "globs": ["src/api/**"]}]
+    assert "One APIView" not in data["text"]
+    assert "[1 scoped document left out: no path of this task matches its globs:" in data["text"]
+    assert "1 scoped left out" in data["layers"][3]["detail"]
+
+
+def test_a_matching_path_includes_the_scoped_document_without_its_frontmatter(
+    api, reader, scoped, process
+):
+    client = api(reader)
+    first = post(client, {"process": process}).json()
+    data = post(client, {"process": process, "paths": ["src/api/views.py"]}).json()
+    assert [s["path"] for s in data["context"]["sources"]] == [
+        ".AGENTS/overview.md",
+        ".AGENTS/api.md",
+    ]
+    assert data["context"]["skipped_by_scope"] == []
+    assert "One APIView per operation." in data["text"]
+    assert "globs:" not in data["text"]
+    # The read state: the context now sent differs from the first turn's, so it is sent
+    # in full, not as a stub.
+    context = data["layers"][3]
+    assert context["state"] == "full"
+    assert context["text_sha256"] != first["layers"][3]["text_sha256"]
+    # The same paths again: unchanged, a stub.
+    again = post(client, {"process": process, "paths": ["src/api/views.py"]}).json()
+    assert again["layers"][3]["state"] == "unchanged"
+    # Other paths: the block differs again and is sent in full.
+    other = post(client, {"process": process, "paths": ["docs/index.md"]}).json()
+    assert other["layers"][3]["state"] == "full"
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [
+        "src/api/views.py",
+        [5],
+        [""],
+        ["/etc/passwd"],
+        ["../outside.py"],
+        ["two\nlines"],
+        ["x"] * 1001,
+    ],
+)
+def test_bad_paths_are_a_400_naming_paths(api, reader, project, process, paths):
+    response = post(api(reader), {"process": process, "paths": paths})
+    assert response.status_code == 400, response.json()
+    assert response.json()["field"] == "paths"
+
+
+def test_malformed_frontmatter_renders_the_whole_document_and_says_so(
+    api, reader, project, make_document, process
+):
+    make_document(project, ".AGENTS/broken.md", "---\nglobs: [unclosed\n---\n\nStill here.\n")
+    data = post(api(reader), {"process": process}).json()
+    assert "Still here." in data["text"]
+    problems = data["context"]["frontmatter_problems"]
+    assert [p["path"] for p in problems] == [".AGENTS/broken.md"]
+    assert "not valid YAML" in problems[0]["detail"]
+    assert "frontmatter not understood" in data["layers"][3]["detail"]
+
+
+def test_a_binding_records_the_paths_and_reconstructs_the_scoped_block_exactly(
+    api, writer, admin, project, scoped
+):
+    client = api(writer)
+    bindings = "/api/v1/tenants/acme/projects/web/bindings/"
+    paths = ["src/api/views.py"]
+    text = post(client, {"process": "run-scoped", "paths": paths}).json()["text"]
+    assert "One APIView per operation." in text
+    response = client.post(
+        bindings,
+        {"process": "run-scoped", "manifest": {"local": []}, "memory_block": {"paths": paths}},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    record = response.json()
+    assert record["memory_block"]["paths"] == paths
+    assert record["memory_block"]["sha256"] == hashlib.sha256(text.encode()).hexdigest()
+    for document in project.documents.filter(path__startswith=".AGENTS/"):
+        document_service.document_write(
+            document=document,
+            user=admin,
+            body=document.body + "changed later\n",
+            base_version=document.version,
+            reason="edit",
+        )
+    rebuilt = client.get(f"{bindings}{record['id']}/reconstruct").json()["memory_block"]
+    assert rebuilt["verified"] is True
+    assert rebuilt["text"] == text
+    bad = client.post(
+        bindings,
+        {"process": "run-x", "manifest": {"local": []}, "memory_block": {"paths": ["../x"]}},
+        format="json",
+    )
+    assert bad.status_code == 400
+    assert bad.json()["field"] == "memory_block.paths"

@@ -6,10 +6,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from agentdocs import permissions
-from agentdocs.core.errors import NotFound
+from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.core.memory_block import LayerKind
 from agentdocs.selectors import policy as policy_selectors
-from agentdocs.services.memory_block import render_memory_block
+from agentdocs.services.memory_block import render_memory_block, validate_paths
 from agentdocs.web.forms import MemoryBlockPreviewForm
 from agentdocs.web.pages import add_service_error, member_page
 
@@ -44,9 +44,10 @@ def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> Htt
                 recipe_name=form.cleaned_data["recipe"] or None,
                 profile_name=form.cleaned_data["profile"] or None,
                 preview=True,
+                paths=validate_paths(form.cleaned_data["paths"]),
             )
-        except NotFound as error:
-            if error.field not in ("recipe", "profile"):
+        except (NotFound, InvalidInput) as error:
+            if error.field not in ("recipe", "profile", "paths"):
                 raise
             status = 400
             add_service_error(form, error)
