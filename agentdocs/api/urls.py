@@ -7,6 +7,7 @@ from django.urls import path, re_path
 from agentdocs.api import (
     bindings,
     documents,
+    imports,
     invitations,
     memory_block,
     ping,
@@ -107,6 +108,8 @@ urlpatterns = [
         bindings.BindingReconstruct.as_view(),
         name="api-binding-reconstruct",
     ),
+    # Import: a repository's agent files become documents.
+    re_path(P + r"/import/$", imports.ProjectImport.as_view(), name="api-import"),
     # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
     # Add new routes above this line.
     re_path(r"^.*$", json_not_found),
