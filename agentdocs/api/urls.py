@@ -8,6 +8,7 @@ from agentdocs.api import (
     bindings,
     documents,
     export,
+    imports,
     invitations,
     memory_block,
     ping,
@@ -109,6 +110,8 @@ urlpatterns = [
         bindings.BindingReconstruct.as_view(),
         name="api-binding-reconstruct",
     ),
+    # Import: a repository's agent files become documents.
+    re_path(P + r"/import/$", imports.ProjectImport.as_view(), name="api-import"),
     # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
     # Add new routes above this line.
     re_path(r"^.*$", json_not_found),

@@ -1,0 +1,121 @@
+"""Import: a repository's agent files become documents of the project.
+
+`POST .../import/` with ``{"files": [{"path", "content"}], "dry_run", "reason"}``
+answers with the plan (one entry per file) and whether it was applied. Writers
+import; into `_vance` (the project, or a `_vance/` path) only tenant admins.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agentdocs import permissions
+from agentdocs.api.access import prefetched_access
+from agentdocs.api.serializers import ReasonField, StrictBooleanField, StrictSerializer, TextField
+from agentdocs.core.agent_files import SourceFile
+from agentdocs.core.errors import InvalidInput
+from agentdocs.core.paths import validate_path
+from agentdocs.services import imports as import_service
+from agentdocs.services.documents import MAX_BODY_BYTES
+
+MAX_FILES = 100
+MAX_REASON_LENGTH = 200  # room for "; imported from <path>" within a history reason
+
+
+class ImportFileSerializer(StrictSerializer):
+    """One file of the repository, by its path from the repository root."""
+
+    class Meta:
+        ref_name = "ImportFile"
+
+    path = TextField(help_text="From the repository root, such as `.cursor/rules/api.mdc`")
+    content = TextField(help_text="The file's text; at most 256 KiB of UTF-8")
+
+    def validate_path(self, value: str) -> str:
+        try:
+            return validate_path(value)
+        except InvalidInput as error:
+            # Raised as DRF's error, so the field is named `files.N.path`.
+            raise serializers.ValidationError(error.detail) from None
+
+    def validate_content(self, value: str) -> str:
+        size = len(value.encode("utf-8", errors="surrogatepass"))
+        if size > MAX_BODY_BYTES:
+            raise serializers.ValidationError(
+                f"The content is {size} bytes; at most {MAX_BODY_BYTES} bytes (256 KiB) "
+                "are allowed."
+            )
+        return value
+
+
+class ImportPlanEntrySerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "ImportPlanEntry"
+
+    # DRF's metaclass takes declared fields off the class, so this does not shadow
+    # `Field.source`; mypy sees only the class attribute.
+    source = serializers.CharField()  # type: ignore[assignment]
+    target = serializers.CharField(allow_null=True, help_text="The document; null when skipped")
+    action = serializers.ChoiceField(choices=["create", "update", "unchanged", "skipped"])
+    detail = serializers.CharField()
+
+
+class ProjectImport(APIView):
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "ProjectImport"
+
+        files = serializers.ListField(
+            child=ImportFileSerializer(),
+            allow_empty=False,
+            max_length=MAX_FILES,
+            help_text=f"At most {MAX_FILES} files, each path once",
+        )
+        dry_run = StrictBooleanField(
+            required=False, default=False, help_text="Give the plan and write nothing"
+        )
+        reason = ReasonField(max_length=MAX_REASON_LENGTH)
+
+        def validate_files(self, files: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            seen: set[str] = set()
+            for index, file in enumerate(files):
+                if file["path"] in seen:
+                    raise serializers.ValidationError(
+                        {str(index): {"path": [f"{file['path']!r} is given more than once."]}}
+                    )
+                seen.add(file["path"])
+            return files
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "ProjectImportResult"
+
+        plan = ImportPlanEntrySerializer(many=True)
+        applied = serializers.BooleanField()
+
+    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    def post(self, request: Request, tenant: str, project: str) -> Response:
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        access.require_write()
+        files = [SourceFile(path=file["path"], content=file["content"]) for file in data["files"]]
+        for target in import_service.import_targets(paths=[file.path for file in files]):
+            access.require_write(target)
+        result = import_service.project_import(
+            project=access.project,
+            user=access.user,
+            files=files,
+            dry_run=data["dry_run"],
+            reason=data["reason"],
+        )
+        return Response(self.OutputSerializer(result).data)

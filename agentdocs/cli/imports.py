@@ -1,0 +1,141 @@
+"""`agentdocs import`: send a repository's agent files to a project.
+
+    agentdocs import --url URL --token TOKEN --tenant T --project P
+                     [--dir .] [--dry-run] [--reason TEXT]
+
+It collects, from DIR, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`,
+`.github/copilot-instructions.md`, `.cursor/rules/*.mdc` and
+`.github/instructions/*.instructions.md`, posts them to the project's import
+endpoint and prints the server's plan, one line per file. Exit 0 when the server
+accepted (a dry run writes nothing), 1 when it refused (its error's detail is
+printed), 2 for a usage error, a folder without agent files, or a server that
+cannot be reached.
+
+Registered into `agentdocs.cli.base`'s subcommand registry; no Django here either.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from agentdocs.cli.base import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    ServerClient,
+    add_server_arguments,
+    command,
+    require,
+    write,
+)
+from agentdocs.core.agent_files import (
+    AGENT_NOTES_SOURCES,
+    COPILOT_INSTRUCTIONS_DIR,
+    COPILOT_INSTRUCTIONS_SUFFIX,
+    CURSOR_RULE_SUFFIX,
+    CURSOR_RULES_DIR,
+    is_collected,
+)
+
+ACTION_WIDTH = len("unchanged")
+
+
+def collect_agent_files(folder: Path) -> list[str]:
+    """The agent files under ``folder``, as paths from it: the single-file formats in
+    their order of precedence, then Cursor rules and Copilot instructions by name."""
+    found = [path for path in AGENT_NOTES_SOURCES if (folder / path).is_file()]
+    for directory, suffix in (
+        (CURSOR_RULES_DIR, CURSOR_RULE_SUFFIX),
+        (COPILOT_INSTRUCTIONS_DIR, COPILOT_INSTRUCTIONS_SUFFIX),
+    ):
+        rules = folder / directory
+        if rules.is_dir():
+            found.extend(
+                f"{directory}{entry.name}"
+                for entry in sorted(rules.iterdir())
+                if entry.name.endswith(suffix) and entry.is_file()
+            )
+    return [path for path in found if is_collected(path)]
+
+
+def _read(folder: Path, path: str) -> str:
+    try:
+        return (folder / path).read_bytes().decode("utf-8")
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror}", exit_code=EXIT_USAGE) from None
+    except UnicodeDecodeError:
+        raise CommandError(f"{path} is not UTF-8 text", exit_code=EXIT_USAGE) from None
+
+
+def plan_line(entry: dict[str, Any]) -> str:
+    """``create     AGENTS.md → agent.md  (new document)``."""
+    line = f"{entry['action']:<{ACTION_WIDTH}}  {entry['source']} → {entry['target'] or '-'}"
+    if entry.get("detail"):
+        line += f"  ({entry['detail']})"
+    return line + "\n"
+
+
+def _configure_import(parser: argparse.ArgumentParser) -> None:
+    add_server_arguments(parser)
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="the repository folder to collect agent files from (default: the working folder)",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print what would change and write nothing"
+    )
+    parser.add_argument("--reason", default="", help="why: kept in each document's history")
+
+
+@command(
+    "import",
+    help="import a repository's agent files (AGENTS.md, CLAUDE.md, Cursor rules, ...) "
+    "into a project",
+    configure=_configure_import,
+)
+def run_import(args: argparse.Namespace) -> int:
+    require(args, "url", "token", "tenant", "project")
+    folder: Path = args.dir
+    if not folder.is_dir():
+        raise CommandError(f"{folder} is not a folder", exit_code=EXIT_USAGE)
+    paths = collect_agent_files(folder)
+    if not paths:
+        raise CommandError(
+            f"no agent files in {folder} (looked for {', '.join(AGENT_NOTES_SOURCES)}, "
+            f"{CURSOR_RULES_DIR}*{CURSOR_RULE_SUFFIX}, "
+            f"{COPILOT_INSTRUCTIONS_DIR}*{COPILOT_INSTRUCTIONS_SUFFIX})",
+            exit_code=EXIT_USAGE,
+        )
+    payload: dict[str, object] = {
+        "files": [{"path": path, "content": _read(folder, path)} for path in paths],
+        "dry_run": args.dry_run,
+    }
+    if args.reason:
+        payload["reason"] = args.reason
+    client = ServerClient.from_args(args)
+    url = client.base + client.project_path(args.tenant, args.project, "import/")
+    try:
+        response = client.session.post(url, json=payload, timeout=client.timeout)
+    except requests.RequestException as error:
+        raise CommandError(f"cannot reach {url}: {error}", exit_code=EXIT_USAGE) from None
+    if response.status_code >= 400:
+        raise CommandError(client.describe_error(response), exit_code=EXIT_FAILURE)
+    try:
+        result = response.json()
+        lines = [plan_line(entry) for entry in result["plan"]]
+    except (ValueError, KeyError, TypeError):
+        raise CommandError(
+            f"the server answered {response.status_code} with something that is not an import plan"
+        ) from None
+    lines.append("# applied\n" if result.get("applied") else "# dry run: nothing was written\n")
+    write(sys.stdout, "".join(lines))
+    return EXIT_OK

@@ -1,0 +1,196 @@
+"""Import: a repository's agent files (AGENTS.md, CLAUDE.md, Cursor rules, ...) become
+documents of a project.
+
+`agentdocs.core.agent_files` decides which file becomes which document and with
+what text; this module compares that with the project's documents, gives the
+plan, and (unless it is a dry run) writes through the one write path in one
+transaction: versions, history with the reason "imported from <source>", the
+secret check. A refused file fails the whole import and nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypedDict
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from agentdocs.core import agent_files
+from agentdocs.core.agent_files import Action, MappedFile, SourceFile
+from agentdocs.core.errors import InvalidInput, SecretDetected
+from agentdocs.models import Document, Project
+from agentdocs.services import documents as document_service
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """What the import does (or did) with one source file."""
+
+    source: str
+    target: str | None
+    action: Action
+    detail: str
+
+
+class ImportResult(TypedDict):
+    plan: list[PlanEntry]
+    applied: bool
+
+
+@dataclass(frozen=True)
+class _Step:
+    index: int  # the source's position in the request, for error fields
+    mapped: MappedFile
+    current: Document | None  # the target as it is now, deleted ones included
+    action: Action
+    detail: str
+
+
+def import_targets(*, paths: Sequence[str]) -> list[str]:
+    """The documents importing ``paths`` may write: what the caller must be allowed
+    to write before the import runs (a dry run too, so it never promises more)."""
+    targets = {agent_files.target_for(path) for path in paths}
+    return sorted(target for target in targets if target is not None)
+
+
+def _reason(reason: str, source: str) -> str:
+    imported = f"imported from {source}"
+    return f"{reason}; {imported}" if reason else imported
+
+
+def _source_line(content: str, text: str, line: int) -> int:
+    """The line of ``content`` holding the ``line``-th line of the stored ``text``,
+    so a refusal names the line the user sees in their file."""
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines):
+        return line
+    wanted = lines[line - 1]
+    for number, candidate in enumerate(content.splitlines(), start=1):
+        if candidate == wanted:
+            return number
+    return line
+
+
+def _check_text(step: _Step, content: str) -> None:
+    """The write path's checks on the text to store, before anything is written,
+    naming the source file and its line."""
+    field = f"files.{step.index}.content"
+    try:
+        document_service.validate_body(step.mapped.text, field=field)
+    except SecretDetected as refusal:
+        raw_line = refusal.extra.get("line")
+        line = _source_line(content, step.mapped.text, raw_line) if isinstance(raw_line, int) else 0
+        raise SecretDetected(
+            f"{step.mapped.source}, line {line}: {refusal.detail} Nothing was imported.",
+            field=field,
+            source=step.mapped.source,
+            line=line,
+        ) from None
+    except InvalidInput as refusal:
+        raise InvalidInput(
+            f"{step.mapped.source}: {refusal.detail} Nothing was imported.", field=field
+        ) from None
+
+
+def _plan(*, project: Project, files: Sequence[SourceFile]) -> list[_Step]:
+    mapped = agent_files.map_files(files)
+    targets = [item.target for item in mapped if not item.skipped and item.target is not None]
+    current = {
+        document.path: document
+        for document in Document.objects.filter(project=project, path__in=targets)
+    }
+    steps: list[_Step] = []
+    for index, item in enumerate(mapped):
+        notes = list(item.notes)
+        if item.skipped or item.target is None:
+            steps.append(_Step(index, item, None, "skipped", item.skip_reason))
+            continue
+        document = current.get(item.target)
+        action: Action
+        if document is None:
+            action = "create"
+            notes.insert(0, "new document")
+        elif document.is_deleted:
+            action = "create"
+            notes.insert(0, f"restores the document deleted at version {document.version}")
+        elif document.body == item.text:
+            action = "unchanged"
+            notes.insert(0, f"same text as version {document.version}")
+        else:
+            action = "update"
+            notes.insert(0, f"version {document.version} → {document.version + 1}")
+        steps.append(_Step(index, item, document, action, "; ".join(notes)))
+    return steps
+
+
+def _apply(step: _Step, *, project: Project, user: User, reason: str) -> None:
+    mapped = step.mapped
+    if step.action not in ("create", "update") or mapped.target is None:
+        return
+    try:
+        if step.action == "create":
+            document_service.document_create(
+                project=project,
+                path=mapped.target,
+                body=mapped.text,
+                user=user,
+                reason=_reason(reason, mapped.source),
+            )
+        elif step.action == "update":
+            assert step.current is not None
+            document_service.document_write(
+                document=step.current,
+                body=mapped.text,
+                base_version=step.current.version,
+                user=user,
+                reason=_reason(reason, mapped.source),
+            )
+    except (SecretDetected, InvalidInput) as refusal:
+        if refusal.field != "body":
+            raise
+        raise type(refusal)(
+            f"{mapped.source}: {refusal.detail} Nothing was imported.",
+            field=f"files.{step.index}.content",
+            **refusal.extra,
+        ) from None
+
+
+def project_import(
+    *,
+    project: Project,
+    user: User,
+    files: Sequence[SourceFile],
+    dry_run: bool,
+    reason: str = "",
+) -> ImportResult:
+    """Plan the import of ``files`` into ``project`` and, unless ``dry_run``, apply it.
+
+    The plan has one entry per file, in the order given. Every text to store passes
+    the write path's checks first (a dry run too, so it tells whether the import
+    would go through); applying then writes all or nothing in one transaction, each
+    update based on the version the plan read (a document changed meanwhile is a
+    version conflict, and nothing is written).
+    """
+    contents = [source.content for source in files]
+    with transaction.atomic():
+        steps = _plan(project=project, files=files)
+        for step in steps:
+            if step.action in ("create", "update"):
+                _check_text(step, contents[step.index])
+        if not dry_run:
+            for step in steps:
+                _apply(step, project=project, user=user, reason=reason)
+    return ImportResult(
+        plan=[
+            PlanEntry(
+                source=step.mapped.source,
+                target=step.mapped.target,
+                action=step.action,
+                detail=step.detail,
+            )
+            for step in steps
+        ],
+        applied=not dry_run,
+    )
