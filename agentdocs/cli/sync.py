@@ -43,6 +43,7 @@ from agentdocs.cli.base import (
     require,
     write,
 )
+from agentdocs.core.export import ExportFile, export_sha256
 
 LOCK_FILE = "agentdocs.lock.json"
 FORMATS = ("agents-md", "claude-md", "gemini-md", "copilot", "cursor", "all")
@@ -59,13 +60,10 @@ class Export:
 
     @property
     def export_sha256(self) -> str:
-        return export_sha256(self.hashes)
-
-
-def export_sha256(hashes: dict[str, str]) -> str:
-    """The sha256 over the sorted (path, sha256) pairs, one ``path<TAB>sha256`` line each."""
-    lines = "\n".join(f"{path}\t{digest}" for path, digest in sorted(hashes.items()))
-    return hashlib.sha256(lines.encode("utf-8")).hexdigest()
+        """As the server computes it for one format (`agentdocs.core.export`)."""
+        return export_sha256(
+            [ExportFile(path=path, content=text) for path, text in self.files.items()]
+        )
 
 
 def _sha256(content: bytes) -> str:
@@ -107,7 +105,7 @@ def fetch_export(client: ServerClient, args: argparse.Namespace) -> Export:
             files[_safe_path(entry.get("path"))] = str(entry.get("content", ""))
         for source in body.get("sources", []):
             sources[(source.get("project"), source.get("path"), source.get("version"))] = source
-    hashes = {path: _sha256(content.encode("utf-8")) for path, content in files.items()}
+    hashes = {path: ExportFile(path=path, content=text).sha256 for path, text in files.items()}
     return Export(formats=args.format, files=files, hashes=hashes, sources=list(sources.values()))
 
 
