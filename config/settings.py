@@ -203,12 +203,64 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "agentdocs API",
     "DESCRIPTION": "Versioned standing instructions for AI agents: documents, the agent.md "
-    "cascade, Memory Blocks and binding records.",
+    "cascade, Memory Blocks and binding records.\n\n"
+    "**Signing in.** Every operation needs a session (the web pages' cookie) or an API "
+    "token sent as `Authorization: Bearer adt_…`; a token's scopes (`read`, `render`, "
+    "`write`, `admin`) and your role in the tenant both limit what it may do.\n\n"
+    '**Errors** are always JSON of one shape, `{"error": code, "detail": sentence, '
+    '"field": name or null}`, whatever the request accepted; some carry a further fact '
+    "(`current_version` on 412, `retry_after` on 429). Outsiders get 404, never 403.\n\n"
+    "**Writing a document** names the version it is based on: send its ETag as `If-Match` "
+    "(or a `version` field). A stale version gives 412, none 428, another's lock 423, a "
+    "detected secret 422.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # One tag per resource, in the order a new user meets them.
+    "TAGS": [
+        {"name": "ping", "description": "Check that a client reaches the API and is signed in."},
+        {"name": "tenants", "description": "Tenants: the organisations that hold projects."},
+        {"name": "projects", "description": "Projects of a tenant; `_vance` is the shared one."},
+        {"name": "members", "description": "Who belongs to a tenant, with which role."},
+        {
+            "name": "invitations",
+            "description": "A tenant admin invites; only the invited user's acceptance makes "
+            "them a member.",
+        },
+        {"name": "tokens", "description": "API tokens: yours, and those scoped to a tenant."},
+        {
+            "name": "documents",
+            "description": "Versioned Markdown documents; writes name their base version "
+            "(If-Match).",
+        },
+        {"name": "history", "description": "A document's versions, diffs between them, revert."},
+        {"name": "locks", "description": "Short advisory locks that hold off other writers."},
+        {
+            "name": "settings",
+            "description": "`memory.*` and `security.*` settings, tenant and project scope.",
+        },
+        {"name": "recipes", "description": "Recipes: what a Memory Block holds, by profile."},
+        {
+            "name": "providers",
+            "description": "The provider map: names that point at a project's document.",
+        },
+        {
+            "name": "memory-block",
+            "description": "Render (POST) or preview (GET) what an agent receives; JSON or "
+            "`text/plain`.",
+        },
+        {
+            "name": "bindings",
+            "description": "Binding records: what a run was bound to, and how it compares now.",
+        },
+        {
+            "name": "export",
+            "description": "The house rules as the files each agent tool reads (JSON or zip).",
+        },
+        {"name": "import", "description": "A repository's agent files become documents."},
+    ],
     # Two `state` fields (a Memory Block layer's, an invitation's) need their own names.
     "ENUM_NAME_OVERRIDES": {"InvitationStateEnum": "agentdocs.models.InvitationState"},
 }

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,6 +21,7 @@ from agentdocs.api.memory_block import (
     process_field,
 )
 from agentdocs.api.pagination import Pagination
+from agentdocs.api.schema import RETRY_AFTER, errors
 from agentdocs.api.serializers import JSONObjectField, StrictSerializer, validated
 from agentdocs.core.bindings import OUTDATED_STATUSES
 from agentdocs.core.errors import InvalidInput
@@ -150,7 +152,12 @@ class BindingListCreate(APIView):
     OutputSerializer = BindingRecordSerializer
 
     @extend_schema(
-        responses=BindingRecordSummarySerializer(many=True), parameters=[GetQuerySerializer]
+        tags=["bindings"],
+        summary="List a project's binding records",
+        description="Newest first, paged; `?process=` keeps one process's records, "
+        "`?problems=true` (or false) those with (or without) problems.",
+        responses={200: BindingRecordSummarySerializer(many=True), **errors(400, 404)},
+        parameters=[GetQuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
@@ -169,10 +176,32 @@ class BindingListCreate(APIView):
         )
 
     @extend_schema(
-        request=PostInputSerializer,
-        responses={201: OutputSerializer, 422: OutputSerializer},
+        tags=["bindings"],
+        summary="Bind a run: record what it was given",
         description="Stores the record whatever its problems: 201 when it has none, "
-        "422 with the record when it has some.",
+        "422 with the record when it has some (the record, not the error shape). Readers "
+        "may bind; an API token needs the `render` scope. The manifest is inline or the "
+        "project's `context.json`; `memory_block` renders and binds the block as well "
+        "(404 for an unknown recipe or profile). 413 when the record would be larger than "
+        "the server keeps; 429 with Retry-After when the caller binds too often.",
+        request=PostInputSerializer,
+        responses={
+            201: OutputSerializer,
+            422: OpenApiResponse(
+                OutputSerializer, description="Stored, with problems: the record names them."
+            ),
+            **errors(400, 404, 413, 429),
+        },
+        parameters=[
+            RETRY_AFTER,
+            OpenApiParameter(
+                "Location",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                description="The stored record's address.",
+                response=[201, 422],
+            ),
+        ],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
@@ -213,7 +242,13 @@ class _RecordView(APIView):
 class BindingDetail(_RecordView):
     OutputSerializer = BindingRecordSerializer
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["bindings"],
+        summary="Read a binding record",
+        description="The stored `context-binding/v1` record as it was made, with its "
+        "archive (null until the archiver has written it).",
+        responses={200: OutputSerializer, **errors(400, 404)},
+    )
     def get(self, request: Request, tenant: str, project: str, record: str) -> Response:
         return Response(self.OutputSerializer(self._record(request, tenant, project, record)).data)
 
@@ -231,7 +266,13 @@ class BindingOutdated(_RecordView):
             child=serializers.IntegerField(), help_text="How many sources have each status"
         )
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["bindings"],
+        summary="Which of a record's sources are outdated",
+        description="For each bound source, the version and sha256 it was bound at beside "
+        "the current ones, with a status; `summary` counts the statuses.",
+        responses={200: OutputSerializer, **errors(400, 404)},
+    )
     def get(self, request: Request, tenant: str, project: str, record: str) -> Response:
         bound = self._record(request, tenant, project, record)
         rows = binding_service.binding_outdated(record=bound)
@@ -259,7 +300,14 @@ class BindingCompare(APIView):
         memory_block = serializers.DictField(help_text="The two blocks' sha256 and whether same")
         identical = serializers.BooleanField()
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["bindings"],
+        summary="Compare two binding records",
+        description="The sources added, removed or changed from record `record` (a) to "
+        "record `other` (b), the exceptions whose outcome differs, and whether the two "
+        "Memory Blocks are the same.",
+        responses={200: OutputSerializer, **errors(400, 404)},
+    )
     def get(self, request: Request, tenant: str, project: str, record: str, other: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
@@ -288,7 +336,14 @@ class BindingReconstruct(_RecordView):
         )
         complete = serializers.BooleanField()
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["bindings"],
+        summary="Reconstruct what a run was given",
+        description="Each bound source's text at its bound version, verified against the "
+        "recorded sha256, and the Memory Block rendered again from them; `complete` says "
+        "whether everything could be rebuilt.",
+        responses={200: OutputSerializer, **errors(400, 404)},
+    )
     def get(self, request: Request, tenant: str, project: str, record: str) -> Response:
         bound = self._record(request, tenant, project, record)
         reconstruction = binding_service.binding_reconstruct(record=bound)

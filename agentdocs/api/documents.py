@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,6 +13,13 @@ from rest_framework.views import APIView
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView, base_version, document_etag, etag_matches
+from agentdocs.api.schema import (
+    IF_MATCH,
+    IF_MATCH_OPTIONAL,
+    IF_NONE_MATCH,
+    errors,
+    etag_header,
+)
 from agentdocs.api.serializers import (
     JSONIntegerField,
     ReasonField,
@@ -93,7 +100,14 @@ class DocumentListCreate(ListView):
 
     OutputSerializer = DocumentSummarySerializer
 
-    @extend_schema(responses=OutputSerializer(many=True), parameters=[QuerySerializer])
+    @extend_schema(
+        tags=["documents"],
+        summary="List a project's documents",
+        description="The project's current documents (not deleted ones), by path, paged. "
+        "Readers and above; `?prefix=` keeps the paths that start with it.",
+        responses={200: OutputSerializer(many=True), **errors(400, 404)},
+        parameters=[QuerySerializer],
+    )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
@@ -102,7 +116,16 @@ class DocumentListCreate(ListView):
         documents = document_selectors.document_list(project=access.project, prefix=query["prefix"])
         return self.paginate(request, documents)
 
-    @extend_schema(request=InputSerializer, responses={201: DocumentSerializer})
+    @extend_schema(
+        tags=["documents"],
+        summary="Create a document",
+        description="Writes version 1 at `path` (writers; `_vance/` paths and the `_vance` "
+        "project need a tenant admin). 409 if a document exists there; 422 if the body "
+        "looks like it holds a secret.",
+        request=InputSerializer,
+        responses={201: DocumentSerializer, **errors(400, 404, 409, 413, 422)},
+        parameters=[etag_header(201)],
+    )
     def post(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
@@ -164,7 +187,18 @@ class DocumentDetail(APIView):
             access.require_write(path)
         return document_selectors.document_get(project=access.project, path=path)
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["documents"],
+        summary="Read a document",
+        description="The current version with its body, lock and ETag. With If-None-Match "
+        "naming the current ETag, 304 and no body.",
+        responses={
+            200: OutputSerializer,
+            304: OpenApiResponse(description="Not modified: the If-None-Match ETag is current."),
+            **errors(400, 404),
+        },
+        parameters=[IF_NONE_MATCH, etag_header(200, 304)],
+    )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         document = self._document(request, tenant, project, path, write=False)
         etag = document_etag(document)
@@ -174,7 +208,17 @@ class DocumentDetail(APIView):
             return response
         return _document_response(document)
 
-    @extend_schema(request=WriteInputSerializer, responses=OutputSerializer)
+    @extend_schema(
+        tags=["documents"],
+        summary="Replace a document's body",
+        description="Writes a new version with the whole body. Name the version it is "
+        "based on with If-Match (the ETag) or `version`: a stale one is refused with 412 "
+        "and nothing is written, none at all with 428. 423 while another user holds the "
+        "lock; 422 if the body looks like it holds a secret (see `acknowledge_secret`).",
+        request=WriteInputSerializer,
+        responses={200: OutputSerializer, **errors(400, 404, 412, 413, 422, 423, 428)},
+        parameters=[IF_MATCH, etag_header(200)],
+    )
     def put(self, request: Request, tenant: str, project: str, path: str) -> Response:
         serializer = self.WriteInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -190,7 +234,16 @@ class DocumentDetail(APIView):
         )
         return _document_response(document)
 
-    @extend_schema(request=EditInputSerializer, responses=OutputSerializer)
+    @extend_schema(
+        tags=["documents"],
+        summary="Edit a document: replace one passage",
+        description="Replaces the one occurrence of `old` with `new` and writes a new "
+        "version (400 when `old` is not found exactly once). Base version, lock and secret "
+        "check as for PUT: 412, 428, 423, 422.",
+        request=EditInputSerializer,
+        responses={200: OutputSerializer, **errors(400, 404, 412, 413, 422, 423, 428)},
+        parameters=[IF_MATCH, etag_header(200)],
+    )
     def patch(self, request: Request, tenant: str, project: str, path: str) -> Response:
         serializer = self.EditInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -207,7 +260,15 @@ class DocumentDetail(APIView):
         )
         return _document_response(document)
 
-    @extend_schema(request=DeleteInputSerializer, responses={200: DeleteOutputSerializer})
+    @extend_schema(
+        tags=["documents"],
+        summary="Delete a document",
+        description="Marks the document deleted; its history stays (and it can be "
+        "reverted). Base version as for PUT (412, 428); 423 while another user holds the lock.",
+        request=DeleteInputSerializer,
+        responses={200: DeleteOutputSerializer, **errors(400, 404, 412, 423, 428)},
+        parameters=[IF_MATCH],
+    )
     def delete(self, request: Request, tenant: str, project: str, path: str) -> Response:
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
@@ -272,9 +333,12 @@ class DocumentHistory(ListView):
         body = serializers.CharField()
 
     @extend_schema(
-        responses=OutputSerializer(many=True),
-        description="Versions newest first. With `?version=N`, that version with its body "
-        "(a HistoryVersion object instead of the page).",
+        tags=["history"],
+        summary="List a document's versions, or read one",
+        responses={200: OutputSerializer(many=True), **errors(400, 404)},
+        description="Versions newest first, deleted documents included. With "
+        "`?version=N`, that version with its body (a HistoryVersion object instead of the "
+        "page); 404 if there is no such version.",
         parameters=[QuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -338,7 +402,14 @@ class DocumentDiff(APIView):
             fields["from"] = serializers.IntegerField()
             return fields
 
-    @extend_schema(responses=OutputSerializer, parameters=[QuerySerializer])
+    @extend_schema(
+        tags=["history"],
+        summary="Diff two versions of a document",
+        description="The changes from `?from=` (required) to `?to=` (default: the current "
+        "version), as unified text and as hunks; a long diff is truncated (`truncated`).",
+        responses={200: OutputSerializer, **errors(400, 404)},
+        parameters=[QuerySerializer],
+    )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
@@ -398,7 +469,17 @@ class DocumentRevert(APIView):
 
     OutputSerializer = DocumentSerializer
 
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(
+        tags=["history"],
+        summary="Revert a document to an earlier version",
+        description="Writes a new version whose body is `version`'s (a deleted document "
+        "comes back). With `base_version` or If-Match, refused with 412 if the document "
+        "has moved on; 423 under another's lock; 422 if the old body looks like it holds "
+        "a secret.",
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 404, 412, 413, 422, 423)},
+        parameters=[IF_MATCH_OPTIONAL, etag_header(200)],
+    )
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
@@ -453,7 +534,15 @@ class DocumentLock(APIView):
             access.require_admin()
         return document, data
 
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(
+        tags=["locks"],
+        summary="Lock a document",
+        description="Takes (or extends) your advisory lock for `ttl_seconds` (writers): "
+        "others' writes get 423 until it expires. 423 if another user holds it; `force` "
+        "breaks theirs (tenant admins, else 403).",
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 404, 423)},
+    )
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
         document, data = self._document_and_input(request, tenant, project, path)
         document = document_service.document_lock(
@@ -464,7 +553,14 @@ class DocumentLock(APIView):
         )
         return Response(self.OutputSerializer(document).data)
 
-    @extend_schema(request=InputSerializer, responses={200: OutputSerializer})
+    @extend_schema(
+        tags=["locks"],
+        summary="Unlock a document",
+        description="Releases your lock. 423 if another user holds it; `force` releases "
+        "theirs (tenant admins, else 403).",
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 404, 423)},
+    )
     def delete(self, request: Request, tenant: str, project: str, path: str) -> Response:
         document, data = self._document_and_input(request, tenant, project, path)
         document = document_service.document_unlock(

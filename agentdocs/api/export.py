@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -18,7 +19,7 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
-from agentdocs.api.common import ErrorSerializer
+from agentdocs.api.schema import JSON, ZIP, json_errors
 from agentdocs.api.serializers import represented, validated
 from agentdocs.core.export import EXPORT_FORMATS
 from agentdocs.services import export as export_service
@@ -88,8 +89,32 @@ class ExportView(APIView):
         )
 
     @extend_schema(
-        parameters=[QuerySerializer],
-        responses={200: OutputSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        tags=["export"],
+        summary="Export the house rules as an agent tool's files",
+        description="The files `?format=` names (such as `agents-md` or `cursor`) would "
+        "hold, built from the Memory Block of `?recipe=` and `?profile=`, with the sources "
+        "they came from. JSON by default; `Accept: application/zip` answers with the same "
+        "files as a zip (Content-Disposition: attachment) whose bytes depend only on the "
+        "files. Errors stay JSON. 400 for an unknown format, 404 for an unknown recipe or "
+        "profile.",
+        parameters=[
+            QuerySerializer,
+            OpenApiParameter(
+                "Content-Disposition",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                description='With the zip: `attachment; filename="agentdocs-<tenant>-'
+                '<project>-<format>.zip"`.',
+                response=[200],
+            ),
+        ],
+        responses={
+            (200, JSON): OutputSerializer,
+            (200, ZIP): OpenApiResponse(
+                OpenApiTypes.BINARY, description="With `Accept: application/zip`: the files."
+            ),
+            **json_errors(400, 404),
+        },
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
+from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictBooleanField, StrictSerializer, TextField
 from agentdocs.core.agent_files import SourceFile
 from agentdocs.core.errors import InvalidInput
@@ -99,7 +100,17 @@ class ProjectImport(APIView):
         plan = ImportPlanEntrySerializer(many=True)
         applied = serializers.BooleanField()
 
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(
+        tags=["import"],
+        summary="Import a repository's agent files as documents",
+        description="Maps each file (`AGENTS.md`, `CLAUDE.md`, `.cursor/rules/*.mdc`, …) "
+        "to a document and answers with the plan: create, update, unchanged or skipped, "
+        "per file. With `dry_run` nothing is written; otherwise the plan is applied in one "
+        "transaction. Writers import; a `_vance` target needs a tenant admin (403). 422 if "
+        "a file looks like it holds a secret (nothing is written).",
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 404, 413, 422)},
+    )
     def post(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)

@@ -19,7 +19,8 @@ from rest_framework.views import APIView
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.authentication import TokenAuth
-from agentdocs.api.common import ErrorSerializer, ListView
+from agentdocs.api.common import ListView
+from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
 from agentdocs.models import Invitation, InvitationState, Role
 from agentdocs.selectors import tenancy as tenancy_selectors
@@ -108,7 +109,9 @@ class TenantInvitationList(ListView):
     @extend_schema(
         tags=TAGS,
         summary="List a tenant's pending invitations (tenant admins)",
-        responses=OutputSerializer(many=True),
+        description="The invitations not yet accepted, declined or cancelled, paged. "
+        "Tenant admins (403 otherwise).",
+        responses={200: OutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
@@ -125,7 +128,7 @@ class TenantInvitationList(ListView):
         "their home page and in `GET /api/v1/invitations/`, and becomes a member only "
         "by accepting it.",
         request=InputSerializer,
-        responses={202: OutputSerializer, 400: ErrorSerializer, 403: ErrorSerializer},
+        responses={202: OutputSerializer, **errors(400, 404, 413)},
     )
     def post(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
@@ -144,8 +147,10 @@ class TenantInvitationDetail(APIView):
     @extend_schema(
         tags=TAGS,
         summary="Cancel a pending invitation (tenant admins)",
+        description="The invited user can no longer accept it. 409 if it was already "
+        "accepted, declined or cancelled.",
         request=_ReasonInputSerializer,
-        responses={204: None, 404: ErrorSerializer, 409: ErrorSerializer},
+        responses={204: None, **errors(400, 404, 409)},
     )
     def delete(self, request: Request, tenant: str, invitation_id: str) -> Response:
         access = permissions.tenant_access(
@@ -170,7 +175,7 @@ class InvitationList(ListView):
         tags=TAGS,
         summary="List your pending invitations",
         description="Invitations to your username, or to your email address as it is now.",
-        responses=OutputSerializer(many=True),
+        responses={200: OutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request) -> Response:
         invitations = tenancy_selectors.invitation_list_for(
@@ -193,8 +198,10 @@ class InvitationAccept(APIView):
     @extend_schema(
         tags=TAGS,
         summary="Accept an invitation: you become a member with its role",
+        description="404 if it is not yours; 409 if it was already accepted, declined or "
+        "cancelled.",
         request=_ReasonInputSerializer,
-        responses={200: OwnInvitationSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+        responses={200: OwnInvitationSerializer, **errors(400, 404, 409)},
     )
     def post(self, request: Request, invitation_id: str) -> Response:
         invitation, reason = _own_invitation(request, invitation_id)
@@ -208,8 +215,10 @@ class InvitationDecline(APIView):
     @extend_schema(
         tags=TAGS,
         summary="Decline an invitation",
+        description="404 if it is not yours; 409 if it was already accepted, declined or "
+        "cancelled.",
         request=_ReasonInputSerializer,
-        responses={200: OwnInvitationSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+        responses={200: OwnInvitationSerializer, **errors(400, 404, 409)},
     )
     def post(self, request: Request, invitation_id: str) -> Response:
         invitation, reason = _own_invitation(request, invitation_id)

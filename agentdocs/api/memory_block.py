@@ -11,7 +11,8 @@ import json
 from typing import Any
 
 from django.utils.cache import patch_vary_headers
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -20,7 +21,15 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions, ratelimit
 from agentdocs.api.access import caller, prefetched_access
-from agentdocs.api.common import ErrorSerializer, etag_matches
+from agentdocs.api.common import etag_matches
+from agentdocs.api.schema import (
+    IF_NONE_MATCH,
+    JSON,
+    RETRY_AFTER,
+    TEXT,
+    etag_header,
+    json_errors,
+)
 from agentdocs.api.serializers import (
     StrictBooleanField,
     StrictSerializer,
@@ -218,8 +227,23 @@ class MemoryBlockView(APIView):
         return represented(self.OutputSerializer, {**block.as_dict(), **names})
 
     @extend_schema(
+        tags=["memory-block"],
+        summary="Render the Memory Block for one turn of an agent process",
+        description="Renders the block for `process` and records what it read, so the "
+        "next turn of the same process gets only what changed (`reset` forgets that "
+        "first). Readers may render; an API token needs the `render` scope. JSON by "
+        "default; `Accept: text/plain` answers with the block text alone (errors stay "
+        "JSON). 404 for an unknown recipe or profile; 429 with Retry-After when the "
+        "caller renders too often.",
         request=PostInputSerializer,
-        responses={200: OutputSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        responses={
+            (200, JSON): OutputSerializer,
+            (200, TEXT): OpenApiResponse(
+                OpenApiTypes.STR, description="With `Accept: text/plain`: the block text."
+            ),
+            **json_errors(400, 404, 413, 429),
+        },
+        parameters=[RETRY_AFTER],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
@@ -246,8 +270,21 @@ class MemoryBlockView(APIView):
         )
 
     @extend_schema(
-        responses={200: OutputSerializer, 304: None, 404: ErrorSerializer},
-        parameters=[GetQuerySerializer],
+        tags=["memory-block"],
+        summary="Preview the Memory Block",
+        description="The full block as a new process would get it, touching no read "
+        "state. JSON by default; `Accept: text/plain` answers with the block text alone. "
+        "Each answer has an ETag (per representation): with If-None-Match naming it, 304 "
+        "and no body. 404 for an unknown recipe or profile.",
+        responses={
+            (200, JSON): OutputSerializer,
+            (200, TEXT): OpenApiResponse(
+                OpenApiTypes.STR, description="With `Accept: text/plain`: the block text."
+            ),
+            304: OpenApiResponse(description="Not modified: the If-None-Match ETag is current."),
+            **json_errors(404),
+        },
+        parameters=[GetQuerySerializer, IF_NONE_MATCH, etag_header(200, 304)],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         """A preview: the full block, no read state touched."""

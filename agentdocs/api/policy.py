@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
+from agentdocs.api.schema import errors
 from agentdocs.api.serializers import (
     ReasonField,
     StrictBooleanField,
@@ -73,7 +74,11 @@ class _SettingViews(ListView):
 class _SettingList(_SettingViews):
     OutputSerializer = SettingSerializer
 
-    @extend_schema(responses=OutputSerializer(many=True))
+    @extend_schema(
+        tags=["settings"],
+        description="The settings set at this scope, by key, paged; members read.",
+        responses={200: OutputSerializer(many=True), **errors(404)},
+    )
     def get(self, request: Request, tenant: str, project: str | None = None) -> Response:
         access = self._access(request, tenant, project)
         settings = policy_selectors.setting_list(tenant=access.tenant, project=access.project)
@@ -89,7 +94,12 @@ class _SettingDetail(_SettingViews):
         class Meta:
             ref_name = "SettingDelete"
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["settings"],
+        description="The setting set at this scope; 400 for a key that is no setting, 404 "
+        "if it is not set here (a tenant's setting is not a project's).",
+        responses={200: OutputSerializer, **errors(400, 404)},
+    )
     def get(self, request: Request, tenant: str, key: str, project: str | None = None) -> Response:
         access = self._access(request, tenant, project)
         policy_service.validate_setting_key(key)
@@ -119,7 +129,13 @@ class _SettingDetail(_SettingViews):
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
-    @extend_schema(request=DeleteInputSerializer, responses={204: None})
+    @extend_schema(
+        tags=["settings"],
+        description="Unsets the setting at this scope; the default (or the tenant's value) "
+        "applies again. Tenant admins (403 otherwise); 404 if it is not set here.",
+        request=DeleteInputSerializer,
+        responses={204: None, **errors(400, 404)},
+    )
     def delete(
         self, request: Request, tenant: str, key: str, project: str | None = None
     ) -> Response:
@@ -155,27 +171,53 @@ class TenantSettingInputSerializer(ProjectSettingInputSerializer):
 _SETTING_PUT = {200: SettingSerializer, 201: SettingSerializer}
 
 
+@extend_schema_view(get=extend_schema(summary="List a tenant's settings"))
 class TenantSettingList(_SettingList):
     pass
 
 
+@extend_schema_view(
+    get=extend_schema(summary="Read a tenant setting"),
+    delete=extend_schema(summary="Unset a tenant setting"),
+)
 class TenantSettingDetail(_SettingDetail):
     PutInputSerializer = TenantSettingInputSerializer
 
-    @extend_schema(request=PutInputSerializer, responses=_SETTING_PUT)
+    @extend_schema(
+        tags=["settings"],
+        summary="Set a tenant setting",
+        description="Sets `key` for the tenant (201 when new, 200 when changed); with "
+        "`enforced`, projects cannot set it themselves. Tenant admins (403 otherwise); 400 "
+        "for an unknown key or a value it cannot take.",
+        request=PutInputSerializer,
+        responses={**_SETTING_PUT, **errors(400, 404, 413)},
+    )
     def put(self, request: Request, tenant: str, key: str, project: str | None = None) -> Response:
         return super().put(request, tenant, key, project)
 
 
+@extend_schema_view(get=extend_schema(summary="List a project's settings"))
 class ProjectSettingList(_SettingList):
     project_scope = True
 
 
+@extend_schema_view(
+    get=extend_schema(summary="Read a project setting"),
+    delete=extend_schema(summary="Unset a project setting"),
+)
 class ProjectSettingDetail(_SettingDetail):
     project_scope = True
     PutInputSerializer = ProjectSettingInputSerializer
 
-    @extend_schema(request=PutInputSerializer, responses=_SETTING_PUT)
+    @extend_schema(
+        tags=["settings"],
+        summary="Set a project setting",
+        description="Sets `key` for the project (201 when new, 200 when changed), over the "
+        "tenant's value. Tenant admins (403 otherwise); 400 for an unknown key or a value "
+        "it cannot take; 409 when the tenant enforces the key.",
+        request=PutInputSerializer,
+        responses={**_SETTING_PUT, **errors(400, 404, 409, 413)},
+    )
     def put(self, request: Request, tenant: str, key: str, project: str | None = None) -> Response:
         return super().put(request, tenant, key, project)
 
@@ -203,14 +245,27 @@ class RecipeListCreate(ListView):
 
     OutputSerializer = RecipeSerializer
 
-    @extend_schema(responses=OutputSerializer(many=True))
+    @extend_schema(
+        tags=["recipes"],
+        summary="List a tenant's recipes",
+        description="Recipes by name, paged; members read.",
+        responses={200: OutputSerializer(many=True), **errors(404)},
+    )
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
         return self.paginate(request, policy_selectors.recipe_list(tenant=access.tenant))
 
-    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
+    @extend_schema(
+        tags=["recipes"],
+        summary="Create a recipe",
+        description="A recipe says what a Memory Block holds (`params`) and names its "
+        "profiles. Tenant admins (403 otherwise); 400 when `params` or `profiles` break "
+        "the rules, 409 if the name is taken.",
+        request=InputSerializer,
+        responses={201: OutputSerializer, **errors(400, 404, 409, 413)},
+    )
     def post(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
@@ -237,14 +292,26 @@ class RecipeDetail(APIView):
 
     OutputSerializer = RecipeSerializer
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["recipes"],
+        summary="Read a recipe",
+        description="404 if the tenant has no recipe of that name.",
+        responses={200: OutputSerializer, **errors(404)},
+    )
     def get(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
         return Response(self.OutputSerializer(_recipe_or_404(access, name)).data)
 
-    @extend_schema(request=PutInputSerializer, responses=OutputSerializer)
+    @extend_schema(
+        tags=["recipes"],
+        summary="Update a recipe",
+        description="Replaces `params` and `profiles`; a recipe cannot be renamed (400). "
+        "Tenant admins (403 otherwise); 404 if there is no such recipe.",
+        request=PutInputSerializer,
+        responses={200: OutputSerializer, **errors(400, 404, 413)},
+    )
     def put(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
@@ -260,7 +327,13 @@ class RecipeDetail(APIView):
         )
         return Response(self.OutputSerializer(recipe).data)
 
-    @extend_schema(request=DeleteInputSerializer, responses={204: None})
+    @extend_schema(
+        tags=["recipes"],
+        summary="Delete a recipe",
+        description="Tenant admins (403 otherwise); 404 if there is no such recipe.",
+        request=DeleteInputSerializer,
+        responses={204: None, **errors(400, 404)},
+    )
     def delete(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)

@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
+from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import providers as provider_service
@@ -27,7 +28,12 @@ class ProviderSerializer(serializers.Serializer):
 class ProviderList(ListView):
     OutputSerializer = ProviderSerializer
 
-    @extend_schema(responses=OutputSerializer(many=True))
+    @extend_schema(
+        tags=["providers"],
+        summary="List the tenant's provider map",
+        description="Each name and the project document it points at, paged; members read.",
+        responses={200: OutputSerializer(many=True), **errors(404)},
+    )
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
@@ -52,7 +58,12 @@ class ProviderDetail(APIView):
 
     OutputSerializer = ProviderSerializer
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["providers"],
+        summary="Read a provider",
+        description="400 for a name that cannot be one, 404 if the map has no such name.",
+        responses={200: OutputSerializer, **errors(400, 404)},
+    )
     def get(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
@@ -61,8 +72,13 @@ class ProviderDetail(APIView):
         return Response(self.OutputSerializer(mapping).data)
 
     @extend_schema(
+        tags=["providers"],
+        summary="Set a provider",
+        description="Points `name` at a document path of a project of the tenant (201 when "
+        "new, 200 when changed). Tenant admins (403 otherwise); 400 for an unknown project "
+        "or a bad name or path; 409 when a concurrent write took the name.",
         request=PutInputSerializer,
-        responses={200: OutputSerializer, 201: OutputSerializer},
+        responses={200: OutputSerializer, 201: OutputSerializer, **errors(400, 404, 409, 413)},
     )
     def put(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(
@@ -79,7 +95,13 @@ class ProviderDetail(APIView):
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
-    @extend_schema(request=DeleteInputSerializer, responses={204: None})
+    @extend_schema(
+        tags=["providers"],
+        summary="Remove a provider",
+        description="Tenant admins (403 otherwise); 404 if the map has no such name.",
+        request=DeleteInputSerializer,
+        responses={204: None, **errors(400, 404)},
+    )
     def delete(self, request: Request, tenant: str, name: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)

@@ -13,6 +13,7 @@ from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
 from agentdocs.api.invitations import TenantInvitationSerializer
+from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
 from agentdocs.core.errors import Forbidden, NotFound
 from agentdocs.models import Invitation, Role
@@ -70,7 +71,13 @@ class TenantListCreate(ListView):
 
     OutputSerializer = TenantSerializer
 
-    @extend_schema(responses=OutputSerializer(many=True))
+    @extend_schema(
+        tags=["tenants"],
+        summary="List your tenants",
+        description="The tenants you are a member of, paged (a tenant-bound API token sees "
+        "only its own).",
+        responses={200: OutputSerializer(many=True), **errors(404)},
+    )
     def get(self, request: Request) -> Response:
         tenants = tenancy_selectors.tenant_list_for(user=permissions.signed_in(request.user))
         token = prefetched_access(request)
@@ -78,7 +85,15 @@ class TenantListCreate(ListView):
             tenants = tenants.filter(pk=token.limits.tenant_id)  # a tenant token sees only its own
         return self.paginate(request, tenants)
 
-    @extend_schema(request=InputSerializer, responses={201: TenantWithRoleSerializer})
+    @extend_schema(
+        tags=["tenants"],
+        summary="Create a tenant",
+        description="Creates the tenant, with its `_vance` project, and makes you its "
+        "admin. Reserved to Django superusers on this server (403 otherwise); 409 if the "
+        "slug is taken.",
+        request=InputSerializer,
+        responses={201: TenantWithRoleSerializer, **errors(400, 409, 413)},
+    )
     def post(self, request: Request) -> Response:
         if not permissions.may_create_tenants(request.user):
             raise Forbidden("Creating tenants is reserved to superusers on this server.")
@@ -94,7 +109,12 @@ class TenantListCreate(ListView):
 class TenantDetail(APIView):
     OutputSerializer = TenantWithRoleSerializer
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["tenants"],
+        summary="Read a tenant",
+        description="The tenant with your role in it. 404 unless you are a member.",
+        responses={200: OutputSerializer, **errors(404)},
+    )
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
@@ -109,14 +129,25 @@ class ProjectListCreate(ListView):
 
     OutputSerializer = ProjectSerializer
 
-    @extend_schema(responses=OutputSerializer(many=True))
+    @extend_schema(
+        tags=["projects"],
+        summary="List a tenant's projects",
+        description="Every project of the tenant, `_vance` included, paged; members read.",
+        responses={200: OutputSerializer(many=True), **errors(404)},
+    )
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
         )
         return self.paginate(request, tenancy_selectors.project_list(tenant=access.tenant))
 
-    @extend_schema(request=InputSerializer, responses={201: OutputSerializer})
+    @extend_schema(
+        tags=["projects"],
+        summary="Create a project",
+        description="Tenant admins (403 otherwise); 409 if the slug is taken in the tenant.",
+        request=InputSerializer,
+        responses={201: OutputSerializer, **errors(400, 404, 409, 413)},
+    )
     def post(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
@@ -133,7 +164,12 @@ class ProjectListCreate(ListView):
 class ProjectDetail(APIView):
     OutputSerializer = ProjectWithRoleSerializer
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["projects"],
+        summary="Read a project",
+        description="The project with your role in it. 404 unless you may read it.",
+        responses={200: OutputSerializer, **errors(404)},
+    )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
@@ -144,7 +180,12 @@ class ProjectDetail(APIView):
 class MemberList(ListView):
     OutputSerializer = MemberSerializer
 
-    @extend_schema(responses=OutputSerializer(many=True))
+    @extend_schema(
+        tags=["members"],
+        summary="List a tenant's members",
+        description="Members and their roles, paged. Tenant admins (403 otherwise).",
+        responses={200: OutputSerializer(many=True), **errors(404)},
+    )
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
@@ -175,7 +216,13 @@ class MemberDetail(APIView):
 
     OutputSerializer = MemberSerializer
 
-    @extend_schema(responses=OutputSerializer)
+    @extend_schema(
+        tags=["members"],
+        summary="Read a member",
+        description="One member's role. Tenant admins (403 otherwise); 404 if the user is "
+        "not a member.",
+        responses={200: OutputSerializer, **errors(404)},
+    )
     def get(self, request: Request, tenant: str, username: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)
@@ -191,16 +238,21 @@ class MemberDetail(APIView):
         return Response(self.OutputSerializer(membership).data)
 
     @extend_schema(
+        tags=["members"],
+        summary="Set a member's role, or invite a user",
         request=PutInputSerializer,
         responses={
             200: OutputSerializer,
             201: OutputSerializer,
             202: TenantInvitationSerializer,
+            **errors(400, 404, 422),
         },
         description="Changes the role of an existing member (200). Anyone else is invited "
         "instead (202 with the invitation, alike whether or not such a user exists), and "
         "becomes a member by accepting it; a Django superuser, or any tenant admin when "
-        "`AGENTDOCS_DIRECT_MEMBERSHIP` is on, adds them directly (201).",
+        "`AGENTDOCS_DIRECT_MEMBERSHIP` is on, adds them directly (201; 404 if there is no "
+        "such user). Tenant admins (403 otherwise); 422 when it would demote the last "
+        "admin.",
     )
     def put(self, request: Request, tenant: str, username: str) -> Response:
         access = permissions.tenant_access(
@@ -232,7 +284,14 @@ class MemberDetail(APIView):
             )
         return Response(self.OutputSerializer(result).data)
 
-    @extend_schema(request=DeleteInputSerializer, responses={204: None})
+    @extend_schema(
+        tags=["members"],
+        summary="Remove a member",
+        description="Tenant admins (403 otherwise); 404 if the user is not a member, 422 "
+        "when it would remove the last admin.",
+        request=DeleteInputSerializer,
+        responses={204: None, **errors(400, 404, 422)},
+    )
     def delete(self, request: Request, tenant: str, username: str) -> Response:
         access = permissions.tenant_access(
             request.user, tenant, prefetched=prefetched_access(request)

@@ -11,7 +11,8 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
-from agentdocs.api.common import ErrorSerializer, ListView
+from agentdocs.api.common import ListView
+from agentdocs.api.schema import errors
 from agentdocs.api.serializers import StrictSerializer
 from agentdocs.models import Scope
 from agentdocs.selectors import tokens as token_selectors
@@ -58,7 +59,10 @@ class TokenList(ListView):
     OutputSerializer = TokenOutputSerializer
 
     @extend_schema(
-        tags=TAGS, summary="List your API tokens", responses=TokenOutputSerializer(many=True)
+        tags=TAGS,
+        summary="List your API tokens",
+        description="Your tokens, revoked ones included, paged; never their keys.",
+        responses={200: TokenOutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request) -> Response:
         tokens = token_selectors.token_list_for(
@@ -73,7 +77,7 @@ class TokenList(ListView):
         "sha256 is stored. A token with a `tenant` works only in that tenant. Its rights "
         "are always the smaller of its scopes and your current role.",
         request=InputSerializer,
-        responses={201: CreatedSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+        responses={201: CreatedSerializer, **errors(400, 404, 413)},
     )
     def post(self, request: Request) -> Response:
         serializer = self.InputSerializer(data=request.data)
@@ -98,7 +102,10 @@ class TokenList(ListView):
 
 class TokenDetail(APIView):
     @extend_schema(
-        tags=TAGS, summary="Show one of your API tokens", responses=TokenOutputSerializer
+        tags=TAGS,
+        summary="Show one of your API tokens",
+        description="404 if it is not yours.",
+        responses={200: TokenOutputSerializer, **errors(404)},
     )
     def get(self, request: Request, token_id: str) -> Response:
         token = token_selectors.token_get_for(
@@ -109,8 +116,9 @@ class TokenDetail(APIView):
     @extend_schema(
         tags=TAGS,
         summary="Revoke one of your API tokens",
-        description="The next request that sends the token is refused with 401.",
-        responses={204: None, 404: ErrorSerializer},
+        description="The next request that sends the token is refused with 401. 404 if it "
+        "is not yours.",
+        responses={204: None, **errors(404)},
     )
     def delete(self, request: Request, token_id: str) -> Response:
         token = token_selectors.token_get_for(
@@ -128,7 +136,9 @@ class TenantTokenList(ListView):
     @extend_schema(
         tags=TAGS,
         summary="List the API tokens scoped to a tenant (tenant admins)",
-        responses=TokenOutputSerializer(many=True),
+        description="Every member's tokens that work only in this tenant, paged. Tenant "
+        "admins (403 otherwise).",
+        responses={200: TokenOutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
         access = permissions.tenant_access(
@@ -143,7 +153,9 @@ class TenantTokenDetail(APIView):
     @extend_schema(
         tags=TAGS,
         summary="Revoke a token scoped to a tenant (tenant admins)",
-        responses={204: None, 403: ErrorSerializer, 404: ErrorSerializer},
+        description="The next request that sends the token is refused with 401. Tenant "
+        "admins (403 otherwise); 404 if no such token is scoped to this tenant.",
+        responses={204: None, **errors(404)},
     )
     def delete(self, request: Request, tenant: str, token_id: str) -> Response:
         access = permissions.tenant_access(

@@ -1,0 +1,212 @@
+"""The pieces of the OpenAPI description the API views share: the error answers per
+status, the conditional-request headers and the response headers.
+
+Only documentation lives here. What a status means is decided by the domain
+errors (`agentdocs.core.errors`) and `agentdocs.api.errors`; the sentences below
+describe them so that `/api/docs/` says the same thing in every operation.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
+
+from agentdocs.api.common import ErrorSerializer
+
+JSON = "application/json"
+TEXT = "text/plain"
+ZIP = "application/zip"
+
+
+class ForbiddenErrorSerializer(ErrorSerializer):
+    """A 403: the role does not reach the operation, or the token's scopes do not."""
+
+    class Meta:
+        ref_name = "ForbiddenError"
+
+    required_scope = serializers.CharField(
+        required=False, help_text="With `insufficient_scope`: the scope this request needs."
+    )
+
+
+class VersionConflictErrorSerializer(ErrorSerializer):
+    """A 412: the write was based on a version that is no longer current."""
+
+    class Meta:
+        ref_name = "VersionConflictError"
+
+    current_version = serializers.IntegerField(
+        allow_null=True, help_text="The document's version now; null when it was deleted."
+    )
+
+
+class RateLimitedErrorSerializer(ErrorSerializer):
+    """A 429: too many requests of one kind from one caller."""
+
+    class Meta:
+        ref_name = "RateLimitedError"
+
+    retry_after = serializers.IntegerField(
+        help_text="Seconds to wait; also the Retry-After header."
+    )
+
+
+def _example(status: int, code: str, detail: str, field: str | None = None, **extra: object):
+    return OpenApiExample(
+        code,
+        value={"error": code, "detail": detail, "field": field, **extra},
+        response_only=True,
+        status_codes=[status],
+    )
+
+
+ERROR_RESPONSES: dict[int, OpenApiResponse] = {
+    400: OpenApiResponse(
+        ErrorSerializer,
+        description="`invalid`: the body, a query parameter or a path segment is not "
+        "acceptable; `field` names the first offending field (dotted for nested ones).",
+        examples=[_example(400, "invalid", "`body` is required.", "body")],
+    ),
+    401: OpenApiResponse(
+        ErrorSerializer,
+        description="`not_authenticated` or `authentication_failed`: no session and no "
+        "valid API token (`Authorization: Bearer adt_…`), or the token is revoked or expired.",
+        examples=[
+            _example(401, "not_authenticated", "Authentication credentials were not provided.")
+        ],
+    ),
+    403: OpenApiResponse(
+        ForbiddenErrorSerializer,
+        description="`forbidden`: your role does not allow this (writers write, tenant admins "
+        "administer); `insufficient_scope`: the API token's scopes do not include the one "
+        "this request needs (`required_scope`).",
+        examples=[
+            _example(
+                403,
+                "insufficient_scope",
+                "This token's scopes (read) do not include 'write', which this request needs.",
+                required_scope="write",
+            )
+        ],
+    ),
+    404: OpenApiResponse(
+        ErrorSerializer,
+        description="`not_found`: no such tenant, project or object, or it is not visible "
+        "to you (outsiders get 404, never 403), or no such page of a list.",
+        examples=[_example(404, "not_found", "No such tenant.", "tenant")],
+    ),
+    409: OpenApiResponse(
+        ErrorSerializer,
+        description="`already_exists`, `enforced` (the tenant enforces this setting) or "
+        "`invitation_decided`: the request conflicts with the current state.",
+        examples=[_example(409, "already_exists", "A document already exists at 'agent.md'.")],
+    ),
+    412: OpenApiResponse(
+        VersionConflictErrorSerializer,
+        description="`version_conflict`: the document changed since the version the write "
+        "names (If-Match or `version`). Nothing was written; `current_version` says where "
+        "it is now.",
+        examples=[
+            _example(
+                412,
+                "version_conflict",
+                "The document changed since version 3; it is now at version 4. Nothing was "
+                "written: fetch the current version and apply your change to it.",
+                "version",
+                current_version=4,
+            )
+        ],
+    ),
+    413: OpenApiResponse(
+        ErrorSerializer,
+        description="`too_large`: the request body, or what it would store, is larger than "
+        "this server takes. Nothing was stored.",
+    ),
+    422: OpenApiResponse(
+        ErrorSerializer,
+        description="`secret_detected`: the text holds what looks like a secret (send "
+        "`acknowledge_secret` with a `reason` to save it anyway, where the tenant allows); "
+        "`unprocessable`: well-formed but not possible (such as removing the last admin).",
+        examples=[
+            _example(422, "secret_detected", "The body looks like it holds a secret.", "body")
+        ],
+    ),
+    423: OpenApiResponse(
+        ErrorSerializer,
+        description="`locked`: another user holds the document's lock; wait for it to "
+        "expire or ask them (a tenant admin may break it with `force`).",
+    ),
+    428: OpenApiResponse(
+        ErrorSerializer,
+        description="`version_required`: name the version the change is based on, as "
+        "If-Match (the ETag) or a `version` field.",
+    ),
+    429: OpenApiResponse(
+        RateLimitedErrorSerializer,
+        description="`rate_limited`: too many requests of this kind from this caller; the "
+        "Retry-After header (and `retry_after`) says how many seconds to wait.",
+    ),
+}
+
+
+def errors(*statuses: int) -> dict[int, OpenApiResponse]:
+    """The error answers of an operation, for `extend_schema(responses=...)`.
+
+    401 and 403 are always included: every operation requires a session or an API
+    token, and a token's scopes are checked on every one.
+    """
+    return {status: ERROR_RESPONSES[status] for status in sorted({401, 403, *statuses})}
+
+
+def json_errors(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
+    """`errors` for an operation that also answers in another media type (text/plain,
+    a zip): its errors are JSON whatever the request accepted, so they are documented
+    as `application/json` only."""
+    return {(status, JSON): response for status, response in errors(*statuses).items()}
+
+
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description='The document\'s ETag (`"v3-1a2b3c4d5e6f7a8b"`) as you read it: the change is '
+    "based on that version. Instead, a `version` field may name it; if both are given they "
+    "must agree. A stale one gives 412, none at all 428.",
+)
+
+IF_MATCH_OPTIONAL = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="Optional: the document's ETag as you read it; the revert is refused with 412 "
+    "if the document has moved on since. Same as the `base_version` field.",
+)
+
+IF_NONE_MATCH = OpenApiParameter(
+    "If-None-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="An ETag from an earlier answer: 304 with no body if it still matches.",
+)
+
+
+def etag_header(*statuses: int) -> OpenApiParameter:
+    """The ETag response header on the given statuses."""
+    return OpenApiParameter(
+        "ETag",
+        OpenApiTypes.STR,
+        OpenApiParameter.HEADER,
+        description="The version and content of what was answered; send it back as "
+        "If-Match (to write) or If-None-Match (to read only when changed).",
+        response=list(statuses),
+    )
+
+
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After",
+    OpenApiTypes.INT,
+    OpenApiParameter.HEADER,
+    description="Seconds to wait before the next request of this kind.",
+    response=[429],
+)
