@@ -41,6 +41,32 @@ class VersionConflictErrorSerializer(ErrorSerializer):
     )
 
 
+class UnprocessableErrorSerializer(ErrorSerializer):
+    """A 422: a detected secret (with the line it is on), or a request that is
+    well-formed but not possible."""
+
+    class Meta:
+        ref_name = "UnprocessableError"
+
+    line = serializers.IntegerField(
+        required=False, help_text="With `secret_detected`: the line the secret is on."
+    )
+    # The wire name; DRF's metaclass takes it off the class, so it does not shadow
+    # `Field.source`, but mypy sees only the class attribute.
+    source = serializers.CharField(  # type: ignore[assignment]
+        required=False, help_text="On an import: the repository file the secret is in."
+    )
+
+
+class LockedErrorSerializer(ErrorSerializer):
+    """A 423: another user holds the document's lock."""
+
+    class Meta:
+        ref_name = "LockedError"
+
+    lock = serializers.DictField(help_text="The lock: its `holder` and `expires_at`.")
+
+
 class RateLimitedErrorSerializer(ErrorSerializer):
     """A 429: too many requests of one kind from one caller."""
 
@@ -124,7 +150,7 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
         "this server takes. Nothing was stored.",
     ),
     422: OpenApiResponse(
-        ErrorSerializer,
+        UnprocessableErrorSerializer,
         description="`secret_detected`: the text holds what looks like a secret (send "
         "`acknowledge_secret` with a `reason` to save it anyway, where the tenant allows); "
         "`unprocessable`: well-formed but not possible (such as removing the last admin).",
@@ -133,7 +159,7 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
         ],
     ),
     423: OpenApiResponse(
-        ErrorSerializer,
+        LockedErrorSerializer,
         description="`locked`: another user holds the document's lock; wait for it to "
         "expire or ask them (a tenant admin may break it with `force`).",
     ),
