@@ -27,6 +27,12 @@ def prefetched_access(request: Request) -> PrefetchedAccess | None:
     return None
 
 
+def token_tenant_id(request: Request) -> int | None:
+    """The one tenant a tenant-bound API token works in; None for any other caller."""
+    auth = request.auth
+    return auth.limits.tenant_id if isinstance(auth, TokenAuth) else None
+
+
 def caller(request: Request) -> str:
     """Whom a render's read state belongs to: the request's API token, or its user."""
     auth = request.auth

@@ -7,9 +7,8 @@ so a tenant admin cannot use it to learn who has an account on the server.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
-from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -17,8 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
-from agentdocs.api.authentication import TokenAuth
+from agentdocs.api.access import prefetched_access, token_tenant_id
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
@@ -75,19 +73,6 @@ class _ReasonInputSerializer(StrictSerializer):
     reason = ReasonField()
 
 
-def _caller(request: Request) -> User:
-    """The signed-in caller: every API view requires authentication (settings)."""
-    return cast(User, request.user)
-
-
-def _token_tenant_id(request: Request) -> int | None:
-    """The tenant a tenant-bound API token works in; None for any other caller."""
-    auth = request.auth
-    if isinstance(auth, TokenAuth):
-        return auth.limits.tenant_id
-    return None
-
-
 class TenantInvitationList(ListView):
     class InputSerializer(StrictSerializer):
         class Meta:
@@ -138,7 +123,9 @@ class TenantInvitationList(ListView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         invitation = tenant_service.invitation_create(
-            tenant=access.tenant, invited_by=_caller(request), **serializer.validated_data
+            tenant=access.tenant,
+            invited_by=access.user,
+            **serializer.validated_data,
         )
         return Response(self.OutputSerializer(invitation).data, status=status.HTTP_202_ACCEPTED)
 
@@ -163,7 +150,9 @@ class TenantInvitationDetail(APIView):
             tenant=access.tenant, invitation_id=invitation_id
         )
         tenant_service.invitation_cancel(
-            invitation=invitation, actor=_caller(request), **serializer.validated_data
+            invitation=invitation,
+            actor=access.user,
+            **serializer.validated_data,
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
 
@@ -179,7 +168,7 @@ class InvitationList(ListView):
     )
     def get(self, request: Request) -> Response:
         invitations = tenancy_selectors.invitation_list_for(
-            user=request.user, tenant_id=_token_tenant_id(request)
+            user=request.user, tenant_id=token_tenant_id(request)
         )
         return self.paginate(request, invitations)
 
@@ -189,7 +178,7 @@ def _own_invitation(request: Request, invitation_id: str) -> tuple[Invitation, s
     serializer = _ReasonInputSerializer(data=optional_body(request.data))
     serializer.is_valid(raise_exception=True)
     invitation = tenancy_selectors.invitation_get_for(
-        user=request.user, invitation_id=invitation_id, tenant_id=_token_tenant_id(request)
+        user=request.user, invitation_id=invitation_id, tenant_id=token_tenant_id(request)
     )
     return invitation, serializer.validated_data["reason"]
 
@@ -206,7 +195,7 @@ class InvitationAccept(APIView):
     def post(self, request: Request, invitation_id: str) -> Response:
         invitation, reason = _own_invitation(request, invitation_id)
         accepted = tenant_service.invitation_accept(
-            invitation=invitation, user=_caller(request), reason=reason
+            invitation=invitation, user=permissions.signed_in(request.user), reason=reason
         )
         return Response(OwnInvitationSerializer(accepted).data)
 
@@ -223,6 +212,6 @@ class InvitationDecline(APIView):
     def post(self, request: Request, invitation_id: str) -> Response:
         invitation, reason = _own_invitation(request, invitation_id)
         declined = tenant_service.invitation_decline(
-            invitation=invitation, user=_caller(request), reason=reason
+            invitation=invitation, user=permissions.signed_in(request.user), reason=reason
         )
         return Response(OwnInvitationSerializer(declined).data)

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import prefetched_access, token_tenant_id
 from agentdocs.api.common import ListView
 from agentdocs.api.invitations import TenantInvitationSerializer
 from agentdocs.api.schema import errors
@@ -80,9 +80,9 @@ class TenantListCreate(ListView):
     )
     def get(self, request: Request) -> Response:
         tenants = tenancy_selectors.tenant_list_for(user=permissions.signed_in(request.user))
-        token = prefetched_access(request)
-        if token is not None and token.limits is not None and token.limits.tenant_id is not None:
-            tenants = tenants.filter(pk=token.limits.tenant_id)  # a tenant token sees only its own
+        bound_to = token_tenant_id(request)
+        if bound_to is not None:
+            tenants = tenants.filter(pk=bound_to)  # a tenant token sees only its own
         return self.paginate(request, tenants)
 
     @extend_schema(

@@ -6,30 +6,28 @@ on the home page with its status (409).
 
 from __future__ import annotations
 
-from typing import cast
-
-from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from agentdocs import permissions
 from agentdocs.core.errors import AgentdocsError
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import tenants as tenant_service
 from agentdocs.web.pages import member_page
 from agentdocs.web.views.projects import home_page
 
-# `member_page` signs the user in first, so `request.user` is a User in both views.
-
 
 @require_POST
 @member_page
 def invitation_accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
     invitation = tenancy_selectors.invitation_get_for(
-        user=request.user, invitation_id=invitation_id
+        user=permissions.signed_in(request.user), invitation_id=invitation_id
     )
     try:
-        tenant_service.invitation_accept(invitation=invitation, user=cast(User, request.user))
+        tenant_service.invitation_accept(
+            invitation=invitation, user=permissions.signed_in(request.user)
+        )
     except AgentdocsError as error:
         return home_page(request, refusal=error)
     return redirect("tenant", tenant=invitation.tenant.slug)
@@ -39,10 +37,12 @@ def invitation_accept(request: HttpRequest, invitation_id: int) -> HttpResponse:
 @member_page
 def invitation_decline(request: HttpRequest, invitation_id: int) -> HttpResponse:
     invitation = tenancy_selectors.invitation_get_for(
-        user=request.user, invitation_id=invitation_id
+        user=permissions.signed_in(request.user), invitation_id=invitation_id
     )
     try:
-        tenant_service.invitation_decline(invitation=invitation, user=cast(User, request.user))
+        tenant_service.invitation_decline(
+            invitation=invitation, user=permissions.signed_in(request.user)
+        )
     except AgentdocsError as error:
         return home_page(request, refusal=error)
     return redirect("home")
