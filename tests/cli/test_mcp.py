@@ -53,17 +53,25 @@ def drive(
     env.update(PYTHONPATH=str(REPO), AGENTDOCS_TOKEN=token)
     parameters = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "agentdocs.cli", "mcp", "--tenant", tenant, "--project", project]
-        + [url_option, url],
+        args=[
+            "-m",
+            "agentdocs.cli",
+            "mcp",
+            "--tenant",
+            tenant,
+            "--project",
+            project,
+            url_option,
+            url,
+        ],
         env=env,
         cwd=str(REPO),
     )
 
     async def session() -> Any:
-        async with stdio_client(parameters) as (read, write):
-            async with ClientSession(read, write) as client:
-                await client.initialize()
-                return await body(client)
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            return await body(client)
 
     async def bounded() -> Any:
         return await asyncio.wait_for(session(), SESSION_SECONDS)
