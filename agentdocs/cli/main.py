@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable
 
 # Importing a command module registers its subcommands.
-from agentdocs.cli import bindings, context, imports, memory_block, sync  # noqa: F401
+from agentdocs.cli import bindings, context, imports, mcp, memory_block, sync  # noqa: F401
 from agentdocs.cli.base import COMMANDS, CommandError, write
 
 

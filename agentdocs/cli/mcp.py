@@ -1,0 +1,510 @@
+"""`agentdocs mcp`: the house rules of one project as a Model Context Protocol server.
+
+    agentdocs mcp --tenant T --project P [--url URL | --server URL] [--token TOKEN]
+
+An agent client (Claude Code, Codex, Cursor, Gemini CLI, anything built on an MCP
+SDK) starts this command and talks MCP to it over stdin/stdout; the command talks to
+the agentdocs server through the REST API with an API token, as the other commands
+do. It serves
+
+- tools: `get_memory_block`, `list_documents`, `read_document`, `search_documents`,
+  `propose_change` (refused until change requests exist) and `bind_run`;
+- resources: `agentdocs://T/P/memory-block` (the preview) and
+  `agentdocs://T/P/documents/{path}`, one listed per document of the project;
+- the prompt `house-rules`: the Memory Block (preview) as a prompt message.
+
+A refusal of the server comes back as an MCP tool error whose text is our error
+code and detail (the REST error `{error, detail, field}`) and whose structured
+content is that error; nothing a tool meets stops the server.
+
+The MCP SDK is imported when the command runs, not when the CLI starts: it costs
+about 0.4 s, which every other subcommand would pay. No Django here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, unquote
+
+import requests
+
+# pydantic, which the SDK builds tool schemas with, needs this TypedDict before Python 3.12.
+from typing_extensions import TypedDict
+
+from agentdocs.cli.base import (
+    EXIT_OK,
+    ServerClient,
+    add_server_arguments,
+    command,
+    require,
+)
+
+if TYPE_CHECKING:
+    from mcp.server.fastmcp import FastMCP
+
+# A project's listing is followed for at most this many pages of PAGE_SIZE documents.
+PAGE_SIZE = 200
+MAX_LIST_PAGES = 25
+# What one search reads at most: the bodies are fetched one document at a time.
+MAX_SEARCH_DOCUMENTS = 200
+MAX_SEARCH_BYTES = 4 * 1024 * 1024
+MAX_SEARCH_MATCHES = 50
+SNIPPET_CHARS = 120
+
+CHANGE_REQUESTS_UNAVAILABLE = (
+    "change requests are not available on this server yet: nothing was proposed. "
+    "Tell the person you work for what you would change and why, or ask a writer of "
+    "the project to make the change."
+)
+
+
+class ApiError(Exception):
+    """A refusal of the agentdocs server (its JSON error), or no answer at all."""
+
+    def __init__(self, error: str, detail: str, *, field: str | None = None, status: int) -> None:
+        super().__init__(detail)
+        self.error = error
+        self.detail = detail
+        self.field = field
+        self.status = status
+
+    def as_dict(self) -> dict[str, object]:
+        return {"error": self.error, "detail": self.detail, "field": self.field}
+
+    def __str__(self) -> str:
+        where = f", field {self.field}" if self.field else ""
+        http = f"; HTTP {self.status}" if self.status else ""
+        return f"{self.detail} ({self.error}{where}{http})"
+
+    @classmethod
+    def from_response(cls, response: requests.Response) -> ApiError:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and "detail" in body:
+            return cls(
+                str(body.get("error", "error")),
+                str(body["detail"]),
+                field=body.get("field"),
+                status=response.status_code,
+            )
+        return cls(
+            "http_error",
+            f"the server answered HTTP {response.status_code} {response.reason}",
+            status=response.status_code,
+        )
+
+
+class DocumentSummary(TypedDict):
+    path: str
+    version: int
+    size: int
+    updated: str
+
+
+class DocumentText(TypedDict):
+    path: str
+    body: str
+    version: int
+    sha256: str
+
+
+class SearchMatch(TypedDict):
+    path: str
+    version: int
+    snippet: str
+
+
+class SearchResult(TypedDict):
+    matches: list[SearchMatch]
+    documents_searched: int
+    complete: bool
+
+
+class BoundRun(TypedDict):
+    id: int
+    problem_count: int
+    url: str
+    problems: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ProjectApi:
+    """The REST operations the MCP server needs, for one project, with our errors."""
+
+    client: ServerClient
+    server_url: str
+    tenant: str
+    project: str
+
+    def _url(self, rest: str) -> str:
+        return self.client.base + self.client.project_path(self.tenant, self.project, rest)
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        *,
+        json: object = None,
+        params: dict[str, str] | None = None,
+        accept: str = "application/json",
+        ok: tuple[int, ...] = (200,),
+    ) -> requests.Response:
+        try:
+            response = self.client.session.request(
+                method,
+                url,
+                json=json,
+                params=params,
+                headers={"Accept": accept},
+                timeout=self.client.timeout,
+            )
+        except requests.RequestException as error:
+            raise ApiError("unreachable", f"cannot reach {url}: {error}", status=0) from None
+        if response.status_code not in ok:
+            raise ApiError.from_response(response)
+        return response
+
+    def _json(self, response: requests.Response) -> Any:
+        try:
+            return response.json()
+        except ValueError:
+            raise ApiError(
+                "not_json",
+                f"the server answered {response.status_code} with something that is not JSON",
+                status=response.status_code,
+            ) from None
+
+    def project_role(self) -> str:
+        """The caller's role in the tenant (and so whether the project exists for them)."""
+        return str(self._json(self._send("GET", self._url("")))["role"])
+
+    def memory_block(
+        self,
+        *,
+        process: str,
+        recipe: str | None,
+        profile: str | None,
+        paths: list[str] | None,
+        reset: bool,
+    ) -> str:
+        payload: dict[str, object] = {"process": process, "reset": reset}
+        if recipe:
+            payload["recipe"] = recipe
+        if profile:
+            payload["profile"] = profile
+        if paths:
+            payload["paths"] = paths
+        response = self._send("POST", self._url("memory-block/"), json=payload, accept="text/plain")
+        return response.content.decode("utf-8")
+
+    def memory_block_preview(self) -> str:
+        response = self._send("GET", self._url("memory-block/"), accept="text/plain")
+        return response.content.decode("utf-8")
+
+    def documents(self, prefix: str = "") -> list[DocumentSummary]:
+        """Every document under ``prefix``, page after page, up to MAX_LIST_PAGES pages."""
+        url: str | None = self._url("documents/")
+        params: dict[str, str] | None = {"prefix": prefix, "page_size": str(PAGE_SIZE)}
+        found: list[DocumentSummary] = []
+        for _ in range(MAX_LIST_PAGES):
+            if url is None:
+                break
+            page = self._json(self._send("GET", url, params=params))
+            found.extend(
+                DocumentSummary(
+                    path=item["path"],
+                    version=item["version"],
+                    size=item["size"],
+                    updated=item["updated_at"],
+                )
+                for item in page["results"]
+            )
+            # `next` carries the query already.
+            url, params = page.get("next"), None
+        return found
+
+    def document(self, path: str, version: int | None = None) -> DocumentText:
+        quoted = quote(path, safe="/")
+        if version is None:
+            data = self._json(self._send("GET", self._url(f"documents/{quoted}")))
+        else:
+            data = self._json(
+                self._send("GET", self._url(f"history/{quoted}"), params={"version": str(version)})
+            )
+        return DocumentText(
+            path=data["path"], body=data["body"], version=data["version"], sha256=data["sha256"]
+        )
+
+    def search(self, query: str) -> SearchResult:
+        needle = query.casefold()
+        matches: list[SearchMatch] = []
+        searched = 0
+        read_bytes = 0
+        documents = self.documents()
+        complete = len(documents) <= MAX_SEARCH_DOCUMENTS
+        for summary in documents[:MAX_SEARCH_DOCUMENTS]:
+            if read_bytes + summary["size"] > MAX_SEARCH_BYTES:
+                complete = False
+                break
+            document = self.document(summary["path"])
+            searched += 1
+            read_bytes += summary["size"]
+            snippet = _snippet(document["body"], needle)
+            if snippet is None and needle in document["path"].casefold():
+                snippet = _snippet(document["body"], "") or ""
+            if snippet is not None:
+                matches.append(
+                    SearchMatch(path=document["path"], version=document["version"], snippet=snippet)
+                )
+                if len(matches) >= MAX_SEARCH_MATCHES:
+                    complete = False
+                    break
+        return SearchResult(matches=matches, documents_searched=searched, complete=complete)
+
+    def bind(self, process: str, manifest: dict[str, Any] | None) -> BoundRun:
+        payload: dict[str, object] = {"process": process}
+        if manifest is not None:
+            payload["manifest"] = manifest
+        record = self._json(self._send("POST", self._url("bindings/"), json=payload, ok=(201, 422)))
+        page = (
+            f"{self.server_url.rstrip('/')}/t/{quote(self.tenant, safe='')}/"
+            f"{quote(self.project, safe='')}/bindings/{record['id']}/"
+        )
+        return BoundRun(
+            id=record["id"],
+            problem_count=record["problem_count"],
+            url=page,
+            problems=record.get("problems", []),
+        )
+
+
+def _snippet(body: str, needle: str) -> str | None:
+    """About SNIPPET_CHARS characters of ``body`` around the first ``needle``, on one line."""
+    at = body.casefold().find(needle)
+    if at < 0:
+        return None
+    start = max(0, at - (SNIPPET_CHARS - len(needle)) // 2)
+    text = body[start : start + max(SNIPPET_CHARS, len(needle))]
+    text = " ".join(text.split())
+    return ("…" if start > 0 else "") + text + ("…" if start + SNIPPET_CHARS < len(body) else "")
+
+
+def build_server(api: ProjectApi) -> FastMCP:
+    """The MCP server of ``api``'s project: its tools, resources and prompt."""
+    import anyio
+    from mcp.server.fastmcp import FastMCP
+    from mcp.server.fastmcp.exceptions import ResourceError, ToolError
+    from mcp.server.lowlevel.helper_types import ReadResourceContents
+    from mcp.types import CallToolResult, ContentBlock, Resource, ResourceTemplate, TextContent
+    from pydantic import AnyUrl
+
+    prefix = f"agentdocs://{api.tenant}/{api.project}/"
+    memory_block_uri = prefix + "memory-block"
+    documents_prefix = prefix + "documents/"
+
+    class AgentdocsMCP(FastMCP):
+        """FastMCP with the project's documents as the resource list, and our errors
+        as tool errors that carry the REST error."""
+
+        # A CallToolResult is what the lowlevel server passes through untouched: the
+        # only way to give an error structured content.
+        async def call_tool(  # type: ignore[override]
+            self, name: str, arguments: dict[str, Any]
+        ) -> Sequence[ContentBlock] | dict[str, Any] | CallToolResult:
+            try:
+                return await super().call_tool(name, arguments)
+            except ToolError as error:
+                cause = error.__cause__
+                if not isinstance(cause, ApiError):
+                    raise
+                return CallToolResult(
+                    content=[TextContent(type="text", text=str(cause))],
+                    structuredContent=cause.as_dict(),
+                    isError=True,
+                )
+
+        async def list_resources(self) -> list[Resource]:
+            try:
+                documents = await anyio.to_thread.run_sync(api.documents)
+            except ApiError as error:
+                raise ResourceError(str(error)) from None
+            return [
+                Resource(
+                    uri=AnyUrl(memory_block_uri),
+                    name="memory-block",
+                    description=f"The Memory Block of {api.tenant}/{api.project} (preview: "
+                    "the full block, no read state touched)",
+                    mimeType="text/markdown",
+                ),
+                *(
+                    Resource(
+                        uri=AnyUrl(documents_prefix + quote(document["path"], safe="/")),
+                        name=document["path"],
+                        description=f"version {document['version']}, updated {document['updated']}",
+                        mimeType="text/markdown",
+                        size=document["size"],
+                    )
+                    for document in documents
+                ),
+            ]
+
+        async def list_resource_templates(self) -> list[ResourceTemplate]:
+            return [
+                ResourceTemplate(
+                    uriTemplate=documents_prefix + "{path}",
+                    name="document",
+                    description=f"A document of {api.tenant}/{api.project}, current version",
+                    mimeType="text/markdown",
+                )
+            ]
+
+        async def read_resource(self, uri: AnyUrl | str) -> list[ReadResourceContents]:
+            address = str(uri)
+            try:
+                if address == memory_block_uri:
+                    text = await anyio.to_thread.run_sync(api.memory_block_preview)
+                elif address.startswith(documents_prefix) and address != documents_prefix:
+                    path = unquote(address.removeprefix(documents_prefix))
+                    text = (await anyio.to_thread.run_sync(api.document, path))["body"]
+                else:
+                    raise ResourceError(
+                        f"unknown resource {address}: this server serves {memory_block_uri} "
+                        f"and {documents_prefix}{{path}}"
+                    )
+            except ApiError as error:
+                raise ResourceError(str(error)) from None
+            return [ReadResourceContents(content=text, mime_type="text/markdown")]
+
+    server = AgentdocsMCP(
+        "agentdocs",
+        instructions=(
+            f"The house rules of the project {api.tenant}/{api.project} on {api.server_url}. "
+            "At the start of a task call get_memory_block with an id for your process (the "
+            "same id on every turn; reset=true after compacting your context); cite documents "
+            "with read_document; find them with list_documents and search_documents."
+        ),
+        log_level="WARNING",
+    )
+
+    async def run(function: Any, *args: Any) -> Any:
+        return await anyio.to_thread.run_sync(function, *args)
+
+    @server.tool()
+    async def get_memory_block(
+        process: str,
+        recipe: str | None = None,
+        profile: str | None = None,
+        paths: list[str] | None = None,
+        reset: bool = False,
+    ) -> str:
+        """The Memory Block (the house rules) for this turn of an agent process.
+
+        `process` is your process id, the same on every turn: later turns get stubs
+        for the layers the process already received. Pass `reset=true` after you
+        compact your context, to receive the full block again. `paths` are the files
+        the task touches (scoped .AGENTS/ documents whose globs match are included);
+        `recipe` and `profile` choose a tenant recipe.
+        """
+
+        def render() -> str:
+            return api.memory_block(
+                process=process, recipe=recipe, profile=profile, paths=paths, reset=reset
+            )
+
+        return str(await run(render))
+
+    @server.tool()
+    async def list_documents(prefix: str = "") -> list[DocumentSummary]:
+        """The project's documents (path, version, size in bytes, last update), optionally
+        only the paths starting with `prefix`."""
+        documents: list[DocumentSummary] = await run(api.documents, prefix)
+        return documents
+
+    @server.tool()
+    async def read_document(path: str, version: int | None = None) -> DocumentText:
+        """A document's body, version and sha256: the current version, or `version`
+        from its history."""
+        document: DocumentText = await run(api.document, path, version)
+        return document
+
+    @server.tool()
+    async def search_documents(query: str) -> SearchResult:
+        """The project's documents whose body (or path) contains `query`, ignoring case,
+        each with a snippet of about 120 characters around the first match.
+
+        There is no search API on the server yet: this reads the project's documents
+        one by one, at most 200 documents and 4 MiB, and stops at 50 matches;
+        `complete` is false when it stopped early.
+        """
+        if not query.strip():
+            raise ApiError("invalid", "`query` must not be empty.", field="query", status=0)
+        result: SearchResult = await run(api.search, query)
+        return result
+
+    @server.tool()
+    async def propose_change(
+        path: str, body: str, reason: str, base_version: int | None = None
+    ) -> str:
+        """Propose a new body for a document, for a writer of the project to review.
+
+        Change requests do not exist on the server yet: this checks that you may
+        propose (readers may not) and then refuses, writing nothing.
+        """
+        role = await run(api.project_role)
+        if role == "reader":
+            raise ApiError(
+                "forbidden",
+                f"Your role in this tenant is {role}; proposing a change to {path} needs "
+                "writer or admin.",
+                status=403,
+            )
+        raise ApiError("not_available", CHANGE_REQUESTS_UNAVAILABLE, field=None, status=0)
+
+    @server.tool()
+    async def bind_run(process: str, manifest: dict[str, Any] | None = None) -> BoundRun:
+        """Bind this run: record the exact versions of the context it uses (the
+        `manifest`, else the project's context.json) in a binding record. Returns the
+        record's id, its problem count (and problems) and the URL of its page."""
+        bound: BoundRun = await run(api.bind, process, manifest)
+        return bound
+
+    @server.prompt(name="house-rules", description="The project's Memory Block (preview)")
+    async def house_rules() -> str:
+        try:
+            return str(await run(api.memory_block_preview))
+        except ApiError as error:
+            raise ValueError(str(error)) from None
+
+    return server
+
+
+def _configure_mcp(parser: argparse.ArgumentParser) -> None:
+    add_server_arguments(parser)
+    parser.add_argument(
+        "--server",
+        dest="url",
+        default=argparse.SUPPRESS,
+        help="the same as --url",
+    )
+
+
+@command(
+    "mcp",
+    help="serve the project's house rules to an agent over MCP (stdio)",
+    configure=_configure_mcp,
+)
+def run_mcp(args: argparse.Namespace) -> int:
+    require(args, "url", "token", "tenant", "project")
+    api = ProjectApi(
+        client=ServerClient.from_args(args),
+        server_url=args.url,
+        tenant=args.tenant,
+        project=args.project,
+    )
+    build_server(api).run("stdio")
+    return EXIT_OK

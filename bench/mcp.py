@@ -1,0 +1,246 @@
+"""Benchmark `get_memory_block` through the stdio MCP server against the direct REST call.
+
+Both paths render the same Memory Block on the same server in the same run, one call
+at a time, alternating: the direct `POST .../memory-block/` (`requests`, `Accept:
+text/plain`, as the MCP server sends it) and the MCP tool call made by the SDK's own
+client to `python -m agentdocs.cli mcp` over stdio. Prints the median and p95 of
+each and their ratio (MCP / REST): the cost of the stdio hop, JSON-RPC and the SDK.
+
+    .venv/bin/python bench/mcp.py [--calls 300] [--full]
+    .venv/bin/python bench/mcp.py --url URL --token TOKEN --tenant T --project P
+
+Without --url it starts its own server: a fresh SQLite database in a temporary
+folder, migrated and seeded by `memory_block_seed.py`, served by gunicorn (one sync
+worker, production settings, DEBUG=0) on a free port of 127.0.0.1, stopped at the
+end. Traffic goes to that server only. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+# Run as a script, this file's folder comes first on sys.path and this file would be
+# imported as the SDK's `mcp`: drop the folder before importing it.
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).parent]
+
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def app_environment(database_url: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
+    for name in ("REDIS_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE"):
+        env.pop(name, None)
+    env.update(
+        DATABASE_URL=database_url,
+        SECRET_KEY=secrets.token_urlsafe(48),
+        DEBUG="0",
+        SECURE_SSL_REDIRECT="0",
+        ALLOWED_HOSTS=HOST,
+        AGENTDOCS_RATE_LIMIT_RENDER="1000000000/min",
+        LOG_LEVEL="WARNING",
+        DJANGO_SETTINGS_MODULE="config.settings",
+        PYTHONPATH=str(REPO),
+    )
+    return env
+
+
+def start_server(folder: Path) -> tuple[subprocess.Popen, dict[str, str]]:
+    """Migrate and seed a SQLite database in ``folder``, serve it; the server and the
+    connection values."""
+    env = app_environment(f"sqlite:///{folder / 'bench.sqlite3'}")
+    python = sys.executable
+    subprocess.run(
+        [python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
+    )
+    seeded = json.loads(
+        subprocess.run(
+            [python, str(REPO / "bench" / "memory_block_seed.py")],
+            cwd=REPO,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+    port = free_port()
+    gunicorn = Path(python).with_name("gunicorn")
+    server = subprocess.Popen(
+        [
+            str(gunicorn),
+            "config.wsgi:application",
+            "--bind",
+            f"{HOST}:{port}",
+            "--workers",
+            "1",
+            "--log-level",
+            "warning",
+        ],
+        cwd=REPO,
+        env=env,
+        start_new_session=True,
+    )
+    url = f"http://{HOST}:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"gunicorn exited with code {server.returncode}")
+        try:
+            answer = requests.get(
+                f"{url}/api/v1/ping",
+                headers={"Authorization": f"Bearer {seeded['token']}"},
+                timeout=2,
+            )
+            if answer.status_code == 200:
+                break
+        except requests.RequestException:
+            time.sleep(0.2)
+    else:
+        stop(server)
+        raise SystemExit(f"gunicorn did not answer on {url} within 60 s")
+    return server, {"url": url, **seeded}
+
+
+def stop(server: subprocess.Popen) -> None:
+    if server.poll() is not None:
+        return
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def measure(target: dict[str, str], calls: int, full: bool) -> dict[str, list[float]]:
+    """Alternate a direct render and a tool call, ``calls`` of each; milliseconds."""
+    session = requests.Session()
+    session.headers.update(Authorization=f"Bearer {target['token']}", Accept="text/plain")
+    render_url = (
+        f"{target['url'].rstrip('/')}/api/v1/tenants/{target['tenant']}"
+        f"/projects/{target['project']}/memory-block/"
+    )
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.update(PYTHONPATH=str(REPO), AGENTDOCS_TOKEN=target["token"])
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agentdocs.cli",
+            "mcp",
+            "--tenant",
+            target["tenant"],
+            "--project",
+            target["project"],
+            "--url",
+            target["url"],
+        ],
+        env=env,
+        cwd=str(REPO),
+    )
+    timings: dict[str, list[float]] = {"rest": [], "mcp": [], "startup": []}
+    started = time.perf_counter()
+    async with stdio_client(parameters) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        timings["startup"].append((time.perf_counter() - started) * 1000)
+        rest_process, mcp_process = f"bench-rest-{os.getpid()}", f"bench-mcp-{os.getpid()}"
+        for turn in range(calls + 1):  # the first of each is a warm-up
+            begin = time.perf_counter()
+            response = session.post(
+                render_url, json={"process": rest_process, "reset": full}, timeout=30
+            )
+            rest = (time.perf_counter() - begin) * 1000
+            if response.status_code != 200:
+                raise SystemExit(f"REST render: HTTP {response.status_code} {response.text}")
+            begin = time.perf_counter()
+            result = await client.call_tool(
+                "get_memory_block", {"process": mcp_process, "reset": full}
+            )
+            tool = (time.perf_counter() - begin) * 1000
+            if result.isError:
+                raise SystemExit(f"get_memory_block: {result.content}")
+            if turn:
+                timings["rest"].append(rest)
+                timings["mcp"].append(tool)
+    return timings
+
+
+def report(timings: dict[str, list[float]], calls: int, full: bool) -> None:
+    rest, tool = timings["rest"], timings["mcp"]
+    turns = "full renders (reset every call)" if full else "per-process turns (stubs)"
+    print(f"{calls} calls each, alternating, {turns}")
+    print(f"{'path':<34} {'median':>9} {'p95':>9}")
+    for name, values in (
+        ("REST POST .../memory-block/", rest),
+        ("MCP get_memory_block (stdio)", tool),
+    ):
+        print(f"{name:<34} {statistics.median(values):>7.2f}ms {percentile(values, 0.95):>7.2f}ms")
+    print(
+        f"ratio MCP/REST: median {statistics.median(tool) / statistics.median(rest):.2f}, "
+        f"p95 {percentile(tool, 0.95) / percentile(rest, 0.95):.2f}; "
+        f"stdio hop {statistics.median(tool) - statistics.median(rest):+.2f} ms (median)"
+    )
+    print(f"MCP server start and initialize: {timings['startup'][0]:.0f} ms")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300, help="calls of each path (300)")
+    parser.add_argument("--full", action="store_true", help="reset=true on every call")
+    parser.add_argument("--url", help="an agentdocs server to use instead of starting one")
+    parser.add_argument("--token", default=os.environ.get("AGENTDOCS_TOKEN"))
+    parser.add_argument("--tenant")
+    parser.add_argument("--project")
+    args = parser.parse_args(argv)
+    if args.url:
+        if not (args.token and args.tenant and args.project):
+            parser.error("--url needs --token (or AGENTDOCS_TOKEN), --tenant and --project")
+        target = {
+            "url": args.url,
+            "token": args.token,
+            "tenant": args.tenant,
+            "project": args.project,
+        }
+        report(asyncio.run(measure(target, args.calls, args.full)), args.calls, args.full)
+        return 0
+    with tempfile.TemporaryDirectory(prefix="agentdocs-bench-mcp-") as folder:
+        server, target = start_server(Path(folder))
+        try:
+            print(f"gunicorn (1 sync worker, SQLite) on {target['url']}")
+            report(asyncio.run(measure(target, args.calls, args.full)), args.calls, args.full)
+        finally:
+            stop(server)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

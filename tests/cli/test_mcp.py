@@ -1,0 +1,320 @@
+"""`agentdocs mcp`: the MCP SDK's own client drives the stdio server, which talks to a
+live agentdocs server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
+from pydantic import AnyUrl
+
+from agentdocs.models import BindingRecord
+from agentdocs.services import documents as document_service
+from agentdocs.services import tenants as tenant_service
+from config.celery import app as celery_app
+from tests.cli.test_main import run_cli
+from tests.conftest import api_token_key
+
+REPO = Path(__file__).resolve().parents[2]
+SESSION_SECONDS = 60
+TOOLS = {
+    "get_memory_block": {"process", "recipe", "profile", "paths", "reset"},
+    "list_documents": {"prefix"},
+    "read_document": {"path", "version"},
+    "search_documents": {"query"},
+    "propose_change": {"path", "body", "reason", "base_version"},
+    "bind_run": {"process", "manifest"},
+}
+
+
+def drive(
+    token: str,
+    url: str,
+    body: Callable[[ClientSession], Awaitable[Any]],
+    *,
+    project: str = "web",
+    tenant: str = "acme",
+    url_option: str = "--url",
+) -> Any:
+    """Start `python -m agentdocs.cli mcp` with a clean environment, open an SDK client
+    session on its stdio and run ``body`` in it, within SESSION_SECONDS."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.update(PYTHONPATH=str(REPO), AGENTDOCS_TOKEN=token)
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            "-m",
+            "agentdocs.cli",
+            "mcp",
+            "--tenant",
+            tenant,
+            "--project",
+            project,
+            url_option,
+            url,
+        ],
+        env=env,
+        cwd=str(REPO),
+    )
+
+    async def session() -> Any:
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            return await body(client)
+
+    async def bounded() -> Any:
+        return await asyncio.wait_for(session(), SESSION_SECONDS)
+
+    return asyncio.run(bounded())
+
+
+def text_of(result: Any) -> str:
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+@pytest.fixture
+def documents(tenant, project, vance, make_document, admin):
+    make_document(vance, "agent.md", "# House rules\n- be kind\n")
+    make_document(project, ".AGENTS/overview.md", "What this is.\n")
+    guide = make_document(project, "guide.md", "Deploy on Fridays.\n")
+    document_service.document_write(
+        document=guide,
+        body="Never deploy on Fridays: the Zentinel WAF is tuned on Mondays.\n",
+        base_version=1,
+        user=admin,
+        reason="no Friday deploys",
+    )
+    elsewhere = tenant_service.project_create(
+        tenant=tenant, slug="elsewhere", name="Elsewhere", user=admin
+    )
+    make_document(elsewhere, "notes.md", "Zentinel lives here too.\n")
+
+
+@pytest.fixture
+def reader_key(reader):
+    return api_token_key(reader)
+
+
+def test_the_mcp_module_imports_no_django():
+    code = (
+        "import sys, agentdocs.cli.mcp; "
+        "print([m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework')])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_without_a_token_the_command_stops_with_a_usage_error(tmp_path):
+    result = run_cli(
+        "mcp", "--tenant", "acme", "--project", "web", "--url", "http://127.0.0.1:9", cwd=tmp_path
+    )
+    assert result.returncode == 2
+    assert b"--token missing" in result.stderr
+
+
+def test_the_tools_keep_their_names_and_arguments(live_server, documents, reader_key):
+    async def body(client: ClientSession) -> dict[str, set[str]]:
+        listed = await client.list_tools()
+        return {tool.name: set(tool.inputSchema["properties"]) for tool in listed.tools}
+
+    assert drive(reader_key, live_server.url, body) == TOOLS
+
+
+def test_get_memory_block_sends_stubs_on_later_turns_until_reset(
+    live_server, documents, reader_key
+):
+    async def body(client: ClientSession) -> list[str]:
+        turns = []
+        for arguments in (
+            {"process": "mcp-run"},
+            {"process": "mcp-run"},
+            {"process": "mcp-run", "reset": True},
+        ):
+            result = await client.call_tool("get_memory_block", arguments)
+            assert not result.isError, text_of(result)
+            turns.append(text_of(result))
+        return turns
+
+    first, second, after_reset = drive(reader_key, live_server.url, body)
+    assert "## Agent Notes (from _vance: agent.md)\n\n# House rules" in first
+    assert "What this is." in first
+    assert "Agent notes unchanged from an earlier turn" in second
+    assert "# House rules" not in second
+    assert after_reset == first
+
+
+def test_documents_are_listed_and_read_at_any_version(live_server, documents, reader_key):
+    async def body(client: ClientSession) -> tuple[Any, Any, Any, Any]:
+        listing = await client.call_tool("list_documents", {})
+        only = await client.call_tool("list_documents", {"prefix": ".AGENTS/"})
+        current = await client.call_tool("read_document", {"path": "guide.md"})
+        first = await client.call_tool("read_document", {"path": "guide.md", "version": 1})
+        return listing, only, current, first
+
+    listing, only, current, first = drive(reader_key, live_server.url, body)
+    rows = listing.structuredContent["result"]
+    assert [row["path"] for row in rows] == [".AGENTS/overview.md", "guide.md"]
+    assert set(rows[1]) == {"path", "version", "size", "updated"}
+    assert rows[1]["version"] == 2
+    assert [row["path"] for row in only.structuredContent["result"]] == [".AGENTS/overview.md"]
+    assert current.structuredContent["version"] == 2
+    assert current.structuredContent["body"].startswith("Never deploy on Fridays")
+    assert len(current.structuredContent["sha256"]) == 64
+    assert first.structuredContent["version"] == 1
+    assert first.structuredContent["body"] == "Deploy on Fridays.\n"
+
+
+def test_search_finds_the_projects_documents_only_ignoring_case(live_server, documents, reader_key):
+    async def body(client: ClientSession) -> tuple[Any, Any]:
+        found = await client.call_tool("search_documents", {"query": "zentinel"})
+        nothing = await client.call_tool("search_documents", {"query": "kubernetes"})
+        return found, nothing
+
+    found, nothing = drive(reader_key, live_server.url, body)
+    result = found.structuredContent
+    assert result["complete"] is True
+    assert result["documents_searched"] == 2
+    assert [match["path"] for match in result["matches"]] == ["guide.md"]
+    assert "the Zentinel WAF" in result["matches"][0]["snippet"]
+    assert nothing.structuredContent["matches"] == []
+
+
+def test_bind_run_returns_the_record_id_problems_and_page(
+    live_server, settings, tmp_path, documents, writer
+):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    manifest = {"context": [], "local": ["guide.md", "missing.md"]}
+
+    async def body(client: ClientSession) -> Any:
+        return await client.call_tool("bind_run", {"process": "mcp-bind", "manifest": manifest})
+
+    try:
+        result = drive(api_token_key(writer), live_server.url, body)
+    finally:
+        celery_app.conf.task_always_eager = eager
+    assert not result.isError, text_of(result)
+    bound = result.structuredContent
+    record = BindingRecord.objects.get(pk=bound["id"])
+    assert record.process == "mcp-bind"
+    assert bound["problem_count"] == record.problem_count == 1
+    assert bound["problems"][0]["path"] == "missing.md"
+    assert bound["url"] == f"{live_server.url}/t/acme/web/bindings/{record.pk}/"
+
+
+def test_resources_list_the_documents_and_read_them(live_server, documents, reader_key):
+    async def body(client: ClientSession) -> tuple[Any, ...]:
+        listed = await client.list_resources()
+        templates = await client.list_resource_templates()
+        block = await client.read_resource(AnyUrl("agentdocs://acme/web/memory-block"))
+        guide = await client.read_resource(AnyUrl("agentdocs://acme/web/documents/guide.md"))
+        nested = await client.read_resource(
+            AnyUrl("agentdocs://acme/web/documents/.AGENTS/overview.md")
+        )
+        return listed, templates, block, guide, nested
+
+    listed, templates, block, guide, nested = drive(reader_key, live_server.url, body)
+    assert [str(resource.uri) for resource in listed.resources] == [
+        "agentdocs://acme/web/memory-block",
+        "agentdocs://acme/web/documents/.AGENTS/overview.md",
+        "agentdocs://acme/web/documents/guide.md",
+    ]
+    assert [template.uriTemplate for template in templates.resourceTemplates] == [
+        "agentdocs://acme/web/documents/{path}"
+    ]
+    assert "# House rules" in block.contents[0].text
+    assert guide.contents[0].text.startswith("Never deploy on Fridays")
+    assert nested.contents[0].text == "What this is.\n"
+
+
+def test_the_house_rules_prompt_is_the_memory_block_preview(live_server, documents, reader_key):
+    async def body(client: ClientSession) -> tuple[Any, Any]:
+        prompts = await client.list_prompts()
+        return prompts, await client.get_prompt("house-rules")
+
+    prompts, prompt = drive(reader_key, live_server.url, body)
+    assert [listed.name for listed in prompts.prompts] == ["house-rules"]
+    (message,) = prompt.messages
+    assert message.role == "user"
+    assert "## Agent Notes (from _vance: agent.md)\n\n# House rules" in message.content.text
+
+
+def test_a_reader_may_not_propose_into_vance(live_server, documents, reader_key):
+    async def body(client: ClientSession) -> Any:
+        return await client.call_tool(
+            "propose_change",
+            {"path": "agent.md", "body": "# House rules\n", "reason": "shorter"},
+        )
+
+    result = drive(reader_key, live_server.url, body, project="_vance")
+    assert result.isError
+    assert result.structuredContent["error"] == "forbidden"
+    assert "reader" in text_of(result)
+
+
+def test_a_writer_is_told_change_requests_do_not_exist_yet(live_server, documents, writer):
+    async def body(client: ClientSession) -> Any:
+        return await client.call_tool(
+            "propose_change",
+            {"path": "guide.md", "body": "x\n", "reason": "r", "base_version": 2},
+        )
+
+    result = drive(api_token_key(writer), live_server.url, body, url_option="--server")
+    assert result.isError
+    assert result.structuredContent["error"] == "not_available"
+    assert text_of(result).startswith("change requests are not available on this server yet")
+
+
+def test_a_foreign_tenant_is_a_tool_error_and_the_server_keeps_serving(
+    live_server, documents, other_tenant, outsider
+):
+    async def body(client: ClientSession) -> tuple[Any, Any, Any]:
+        block = await client.call_tool("get_memory_block", {"process": "spy"})
+        read = await client.call_tool("read_document", {"path": "guide.md"})
+        with pytest.raises(McpError) as refused:
+            await client.read_resource(AnyUrl("agentdocs://acme/web/documents/guide.md"))
+        tools = await client.list_tools()
+        return block, read, (refused.value, tools)
+
+    block, read, (refused, tools) = drive(api_token_key(outsider), live_server.url, body)
+    for result in (block, read):
+        assert result.isError
+        assert result.structuredContent == {
+            "error": "not_found",
+            "detail": "No such tenant.",
+            "field": "tenant",
+        }
+        assert text_of(result) == "No such tenant. (not_found, field tenant; HTTP 404)"
+    assert "No such tenant." in str(refused)
+    assert len(tools.tools) == len(TOOLS)
+
+
+def test_a_refused_argument_comes_back_with_our_error(live_server, documents, reader_key):
+    async def body(client: ClientSession) -> tuple[Any, Any]:
+        missing = await client.call_tool("read_document", {"path": "nope.md"})
+        bad = await client.call_tool("get_memory_block", {"process": "bad\nprocess"})
+        return missing, bad
+
+    missing, bad = drive(reader_key, live_server.url, body)
+    assert missing.isError and missing.structuredContent["error"] == "not_found"
+    assert bad.isError and bad.structuredContent["error"] == "invalid"
+    assert json.dumps(bad.structuredContent)  # plain JSON, as the REST error
