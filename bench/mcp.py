@@ -22,8 +22,6 @@ import asyncio
 import json
 import os
 import secrets
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,17 +35,13 @@ import requests
 # imported as the SDK's `mcp`: drop the folder before importing it.
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).parent]
 
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
+from bench.memory_block import HOST, free_port, stop, wait_until_serving  # noqa: E402
 
 
 def app_environment(database_url: str) -> dict[str, str]:
@@ -103,36 +97,13 @@ def start_server(folder: Path) -> tuple[subprocess.Popen, dict[str, str]]:
         env=env,
         start_new_session=True,
     )
-    url = f"http://{HOST}:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"gunicorn exited with code {server.returncode}")
-        try:
-            answer = requests.get(
-                f"{url}/api/v1/ping",
-                headers={"Authorization": f"Bearer {seeded['token']}"},
-                timeout=2,
-            )
-            if answer.status_code == 200:
-                break
-        except requests.RequestException:
-            time.sleep(0.2)
-    else:
-        stop(server)
-        raise SystemExit(f"gunicorn did not answer on {url} within 60 s")
-    return server, {"url": url, **seeded}
-
-
-def stop(server: subprocess.Popen) -> None:
-    if server.poll() is not None:
-        return
-    server.send_signal(signal.SIGTERM)
     try:
-        server.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
+        wait_until_serving(port, seeded["token"], server, timeout=60)
+    except SystemExit:
+        stop(server)
+        raise
+    url = f"http://{HOST}:{port}"
+    return server, {"url": url, **seeded}
 
 
 def percentile(values: list[float], fraction: float) -> float:
