@@ -1,0 +1,47 @@
+"""The three-way merge of document texts (agentdocs.core.merge)."""
+
+from agentdocs.core.merge import three_way
+
+BASE = "# Rules\n\n- one\n- two\n- three\n- four\n"
+
+
+def test_edits_of_different_lines_merge_and_say_who_wrote_what():
+    theirs = BASE.replace("- one", "- ONE")
+    yours = BASE.replace("- four", "- FOUR")
+    result = three_way(BASE, theirs, yours)
+    assert result.clean
+    assert result.text == "# Rules\n\n- ONE\n- two\n- three\n- FOUR\n"
+    assert result.origins() == {"theirs": 1, "yours": 1}
+
+
+def test_the_same_edit_on_both_sides_is_not_a_conflict():
+    edited = BASE.replace("- two", "- 2")
+    result = three_way(BASE, edited, edited)
+    assert result.clean and result.text == edited
+
+
+def test_overlapping_edits_conflict_with_each_side_located():
+    result = three_way(BASE, BASE.replace("- two", "- TWO"), BASE.replace("- two", "- deux"))
+    assert not result.clean
+    assert result.conflicts_data() == [
+        {
+            "base": {"start": 4, "lines": ["- two"]},
+            "theirs": {"start": 4, "lines": ["- TWO"]},
+            "yours": {"start": 4, "lines": ["- deux"]},
+        }
+    ]
+    assert result.resolve(["yours"]) == BASE.replace("- two", "- deux")
+    assert result.resolve(["theirs"]) == BASE.replace("- two", "- TWO")
+    assert result.resolve(["both"]) == BASE.replace("- two", "- TWO\n- deux")
+    assert result.resolve(["- zwei"]) == BASE.replace("- two", "- zwei")
+
+
+def test_a_missing_final_line_end_follows_the_side_that_changed_it():
+    assert three_way("a\nb", "a\nb\nc", "x\na\nb").text == "x\na\nb\nc"
+    assert three_way("a\nb\n", "a\nb\n", "a\nb").text == "a\nb"
+    assert three_way("a\nb\nc\nd\n", "A\nb\nc\nd\n", "a\nb\nc\nd").text == "A\nb\nc\nd"
+
+
+def test_one_sided_changes_return_that_side():
+    assert three_way(BASE, BASE, "new\n").text == "new\n"
+    assert three_way(BASE, "", BASE).text == ""
