@@ -4,6 +4,7 @@ goes through `agentdocs.services`."""
 
 from agentdocs.models.bindings import BindingRecord
 from agentdocs.models.documents import Document
+from agentdocs.models.events import Event
 from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
 from agentdocs.models.tenancy import (
@@ -23,6 +24,7 @@ __all__ = [
     "BindingRecord",
     "ChangeType",
     "Document",
+    "Event",
     "HistoryChangeType",
     "Invitation",
     "InvitationState",
