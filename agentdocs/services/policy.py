@@ -331,6 +331,12 @@ def recipe_update(
 
 @transaction.atomic
 def recipe_delete(*, recipe: Recipe, user: User, reason: str = "") -> None:
+    # Read afresh: the history row and the event keep the values deleted, not those
+    # of a copy the caller read before someone else's change.
+    current = Recipe.objects.select_for_update().filter(pk=recipe.pk).first()
+    if current is None:
+        raise NotFound(f"No recipe {recipe.name!r} in this tenant.", field="name")
+    recipe = current
     previous: events.RecipeValue = {"params": recipe.params, "profiles": recipe.profiles}
     _mark(recipe, user=user, reason=reason, change_type=ChangeType.DELETED).delete()
     _recipe_changed(recipe, action="deleted", previous=previous, user=user, reason=reason)
