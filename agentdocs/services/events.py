@@ -14,6 +14,7 @@ and `api` (where the API serves the changed thing), as absolute paths
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
 from urllib.parse import urlencode
 
@@ -41,7 +42,8 @@ PROVIDER_CHANGED = "provider.changed"
 BINDING_CREATED = "binding.created"
 
 KINDS = ("document", "setting", "recipe", "membership", "provider", "webhook", "binding", "change")
-# What only tenant admins see in the activity feed, as they alone read these things.
+# What only tenant admins see in the activity feed, as they alone read these things
+# (the members list, webhooks, the tenant's API tokens, should tokens ever emit).
 ADMIN_ONLY_KINDS = ("membership", "webhook", "token")
 
 
@@ -156,7 +158,7 @@ def emit(
     target: str,
     reason: str = "",
     version: int | None = None,
-    data: Any = None,
+    data: Mapping[str, object] | None = None,
     action: str | None = None,
 ) -> Event:
     """Record that something changed; `type` is "<kind>.<action>" (`document.updated`).
