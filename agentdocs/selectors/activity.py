@@ -7,6 +7,7 @@ tokens are for tenant admins, and so are their events.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, time
@@ -34,9 +35,13 @@ class ActivityFilter:
 
 FILTERS = ("project", "actor", "kind", "since", "until")
 
+# An offset's "+" that a query string written by hand turned into a space.
+_UNENCODED_OFFSET = re.compile(r"(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}(?::?\d{2})?)\Z")
+
 
 def _moment(value: str, *, field: str) -> datetime:
     """An ISO 8601 date-time (UTC unless it names an offset) or date (its midnight, UTC)."""
+    value = _UNENCODED_OFFSET.sub(r"\1+\2", value)
     try:
         moment = parse_datetime(value)
         if moment is None:

@@ -123,6 +123,8 @@ def test_since_and_until_take_iso_8601(api, admin, changes):
     day = (timezone.now() - timedelta(days=3)).date().isoformat()
     assert "setting" in _kinds(client.get(URL, {"since": day}))
     assert client.get(URL, {"since": "2026-01-01T00:00:00+02:00"}).status_code == 200
+    # A "+" written unencoded in a query string arrives as a space.
+    assert client.get(URL + "?since=2026-01-01T00:00:00+02:00").status_code == 200
 
 
 @pytest.mark.parametrize(
