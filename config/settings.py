@@ -238,6 +238,11 @@ SPECTACULAR_SETTINGS = {
         {"name": "history", "description": "A document's versions, diffs between them, revert."},
         {"name": "locks", "description": "Short advisory locks that hold off other writers."},
         {
+            "name": "activity",
+            "description": "What changed in a tenant, who and why; the history of each "
+            "setting, recipe, membership and provider.",
+        },
+        {
             "name": "settings",
             "description": "`memory.*` and `security.*` settings, tenant and project scope.",
         },

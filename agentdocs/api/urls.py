@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.urls import path, re_path
 
 from agentdocs.api import (
+    activity,
     bindings,
     documents,
     export,
@@ -112,6 +113,29 @@ urlpatterns = [
     ),
     # Import: a repository's agent files become documents.
     re_path(P + r"/import/$", imports.ProjectImport.as_view(), name="api-import"),
+    # Activity and history: the tenant's feed, and the history of each setting (a
+    # project's with `?project=`), recipe, membership and provider map entry.
+    re_path(T + r"/activity/$", activity.ActivityList.as_view(), name="api-activity"),
+    re_path(
+        T + r"/history/settings/(?P<key>[^/]+)$",
+        activity.SettingHistory.as_view(),
+        name="api-setting-history",
+    ),
+    re_path(
+        T + r"/history/recipes/(?P<name>[^/]+)$",
+        activity.RecipeHistory.as_view(),
+        name="api-recipe-history",
+    ),
+    re_path(
+        T + r"/history/members/(?P<username>[^/]+)$",
+        activity.MembershipHistory.as_view(),
+        name="api-membership-history",
+    ),
+    re_path(
+        T + r"/history/providers/(?P<name>.+)$",
+        activity.ProviderHistory.as_view(),
+        name="api-provider-history",
+    ),
     # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
     # Add new routes above this line.
     re_path(r"^.*$", json_not_found),

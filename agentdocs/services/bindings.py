@@ -51,7 +51,7 @@ from agentdocs.core.policy import PolicySetting
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 from agentdocs.selectors import bindings as binding_selectors
-from agentdocs.services import archival
+from agentdocs.services import archival, events
 from agentdocs.services import memory_block as memory_block_service
 
 MANIFEST_PATH = "context.json"
@@ -227,7 +227,30 @@ def binding_create(
             memory_block_sha256=block["sha256"] if block is not None else "",
         )
         transaction.on_commit(_archive_later(stored.pk), robust=True)
+        _binding_created(stored, tenant=tenant, project=project, user=user)
     return BindingResult(record=stored)
+
+
+def _binding_created(
+    record: BindingRecord, *, tenant: Tenant, project: Project, user: User
+) -> None:
+    data: events.BindingEventData = {
+        "id": record.pk,
+        "process": record.process,
+        "problem_count": record.problem_count,
+        "actor": user.get_username(),
+        "links": events.binding_links(
+            tenant_slug=tenant.slug, project_slug=project.slug, record_id=record.pk
+        ),
+    }
+    events.emit(
+        type=events.BINDING_CREATED,
+        tenant=tenant,
+        project=project,
+        actor=user,
+        target=str(record.pk),
+        data=data,
+    )
 
 
 def _refuse_oversized(record: BindingRecordData) -> None:

@@ -38,8 +38,8 @@ from agentdocs.models import ChangeType, Document, Project
 from agentdocs.models.documents import SecretAcknowledgement
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.services import events, render_cache
 from agentdocs.services import policy as policy_service
-from agentdocs.services import render_cache
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -146,7 +146,7 @@ def _validate_reason(reason: object) -> str:
 def _lock_for_write(document: Document) -> Document:
     """Re-read the row under a row lock, so concurrent writers queue up here."""
     return (
-        Document.objects.select_related("project")
+        Document.objects.select_related("project__tenant")
         .select_for_update(of=("self",))
         .get(pk=document.pk)
     )
@@ -209,8 +209,10 @@ def _save_version(
     user: User,
     reason: str,
     change_type: ChangeType,
+    event_type: str,
     is_deleted: bool = False,
     secret_acknowledgement: str = "",
+    restored_from: int | None = None,
 ) -> Document:
     document.body = body
     document.sha256 = sha256_of(body)
@@ -223,7 +225,38 @@ def _save_version(
     mark_change(document, user=user, reason=reason, change_type=change_type)
     document.save()
     render_cache.render_inputs_changed(tenant_id=document.project.tenant_id)
+    _emit(document, event_type=event_type, user=user, reason=reason, restored_from=restored_from)
     return document
+
+
+def _emit(
+    document: Document, *, event_type: str, user: User, reason: str, restored_from: int | None
+) -> None:
+    """The version's event, in the write's transaction (webhooks and the activity feed)."""
+    project = document.project
+    tenant = project.tenant
+    data: events.DocumentEventData = {
+        "path": document.path,
+        "version": document.version,
+        "sha256": document.sha256,
+        "actor": user.get_username(),
+        "reason": reason,
+        "links": events.document_links(
+            tenant_slug=tenant.slug, project_slug=project.slug, path=document.path
+        ),
+    }
+    if restored_from is not None:
+        data["restored_from"] = restored_from
+    events.emit(
+        type=event_type,
+        tenant=tenant,
+        project=project,
+        actor=user,
+        target=document.path,
+        reason=reason,
+        version=document.version,
+        data=data,
+    )
 
 
 def document_create(
@@ -263,6 +296,7 @@ def document_create(
                 user=user,
                 reason=reason,
                 change_type=ChangeType.CREATED,
+                event_type=events.DOCUMENT_CREATED,
                 secret_acknowledgement=acknowledgement,
             )
     except IntegrityError:
@@ -301,6 +335,7 @@ def document_write(
             user=user,
             reason=reason,
             change_type=change_type,
+            event_type=events.DOCUMENT_UPDATED,
             secret_acknowledgement=acknowledgement,
         )
 
@@ -379,6 +414,7 @@ def document_delete(
             user=user,
             reason=reason,
             change_type=ChangeType.DELETED,
+            event_type=events.DOCUMENT_DELETED,
             is_deleted=True,
         )
 
@@ -426,7 +462,9 @@ def document_revert(
             user=user,
             reason=reason or f"Revert to version {version}",
             change_type=change_type,
+            event_type=events.DOCUMENT_RESTORED,
             secret_acknowledgement=acknowledgement,
+            restored_from=version,
         )
 
 

@@ -3,19 +3,150 @@ is sent for it once that transaction commits (never for a rolled-back change).
 
 Receivers of `event_committed` (webhook delivery) get `event=<Event>`; they must
 not raise, since the change they report has already happened.
+
+`Event.data` is the webhook payload's `data` object, so its shape per event type
+is declared here (the `…EventData` TypedDicts) and every service builds it
+through the helpers below. Each holds `links`: `page` (the page that shows the
+change: the document, or the history of a setting, recipe, membership or provider)
+and `api` (where the API serves the changed thing), as absolute paths
+("/t/acme/web/doc/agent.md"), which is also the activity feed's `url`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict
+from urllib.parse import urlencode
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.dispatch import Signal
+from django.urls import reverse
 
 from agentdocs.models import Project, Tenant
 from agentdocs.models.events import Event
 
 event_committed = Signal()
+
+# The event types services emit, by kind (the activity feed's `kind` filter). The
+# `change.*` events of change requests and `webhook.*` ones are emitted by those
+# features; their kinds are listed so the feed can filter on them.
+DOCUMENT_CREATED = "document.created"
+DOCUMENT_UPDATED = "document.updated"
+DOCUMENT_DELETED = "document.deleted"
+DOCUMENT_RESTORED = "document.restored"
+SETTING_CHANGED = "setting.changed"
+RECIPE_CHANGED = "recipe.changed"
+MEMBERSHIP_CHANGED = "membership.changed"
+PROVIDER_CHANGED = "provider.changed"
+BINDING_CREATED = "binding.created"
+
+KINDS = ("document", "setting", "recipe", "membership", "provider", "webhook", "binding", "change")
+# What only tenant admins see in the activity feed, as they alone read these things
+# (the members list, webhooks, the tenant's API tokens, should tokens ever emit).
+ADMIN_ONLY_KINDS = ("membership", "webhook", "token")
+
+
+class Links(TypedDict):
+    page: str
+    api: str
+
+
+class DocumentEventData(TypedDict):
+    """`document.created`, `document.updated`, `document.deleted`, `document.restored`."""
+
+    path: str
+    version: int
+    sha256: str
+    actor: str
+    reason: str
+    links: Links
+    # `document.restored` only: the version whose text came back.
+    restored_from: NotRequired[int]
+
+
+class SettingValue(TypedDict):
+    value: str
+    enforced: bool
+
+
+class SettingEventData(TypedDict):
+    """`setting.changed`; `value` and `enforced` are null when the setting was deleted,
+    `previous` null when it was created."""
+
+    key: str
+    scope: str  # "tenant" or "project"
+    project: str | None  # the project's slug for a project setting
+    action: str  # "created", "updated" or "deleted"
+    value: str | None
+    enforced: bool | None
+    previous: SettingValue | None
+    actor: str
+    reason: str
+    links: Links
+
+
+class RecipeValue(TypedDict):
+    params: dict[str, Any]
+    profiles: dict[str, Any]
+
+
+class RecipeEventData(TypedDict):
+    """`recipe.changed`; `params` and `profiles` are null when it was deleted."""
+
+    name: str
+    action: str
+    params: dict[str, Any] | None
+    profiles: dict[str, Any] | None
+    previous: RecipeValue | None
+    actor: str
+    reason: str
+    links: Links
+
+
+class MembershipEventData(TypedDict):
+    """`membership.changed`; `role` is null when the member was removed,
+    `previous_role` null when they were added."""
+
+    username: str
+    action: str
+    role: str | None
+    previous_role: str | None
+    actor: str
+    reason: str
+    links: Links
+
+
+class ProviderTarget(TypedDict):
+    project: str
+    path: str
+
+
+class ProviderEventData(TypedDict):
+    """`provider.changed`; `project` and `path` are null when the name was removed."""
+
+    name: str
+    action: str
+    project: str | None
+    path: str | None
+    previous: ProviderTarget | None
+    actor: str
+    reason: str
+    links: Links
+
+
+class BindingEventData(TypedDict):
+    """`binding.created`."""
+
+    id: int
+    process: str
+    problem_count: int
+    actor: str
+    links: Links
+
+
+def _username(user: User | None) -> str:
+    return user.get_username() if user is not None and user.pk is not None else ""
 
 
 def emit(
@@ -23,27 +154,92 @@ def emit(
     type: str,
     tenant: Tenant,
     project: Project | None,
-    actor: Any,
+    actor: User | None,
     target: str,
     reason: str = "",
     version: int | None = None,
-    data: dict[str, Any] | None = None,
+    data: Mapping[str, object] | None = None,
+    action: str | None = None,
 ) -> Event:
-    """Record that something changed; `type` is "<kind>.<action>" (`document.updated`)."""
-    kind, _, action = type.partition(".")
-    user = actor if getattr(actor, "pk", None) is not None else None
+    """Record that something changed; `type` is "<kind>.<action>" (`document.updated`).
+
+    ``action`` is for the `*.changed` types, whose feed action says what happened
+    ("created", "updated", "deleted"); by default it is the part after the dot."""
+    kind, _, type_action = type.partition(".")
+    user = actor if actor is not None and actor.pk is not None else None
     event = Event.objects.create(
         tenant=tenant,
         project=project,
         type=type,
         kind=kind,
-        action=action,
+        action=action or type_action,
         target=target[:500],
         actor=user,
-        actor_name=user.get_username() if user is not None else "",
+        actor_name=_username(user),
         reason=reason,
         version=version,
-        data=data or {},
+        data=dict(data or {}),
     )
     transaction.on_commit(lambda: event_committed.send(sender=Event, event=event))
     return event
+
+
+# Links. Paths only: the webhook's receiver knows the server it registered with.
+
+
+def document_links(*, tenant_slug: str, project_slug: str, path: str) -> Links:
+    kwargs = {"tenant": tenant_slug, "project": project_slug, "path": path}
+    return {
+        "page": reverse("document", kwargs=kwargs),
+        "api": reverse("api-document", kwargs=kwargs),
+    }
+
+
+def setting_links(*, tenant_slug: str, project_slug: str | None, key: str) -> Links:
+    query = f"?{urlencode({'project': project_slug})}" if project_slug else ""
+    page = reverse("setting-history", kwargs={"tenant": tenant_slug, "key": key}) + query
+    if project_slug is None:
+        api = reverse("api-tenant-setting", kwargs={"tenant": tenant_slug, "key": key})
+    else:
+        api = reverse(
+            "api-project-setting",
+            kwargs={"tenant": tenant_slug, "project": project_slug, "key": key},
+        )
+    return {"page": page, "api": api}
+
+
+def recipe_links(*, tenant_slug: str, name: str) -> Links:
+    kwargs = {"tenant": tenant_slug, "name": name}
+    return {
+        "page": reverse("recipe-history", kwargs=kwargs),
+        "api": reverse("api-recipe", kwargs=kwargs),
+    }
+
+
+def membership_links(*, tenant_slug: str, username: str) -> Links:
+    kwargs = {"tenant": tenant_slug, "username": username}
+    return {
+        "page": reverse("membership-history", kwargs=kwargs),
+        "api": reverse("api-member", kwargs=kwargs),
+    }
+
+
+def provider_links(*, tenant_slug: str, name: str) -> Links:
+    kwargs = {"tenant": tenant_slug, "name": name}
+    return {
+        "page": reverse("provider-history", kwargs=kwargs),
+        "api": reverse("api-provider", kwargs=kwargs),
+    }
+
+
+def binding_links(*, tenant_slug: str, project_slug: str, record_id: int) -> Links:
+    return {
+        "page": reverse(
+            "binding",
+            kwargs={"tenant": tenant_slug, "project": project_slug, "record_id": record_id},
+        ),
+        "api": reverse(
+            "api-binding",
+            kwargs={"tenant": tenant_slug, "project": project_slug, "record": str(record_id)},
+        ),
+    }

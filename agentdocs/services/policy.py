@@ -20,7 +20,7 @@ from agentdocs.core.recipes import ProfileOptions, RecipeParams
 from agentdocs.core.secret_scan import refuse_secret
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.models.history import mark_change
-from agentdocs.services import render_cache
+from agentdocs.services import events, render_cache
 
 SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}\Z")
 SECRET_OVERRIDE_KEY = "security.secretOverride"
@@ -147,6 +147,7 @@ def setting_set(
         try:
             with transaction.atomic():
                 _mark(setting, user=user, reason=reason, change_type=ChangeType.CREATED).save()
+                _setting_changed(setting, action="created", previous=None, user=user, reason=reason)
             return setting, True
         except IntegrityError:
             # A concurrent request created the key after the read above (the row lock
@@ -157,11 +158,51 @@ def setting_set(
                 raise
     if setting.value == value and setting.enforced == enforced:
         return setting, False
+    previous: events.SettingValue = {"value": setting.value, "enforced": setting.enforced}
     setting.value = value
     setting.enforced = enforced
     setting.updated_by = user
     _mark(setting, user=user, reason=reason, change_type=ChangeType.UPDATED).save()
+    _setting_changed(setting, action="updated", previous=previous, user=user, reason=reason)
     return setting, False
+
+
+def _setting_changed(
+    setting: Setting,
+    *,
+    action: str,
+    previous: events.SettingValue | None,
+    user: User,
+    reason: str,
+) -> None:
+    tenant, project = setting.tenant, setting.project
+    deleted = action == "deleted"
+    data: events.SettingEventData = {
+        "key": setting.key,
+        "scope": "tenant" if project is None else "project",
+        "project": project.slug if project is not None else None,
+        "action": action,
+        "value": None if deleted else setting.value,
+        "enforced": None if deleted else setting.enforced,
+        "previous": previous,
+        "actor": user.get_username(),
+        "reason": reason,
+        "links": events.setting_links(
+            tenant_slug=tenant.slug,
+            project_slug=project.slug if project is not None else None,
+            key=setting.key,
+        ),
+    }
+    events.emit(
+        type=events.SETTING_CHANGED,
+        action=action,
+        tenant=tenant,
+        project=project,
+        actor=user,
+        target=setting.key,
+        reason=reason,
+        data=data,
+    )
 
 
 @transaction.atomic
@@ -172,7 +213,9 @@ def setting_delete(
     setting = Setting.objects.filter(tenant=tenant, project=project, key=key).first()
     if setting is None:
         raise NotFound(f"No setting {key!r} here.", field="key")
+    previous: events.SettingValue = {"value": setting.value, "enforced": setting.enforced}
     _mark(setting, user=user, reason=reason, change_type=ChangeType.DELETED).delete()
+    _setting_changed(setting, action="deleted", previous=previous, user=user, reason=reason)
 
 
 def validate_params(params: object) -> RecipeParams:
@@ -257,6 +300,7 @@ def recipe_create(
     try:
         with transaction.atomic():
             _mark(recipe, user=user, reason=reason, change_type=ChangeType.CREATED).save()
+            _recipe_changed(recipe, action="created", previous=None, user=user, reason=reason)
     except IntegrityError:
         raise AlreadyExists(f"A recipe {name!r} already exists.", field="name") from None
     return recipe
@@ -276,12 +320,54 @@ def recipe_update(
     recipe = Recipe.objects.select_for_update().get(pk=recipe.pk)
     if recipe.params == params and recipe.profiles == profiles:
         return recipe
+    previous: events.RecipeValue = {"params": recipe.params, "profiles": recipe.profiles}
     recipe.params = params
     recipe.profiles = profiles
     recipe.updated_by = user
     _mark(recipe, user=user, reason=reason, change_type=ChangeType.UPDATED).save()
+    _recipe_changed(recipe, action="updated", previous=previous, user=user, reason=reason)
     return recipe
 
 
+@transaction.atomic
 def recipe_delete(*, recipe: Recipe, user: User, reason: str = "") -> None:
+    # Read afresh: the history row and the event keep the values deleted, not those
+    # of a copy the caller read before someone else's change.
+    current = Recipe.objects.select_for_update().filter(pk=recipe.pk).first()
+    if current is None:
+        raise NotFound(f"No recipe {recipe.name!r} in this tenant.", field="name")
+    recipe = current
+    previous: events.RecipeValue = {"params": recipe.params, "profiles": recipe.profiles}
     _mark(recipe, user=user, reason=reason, change_type=ChangeType.DELETED).delete()
+    _recipe_changed(recipe, action="deleted", previous=previous, user=user, reason=reason)
+
+
+def _recipe_changed(
+    recipe: Recipe,
+    *,
+    action: str,
+    previous: events.RecipeValue | None,
+    user: User,
+    reason: str,
+) -> None:
+    deleted = action == "deleted"
+    data: events.RecipeEventData = {
+        "name": recipe.name,
+        "action": action,
+        "params": None if deleted else dict(recipe.params),
+        "profiles": None if deleted else dict(recipe.profiles),
+        "previous": previous,
+        "actor": user.get_username(),
+        "reason": reason,
+        "links": events.recipe_links(tenant_slug=recipe.tenant.slug, name=recipe.name),
+    }
+    events.emit(
+        type=events.RECIPE_CHANGED,
+        action=action,
+        tenant=recipe.tenant,
+        project=None,
+        actor=user,
+        target=recipe.name,
+        reason=reason,
+        data=data,
+    )

@@ -11,6 +11,7 @@ from agentdocs.core.paths import validate_path
 from agentdocs.models import ChangeType, ProviderMapping, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import policy as policy_selectors
+from agentdocs.services import events
 
 
 def validate_provider_name(name: object) -> str:
@@ -48,10 +49,13 @@ def provider_set(
             ProviderMapping.objects.select_for_update().filter(tenant=tenant, name=name).first()
         )
         created = mapping is None
+        previous: events.ProviderTarget | None = None
         if mapping is None:
             mapping = ProviderMapping(tenant=tenant, name=name)
         elif mapping.project_id == project.pk and mapping.path == path:
             return mapping, False
+        else:
+            previous = {"project": mapping.project.slug, "path": mapping.path}
         mapping.project = project
         mapping.path = path
         mapping.updated_by = user
@@ -64,6 +68,13 @@ def provider_set(
         try:
             with transaction.atomic():
                 mapping.save()
+                _provider_changed(
+                    mapping,
+                    action="created" if created else "updated",
+                    previous=previous,
+                    user=user,
+                    reason=reason,
+                )
         except IntegrityError:
             raise AlreadyExists(
                 f"The name {name!r} was mapped by another request at the same time; "
@@ -76,5 +87,38 @@ def provider_set(
 @transaction.atomic
 def provider_delete(*, tenant: Tenant, name: str, user: User, reason: str = "") -> None:
     mapping = policy_selectors.provider_get(tenant=tenant, name=name)
+    previous: events.ProviderTarget = {"project": mapping.project.slug, "path": mapping.path}
     mark_change(mapping, user=user, reason=reason, change_type=ChangeType.DELETED)
     mapping.delete()
+    _provider_changed(mapping, action="deleted", previous=previous, user=user, reason=reason)
+
+
+def _provider_changed(
+    mapping: ProviderMapping,
+    *,
+    action: str,
+    previous: events.ProviderTarget | None,
+    user: User,
+    reason: str,
+) -> None:
+    deleted = action == "deleted"
+    data: events.ProviderEventData = {
+        "name": mapping.name,
+        "action": action,
+        "project": None if deleted else mapping.project.slug,
+        "path": None if deleted else mapping.path,
+        "previous": previous,
+        "actor": user.get_username(),
+        "reason": reason,
+        "links": events.provider_links(tenant_slug=mapping.tenant.slug, name=mapping.name),
+    }
+    events.emit(
+        type=events.PROVIDER_CHANGED,
+        action=action,
+        tenant=mapping.tenant,
+        project=None,
+        actor=user,
+        target=mapping.name,
+        reason=reason,
+        data=data,
+    )

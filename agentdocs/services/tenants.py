@@ -31,6 +31,7 @@ from agentdocs.models import (
     Tenant,
 )
 from agentdocs.models.history import mark_change
+from agentdocs.services import events
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")
 
@@ -92,12 +93,16 @@ def tenant_create(*, slug: str, name: str, user: User | None) -> Tenant:
         change_type=ChangeType.CREATED,
     ).save()
     if user is not None:
-        mark_change(
+        membership = mark_change(
             Membership(user=user, tenant=tenant, role=Role.ADMIN),
             user=user,
             reason="Tenant creator",
             change_type=ChangeType.CREATED,
-        ).save()
+        )
+        membership.save()
+        _membership_changed(
+            membership, action="created", previous_role=None, actor=user, reason="Tenant creator"
+        )
     return tenant
 
 
@@ -145,13 +150,17 @@ def membership_set(
     list(Membership.objects.select_for_update().filter(tenant=tenant, role=Role.ADMIN))
     membership = Membership.objects.filter(tenant=tenant, user=user).first()
     if membership is None:
+        reason = reason or f"Added as {role}"
         membership = mark_change(
             Membership(tenant=tenant, user=user, role=role),
             user=actor,
-            reason=reason or f"Added as {role}",
+            reason=reason,
             change_type=ChangeType.CREATED,
         )
         membership.save()
+        _membership_changed(
+            membership, action="created", previous_role=None, actor=actor, reason=reason
+        )
         return membership, True
     if membership.role == role:
         return membership, False
@@ -159,13 +168,13 @@ def membership_set(
         raise Unprocessable(
             "This is the tenant's last admin; make someone else admin first.", field="role"
         )
+    previous_role = membership.role
     membership.role = role
-    mark_change(
-        membership,
-        user=actor,
-        reason=reason or f"Role changed to {role}",
-        change_type=ChangeType.UPDATED,
-    ).save()
+    reason = reason or f"Role changed to {role}"
+    mark_change(membership, user=actor, reason=reason, change_type=ChangeType.UPDATED).save()
+    _membership_changed(
+        membership, action="updated", previous_role=previous_role, actor=actor, reason=reason
+    )
     return membership, False
 
 
@@ -183,8 +192,43 @@ def membership_remove(*, tenant: Tenant, username: str, actor: User, reason: str
         raise Unprocessable(
             "This is the tenant's last admin and cannot be removed.", field="username"
         )
-    mark_change(membership, user=actor, reason=reason or "Removed", change_type=ChangeType.DELETED)
+    reason = reason or "Removed"
+    mark_change(membership, user=actor, reason=reason, change_type=ChangeType.DELETED)
     membership.delete()
+    _membership_changed(
+        membership, action="deleted", previous_role=membership.role, actor=actor, reason=reason
+    )
+
+
+def _membership_changed(
+    membership: Membership,
+    *,
+    action: str,
+    previous_role: str | None,
+    actor: User,
+    reason: str,
+) -> None:
+    tenant = membership.tenant
+    username = membership.user.get_username()
+    data: events.MembershipEventData = {
+        "username": username,
+        "action": action,
+        "role": None if action == "deleted" else membership.role,
+        "previous_role": previous_role,
+        "actor": actor.get_username(),
+        "reason": reason,
+        "links": events.membership_links(tenant_slug=tenant.slug, username=username),
+    }
+    events.emit(
+        type=events.MEMBERSHIP_CHANGED,
+        action=action,
+        tenant=tenant,
+        project=None,
+        actor=actor,
+        target=username,
+        reason=reason,
+        data=data,
+    )
 
 
 class InvitationDecided(AgentdocsError):

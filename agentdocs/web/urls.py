@@ -6,9 +6,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import URLPattern, URLResolver, include, path
 
 from agentdocs.web.views import (
+    activity,
     bindings,
     documents,
     export,
+    history,
     invitations,
     memory_block,
     policy,
@@ -54,6 +56,17 @@ tenant_urls: list[URLPattern | URLResolver] = [
     path("-/recipes/new/", policy.recipe_create, name="recipe-create"),
     path("-/recipes/<str:name>/", policy.recipe_detail, name="recipe"),
     path("-/recipes/<str:name>/delete/", policy.recipe_delete, name="recipe-delete"),
+    # Activity and history: the tenant's feed, and the history of each setting (a
+    # project's with `?project=`), recipe, membership and provider map entry.
+    path("-/activity/", activity.activity, name="activity"),
+    path("-/history/settings/<str:key>/", history.setting_history, name="setting-history"),
+    path("-/history/recipes/<str:name>/", history.recipe_history, name="recipe-history"),
+    path(
+        "-/history/members/<str:username>/",
+        history.membership_history,
+        name="membership-history",
+    ),
+    path("-/history/providers/<path:name>/", history.provider_history, name="provider-history"),
     path("<slug:project>/", include(project_urls)),
 ]
 

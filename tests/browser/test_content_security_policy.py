@@ -39,6 +39,12 @@ PAGES = [
     P + "revert/agent.md?version=1",
     P + "delete/agent.md",
     P + "doc/.AGENTS/overview.md",
+    # Activity and history.
+    "/t/acme/-/activity/",
+    "/t/acme/-/activity/?kind=nope",
+    "/t/acme/-/history/settings/memory.language/",
+    "/t/acme/-/history/recipes/coder/",
+    "/t/acme/-/history/members/carol/",
     "/t/acme/nope/",  # the 404 page
     "/api/docs/",
 ]

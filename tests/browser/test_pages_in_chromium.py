@@ -341,3 +341,28 @@ def test_bind_a_run_and_read_its_record(signed_in, screenshot, writer, admin, ac
     page.get_by_role("link", name="Reconstruct").click()
     expect(page.get_by_text("complete and verified")).to_be_visible()
     expect(page.get_by_text("byte-identical")).to_be_visible()
+
+
+def test_the_activity_page_leads_from_a_change_to_its_history(signed_in, screenshot, admin, acme):
+    policy_service.setting_set(
+        tenant=acme,
+        project=None,
+        key="memory.language",
+        value="en-US",
+        user=admin,
+        reason="Our customers are in the US",
+    )
+    page = signed_in(admin)
+    page.goto("/t/acme/")
+    page.get_by_role("link", name="Activity", exact=True).click()
+    expect(page.get_by_role("heading", name="Activity")).to_be_visible()
+    expect(page.get_by_text("Add the downloads rule")).to_be_visible()
+    screenshot(page, "activity")
+    page.get_by_label("Kind").select_option("setting")
+    page.get_by_role("button", name="Show").click()
+    expect(page.get_by_text("Add the downloads rule")).to_have_count(0)
+    page.get_by_role("link", name="memory.language").first.click()
+    expect(page.get_by_text("Our customers are in the US")).to_be_visible()
+    expect(page.locator("ins", has_text="en-US")).to_be_visible()
+    expect(page.locator("del", has_text="en-GB")).to_be_visible()
+    screenshot(page, "setting-history")

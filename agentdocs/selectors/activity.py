@@ -1,0 +1,108 @@
+"""The tenant's activity feed: its events, newest first, as far as the reader may see.
+
+Every member reads the tenant's documents, settings, recipes, provider map, binding
+records and change requests, so they see those events; memberships, webhooks and
+tokens are for tenant admins, and so are their events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, time
+
+from django.db.models import QuerySet
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+
+from agentdocs.core.errors import InvalidInput
+from agentdocs.models import Event, Project
+from agentdocs.permissions import Access
+from agentdocs.services.events import ADMIN_ONLY_KINDS, KINDS
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActivityFilter:
+    """What the feed is narrowed to; None (or "") is no narrowing."""
+
+    project: str | None = None  # a project's slug
+    actor: str | None = None  # a username
+    kind: str | None = None
+    since: datetime | None = None  # inclusive
+    until: datetime | None = None  # exclusive
+
+
+FILTERS = ("project", "actor", "kind", "since", "until")
+
+# An offset's "+" that a query string written by hand turned into a space.
+_UNENCODED_OFFSET = re.compile(r"(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}(?::?\d{2})?)\Z")
+
+
+def _moment(value: str, *, field: str) -> datetime:
+    """An ISO 8601 date-time (UTC unless it names an offset) or date (its midnight, UTC)."""
+    value = _UNENCODED_OFFSET.sub(r"\1+\2", value)
+    try:
+        moment = parse_datetime(value)
+        if moment is None:
+            day = parse_date(value)
+            moment = datetime.combine(day, time.min) if day is not None else None
+    except ValueError:
+        moment = None
+    if moment is None:
+        raise InvalidInput(
+            f"`{field}` must be an ISO 8601 date-time, such as 2026-01-31T09:00:00Z, or a date.",
+            field=field,
+        )
+    return moment if timezone.is_aware(moment) else moment.replace(tzinfo=UTC)
+
+
+def activity_filter(params: Mapping[str, str]) -> ActivityFilter:
+    """The feed's filters from a query string; InvalidInput naming an unreadable one."""
+    values = {name: (params.get(name) or "").strip() for name in FILTERS}
+    return ActivityFilter(
+        project=values["project"] or None,
+        actor=values["actor"] or None,
+        kind=values["kind"] or None,
+        since=_moment(values["since"], field="since") if values["since"] else None,
+        until=_moment(values["until"], field="until") if values["until"] else None,
+    )
+
+
+def visible_kinds(access: Access) -> tuple[str, ...]:
+    if access.is_admin:
+        return KINDS
+    return tuple(kind for kind in KINDS if kind not in ADMIN_ONLY_KINDS)
+
+
+def activity_list(*, access: Access, filters: ActivityFilter) -> QuerySet[Event]:
+    """The events of the access's tenant the member may see, narrowed by ``filters``;
+    InvalidInput naming the filter for an unknown kind or project, or a `since` after
+    `until`."""
+    events = Event.objects.filter(tenant=access.tenant)
+    if not access.is_admin:
+        events = events.exclude(kind__in=ADMIN_ONLY_KINDS)
+    if filters.kind:
+        if filters.kind not in KINDS:
+            raise InvalidInput(
+                f"Unknown kind {filters.kind!r}; one of {', '.join(KINDS)}.", field="kind"
+            )
+        events = events.filter(kind=filters.kind)
+    if filters.project:
+        project_id = (
+            Project.objects.filter(tenant=access.tenant, slug=filters.project)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if project_id is None:
+            raise InvalidInput(f"This tenant has no project {filters.project!r}.", field="project")
+        events = events.filter(project_id=project_id)
+    if filters.actor:
+        events = events.filter(actor_name=filters.actor)
+    if filters.since is not None and filters.until is not None and filters.since > filters.until:
+        raise InvalidInput("`since` is after `until`.", field="since")
+    if filters.since is not None:
+        events = events.filter(created_at__gte=filters.since)
+    if filters.until is not None:
+        events = events.filter(created_at__lt=filters.until)
+    return events.select_related("project").order_by("-created_at", "-id")
