@@ -168,3 +168,32 @@ def test_a_stale_edit_of_the_same_line_conflicts(doc, writer):
             document=doc, old="- one", new="- uno", base_version=1, user=writer, merge=True
         )
     assert Document.objects.get().version == 2
+
+
+def test_concurrent_merges_of_different_lines_all_land(transactional_db, project, writer):
+    from django.db import connection
+
+    from tests.conftest import need_service
+    from tests.test_concurrency import WRITERS, _run_concurrently
+
+    need_service("PostgreSQL", connection.vendor == "postgresql", "row locks need PostgreSQL")
+    base = "".join(f"- rule {i}\n\n" for i in range(WRITERS))
+    document = svc.document_create(project=project, path="agent.md", body=base, user=writer)
+
+    def write(i: int):
+        return svc.document_write(
+            document=document,
+            body=base.replace(f"- rule {i}\n", f"- rule {i}, edited\n"),
+            base_version=1,
+            user=writer,
+            reason=f"w{i}",
+            merge=True,
+        )
+
+    results = _run_concurrently(WRITERS, write)
+    assert all(isinstance(result, Document) for result in results), results
+    document.refresh_from_db()
+    assert document.version == WRITERS + 1
+    assert document.body == "".join(f"- rule {i}, edited\n\n" for i in range(WRITERS))
+    merged = list(document.history.order_by("version").values_list("merged_with", flat=True))
+    assert merged == [None, None, *range(2, WRITERS + 1)]
