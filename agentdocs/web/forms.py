@@ -250,7 +250,7 @@ class MergeResolutionForm(forms.Form):
     base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     theirs_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     reason = ReasonField()
-    acknowledge_secret = forms.CharField(required=False, widget=forms.HiddenInput)
+    acknowledge_secret = AcknowledgeSecretField()
     discard_theirs = forms.BooleanField(required=False)
 
     def __init__(self, *args: Any, conflicts: int = 0, **kwargs: Any) -> None:

@@ -176,3 +176,21 @@ def test_a_tampered_form_is_400(browse, writer, doc):
     response = browse(writer).post("/t/acme/web/resolve/agent.md", {"body": "x"})
     assert response.status_code == 400
     assert browse(writer).get("/t/acme/web/resolve/agent.md").status_code == 405
+
+
+def test_a_secret_in_the_chosen_text_is_refused_and_may_be_acknowledged(browse, writer, doc):
+    from tests.services.test_secret_acknowledgement import TEST_TOKEN
+
+    client = browse(writer)
+    own = f"- Use tabs, width 4.\n- The fixtures token: {TEST_TOKEN}\n"
+    refused = resolve(client, MINE, choice_0="edit", text_0=own)
+    assert refused.status_code == 422
+    assert "looks like" in text(refused) and 'value="false_positive"' in refused.content.decode()
+    assert Document.objects.get().version == 2
+    saved = resolve(
+        client, MINE, choice_0="edit", text_0=own, acknowledge_secret="test_value", reason="fake"
+    )
+    assert saved.status_code == 302
+    document = Document.objects.get()
+    assert document.version == 3 and TEST_TOKEN in document.body
+    assert document.secret_acknowledgement == "test_value"

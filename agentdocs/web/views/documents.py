@@ -545,6 +545,7 @@ def _resolve_page(
         "story": story,
         "segments": story.segments(form),
         "conflict_count": len(story.result.conflicts),
+        "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
     }
     # A merge conflict is what the page is about: it says so in its own words.
     return form_page(
