@@ -17,6 +17,7 @@ from agentdocs.api.schema import (
     IF_MATCH,
     IF_MATCH_OPTIONAL,
     IF_NONE_MATCH,
+    MERGE_CONFLICT,
     errors,
     etag_header,
 )
@@ -53,6 +54,49 @@ class AcknowledgeSecretField(TextField):
         super().__init__(**kwargs)
 
 
+class MergeField(StrictBooleanField):
+    """Whether a write based on a stale version is merged onto the current one."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", False)
+        kwargs.setdefault(
+            "help_text",
+            "true: if the base version is stale, merge this change onto the current version "
+            "(three-way, by lines) instead of answering 412; overlapping edits answer 409 "
+            "`merge_conflict`. Same as `?merge=1`.",
+        )
+        super().__init__(**kwargs)
+
+
+class QueryBooleanField(serializers.BooleanField):
+    """A flag in the query string: 1 or true, 0 or false, and nothing else."""
+
+    TRUE_VALUES = {"1", "true"}
+    FALSE_VALUES = {"0", "false"}
+    NULL_VALUES: set[str | None] = set()
+
+
+class MergeQuerySerializer(serializers.Serializer):
+    merge = QueryBooleanField(
+        required=False,
+        default=False,
+        help_text="1 or true: merge a stale write (as the body's `merge`)",
+        error_messages={"invalid": "`merge` must be 1, 0, true or false."},
+    )
+
+    def to_internal_value(self, data: Any) -> Any:
+        # `?merge=` reads as not given.
+        return super().to_internal_value({key: value for key, value in data.items() if value != ""})
+
+
+def _merge_requested(request: Request, data: dict[str, Any]) -> bool:
+    """`merge` in the body or `?merge=1`: either asks for a merge."""
+    return bool(data["merge"]) or bool(
+        validated(MergeQuerySerializer, request.query_params)["merge"]
+    )
+
+
 class DocumentSummarySerializer(serializers.Serializer):
     path = serializers.CharField()
     version = serializers.IntegerField()
@@ -65,6 +109,11 @@ class DocumentSummarySerializer(serializers.Serializer):
 class DocumentSerializer(DocumentSummarySerializer):
     body = serializers.CharField()
     lock = serializers.SerializerMethodField()
+    merged_with = serializers.IntegerField(
+        allow_null=True,
+        help_text="When this version was a stale write merged onto the version then "
+        "current (`merge`): that version's number; null otherwise",
+    )
 
     def get_lock(self, document: Document) -> document_service.LockState | None:
         return document_service.lock_state(document)
@@ -151,6 +200,7 @@ class DocumentDetail(APIView):
         reason = ReasonField()
         acknowledge_secret = AcknowledgeSecretField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
+        merge = MergeField()
 
     class EditInputSerializer(StrictSerializer):
         class Meta:
@@ -161,6 +211,7 @@ class DocumentDetail(APIView):
         reason = ReasonField()
         acknowledge_secret = AcknowledgeSecretField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
+        merge = MergeField()
 
     class DeleteInputSerializer(StrictSerializer):
         class Meta:
@@ -213,11 +264,20 @@ class DocumentDetail(APIView):
         summary="Replace a document's body",
         description="Writes a new version with the whole body. Name the version it is "
         "based on with If-Match (the ETag) or `version`: a stale one is refused with 412 "
-        "and nothing is written, none at all with 428. 423 while another user holds the "
-        "lock; 422 if the body looks like it holds a secret (see `acknowledge_secret`).",
+        "and nothing is written, none at all with 428. With `merge` (or `?merge=1`) a stale "
+        "write is merged onto the current version instead, line by line against the base "
+        "version's text, and saved with the reason as a new version whose `merged_with` "
+        "names the version it was merged onto; edits of the same lines answer 409 "
+        "`merge_conflict` with the `conflicts` and nothing is written, a base version not "
+        "in the history 412. 423 while another user holds the lock; 422 if the body looks "
+        "like it holds a secret (see `acknowledge_secret`).",
         request=WriteInputSerializer,
-        responses={200: OutputSerializer, **errors(400, 404, 412, 413, 422, 423, 428)},
-        parameters=[IF_MATCH, etag_header(200)],
+        responses={
+            200: OutputSerializer,
+            **errors(400, 404, 412, 413, 422, 423, 428),
+            409: MERGE_CONFLICT,
+        },
+        parameters=[IF_MATCH, MergeQuerySerializer, etag_header(200)],
     )
     def put(self, request: Request, tenant: str, project: str, path: str) -> Response:
         serializer = self.WriteInputSerializer(data=request.data)
@@ -231,6 +291,7 @@ class DocumentDetail(APIView):
             user=permissions.signed_in(request.user),
             reason=data["reason"],
             acknowledge_secret=data["acknowledge_secret"],
+            merge=_merge_requested(request, data),
         )
         return _document_response(document)
 
@@ -239,10 +300,16 @@ class DocumentDetail(APIView):
         summary="Edit a document: replace one passage",
         description="Replaces the one occurrence of `old` with `new` and writes a new "
         "version (400 when `old` is not found exactly once). Base version, lock and secret "
-        "check as for PUT: 412, 428, 423, 422.",
+        "check as for PUT: 412, 428, 423, 422. With `merge` (or `?merge=1`) and a stale "
+        "base version, `old` is looked for in the base version's text and the edited text "
+        "is merged onto the current version as for PUT (409 `merge_conflict`).",
         request=EditInputSerializer,
-        responses={200: OutputSerializer, **errors(400, 404, 412, 413, 422, 423, 428)},
-        parameters=[IF_MATCH, etag_header(200)],
+        responses={
+            200: OutputSerializer,
+            **errors(400, 404, 412, 413, 422, 423, 428),
+            409: MERGE_CONFLICT,
+        },
+        parameters=[IF_MATCH, MergeQuerySerializer, etag_header(200)],
     )
     def patch(self, request: Request, tenant: str, project: str, path: str) -> Response:
         serializer = self.EditInputSerializer(data=request.data)
@@ -257,6 +324,7 @@ class DocumentDetail(APIView):
             user=permissions.signed_in(request.user),
             reason=data["reason"],
             acknowledge_secret=data["acknowledge_secret"],
+            merge=_merge_requested(request, data),
         )
         return _document_response(document)
 
@@ -296,6 +364,11 @@ class HistoryEntrySerializer(serializers.Serializer):
     secret_acknowledgement = serializers.CharField(
         help_text="`false_positive` or `test_value` when the writer saved a text the "
         "secret check refused; empty otherwise"
+    )
+    merged_with = serializers.IntegerField(
+        allow_null=True,
+        help_text="When this version was a stale write merged onto the version then "
+        "current: that version's number; null otherwise",
     )
 
     def get_reason(self, record: Any) -> str:

@@ -176,6 +176,60 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
 }
 
 
+# Three-way merge: the 409 of a stale write sent with `merge` whose edits overlap.
+class MergeRegionSerializer(serializers.Serializer):
+    start = serializers.IntegerField(
+        help_text="The region's first line, 1-based (for an empty region: the line it "
+        "would come before)"
+    )
+    lines = serializers.ListField(
+        child=serializers.CharField(allow_blank=True), help_text="Its lines, without line ends"
+    )
+
+
+class MergeConflictRegionsSerializer(serializers.Serializer):
+    base = MergeRegionSerializer(help_text="In the version the write was based on")
+    theirs = MergeRegionSerializer(help_text="In the current version")
+    yours = MergeRegionSerializer(help_text="In the text the write sent")
+
+
+class MergeConflictErrorSerializer(ErrorSerializer):
+    """A 409 `merge_conflict`: both sides changed the same lines; nothing was written."""
+
+    class Meta:
+        ref_name = "MergeConflictError"
+
+    conflicts = MergeConflictRegionsSerializer(many=True)
+    base_version = serializers.IntegerField(help_text="The version the write was based on.")
+    current_version = serializers.IntegerField(help_text="The version it could not merge onto.")
+
+
+MERGE_CONFLICT = OpenApiResponse(
+    MergeConflictErrorSerializer,
+    description="`merge_conflict`: the write asked to be merged (`merge`), but it and the "
+    "current version change the same lines. Nothing was written; `conflicts` locates each "
+    "overlap in the base, the current version (`theirs`) and the request (`yours`).",
+    examples=[
+        _example(
+            409,
+            "merge_conflict",
+            "Your change (based on version 3) and version 4 change the same lines in 1 place. "
+            "Nothing was written: resolve each conflict and save again based on version 4.",
+            "body",
+            conflicts=[
+                {
+                    "base": {"start": 3, "lines": ["- Use tabs."]},
+                    "theirs": {"start": 3, "lines": ["- Use tabs, width 4."]},
+                    "yours": {"start": 3, "lines": ["- Use spaces."]},
+                }
+            ],
+            base_version=3,
+            current_version=4,
+        )
+    ],
+)
+
+
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:
     """The error answers of an operation, for `extend_schema(responses=...)`.
 

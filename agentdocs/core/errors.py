@@ -4,6 +4,8 @@ problem is in (or None)."""
 
 from __future__ import annotations
 
+from agentdocs.core.merge import MergeResult
+
 
 class AgentdocsError(Exception):
     """``extra`` holds further JSON-serialisable facts the error body carries
@@ -60,15 +62,49 @@ class VersionConflict(AgentdocsError):
     code = "version_conflict"
     status = 412
 
-    def __init__(self, *, base_version: int, current_version: int | None, **extra: object) -> None:
+    def __init__(
+        self,
+        *,
+        base_version: int,
+        current_version: int | None,
+        detail: str | None = None,
+        **extra: object,
+    ) -> None:
         current = "deleted" if current_version is None else f"version {current_version}"
         super().__init__(
-            f"The document changed since version {base_version}; it is now at {current}. "
+            detail
+            or f"The document changed since version {base_version}; it is now at {current}. "
             "Nothing was written: fetch the current version and apply your change to it.",
             field="version",
             current_version=current_version,
             **extra,
         )
+        self.current_version = current_version
+
+
+class MergeConflict(AgentdocsError):
+    """A stale write asked to be merged, and both sides changed the same lines.
+
+    The body carries ``conflicts`` (`MergeResult.conflicts_data()`); ``result`` keeps
+    the whole merge for a page that lets a person resolve it."""
+
+    code = "merge_conflict"
+    status = 409
+
+    def __init__(self, *, result: MergeResult, base_version: int, current_version: int) -> None:
+        count = len(result.conflicts)
+        super().__init__(
+            f"Your change (based on version {base_version}) and version {current_version} "
+            f"change the same lines in {count} place{'s' if count != 1 else ''}. Nothing "
+            "was written: resolve each conflict and save again based on version "
+            f"{current_version}.",
+            field="body",
+            conflicts=result.conflicts_data(),
+            base_version=base_version,
+            current_version=current_version,
+        )
+        self.result = result
+        self.base_version = base_version
         self.current_version = current_version
 
 

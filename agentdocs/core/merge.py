@@ -110,6 +110,27 @@ class MergeResult:
             out.append(_resolved(piece.conflict, choice))
         return "".join(out)
 
+    def discarded(self, choices: Sequence[str | None]) -> list[int]:
+        """The conflicts (0-based) whose resolution by `choices` drops their change.
+
+        Choosing "yours" always does. A replacement text does when one of their
+        changed lines (blank ones aside) is not in it: pasting your own lines over
+        theirs. "theirs", "both" and no choice keep their change.
+        """
+        dropped: list[int] = []
+        for index, conflict in enumerate(self.conflicts):
+            choice = choices[index] if index < len(choices) else None
+            if choice in (None, "theirs", "both"):
+                continue
+            if choice == "yours":
+                dropped.append(index)
+                continue
+            assert choice is not None
+            kept = {line.strip() for line in choice.splitlines()}
+            if any(line.strip() and line.strip() not in kept for line in conflict.theirs.lines):
+                dropped.append(index)
+        return dropped
+
 
 def _joined(lines: Sequence[str]) -> str:
     return "".join(line + "\n" for line in lines)

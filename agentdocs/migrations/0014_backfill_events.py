@@ -296,6 +296,6 @@ def backfill(apps: Any, schema_editor: Any) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("agentdocs", "0008_events")]
+    dependencies = [("agentdocs", "0009_document_merged_with")]
 
     operations = [migrations.RunPython(backfill, migrations.RunPython.noop, elidable=True)]

@@ -51,6 +51,10 @@ class Document(models.Model):
     secret_acknowledgement = models.CharField(
         max_length=16, choices=SecretAcknowledgement.choices, blank=True, default=""
     )
+    # Set by a write whose base version was stale and that was merged (three-way) onto
+    # the version current then: that version's number. None on every other write, and
+    # copied into the history row like the body, so history says "merged with v7".
+    merged_with = models.PositiveIntegerField(null=True, blank=True, default=None)
 
     # Locks are coordination, not content: taking one writes no version.
     history = HistoricalRecords(
@@ -94,3 +98,4 @@ class HistoricalDocument(Protocol):
     version: int
     is_deleted: bool
     secret_acknowledgement: str
+    merged_with: int | None

@@ -10,6 +10,12 @@ A writer may save a text the secret check refused by acknowledging it
 (``acknowledge_secret``: a false positive, or a test value) with a reason,
 unless the tenant set `security.secretOverride: off`; the history row keeps
 the acknowledgement. It overrides the secret check only, nothing else.
+
+A write based on a stale version is refused, unless it asks to be merged
+(``merge``): then its change is merged, line by line, onto the current version
+(`agentdocs.core.merge.three_way` of its base version, the current text and its
+text) and saved as a new version that records ``merged_with``; edits of the same
+lines refuse the whole write with the conflicts (`MergeConflict`).
 """
 
 from __future__ import annotations
@@ -28,10 +34,12 @@ from agentdocs.core.errors import (
     AlreadyExists,
     InvalidInput,
     Locked,
+    MergeConflict,
     NotFound,
     SecretDetected,
     VersionConflict,
 )
+from agentdocs.core.merge import three_way
 from agentdocs.core.paths import validate_new_path
 from agentdocs.core.secret_scan import find_secret
 from agentdocs.models import ChangeType, Document, Project
@@ -152,11 +160,45 @@ def _lock_for_write(document: Document) -> Document:
     )
 
 
-def _check_base(current: Document, base_version: int) -> None:
+def _check_base(current: Document, base_version: int, *, merge: bool = False) -> bool:
+    """Refuse a write based on a stale version; with ``merge``, return True instead
+    (the write is to be merged), unless the document was deleted meanwhile."""
     if not isinstance(base_version, int) or isinstance(base_version, bool) or base_version < 1:
         raise InvalidInput("The base version must be a positive integer.", field="version")
-    if current.version != base_version:
+    if current.version == base_version:
+        return False
+    if not merge or current.is_deleted:
         raise VersionConflict(base_version=base_version, current_version=current.version)
+    return True
+
+
+def _base_text(current: Document, base_version: int) -> str:
+    """The text of the version a stale write was based on: the base of its merge."""
+    try:
+        return document_selectors.document_version(document=current, version=base_version).body
+    except NotFound:
+        raise VersionConflict(
+            base_version=base_version,
+            current_version=current.version,
+            detail=f"Version {base_version} is not in the document's history (it is at "
+            f"version {current.version}), so there is no base to merge your change with. "
+            "Nothing was written: fetch the current version and apply your change to it.",
+        ) from None
+
+
+def _merged(current: Document, *, base_version: int, body: str, acknowledgement: str) -> str:
+    """``body`` (based on ``base_version``) merged onto the current text, checked as
+    any body is; raises MergeConflict where both changed the same lines."""
+    result = three_way(_base_text(current, base_version), current.body, body)
+    if not result.clean:
+        raise MergeConflict(
+            result=result, base_version=base_version, current_version=current.version
+        )
+    merged = _validate_text(result.text, field="body")
+    # A secret may span lines from both sides; an acknowledged one stays acknowledged.
+    if not acknowledgement:
+        _refuse_secret(merged, field="body")
+    return merged
 
 
 def _check_not_deleted(current: Document) -> None:
@@ -213,6 +255,7 @@ def _save_version(
     is_deleted: bool = False,
     secret_acknowledgement: str = "",
     restored_from: int | None = None,
+    merged_with: int | None = None,
 ) -> Document:
     document.body = body
     document.sha256 = sha256_of(body)
@@ -220,6 +263,7 @@ def _save_version(
     document.version = (document.version or 0) + 1
     document.is_deleted = is_deleted
     document.secret_acknowledgement = secret_acknowledgement
+    document.merged_with = merged_with
     document.updated_by = user
     document.updated_at = timezone.now()
     mark_change(document, user=user, reason=reason, change_type=change_type)
@@ -313,8 +357,12 @@ def document_write(
     reason: str = "",
     change_type: ChangeType = ChangeType.WRITTEN,
     acknowledge_secret: str = "",
+    merge: bool = False,
 ) -> Document:
-    """Replace the body. Writing the identical body creates no new version."""
+    """Replace the body. Writing the identical body creates no new version.
+
+    With ``merge``, a stale ``base_version`` is no refusal: the change is merged onto
+    the current version, and the new version's ``merged_with`` names that version."""
     reason = _validate_reason(reason)
     body, acknowledgement = _checked_body(
         body,
@@ -324,9 +372,15 @@ def document_write(
     )
     with transaction.atomic():
         current = _lock_for_write(document)
-        _check_base(current, base_version)
+        must_merge = _check_base(current, base_version, merge=merge)
         _check_not_deleted(current)
         _check_lock(current, user)
+        merged_with = None
+        if must_merge:
+            body = _merged(
+                current, base_version=base_version, body=body, acknowledgement=acknowledgement
+            )
+            merged_with = current.version
         if current.body == body:
             return current
         return _save_version(
@@ -337,6 +391,7 @@ def document_write(
             change_type=change_type,
             event_type=events.DOCUMENT_UPDATED,
             secret_acknowledgement=acknowledgement,
+            merged_with=merged_with,
         )
 
 
@@ -361,18 +416,24 @@ def document_edit(
     user: User,
     reason: str = "",
     acknowledge_secret: str = "",
+    merge: bool = False,
 ) -> Document:
-    """Replace one exact, unique occurrence of ``old`` with ``new``, as an agent's edit tool."""
+    """Replace one exact, unique occurrence of ``old`` with ``new``, as an agent's edit tool.
+
+    With ``merge`` and a stale ``base_version``, ``old`` is looked for in the base
+    version's text and the edited text is merged onto the current one (`document_write`).
+    """
     if not isinstance(old, str) or old == "":
         raise InvalidInput("`old` must be a non-empty string to find in the body.", field="old")
     if not isinstance(new, str):
         raise InvalidInput("`new` must be a string.", field="new")
     with transaction.atomic():
         current = _lock_for_write(document)
-        _check_base(current, base_version)
+        must_merge = _check_base(current, base_version, merge=merge)
         _check_not_deleted(current)
         _check_lock(current, user)
-        matches = _occurrences(current.body, old)
+        text = _base_text(current, base_version) if must_merge else current.body
+        matches = _occurrences(text, old)
         if matches == 0:
             raise InvalidInput(
                 "`old` does not occur in the document; nothing changed.", field="old"
@@ -384,7 +445,7 @@ def document_edit(
                 "text so it matches exactly once.",
                 field="old",
             )
-        body = current.body.replace(old, new, 1)
+        body = text.replace(old, new, 1)
         return document_write(
             document=current,
             body=body,
@@ -393,6 +454,7 @@ def document_edit(
             reason=reason,
             change_type=ChangeType.EDITED,
             acknowledge_secret=acknowledge_secret,
+            merge=merge,
         )
 
 

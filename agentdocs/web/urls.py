@@ -29,6 +29,8 @@ document_urls = [
     path("revert/<path:path>", documents.document_revert, name="document-revert"),
     path("delete/<path:path>", documents.document_delete, name="document-delete"),
     path("lock/<path:path>", documents.document_lock, name="document-lock"),
+    # Three-way merge: saving the choices of a stale save's conflicts.
+    path("resolve/<path:path>", documents.document_resolve, name="document-resolve"),
 ]
 
 project_urls = [

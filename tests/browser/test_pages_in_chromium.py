@@ -181,16 +181,21 @@ def test_conflict_the_second_saver_sees_it_and_keeps_their_text(
     second.get_by_label("Reason for this change").fill("Alice's rewrite")
     second.get_by_role("button", name="Save").click()
 
-    expect(second.get_by_text("bob saved first")).to_be_visible()
-    assert second.get_by_label("Markdown").input_value() == alices_text
+    # Both rewrote the same lines: the three-way page, nothing saved, Alice's text kept.
+    expect(second.get_by_text("bob changed the same lines")).to_be_visible()
+    assert second.get_by_label("Your text (not saved)").input_value() == alices_text
     assert second.get_by_label("Reason for this change").input_value() == "Alice's rewrite"
-    expect(second.locator(".diff-row .add", has_text="Alice's version")).to_be_visible()
-    expect(second.locator(".diff-row .del", has_text="Bob's version")).to_be_visible()
+    expect(second.locator(".merge-side-yours", has_text="Alice's version")).to_be_visible()
+    expect(second.locator(".merge-side-theirs", has_text="Bob's version")).to_be_visible()
     assert _agent_md(project).body == "# Web agent notes\n\nBob's version.\n"
 
-    # Having seen Bob's change, Alice saves deliberately; now it is based on his version.
-    second.on("dialog", lambda dialog: dialog.accept())
-    second.get_by_role("button", name="Save").click()
+    # Keeping her text over Bob's needs her explicit confirmation; then it is saved.
+    second.get_by_label("Keep your change").check()
+    second.get_by_role("button", name="Save merged text").click()
+    expect(second.get_by_text("drops bob's change")).to_be_visible()
+    assert _agent_md(project).version == 4
+    second.get_by_label("I am discarding bob's change").check()
+    second.get_by_role("button", name="Save merged text").click()
     second.wait_for_url("**/doc/agent.md")
     document = _agent_md(project)
     assert document.version == 5 and document.body == alices_text

@@ -45,3 +45,12 @@ def test_a_missing_final_line_end_follows_the_side_that_changed_it():
 def test_one_sided_changes_return_that_side():
     assert three_way(BASE, BASE, "new\n").text == "new\n"
     assert three_way(BASE, "", BASE).text == ""
+
+
+def test_a_resolution_that_drops_their_change_is_named():
+    result = three_way(BASE, BASE.replace("- two", "- TWO"), BASE.replace("- two", "- deux"))
+    assert result.discarded(["theirs"]) == [] and result.discarded(["both"]) == []
+    assert result.discarded([None]) == [] and result.discarded([]) == []
+    assert result.discarded(["yours"]) == [0]
+    assert result.discarded(["- deux"]) == [0]  # their line pasted over
+    assert result.discarded(["- TWO, or deux\n- TWO"]) == []

@@ -86,28 +86,38 @@ def test_saving_the_same_text_makes_no_version(browse, writer, agent_md):
     assert agent_md.version == 1
 
 
-def test_conflict_says_so_keeps_the_users_text_and_shows_the_diff(browse, writer, admin, agent_md):
+def test_conflict_says_so_keeps_the_users_text_and_shows_three_ways(
+    browse, writer, admin, agent_md
+):
     svc.document_write(
         document=agent_md, body="# Web rules\n\n- Use tabs, width 4.\n", base_version=1, user=admin
     )
     mine = "# Web rules\n\n- Use tabs.\n- Mine, unsaved.\n"
     response = edit(browse(writer), mine, base=1, reason="my change")
     text = response.content.decode()
-    assert response.status_code == 412  # VersionConflict's own status, as the API answers
-    assert "alice saved first" in text
-    assert "- Mine, unsaved." in text  # the textarea still holds the user's text
+    assert response.status_code == 409  # MergeConflict's own status, as the API answers
+    assert "alice changed the same lines" in text
+    assert "- Mine, unsaved." in text  # the user's text is still on the page
     assert 'name="reason"' in text and 'value="my change"' in text
-    assert 'name="base_version" value="2"' in text  # the next save is based on what they saw
-    assert "<ins>" in text or 'class="add"' in text
+    # The choices are saved onto what they saw; the merge base is what they started from.
+    assert 'name="theirs_version" value="2"' in text and 'name="base_version" value="1"' in text
+    assert ">base</h3>" in text and ">their change</h3>" in text and ">your change</h3>" in text
     agent_md.refresh_from_db()
     assert agent_md.version == 2 and "Mine" not in agent_md.body
 
 
-def test_after_a_conflict_a_deliberate_second_save_wins(browse, writer, admin, agent_md):
+def test_after_a_conflict_dropping_their_change_needs_a_confirmation(
+    browse, writer, admin, agent_md
+):
     svc.document_write(document=agent_md, body="# theirs\n", base_version=1, user=admin)
     client = browse(writer)
-    assert edit(client, "# mine\n", base=1).status_code == 412
-    assert edit(client, "# mine\n", base=2).status_code == 302
+    assert edit(client, "# mine\n", base=1).status_code == 409
+    resolution = {"body": "# mine\n", "base_version": 1, "theirs_version": 2, "choice_0": "yours"}
+    assert client.post("/t/acme/web/resolve/agent.md", resolution).status_code == 400
+    agent_md.refresh_from_db()
+    assert agent_md.version == 2
+    resolution["discard_theirs"] = "on"
+    assert client.post("/t/acme/web/resolve/agent.md", resolution).status_code == 302
     agent_md.refresh_from_db()
     assert agent_md.version == 3 and agent_md.body == "# mine\n"
 

@@ -7,6 +7,12 @@ redirects, or shows the page again with the refusal under its own status
 (`agentdocs.web.pages.form_page`). A refused save keeps what the user typed on
 the page: nothing here throws text away. After the secret check refused a save,
 the page offers to save it anyway with an acknowledgement and a reason.
+
+A save based on a stale version is merged onto the current one (three-way, by
+lines): the page then says with whom and shows which lines came from whom. Where
+both changed the same lines, the three-way page (`document_resolve`) shows the
+base, their change and the user's per conflict and saves the user's choices; a
+choice that drops their change needs an explicit confirmation.
 """
 
 from __future__ import annotations
@@ -25,11 +31,14 @@ from django.views.decorators.http import require_http_methods, require_POST
 from agentdocs import permissions, ratelimit
 from agentdocs.core.errors import (
     AgentdocsError,
+    InvalidInput,
     Locked,
+    MergeConflict,
     NotFound,
     SecretDetected,
     VersionConflict,
 )
+from agentdocs.core.merge import MergeResult, three_way
 from agentdocs.core.numbers import positive_int
 from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import ProjectAccess
@@ -44,6 +53,7 @@ from agentdocs.web.forms import (
     DocumentEditForm,
     LockForm,
     MarkdownPreviewForm,
+    MergeResolutionForm,
     RevertForm,
 )
 from agentdocs.web.guideline import measure
@@ -262,8 +272,21 @@ def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpRe
             user=access.user,
             reason=form.cleaned_data["reason"],
             acknowledge_secret=form.cleaned_data["acknowledge_secret"],
+            merge=True,
+        )
+    except MergeConflict as error:
+        return _conflict_page(
+            request,
+            access,
+            path,
+            error,
+            body=body,
+            reason=form.cleaned_data["reason"],
+            acknowledge_secret=form.cleaned_data["acknowledge_secret"],
         )
     except VersionConflict as error:
+        # Deleted meanwhile, or a base version the history does not hold: nothing to
+        # merge with, so the page shows the difference and keeps the text.
         stale = _stale_save(request, access, path, DocumentEditForm)
         return _edit_page(
             request,
@@ -276,7 +299,12 @@ def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpRe
     except AgentdocsError as error:
         # Read again: a lock taken meanwhile names its holder beside the editor.
         return _edit_page(request, access, _current(access, path), form, refusal=error)
-    if saved.version == base_version:
+    if _was_merged(saved, base_version):
+        story = _merge_story(
+            saved, base_version=base_version, theirs_version=saved.version - 1, body=body
+        )
+        return _merged_page(request, access, saved, story)
+    if saved.version == document.version:
         messages.info(request, f"No changes: {path} is still version {saved.version}.")
     else:
         messages.success(request, f"Saved {path} as version {saved.version}.")
@@ -314,6 +342,219 @@ def _edit_page(
         form=form,
         refusal=refusal,
         beside_form=conflict is None,
+    )
+
+
+@dataclass(frozen=True)
+class MergeStory:
+    """A merge as a page tells it: the merge of the user's text (based on
+    `base_version`) with `theirs`, the history row of the version it met."""
+
+    result: MergeResult
+    base_version: int
+    theirs: DocumentVersion
+
+    @property
+    def their_author(self) -> str:
+        user = self.theirs.history_user
+        return user.get_username() if user else "someone"
+
+    def segments(self, form: MergeResolutionForm | None = None) -> list[dict]:
+        """The merged text in order: clean stretches with where they came from, and
+        each conflict with its three sides (and, given the form, its fields)."""
+        segments: list[dict] = []
+        index = 0
+        for piece in self.result.pieces:
+            if piece.conflict is None:
+                lines = piece.text.count("\n") + (0 if piece.text.endswith("\n") else 1)
+                segments.append({"origin": piece.origin, "text": piece.text, "lines": lines})
+                continue
+            segment = {"origin": "conflict", "conflict": piece.conflict, "number": index + 1}
+            if form is not None:
+                segment["choice"] = form[f"choice_{index}"]
+                segment["text"] = form[f"text_{index}"]
+            segments.append(segment)
+            index += 1
+        return segments
+
+
+def _merge_story(
+    document: Document, *, base_version: int, theirs_version: int, body: str
+) -> MergeStory:
+    base = document_selectors.document_version(document=document, version=base_version)
+    theirs = document_selectors.document_version(document=document, version=theirs_version)
+    return MergeStory(
+        result=three_way(base.body, theirs.body, body), base_version=base_version, theirs=theirs
+    )
+
+
+def _was_merged(saved: Document, base_version: int) -> bool:
+    """Whether this save wrote a version merged onto one saved since `base_version`."""
+    return saved.merged_with is not None and base_version < saved.merged_with == saved.version - 1
+
+
+def _merged_page(
+    request: HttpRequest, access: ProjectAccess, saved: Document, story: MergeStory
+) -> HttpResponse:
+    """What a stale save that merged cleanly answers: saved, with whom, and who wrote what."""
+    return render(
+        request,
+        "agentdocs/document_merged.html",
+        {
+            "access": access,
+            "project": access.project,
+            "document": saved,
+            "story": story,
+            "segments": story.segments(),
+            "origins": story.result.origins(),
+        },
+    )
+
+
+def _conflict_page(
+    request: HttpRequest,
+    access: ProjectAccess,
+    path: str,
+    error: MergeConflict,
+    *,
+    body: str,
+    reason: str,
+    acknowledge_secret: str,
+) -> HttpResponse:
+    """The three-way page for a save whose change overlaps the current version's: the
+    user's text, reason and base version ride along, so the choices are saved as theirs."""
+    document = _current(access, path)
+    theirs = document_selectors.document_version(document=document, version=error.current_version)
+    story = MergeStory(result=error.result, base_version=error.base_version, theirs=theirs)
+    form = MergeResolutionForm(
+        initial={
+            "body": body,
+            "base_version": error.base_version,
+            "theirs_version": error.current_version,
+            "reason": reason,
+            "acknowledge_secret": acknowledge_secret,
+        },
+        conflicts=len(error.result.conflicts),
+    )
+    for index, conflict in enumerate(error.result.conflicts):
+        # "Write it myself" starts from both sides, theirs first.
+        both = (*conflict.theirs.lines, *conflict.yours.lines)
+        form.fields[f"text_{index}"].initial = "".join(line + "\n" for line in both)
+    return _resolve_page(request, access, document, form, story, refusal=error)
+
+
+@member_page
+@require_POST
+def document_resolve(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    """Save the three-way page's choices: their change, yours, both or a text of one's
+    own per conflict, merged again onto whatever was saved meanwhile."""
+    access = permissions.project_access(request.user, tenant, project)
+    document = _current(access, path)
+    access.require_write(path)
+    # First the text and its two versions: they say how many conflicts there are.
+    given = MergeResolutionForm(request.POST)
+    given.is_valid()
+    if not {"body", "base_version", "theirs_version"} <= set(given.cleaned_data):
+        raise InvalidInput("The merge form is incomplete; open the editor again.", field="body")
+    story = _merge_story(
+        document,
+        base_version=given.cleaned_data["base_version"],
+        theirs_version=given.cleaned_data["theirs_version"],
+        body=given.cleaned_data["body"],
+    )
+    form = MergeResolutionForm(request.POST, conflicts=len(story.result.conflicts))
+    if not form.is_valid():
+        return _resolve_page(request, access, document, form, story)
+    choices = form.resolutions()
+    dropped = story.result.discarded(choices)
+    if dropped and not form.cleaned_data["discard_theirs"]:
+        numbers = ", ".join(str(index + 1) for index in dropped)
+        form.add_error(
+            "discard_theirs",
+            f"Your choice for conflict {numbers} drops {story.their_author}'s change. "
+            f"Tick “I am discarding {story.their_author}'s change” to save it so, or "
+            "choose their change or both.",
+        )
+        return _resolve_page(request, access, document, form, story)
+    resolved = story.result.resolve(choices)
+    theirs_version = form.cleaned_data["theirs_version"]
+    reason = form.cleaned_data["reason"]
+    acknowledge_secret = form.cleaned_data["acknowledge_secret"]
+    try:
+        saved = document_service.document_write(
+            document=document,
+            body=resolved,
+            base_version=theirs_version,
+            user=access.user,
+            reason=reason,
+            acknowledge_secret=acknowledge_secret,
+            merge=True,
+        )
+    except MergeConflict as error:
+        # Saved again meanwhile, over the same lines: resolve against that version.
+        return _conflict_page(
+            request,
+            access,
+            path,
+            error,
+            body=resolved,
+            reason=reason,
+            acknowledge_secret=acknowledge_secret,
+        )
+    except VersionConflict as error:
+        current = _current(access, path)
+        edit_form = DocumentEditForm(
+            {
+                "body": resolved,
+                "base_version": current.version,
+                "reason": reason,
+                "acknowledge_secret": acknowledge_secret,
+            }
+        )
+        edit_form.is_valid()
+        conflict = StaleSave(document=current, form=edit_form).conflict_panel(mine=resolved)
+        return _edit_page(request, access, current, edit_form, refusal=error, conflict=conflict)
+    except AgentdocsError as error:
+        return _resolve_page(request, access, _current(access, path), form, story, refusal=error)
+    if _was_merged(saved, theirs_version):
+        story = _merge_story(
+            saved, base_version=theirs_version, theirs_version=saved.version - 1, body=resolved
+        )
+        return _merged_page(request, access, saved, story)
+    if saved.version == document.version:
+        messages.info(request, f"No changes: {path} version {saved.version} already says that.")
+    else:
+        messages.success(request, f"Saved {path} as version {saved.version} with your choices.")
+    return redirect(_document_url("document", access, path))
+
+
+def _resolve_page(
+    request: HttpRequest,
+    access: ProjectAccess,
+    document: Document,
+    form: MergeResolutionForm,
+    story: MergeStory,
+    *,
+    refusal: AgentdocsError | None = None,
+) -> HttpResponse:
+    context = {
+        "access": access,
+        "project": access.project,
+        "document": document,
+        "form": form,
+        "story": story,
+        "segments": story.segments(form),
+        "conflict_count": len(story.result.conflicts),
+        "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
+    }
+    # A merge conflict is what the page is about: it says so in its own words.
+    return form_page(
+        request,
+        "agentdocs/document_resolve.html",
+        context,
+        form=form,
+        refusal=refusal,
+        beside_form=not isinstance(refusal, MergeConflict),
     )
 
 
