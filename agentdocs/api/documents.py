@@ -53,6 +53,22 @@ class AcknowledgeSecretField(TextField):
         super().__init__(**kwargs)
 
 
+class BypassReviewField(StrictBooleanField):
+    """Write a path `review.required` protects without a change request (tenant admins,
+    with a reason; recorded in history). Without it such a write answers 409."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", False)
+        kwargs.setdefault(
+            "help_text",
+            "Tenant admins: write a protected path (`review.required`) without review; "
+            "needs a `reason`, recorded in history. Otherwise such a write answers 409 "
+            "`review_required` with `propose_url`.",
+        )
+        super().__init__(**kwargs)
+
+
 class DocumentSummarySerializer(serializers.Serializer):
     path = serializers.CharField()
     version = serializers.IntegerField()
@@ -94,6 +110,7 @@ class DocumentListCreate(ListView):
         body = TextField()
         reason = ReasonField()
         acknowledge_secret = AcknowledgeSecretField()
+        bypass_review = BypassReviewField()
 
         def validate_path(self, value: str) -> str:
             return paths.validate_path(value)
@@ -151,6 +168,7 @@ class DocumentDetail(APIView):
         reason = ReasonField()
         acknowledge_secret = AcknowledgeSecretField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
+        bypass_review = BypassReviewField()
 
     class EditInputSerializer(StrictSerializer):
         class Meta:
@@ -161,6 +179,7 @@ class DocumentDetail(APIView):
         reason = ReasonField()
         acknowledge_secret = AcknowledgeSecretField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
+        bypass_review = BypassReviewField()
 
     class DeleteInputSerializer(StrictSerializer):
         class Meta:
@@ -168,6 +187,7 @@ class DocumentDetail(APIView):
 
         reason = ReasonField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
+        bypass_review = BypassReviewField()
 
     class DeleteOutputSerializer(DocumentSummarySerializer):
         class Meta:
@@ -216,7 +236,7 @@ class DocumentDetail(APIView):
         "and nothing is written, none at all with 428. 423 while another user holds the "
         "lock; 422 if the body looks like it holds a secret (see `acknowledge_secret`).",
         request=WriteInputSerializer,
-        responses={200: OutputSerializer, **errors(400, 404, 412, 413, 422, 423, 428)},
+        responses={200: OutputSerializer, **errors(400, 404, 409, 412, 413, 422, 423, 428)},
         parameters=[IF_MATCH, etag_header(200)],
     )
     def put(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -231,6 +251,7 @@ class DocumentDetail(APIView):
             user=permissions.signed_in(request.user),
             reason=data["reason"],
             acknowledge_secret=data["acknowledge_secret"],
+            bypass_review=data["bypass_review"],
         )
         return _document_response(document)
 
@@ -241,7 +262,7 @@ class DocumentDetail(APIView):
         "version (400 when `old` is not found exactly once). Base version, lock and secret "
         "check as for PUT: 412, 428, 423, 422.",
         request=EditInputSerializer,
-        responses={200: OutputSerializer, **errors(400, 404, 412, 413, 422, 423, 428)},
+        responses={200: OutputSerializer, **errors(400, 404, 409, 412, 413, 422, 423, 428)},
         parameters=[IF_MATCH, etag_header(200)],
     )
     def patch(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -257,6 +278,7 @@ class DocumentDetail(APIView):
             user=permissions.signed_in(request.user),
             reason=data["reason"],
             acknowledge_secret=data["acknowledge_secret"],
+            bypass_review=data["bypass_review"],
         )
         return _document_response(document)
 
@@ -266,7 +288,7 @@ class DocumentDetail(APIView):
         description="Marks the document deleted; its history stays (and it can be "
         "reverted). Base version as for PUT (412, 428); 423 while another user holds the lock.",
         request=DeleteInputSerializer,
-        responses={200: DeleteOutputSerializer, **errors(400, 404, 412, 423, 428)},
+        responses={200: DeleteOutputSerializer, **errors(400, 404, 409, 412, 423, 428)},
         parameters=[IF_MATCH],
     )
     def delete(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -279,6 +301,7 @@ class DocumentDetail(APIView):
             base_version=base_version(request, data.get("version")),
             user=permissions.signed_in(request.user),
             reason=data["reason"],
+            bypass_review=data["bypass_review"],
         )
         return Response(self.DeleteOutputSerializer(document).data)
 
@@ -466,6 +489,7 @@ class DocumentRevert(APIView):
             allow_null=True,
             error_messages={"invalid": "The base version must be a positive integer."},
         )
+        bypass_review = BypassReviewField()
 
     OutputSerializer = DocumentSerializer
 
@@ -477,7 +501,7 @@ class DocumentRevert(APIView):
         "has moved on; 423 under another's lock; 422 if the old body looks like it holds "
         "a secret.",
         request=InputSerializer,
-        responses={200: OutputSerializer, **errors(400, 404, 412, 413, 422, 423)},
+        responses={200: OutputSerializer, **errors(400, 404, 409, 412, 413, 422, 423)},
         parameters=[IF_MATCH_OPTIONAL, etag_header(200)],
     )
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -502,6 +526,7 @@ class DocumentRevert(APIView):
             reason=data["reason"],
             base_version=base,
             acknowledge_secret=data["acknowledge_secret"],
+            bypass_review=data["bypass_review"],
         )
         return _document_response(document)
 

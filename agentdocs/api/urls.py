@@ -6,6 +6,7 @@ from django.urls import path, re_path
 
 from agentdocs.api import (
     bindings,
+    changes,
     documents,
     export,
     imports,
@@ -23,6 +24,7 @@ T = r"^tenants/(?P<tenant>[^/]+)"
 P = T + r"/projects/(?P<project>[^/]+)"
 DOC = r"/(?P<path>.+)$"
 BINDING = r"/bindings/(?P<record>[^/]+)"
+CHANGE = r"/changes/(?P<change_id>[^/]+)"
 
 urlpatterns = [
     path("ping", ping.Ping.as_view(), name="api-ping"),
@@ -112,6 +114,21 @@ urlpatterns = [
     ),
     # Import: a repository's agent files become documents.
     re_path(P + r"/import/$", imports.ProjectImport.as_view(), name="api-import"),
+    # Change requests (issue 13): propose, review, merge.
+    re_path(P + r"/changes/$", changes.ChangeListCreate.as_view(), name="api-changes"),
+    re_path(P + CHANGE + r"$", changes.ChangeDetail.as_view(), name="api-change"),
+    re_path(
+        P + CHANGE + r"/reviews$", changes.ChangeReviewCreate.as_view(), name="api-change-reviews"
+    ),
+    re_path(P + CHANGE + r"/merge$", changes.ChangeMerge.as_view(), name="api-change-merge"),
+    re_path(
+        P + CHANGE + r"/withdraw$", changes.ChangeWithdraw.as_view(), name="api-change-withdraw"
+    ),
+    re_path(
+        P + CHANGE + r"/comments$",
+        changes.ChangeCommentCreate.as_view(),
+        name="api-change-comments",
+    ),
     # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
     # Add new routes above this line.
     re_path(r"^.*$", json_not_found),

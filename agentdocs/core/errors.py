@@ -104,3 +104,41 @@ class RateLimited(AgentdocsError):
     def __init__(self, detail: str, *, retry_after: int, field: str | None = None) -> None:
         super().__init__(detail, field=field, retry_after=retry_after)
         self.retry_after = retry_after
+
+
+# Change review (issue 13).
+
+
+class MergeConflict(AgentdocsError):
+    """Two edits of one base overlap; ``conflicts`` (core.merge `conflicts_data`) says where."""
+
+    code = "merge_conflict"
+    status = 409
+
+
+class ReviewRequired(AgentdocsError):
+    """A direct write to a protected path: propose a change instead (``propose_url``)."""
+
+    code = "review_required"
+    status = 409
+
+
+class OwnChange(AgentdocsError):
+    """Nobody reviews their own change request."""
+
+    code = "own_change"
+    status = 409
+
+
+class ChangeClosed(AgentdocsError):
+    """The change request was merged, rejected or withdrawn: it no longer changes."""
+
+    code = "change_closed"
+    status = 409
+
+
+class NotApproved(AgentdocsError):
+    """The change request lacks the approvals it needs to be merged."""
+
+    code = "not_approved"
+    status = 409

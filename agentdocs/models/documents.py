@@ -51,6 +51,16 @@ class Document(models.Model):
     secret_acknowledgement = models.CharField(
         max_length=16, choices=SecretAcknowledgement.choices, blank=True, default=""
     )
+    # Change review (issue 13), set per write like the acknowledgement: a tenant admin
+    # wrote a protected path directly (`bypass_review`), or the write merged a change request.
+    review_bypassed = models.BooleanField(default=False)
+    change_request = models.ForeignKey(
+        "agentdocs.ChangeRequest",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
 
     # Locks are coordination, not content: taking one writes no version.
     history = HistoricalRecords(
@@ -94,3 +104,5 @@ class HistoricalDocument(Protocol):
     version: int
     is_deleted: bool
     secret_acknowledgement: str
+    review_bypassed: bool
+    change_request_id: int | None

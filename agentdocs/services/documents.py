@@ -40,6 +40,7 @@ from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import policy as policy_service
 from agentdocs.services import render_cache
+from agentdocs.services import review as review_service
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -211,6 +212,8 @@ def _save_version(
     change_type: ChangeType,
     is_deleted: bool = False,
     secret_acknowledgement: str = "",
+    review_bypassed: bool = False,
+    change_request_id: int | None = None,
 ) -> Document:
     document.body = body
     document.sha256 = sha256_of(body)
@@ -218,6 +221,8 @@ def _save_version(
     document.version = (document.version or 0) + 1
     document.is_deleted = is_deleted
     document.secret_acknowledgement = secret_acknowledgement
+    document.review_bypassed = review_bypassed
+    document.change_request_id = change_request_id
     document.updated_by = user
     document.updated_at = timezone.now()
     mark_change(document, user=user, reason=reason, change_type=change_type)
@@ -234,10 +239,14 @@ def document_create(
     user: User,
     reason: str = "",
     acknowledge_secret: str = "",
+    bypass_review: bool = False,
 ) -> Document:
     """Create a document; a deleted one at the same path comes back as its next version."""
     validate_new_path(path)
     reason = _validate_reason(reason)
+    bypassed = review_service.review_gate(
+        project=project, path=path, user=user, bypass_review=bypass_review, reason=reason
+    )
     body, acknowledgement = _checked_body(
         body,
         acknowledge_secret=acknowledge_secret,
@@ -264,6 +273,7 @@ def document_create(
                 reason=reason,
                 change_type=ChangeType.CREATED,
                 secret_acknowledgement=acknowledgement,
+                review_bypassed=bypassed,
             )
     except IntegrityError:
         # Another request created the same path between our read and our insert.
@@ -279,8 +289,13 @@ def document_write(
     reason: str = "",
     change_type: ChangeType = ChangeType.WRITTEN,
     acknowledge_secret: str = "",
+    bypass_review: bool = False,
+    change_request_id: int | None = None,
 ) -> Document:
-    """Replace the body. Writing the identical body creates no new version."""
+    """Replace the body. Writing the identical body creates no new version.
+
+    ``change_request_id``: the write merges that change request (`services.changes`),
+    whose reviews stand in for the review gate."""
     reason = _validate_reason(reason)
     body, acknowledgement = _checked_body(
         body,
@@ -295,6 +310,13 @@ def document_write(
         _check_lock(current, user)
         if current.body == body:
             return current
+        bypassed = change_request_id is None and review_service.review_gate(
+            project=current.project,
+            path=current.path,
+            user=user,
+            bypass_review=bypass_review,
+            reason=reason,
+        )
         return _save_version(
             current,
             body=body,
@@ -302,6 +324,8 @@ def document_write(
             reason=reason,
             change_type=change_type,
             secret_acknowledgement=acknowledgement,
+            review_bypassed=bypassed,
+            change_request_id=change_request_id,
         )
 
 
@@ -326,6 +350,7 @@ def document_edit(
     user: User,
     reason: str = "",
     acknowledge_secret: str = "",
+    bypass_review: bool = False,
 ) -> Document:
     """Replace one exact, unique occurrence of ``old`` with ``new``, as an agent's edit tool."""
     if not isinstance(old, str) or old == "":
@@ -358,11 +383,17 @@ def document_edit(
             reason=reason,
             change_type=ChangeType.EDITED,
             acknowledge_secret=acknowledge_secret,
+            bypass_review=bypass_review,
         )
 
 
 def document_delete(
-    *, document: Document, base_version: int, user: User, reason: str = ""
+    *,
+    document: Document,
+    base_version: int,
+    user: User,
+    reason: str = "",
+    bypass_review: bool = False,
 ) -> Document:
     """Delete as a new version: the row and every earlier version stay restorable."""
     reason = _validate_reason(reason)
@@ -371,6 +402,13 @@ def document_delete(
         _check_base(current, base_version)
         _check_not_deleted(current)
         _check_lock(current, user)
+        bypassed = review_service.review_gate(
+            project=current.project,
+            path=current.path,
+            user=user,
+            bypass_review=bypass_review,
+            reason=reason,
+        )
         current.lock_holder = None
         current.lock_expires_at = None
         return _save_version(
@@ -380,6 +418,7 @@ def document_delete(
             reason=reason,
             change_type=ChangeType.DELETED,
             is_deleted=True,
+            review_bypassed=bypassed,
         )
 
 
@@ -391,6 +430,7 @@ def document_revert(
     reason: str = "",
     base_version: int | None = None,
     acknowledge_secret: str = "",
+    bypass_review: bool = False,
 ) -> Document:
     """Make an earlier version's body current again, as a new version.
 
@@ -420,6 +460,13 @@ def document_revert(
             tenant_id=lambda: current.project.tenant_id,
         )
         change_type = ChangeType.RESTORED if current.is_deleted else ChangeType.REVERTED
+        bypassed = review_service.review_gate(
+            project=current.project,
+            path=current.path,
+            user=user,
+            bypass_review=bypass_review,
+            reason=reason,
+        )
         return _save_version(
             current,
             body=body,
@@ -427,6 +474,7 @@ def document_revert(
             reason=reason or f"Revert to version {version}",
             change_type=change_type,
             secret_acknowledgement=acknowledgement,
+            review_bypassed=bypassed,
         )
 
 
