@@ -262,6 +262,7 @@ def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpRe
             user=access.user,
             reason=form.cleaned_data["reason"],
             acknowledge_secret=form.cleaned_data["acknowledge_secret"],
+            bypass_review=form.cleaned_data["bypass_review"],
         )
     except VersionConflict as error:
         stale = _stale_save(request, access, path, DocumentEditForm)
