@@ -320,6 +320,14 @@ class HistoryEntrySerializer(serializers.Serializer):
         help_text="`false_positive` or `test_value` when the writer saved a text the "
         "secret check refused; empty otherwise"
     )
+    review_bypassed = serializers.BooleanField(
+        help_text="A tenant admin wrote this protected path without review (`bypass_review`)"
+    )
+    change_request = serializers.IntegerField(
+        source="change_request_id",
+        allow_null=True,
+        help_text="The change request this version merged, if any",
+    )
 
     def get_reason(self, record: Any) -> str:
         return record.history_change_reason or ""

@@ -126,7 +126,8 @@ def test_writer_approves_then_merges_with_the_proposer_as_author(
     assert types == ["change.opened", "change.approved", "change.merged"]
     # The history API shows the link too.
     history = api(reader).get(f"{BASE}/history/agent.md").json()["results"][0]
-    assert history["version"] == 2
+    assert history["version"] == 2 and history["change_request"] == change_id
+    assert history["user"] == "carol" and history["review_bypassed"] is False
 
 
 def test_a_stale_change_merges_cleanly_onto_the_current_version(api, agent_md, reader, writer):
@@ -376,6 +377,8 @@ def test_an_admin_bypasses_review_with_a_reason_recorded_in_history(
     assert saved.status_code == 200, saved.content
     record = Document.objects.get(pk=agent_md.pk).history.get(version=2)
     assert record.review_bypassed is True and record.history_change_reason == "hotfix"
+    history = api(writer).get(f"{BASE}/history/agent.md").json()["results"]
+    assert [h["review_bypassed"] for h in history] == [True, False]
     assert_error(
         api(admin).put(
             f"{BASE}/documents/agent.md",
