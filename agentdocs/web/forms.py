@@ -246,8 +246,10 @@ class ChangeProposeForm(forms.Form):
 
 class ChangeReviewForm(forms.Form):
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
-    comment = forms.CharField(max_length=10_000, required=False, widget=forms.Textarea)
+    comment = forms.CharField(
+        max_length=10_000, required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
 
 
 class ChangeCommentForm(forms.Form):
-    body = forms.CharField(max_length=10_000, widget=forms.Textarea)
+    body = forms.CharField(max_length=10_000, widget=forms.Textarea(attrs={"rows": 3}))

@@ -118,6 +118,8 @@ def _change_page(
     approvers = change_service.approvers(change)
     needed = review_service.review_policy(project=change.project).approvals
     may_review = access.may_write(change.path) and change.is_live
+    reviews = list(change.reviews.select_related("reviewer"))
+    reviewed = any(review.reviewer_id == access.user.pk for review in reviews)
     conflicts = preview.result.conflicts if preview.result is not None else ()
     context = {
         "access": access,
@@ -128,15 +130,15 @@ def _change_page(
         "proposal_html": render_markdown(change.body),
         "diff_base": side_by_side(preview.base_body, change.body),
         "base_label": f"Version {change.base_version}",
-        "diff_current": side_by_side(current.body, change.body) if current else None,
+        "diff_current": _diff_against_current(current, change, preview),
         "mergeable": change.is_live and preview.mergeable,
         "conflicts": conflicts,
         "approvers": approvers,
         "approvals_required": needed,
-        "reviews": list(change.reviews.select_related("reviewer")),
+        "reviews": reviews,
         "comments": list(change.comments.select_related("author")),
         "is_proposer": change.proposer_id == access.user.pk,
-        "may_review": may_review and change.proposer_id != access.user.pk,
+        "may_review": may_review and not reviewed and change.proposer_id != access.user.pk,
         "may_merge": may_review and len(approvers) >= needed,
         "review_form": review_form or ChangeReviewForm(),
         "comment_form": comment_form or ChangeCommentForm(),
@@ -148,6 +150,18 @@ def _change_page(
         context,
         status=refusal.status if refusal is not None else 200,
     )
+
+
+def _diff_against_current(
+    current: Any, change: ChangeRequest, preview: change_service.MergePreview
+) -> Any:
+    """What merging would make of the current version (the proposal itself when the
+    merge is not clean): edits saved since the base stay, and the page says so."""
+    if current is None:
+        return None
+    if preview.result is not None and preview.result.clean:
+        return side_by_side(current.body, preview.result.text)
+    return side_by_side(current.body, change.body)
 
 
 @member_page
