@@ -153,9 +153,10 @@ def change_propose(
     if not isinstance(base_version, int) or isinstance(base_version, bool) or base_version < 1:
         raise InvalidInput("`base_version` must be a positive integer.", field="base_version")
     document = Document.objects.filter(project=project, path=path).select_related("project").first()
-    if document is None:
+    if document is None or document.is_deleted:
         raise NotFound(
-            f"No document at {path!r} in this project; a change request changes one.",
+            f"No document at {path!r} in this project; a change request changes one "
+            "(restore a deleted one first).",
             field="path",
         )
     try:

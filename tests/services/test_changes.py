@@ -7,7 +7,7 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from agentdocs.core.errors import ChangeClosed, MergeConflict, NotApproved, OwnChange
+from agentdocs.core.errors import ChangeClosed, MergeConflict, NotApproved, NotFound, OwnChange
 from agentdocs.models import ChangeRequest, ChangeState, Document
 from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
@@ -61,6 +61,15 @@ def test_refusals_change_nothing(project, document, reader, writer):
         change_service.change_review(change=change, user=writer, decision="approve")
     assert ChangeRequest.objects.get(pk=change.pk).state == ChangeState.WITHDRAWN
     assert Document.objects.get(pk=document.pk).version == 1
+
+
+@pytest.mark.django_db
+def test_a_deleted_document_takes_no_proposal(project, document, reader, writer):
+    document_service.document_delete(document=document, base_version=1, user=writer)
+    with pytest.raises(NotFound) as refused:
+        _propose(project, reader, "new\n")
+    assert refused.value.field == "path"
+    assert not ChangeRequest.objects.exists()
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agentdocs import permissions
-from agentdocs.core.errors import AgentdocsError, NotFound
+from agentdocs.core.errors import AgentdocsError
 from agentdocs.models import ChangeRequest, ChangeState
 from agentdocs.models.changes import LIVE_STATES
 from agentdocs.permissions import ProjectAccess
@@ -216,8 +216,6 @@ def change_withdraw(
     try:
         change_service.change_withdraw(change=change, user=access.user)
     except AgentdocsError as error:
-        if isinstance(error, NotFound):
-            raise
         return _change_page(request, access, change, refusal=error)
     return _done(request, change, f"Withdrew change #{change.pk}.")
 
