@@ -32,7 +32,7 @@ from agentdocs.api.serializers import (
 )
 from agentdocs.core import paths
 from agentdocs.core.diffs import diff_texts
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import Forbidden, InvalidInput
 from agentdocs.models import Document
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import documents as document_service
@@ -67,6 +67,12 @@ class BypassReviewField(StrictBooleanField):
             "`review_required` with `propose_url`.",
         )
         super().__init__(**kwargs)
+
+
+def _check_bypass(access: permissions.Access, bypass_review: bool) -> None:
+    """Bypassing review is a tenant admin's, as the role the token's scopes leave it."""
+    if bypass_review and not access.is_admin:
+        raise Forbidden("Only tenant admins may bypass review.", field="bypass_review")
 
 
 class DocumentSummarySerializer(serializers.Serializer):
@@ -151,6 +157,7 @@ class DocumentListCreate(ListView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         access.require_write(data["path"])
+        _check_bypass(access, data["bypass_review"])
         document = document_service.document_create(
             project=access.project, user=access.user, **data
         )
@@ -198,13 +205,23 @@ class DocumentDetail(APIView):
         def get_deleted(self, document: Document) -> bool:
             return True
 
-    def _document(self, request: Request, tenant: str, project: str, path: str, *, write: bool):
+    def _document(
+        self,
+        request: Request,
+        tenant: str,
+        project: str,
+        path: str,
+        *,
+        write: bool,
+        bypass_review: bool = False,
+    ):
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
         paths.validate_path(path)
         if write:
             access.require_write(path)
+        _check_bypass(access, bypass_review)
         return document_selectors.document_get(project=access.project, path=path)
 
     @extend_schema(
@@ -243,7 +260,9 @@ class DocumentDetail(APIView):
         serializer = self.WriteInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(request, tenant, project, path, write=True)
+        document = self._document(
+            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        )
         document = document_service.document_write(
             document=document,
             body=data["body"],
@@ -269,7 +288,9 @@ class DocumentDetail(APIView):
         serializer = self.EditInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(request, tenant, project, path, write=True)
+        document = self._document(
+            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        )
         document = document_service.document_edit(
             document=document,
             old=data["old"],
@@ -295,7 +316,9 @@ class DocumentDetail(APIView):
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(request, tenant, project, path, write=True)
+        document = self._document(
+            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        )
         document = document_service.document_delete(
             document=document,
             base_version=base_version(request, data.get("version")),
@@ -521,6 +544,7 @@ class DocumentRevert(APIView):
         data = serializer.validated_data
         paths.validate_path(path)
         access.require_write(path)
+        _check_bypass(access, data["bypass_review"])
         document = document_selectors.document_get(
             project=access.project, path=path, include_deleted=True
         )

@@ -456,3 +456,47 @@ def test_review_settings_are_accepted(api, tenant, admin, project):
             api(admin).put(f"{BASE}/settings/{key}", {"value": value}, format="json").status_code
             == 201
         )
+
+
+def test_bypass_review_on_create_delete_and_revert_is_recorded(
+    api, agent_md, protected, admin, writer
+):
+    created = api(admin).post(
+        f"{BASE}/documents/",
+        {"path": "docs/agent.md", "body": "x\n", "bypass_review": True, "reason": "seed"},
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    edited = api(admin).put(
+        f"{BASE}/documents/agent.md",
+        {"body": "y\n", "version": 1, "bypass_review": True, "reason": "fix"},
+        format="json",
+    )
+    assert edited.status_code == 200
+    reverted = api(admin).post(
+        f"{BASE}/revert/agent.md",
+        {"version": 1, "bypass_review": True, "reason": "undo"},
+        format="json",
+    )
+    assert reverted.status_code == 200, reverted.content
+    deleted = api(admin).delete(
+        f"{BASE}/documents/agent.md",
+        {"version": 3, "bypass_review": True, "reason": "gone"},
+        format="json",
+    )
+    assert deleted.status_code == 200, deleted.content
+    history = Document.objects.get(pk=agent_md.pk).history.order_by("version")
+    assert [h.review_bypassed for h in history] == [False, True, True, True]
+    assert Document.objects.get(path="docs/agent.md").history.get().review_bypassed is True
+
+
+def test_an_admins_write_scoped_token_may_not_bypass_review(client, agent_md, protected, admin):
+    key = token_service.token_create(user=admin, name="ci", scopes=["write"]).key
+    response = client.put(
+        f"{BASE}/documents/agent.md",
+        {"body": "x\n", "version": 1, "bypass_review": True, "reason": "r"},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {key}",
+    )
+    assert_error(response, 403, "forbidden", "bypass_review")
+    assert Document.objects.get(pk=agent_md.pk).version == 1
