@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.core.numbers import positive_int
@@ -40,6 +40,19 @@ def change_list_for_tenant(*, tenant: Tenant, state: str | None = None) -> Query
 def open_count(*, tenant: Tenant) -> int:
     """How many of the tenant's change requests wait for a review or a merge."""
     return ChangeRequest.objects.filter(tenant=tenant, state__in=LIVE_STATES).count()
+
+
+def state_counts(*, tenant: Tenant) -> dict[str, int]:
+    """How many of the tenant's change requests are in each state, in one query."""
+    counts = dict.fromkeys(ChangeState.values, 0)
+    rows = (
+        ChangeRequest.objects.filter(tenant=tenant)
+        .order_by()
+        .values_list("state")
+        .annotate(count=Count("id"))
+    )
+    counts.update({state: count for state, count in rows})
+    return counts
 
 
 def change_get(*, project: Project, change_id: object) -> ChangeRequest:

@@ -48,6 +48,8 @@ def test_the_inbox_lists_waiting_changes_and_the_navigation_counts_them(browse, 
     assert page.status_code == 200
     text = page.content.decode()
     assert f"#{change.pk}" in text and "spaces read better" in text
+    assert 'waiting for review or merge <span class="badge">1</span>' in text
+    assert 'merged <span class="badge">0</span>' in text
     assert (
         "No change requests here."
         in browse(reader).get("/t/acme/-/changes/?state=merged").content.decode()
@@ -205,7 +207,7 @@ def test_the_change_pages_run_the_same_queries_at_two_sizes(
         client.get(url(change))
     inbox_client = browse(reader)
     inbox_client.get("/t/acme/-/changes/")
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(6):  # session, user, access, counts, count, page
         inbox_client.get("/t/acme/-/changes/")
     for n in range(5):
         client.post(url(change, "comment"), {"body": f"more {n}"})
@@ -214,5 +216,5 @@ def test_the_change_pages_run_the_same_queries_at_two_sizes(
         )
     with django_assert_num_queries(10):
         client.get(url(change))
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(6):  # session, user, access, counts, count, page
         inbox_client.get("/t/acme/-/changes/")

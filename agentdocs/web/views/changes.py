@@ -54,9 +54,18 @@ def change_inbox(request: HttpRequest, tenant: str) -> HttpResponse:
             "tenant": access.tenant,
             "changes": list_page(request, rows, per_page=CHANGES_PER_PAGE),
             "state": state,
-            "states": [WAITING, *ChangeState.values],
+            "states": _state_filters(change_selectors.state_counts(tenant=access.tenant)),
         },
     )
+
+
+def _state_filters(counts: dict[str, int]) -> list[tuple[str, str, int]]:
+    """The inbox's filters: (state, label, how many)."""
+    waiting = sum(counts[state] for state in LIVE_STATES)
+    return [
+        (WAITING, "waiting for review or merge", waiting),
+        *((state, state, counts[state]) for state in ChangeState.values),
+    ]
 
 
 @member_page
