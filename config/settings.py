@@ -265,9 +265,17 @@ SPECTACULAR_SETTINGS = {
             "description": "The house rules as the files each agent tool reads (JSON or zip).",
         },
         {"name": "import", "description": "A repository's agent files become documents."},
+        {
+            "name": "changes",
+            "description": "Change requests: proposed document changes, reviewed, then merged.",
+        },
     ],
-    # Two `state` fields (a Memory Block layer's, an invitation's) need their own names.
-    "ENUM_NAME_OVERRIDES": {"InvitationStateEnum": "agentdocs.models.InvitationState"},
+    # The `state` fields (a Memory Block layer's, an invitation's, a change request's) need
+    # their own names.
+    "ENUM_NAME_OVERRIDES": {
+        "InvitationStateEnum": "agentdocs.models.InvitationState",
+        "ChangeStateEnum": "agentdocs.models.ChangeState",
+    },
 }
 
 # Celery: with no broker configured, tasks run in-process and eagerly, so the

@@ -33,7 +33,7 @@ from agentdocs.api.serializers import (
 )
 from agentdocs.core import paths
 from agentdocs.core.diffs import diff_texts
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import Forbidden, InvalidInput
 from agentdocs.models import Document
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import documents as document_service
@@ -69,6 +69,22 @@ class MergeField(StrictBooleanField):
         super().__init__(**kwargs)
 
 
+class BypassReviewField(StrictBooleanField):
+    """Write a path `review.required` protects without a change request (tenant admins,
+    with a reason; recorded in history). Without it such a write answers 409."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", False)
+        kwargs.setdefault(
+            "help_text",
+            "Tenant admins: write a protected path (`review.required`) without review; "
+            "needs a `reason`, recorded in history. Otherwise such a write answers 409 "
+            "`review_required` with `propose_url`.",
+        )
+        super().__init__(**kwargs)
+
+
 class QueryBooleanField(serializers.BooleanField):
     """A flag in the query string: 1 or true, 0 or false, and nothing else."""
 
@@ -95,6 +111,12 @@ def _merge_requested(request: Request, data: dict[str, Any]) -> bool:
     return bool(data["merge"]) or bool(
         validated(MergeQuerySerializer, request.query_params)["merge"]
     )
+
+
+def _check_bypass(access: permissions.Access, bypass_review: bool) -> None:
+    """Bypassing review is a tenant admin's, as the role the token's scopes leave it."""
+    if bypass_review and not access.is_admin:
+        raise Forbidden("Only tenant admins may bypass review.", field="bypass_review")
 
 
 class DocumentSummarySerializer(serializers.Serializer):
@@ -143,6 +165,7 @@ class DocumentListCreate(ListView):
         body = TextField()
         reason = ReasonField()
         acknowledge_secret = AcknowledgeSecretField()
+        bypass_review = BypassReviewField()
 
         def validate_path(self, value: str) -> str:
             return paths.validate_path(value)
@@ -183,6 +206,7 @@ class DocumentListCreate(ListView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         access.require_write(data["path"])
+        _check_bypass(access, data["bypass_review"])
         document = document_service.document_create(
             project=access.project, user=access.user, **data
         )
@@ -201,6 +225,7 @@ class DocumentDetail(APIView):
         acknowledge_secret = AcknowledgeSecretField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
         merge = MergeField()
+        bypass_review = BypassReviewField()
 
     class EditInputSerializer(StrictSerializer):
         class Meta:
@@ -212,6 +237,7 @@ class DocumentDetail(APIView):
         acknowledge_secret = AcknowledgeSecretField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
         merge = MergeField()
+        bypass_review = BypassReviewField()
 
     class DeleteInputSerializer(StrictSerializer):
         class Meta:
@@ -219,6 +245,7 @@ class DocumentDetail(APIView):
 
         reason = ReasonField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
+        bypass_review = BypassReviewField()
 
     class DeleteOutputSerializer(DocumentSummarySerializer):
         class Meta:
@@ -229,13 +256,23 @@ class DocumentDetail(APIView):
         def get_deleted(self, document: Document) -> bool:
             return True
 
-    def _document(self, request: Request, tenant: str, project: str, path: str, *, write: bool):
+    def _document(
+        self,
+        request: Request,
+        tenant: str,
+        project: str,
+        path: str,
+        *,
+        write: bool,
+        bypass_review: bool = False,
+    ):
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
         paths.validate_path(path)
         if write:
             access.require_write(path)
+        _check_bypass(access, bypass_review)
         return document_selectors.document_get(project=access.project, path=path)
 
     @extend_schema(
@@ -283,7 +320,9 @@ class DocumentDetail(APIView):
         serializer = self.WriteInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(request, tenant, project, path, write=True)
+        document = self._document(
+            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        )
         document = document_service.document_write(
             document=document,
             body=data["body"],
@@ -292,6 +331,7 @@ class DocumentDetail(APIView):
             reason=data["reason"],
             acknowledge_secret=data["acknowledge_secret"],
             merge=_merge_requested(request, data),
+            bypass_review=data["bypass_review"],
         )
         return _document_response(document)
 
@@ -315,7 +355,9 @@ class DocumentDetail(APIView):
         serializer = self.EditInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(request, tenant, project, path, write=True)
+        document = self._document(
+            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        )
         document = document_service.document_edit(
             document=document,
             old=data["old"],
@@ -325,6 +367,7 @@ class DocumentDetail(APIView):
             reason=data["reason"],
             acknowledge_secret=data["acknowledge_secret"],
             merge=_merge_requested(request, data),
+            bypass_review=data["bypass_review"],
         )
         return _document_response(document)
 
@@ -334,19 +377,22 @@ class DocumentDetail(APIView):
         description="Marks the document deleted; its history stays (and it can be "
         "reverted). Base version as for PUT (412, 428); 423 while another user holds the lock.",
         request=DeleteInputSerializer,
-        responses={200: DeleteOutputSerializer, **errors(400, 404, 412, 423, 428)},
+        responses={200: DeleteOutputSerializer, **errors(400, 404, 409, 412, 423, 428)},
         parameters=[IF_MATCH],
     )
     def delete(self, request: Request, tenant: str, project: str, path: str) -> Response:
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(request, tenant, project, path, write=True)
+        document = self._document(
+            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        )
         document = document_service.document_delete(
             document=document,
             base_version=base_version(request, data.get("version")),
             user=permissions.signed_in(request.user),
             reason=data["reason"],
+            bypass_review=data["bypass_review"],
         )
         return Response(self.DeleteOutputSerializer(document).data)
 
@@ -369,6 +415,14 @@ class HistoryEntrySerializer(serializers.Serializer):
         allow_null=True,
         help_text="When this version was a stale write merged onto the version then "
         "current: that version's number; null otherwise",
+    )
+    review_bypassed = serializers.BooleanField(
+        help_text="A tenant admin wrote this protected path without review (`bypass_review`)"
+    )
+    change_request = serializers.IntegerField(
+        source="change_request_id",
+        allow_null=True,
+        help_text="The change request this version merged, if any",
     )
 
     def get_reason(self, record: Any) -> str:
@@ -539,6 +593,7 @@ class DocumentRevert(APIView):
             allow_null=True,
             error_messages={"invalid": "The base version must be a positive integer."},
         )
+        bypass_review = BypassReviewField()
 
     OutputSerializer = DocumentSerializer
 
@@ -550,7 +605,7 @@ class DocumentRevert(APIView):
         "has moved on; 423 under another's lock; 422 if the old body looks like it holds "
         "a secret.",
         request=InputSerializer,
-        responses={200: OutputSerializer, **errors(400, 404, 412, 413, 422, 423)},
+        responses={200: OutputSerializer, **errors(400, 404, 409, 412, 413, 422, 423)},
         parameters=[IF_MATCH_OPTIONAL, etag_header(200)],
     )
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -562,6 +617,7 @@ class DocumentRevert(APIView):
         data = serializer.validated_data
         paths.validate_path(path)
         access.require_write(path)
+        _check_bypass(access, data["bypass_review"])
         document = document_selectors.document_get(
             project=access.project, path=path, include_deleted=True
         )
@@ -575,6 +631,7 @@ class DocumentRevert(APIView):
             reason=data["reason"],
             base_version=base,
             acknowledge_secret=data["acknowledge_secret"],
+            bypass_review=data["bypass_review"],
         )
         return _document_response(document)
 

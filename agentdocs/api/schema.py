@@ -125,7 +125,10 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
     409: OpenApiResponse(
         ErrorSerializer,
         description="`already_exists`, `enforced` (the tenant enforces this setting) or "
-        "`invitation_decided`: the request conflicts with the current state.",
+        "`invitation_decided`: the request conflicts with the current state; "
+        "`review_required` (with `propose_url`): the path is protected by `review.required`, "
+        "propose a change instead; on change requests `own_change`, `change_closed`, "
+        "`not_approved` and `merge_conflict` (with `conflicts`).",
         examples=[_example(409, "already_exists", "A document already exists at 'agent.md'.")],
     ),
     412: OpenApiResponse(

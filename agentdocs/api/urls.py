@@ -7,6 +7,7 @@ from django.urls import path, re_path
 from agentdocs.api import (
     activity,
     bindings,
+    changes,
     documents,
     export,
     imports,
@@ -24,6 +25,7 @@ T = r"^tenants/(?P<tenant>[^/]+)"
 P = T + r"/projects/(?P<project>[^/]+)"
 DOC = r"/(?P<path>.+)$"
 BINDING = r"/bindings/(?P<record>[^/]+)"
+CHANGE = r"/changes/(?P<change_id>[^/]+)"
 
 urlpatterns = [
     path("ping", ping.Ping.as_view(), name="api-ping"),
@@ -135,6 +137,21 @@ urlpatterns = [
         T + r"/history/providers/(?P<name>.+)$",
         activity.ProviderHistory.as_view(),
         name="api-provider-history",
+    ),
+    # Change requests (issue 13): propose, review, merge.
+    re_path(P + r"/changes/$", changes.ChangeListCreate.as_view(), name="api-changes"),
+    re_path(P + CHANGE + r"$", changes.ChangeDetail.as_view(), name="api-change"),
+    re_path(
+        P + CHANGE + r"/reviews$", changes.ChangeReviewCreate.as_view(), name="api-change-reviews"
+    ),
+    re_path(P + CHANGE + r"/merge$", changes.ChangeMerge.as_view(), name="api-change-merge"),
+    re_path(
+        P + CHANGE + r"/withdraw$", changes.ChangeWithdraw.as_view(), name="api-change-withdraw"
+    ),
+    re_path(
+        P + CHANGE + r"/comments$",
+        changes.ChangeCommentCreate.as_view(),
+        name="api-change-comments",
     ),
     # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
     # Add new routes above this line.

@@ -8,7 +8,8 @@ the agentdocs server through the REST API with an API token, as the other comman
 do. It serves
 
 - tools: `get_memory_block`, `list_documents`, `read_document`, `search_documents`,
-  `propose_change` (refused until change requests exist) and `bind_run`;
+  `propose_change` (a change request for a writer of the project to review) and
+  `bind_run`;
 - resources: `agentdocs://T/P/memory-block` (the preview) and
   `agentdocs://T/P/documents/{path}`, one listed per document of the project;
 - the prompt `house-rules`: the Memory Block (preview) as a prompt message.
@@ -53,12 +54,6 @@ MAX_SEARCH_DOCUMENTS = 200
 MAX_SEARCH_BYTES = 4 * 1024 * 1024
 MAX_SEARCH_MATCHES = 50
 SNIPPET_CHARS = 120
-
-CHANGE_REQUESTS_UNAVAILABLE = (
-    "change requests are not available on this server yet: nothing was proposed. "
-    "Tell the person you work for what you would change and why, or ask a writer of "
-    "the project to make the change."
-)
 
 
 class ApiError(Exception):
@@ -125,6 +120,14 @@ class SearchResult(TypedDict):
     complete: bool
 
 
+class ProposedChange(TypedDict):
+    id: int
+    state: str
+    path: str
+    base_version: int
+    url: str
+
+
 class BoundRun(TypedDict):
     id: int
     problem_count: int
@@ -178,10 +181,6 @@ class ProjectApi:
                 f"the server answered {response.status_code} with something that is not JSON",
                 status=response.status_code,
             ) from None
-
-    def project_role(self) -> str:
-        """The caller's role in the tenant (and so whether the project exists for them)."""
-        return str(self._json(self._send("GET", self._url("")))["role"])
 
     def memory_block(
         self,
@@ -265,6 +264,28 @@ class ProjectApi:
                     complete = False
                     break
         return SearchResult(matches=matches, documents_searched=searched, complete=complete)
+
+    def propose(
+        self, path: str, body: str, reason: str, base_version: int | None
+    ) -> ProposedChange:
+        """A change request for ``path``; based on the current version unless told."""
+        if base_version is None:
+            base_version = self.document(path)["version"]
+        change = self._json(
+            self._send(
+                "POST",
+                self._url("changes/"),
+                json={"path": path, "body": body, "base_version": base_version, "reason": reason},
+                ok=(201,),
+            )
+        )
+        return ProposedChange(
+            id=change["id"],
+            state=change["state"],
+            path=change["path"],
+            base_version=change["base_version"],
+            url=change["url"],
+        )
 
     def bind(self, process: str, manifest: dict[str, Any] | None) -> BoundRun:
         payload: dict[str, object] = {"process": process}
@@ -449,21 +470,16 @@ def build_server(api: ProjectApi) -> FastMCP:
     @server.tool()
     async def propose_change(
         path: str, body: str, reason: str, base_version: int | None = None
-    ) -> str:
-        """Propose a new body for a document, for a writer of the project to review.
+    ) -> ProposedChange:
+        """Propose a new body for a document, for a writer of the project to review
+        (a tenant admin for `_vance`); nothing changes until they approve and merge it.
 
-        Change requests do not exist on the server yet: this checks that you may
-        propose (readers may not) and then refuses, writing nothing.
+        `body` is the whole new text; `base_version` the version you edited (default:
+        the current one), so edits saved meanwhile are merged, not lost. Returns the
+        change request's id, its state ("open") and the URL of its page.
         """
-        role = await run(api.project_role)
-        if role == "reader":
-            raise ApiError(
-                "forbidden",
-                f"Your role in this tenant is {role}; proposing a change to {path} needs "
-                "writer or admin.",
-                status=403,
-            )
-        raise ApiError("not_available", CHANGE_REQUESTS_UNAVAILABLE, field=None, status=0)
+        proposed: ProposedChange = await run(api.propose, path, body, reason, base_version)
+        return proposed
 
     @server.tool()
     async def bind_run(process: str, manifest: dict[str, Any] | None = None) -> BoundRun:

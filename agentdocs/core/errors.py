@@ -91,10 +91,18 @@ class MergeConflict(AgentdocsError):
     code = "merge_conflict"
     status = 409
 
-    def __init__(self, *, result: MergeResult, base_version: int, current_version: int) -> None:
+    def __init__(
+        self,
+        *,
+        result: MergeResult,
+        base_version: int,
+        current_version: int,
+        detail: str | None = None,
+    ) -> None:
         count = len(result.conflicts)
         super().__init__(
-            f"Your change (based on version {base_version}) and version {current_version} "
+            detail
+            or f"Your change (based on version {base_version}) and version {current_version} "
             f"change the same lines in {count} place{'s' if count != 1 else ''}. Nothing "
             "was written: resolve each conflict and save again based on version "
             f"{current_version}.",
@@ -140,3 +148,34 @@ class RateLimited(AgentdocsError):
     def __init__(self, detail: str, *, retry_after: int, field: str | None = None) -> None:
         super().__init__(detail, field=field, retry_after=retry_after)
         self.retry_after = retry_after
+
+
+# Change review (issue 13).
+
+
+class ReviewRequired(AgentdocsError):
+    """A direct write to a protected path: propose a change instead (``propose_url``)."""
+
+    code = "review_required"
+    status = 409
+
+
+class OwnChange(AgentdocsError):
+    """Nobody reviews their own change request."""
+
+    code = "own_change"
+    status = 409
+
+
+class ChangeClosed(AgentdocsError):
+    """The change request was merged, rejected or withdrawn: it no longer changes."""
+
+    code = "change_closed"
+    status = 409
+
+
+class NotApproved(AgentdocsError):
+    """The change request lacks the approvals it needs to be merged."""
+
+    code = "not_approved"
+    status = 409

@@ -3,6 +3,13 @@ the history base they share. Models hold data and constraints only; every change
 goes through `agentdocs.services`."""
 
 from agentdocs.models.bindings import BindingRecord
+from agentdocs.models.changes import (
+    ChangeComment,
+    ChangeRequest,
+    ChangeState,
+    Review,
+    ReviewDecision,
+)
 from agentdocs.models.documents import Document
 from agentdocs.models.events import Event
 from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
@@ -22,6 +29,9 @@ __all__ = [
     "RESERVED_PROJECT",
     "ApiToken",
     "BindingRecord",
+    "ChangeComment",
+    "ChangeRequest",
+    "ChangeState",
     "ChangeType",
     "Document",
     "Event",
@@ -32,6 +42,8 @@ __all__ = [
     "Project",
     "ProviderMapping",
     "Recipe",
+    "Review",
+    "ReviewDecision",
     "Role",
     "Scope",
     "Setting",

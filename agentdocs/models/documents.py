@@ -56,6 +56,17 @@ class Document(models.Model):
     # copied into the history row like the body, so history says "merged with v7".
     merged_with = models.PositiveIntegerField(null=True, blank=True, default=None)
 
+    # Change review (issue 13), set per write like the acknowledgement: a tenant admin
+    # wrote a protected path directly (`bypass_review`), or the write merged a change request.
+    review_bypassed = models.BooleanField(default=False)
+    change_request = models.ForeignKey(
+        "agentdocs.ChangeRequest",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
     # Locks are coordination, not content: taking one writes no version.
     history = HistoricalRecords(
         bases=[HistoryChangeType], excluded_fields=["lock_holder", "lock_expires_at"]
@@ -99,3 +110,6 @@ class HistoricalDocument(Protocol):
     is_deleted: bool
     secret_acknowledgement: str
     merged_with: int | None
+
+    review_bypassed: bool
+    change_request_id: int | None

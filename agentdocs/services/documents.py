@@ -48,6 +48,7 @@ from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import events, render_cache
 from agentdocs.services import policy as policy_service
+from agentdocs.services import review as review_service
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -256,6 +257,8 @@ def _save_version(
     secret_acknowledgement: str = "",
     restored_from: int | None = None,
     merged_with: int | None = None,
+    review_bypassed: bool = False,
+    change_request_id: int | None = None,
 ) -> Document:
     document.body = body
     document.sha256 = sha256_of(body)
@@ -264,6 +267,9 @@ def _save_version(
     document.is_deleted = is_deleted
     document.secret_acknowledgement = secret_acknowledgement
     document.merged_with = merged_with
+
+    document.review_bypassed = review_bypassed
+    document.change_request_id = change_request_id
     document.updated_by = user
     document.updated_at = timezone.now()
     mark_change(document, user=user, reason=reason, change_type=change_type)
@@ -311,10 +317,14 @@ def document_create(
     user: User,
     reason: str = "",
     acknowledge_secret: str = "",
+    bypass_review: bool = False,
 ) -> Document:
     """Create a document; a deleted one at the same path comes back as its next version."""
     validate_new_path(path)
     reason = _validate_reason(reason)
+    bypassed = review_service.review_gate(
+        project=project, path=path, user=user, bypass_review=bypass_review, reason=reason
+    )
     body, acknowledgement = _checked_body(
         body,
         acknowledge_secret=acknowledge_secret,
@@ -342,6 +352,7 @@ def document_create(
                 change_type=ChangeType.CREATED,
                 event_type=events.DOCUMENT_CREATED,
                 secret_acknowledgement=acknowledgement,
+                review_bypassed=bypassed,
             )
     except IntegrityError:
         # Another request created the same path between our read and our insert.
@@ -358,11 +369,16 @@ def document_write(
     change_type: ChangeType = ChangeType.WRITTEN,
     acknowledge_secret: str = "",
     merge: bool = False,
+    bypass_review: bool = False,
+    change_request_id: int | None = None,
 ) -> Document:
     """Replace the body. Writing the identical body creates no new version.
 
     With ``merge``, a stale ``base_version`` is no refusal: the change is merged onto
-    the current version, and the new version's ``merged_with`` names that version."""
+    the current version, and the new version's ``merged_with`` names that version.
+
+    ``change_request_id``: the write merges that change request (`services.changes`),
+    whose reviews stand in for the review gate."""
     reason = _validate_reason(reason)
     body, acknowledgement = _checked_body(
         body,
@@ -383,6 +399,13 @@ def document_write(
             merged_with = current.version
         if current.body == body:
             return current
+        bypassed = change_request_id is None and review_service.review_gate(
+            project=current.project,
+            path=current.path,
+            user=user,
+            bypass_review=bypass_review,
+            reason=reason,
+        )
         return _save_version(
             current,
             body=body,
@@ -392,6 +415,8 @@ def document_write(
             event_type=events.DOCUMENT_UPDATED,
             secret_acknowledgement=acknowledgement,
             merged_with=merged_with,
+            review_bypassed=bypassed,
+            change_request_id=change_request_id,
         )
 
 
@@ -417,6 +442,7 @@ def document_edit(
     reason: str = "",
     acknowledge_secret: str = "",
     merge: bool = False,
+    bypass_review: bool = False,
 ) -> Document:
     """Replace one exact, unique occurrence of ``old`` with ``new``, as an agent's edit tool.
 
@@ -455,11 +481,17 @@ def document_edit(
             change_type=ChangeType.EDITED,
             acknowledge_secret=acknowledge_secret,
             merge=merge,
+            bypass_review=bypass_review,
         )
 
 
 def document_delete(
-    *, document: Document, base_version: int, user: User, reason: str = ""
+    *,
+    document: Document,
+    base_version: int,
+    user: User,
+    reason: str = "",
+    bypass_review: bool = False,
 ) -> Document:
     """Delete as a new version: the row and every earlier version stay restorable."""
     reason = _validate_reason(reason)
@@ -468,6 +500,13 @@ def document_delete(
         _check_base(current, base_version)
         _check_not_deleted(current)
         _check_lock(current, user)
+        bypassed = review_service.review_gate(
+            project=current.project,
+            path=current.path,
+            user=user,
+            bypass_review=bypass_review,
+            reason=reason,
+        )
         current.lock_holder = None
         current.lock_expires_at = None
         return _save_version(
@@ -478,6 +517,7 @@ def document_delete(
             change_type=ChangeType.DELETED,
             event_type=events.DOCUMENT_DELETED,
             is_deleted=True,
+            review_bypassed=bypassed,
         )
 
 
@@ -489,6 +529,7 @@ def document_revert(
     reason: str = "",
     base_version: int | None = None,
     acknowledge_secret: str = "",
+    bypass_review: bool = False,
 ) -> Document:
     """Make an earlier version's body current again, as a new version.
 
@@ -518,6 +559,13 @@ def document_revert(
             tenant_id=lambda: current.project.tenant_id,
         )
         change_type = ChangeType.RESTORED if current.is_deleted else ChangeType.REVERTED
+        bypassed = review_service.review_gate(
+            project=current.project,
+            path=current.path,
+            user=user,
+            bypass_review=bypass_review,
+            reason=reason,
+        )
         return _save_version(
             current,
             body=body,
@@ -527,6 +575,7 @@ def document_revert(
             event_type=events.DOCUMENT_RESTORED,
             secret_acknowledgement=acknowledgement,
             restored_from=version,
+            review_bypassed=bypassed,
         )
 
 

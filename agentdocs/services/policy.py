@@ -14,6 +14,7 @@ from typing import TypeVar, cast
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from agentdocs.core import review as review_rules
 from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
 from agentdocs.core.paths import validate_path
 from agentdocs.core.recipes import ProfileOptions, RecipeParams
@@ -51,13 +52,24 @@ def _mark(
 
 
 def validate_setting_key(key: object) -> str:
-    if not isinstance(key, str) or not (key == SECRET_OVERRIDE_KEY or SETTING_KEY.match(key)):
+    if not isinstance(key, str) or not (
+        key in (SECRET_OVERRIDE_KEY, *review_rules.REVIEW_KEYS) or SETTING_KEY.match(key)
+    ):
         raise InvalidInput(
             "Setting keys start with `memory.` followed by letters, digits, '_', '.' or '-' "
-            f"(at most 128 characters); the one other key is `{SECRET_OVERRIDE_KEY}`.",
+            f"(at most 128 characters); the other keys are `{SECRET_OVERRIDE_KEY}`, "
+            f"`{review_rules.REVIEW_REQUIRED_KEY}` and `{review_rules.REVIEW_APPROVALS_KEY}`.",
             field="key",
         )
     return key
+
+
+def _validate_review_setting(*, key: str, value: str) -> None:
+    """`review.required` holds patterns, `review.approvals` a count (see core.review)."""
+    if key == review_rules.REVIEW_REQUIRED_KEY:
+        review_rules.parse_patterns(value)
+    elif key == review_rules.REVIEW_APPROVALS_KEY:
+        review_rules.parse_approvals(value)
 
 
 def _validate_security_setting(*, key: str, value: str, project: Project | None) -> None:
@@ -119,6 +131,7 @@ def setting_set(
     validate_setting_key(key)
     _validate_setting_value(value)
     _validate_security_setting(key=key, value=value, project=project)
+    _validate_review_setting(key=key, value=value)
     _validate_bool(enforced, field="enforced")
     if project is not None and project.tenant_id != tenant.pk:
         raise InvalidInput("The project belongs to another tenant.", field="project")

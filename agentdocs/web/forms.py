@@ -78,6 +78,8 @@ class DocumentEditForm(forms.Form):
     reason = ReasonField()
     acknowledge_secret = AcknowledgeSecretField()
     base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    # A protected document (`review.required`): a tenant admin saves without review.
+    bypass_review = forms.BooleanField(required=False)
 
 
 class MarkdownPreviewForm(forms.Form):
@@ -276,3 +278,24 @@ class MergeResolutionForm(forms.Form):
                 choice = text if text.endswith("\n") or not text else text + "\n"
             chosen.append(choice)
         return chosen
+
+
+# Change requests (issue 13).
+
+
+class ChangeProposeForm(forms.Form):
+    path = forms.CharField(max_length=255, widget=forms.HiddenInput)
+    base_version = forms.IntegerField(min_value=1, max_value=MAX_VERSION, widget=forms.HiddenInput)
+    body = BodyField()
+    reason = ReasonField(help_text="Say why, in a sentence: reviewers read it first.")
+
+
+class ChangeReviewForm(forms.Form):
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+    comment = forms.CharField(
+        max_length=10_000, required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+
+class ChangeCommentForm(forms.Form):
+    body = forms.CharField(max_length=10_000, widget=forms.Textarea(attrs={"rows": 3}))

@@ -8,6 +8,7 @@ from django.urls import URLPattern, URLResolver, include, path
 from agentdocs.web.views import (
     activity,
     bindings,
+    changes,
     documents,
     export,
     history,
@@ -48,12 +49,20 @@ project_urls = [
         bindings.binding_reconstruct,
         name="binding-reconstruct",
     ),
+    # Change requests (issue 13).
+    path("changes/new/", changes.change_propose, name="change-propose"),
+    path("changes/<int:change_id>/", changes.change_detail, name="change"),
+    path("changes/<int:change_id>/review/", changes.change_review, name="change-review"),
+    path("changes/<int:change_id>/merge/", changes.change_merge, name="change-merge"),
+    path("changes/<int:change_id>/withdraw/", changes.change_withdraw, name="change-withdraw"),
+    path("changes/<int:change_id>/comment/", changes.change_comment, name="change-comment"),
     *document_urls,
 ]
 
 tenant_urls: list[URLPattern | URLResolver] = [
     path("", projects.tenant_detail, name="tenant"),
     path("-/settings/", policy.tenant_settings, name="tenant-settings"),
+    path("-/changes/", changes.change_inbox, name="changes"),  # change requests (issue 13)
     path("-/recipes/", policy.recipe_list, name="recipes"),
     path("-/recipes/new/", policy.recipe_create, name="recipe-create"),
     path("-/recipes/<str:name>/", policy.recipe_detail, name="recipe"),

@@ -13,6 +13,7 @@ import json
 import pytest
 
 from agentdocs.models import BindingRecord
+from agentdocs.services import changes as change_service
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +41,14 @@ ROUTES = [
     (P + "/bindings/{record}", ["GET"]),
     (P + "/bindings/{record}/compare/{record}", ["GET"]),
     (P + "/bindings/" + "1" * 5000, ["GET"]),
+    # Change requests (issue 13).
+    (P + "/changes/", ["GET", "POST"]),
+    (P + "/changes/{change}", ["GET"]),
+    (P + "/changes/{change}/reviews", ["POST"]),
+    (P + "/changes/{change}/comments", ["POST"]),
+    (P + "/changes/{change}/withdraw", ["POST"]),
+    (P + "/changes/{change}/merge", ["POST"]),
+    (P + "/changes/" + "1" * 5000, ["GET"]),
 ]
 
 BODIES = [
@@ -71,6 +80,8 @@ BODIES = [
     {"path": "\ud800", "body": "\ud800", "reason": "\ud800", "process": "\ud800"},
     {"path": "a\x00", "body": "b\x00", "name": "\x00", "value": "\x00", "process": "\x00"},
     {"process": "p", "manifest": {"local": [[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]}},
+    {"decision": 5, "comment": ["x"], "bypass_review": "yes"},
+    {"path": "agent.md", "body": "x", "base_version": "1" * 5000, "decision": "approve"},
 ]
 
 QUERIES = [
@@ -98,6 +109,13 @@ def record(api, admin, project, make_document):
     return BindingRecord.objects.get().pk
 
 
+@pytest.fixture
+def change(record, project, reader):
+    return change_service.change_propose(
+        project=project, path="agent.md", body="# New\n", base_version=1, reason="", user=reader
+    ).pk
+
+
 def _assert_not_a_500(response, request: str) -> None:
     assert response.status_code < 500, (request, response.content[:300])
     if response.status_code >= 400:
@@ -106,9 +124,9 @@ def _assert_not_a_500(response, request: str) -> None:
 
 
 @pytest.mark.parametrize(("route", "methods"), ROUTES)
-def test_no_body_of_the_wrong_shape_or_type_is_a_500(api, admin, record, route, methods):
+def test_no_body_of_the_wrong_shape_or_type_is_a_500(api, admin, record, change, route, methods):
     client = api(admin)
-    url = route.format(record=record)
+    url = route.format(record=record, change=change)
     for method in methods:
         for body in BODIES:
             payload = json.dumps(body)
@@ -117,9 +135,9 @@ def test_no_body_of_the_wrong_shape_or_type_is_a_500(api, admin, record, route, 
 
 
 @pytest.mark.parametrize(("route", "methods"), ROUTES)
-def test_no_query_of_the_wrong_kind_is_a_500(api, admin, record, route, methods):
+def test_no_query_of_the_wrong_kind_is_a_500(api, admin, record, change, route, methods):
     client = api(admin)
-    url = route.format(record=record)
+    url = route.format(record=record, change=change)
     for query in QUERIES:
         response = client.get(url + query)
         if response.status_code != 405:

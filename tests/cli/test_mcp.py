@@ -18,7 +18,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
 from pydantic import AnyUrl
 
-from agentdocs.models import BindingRecord
+from agentdocs.models import BindingRecord, ChangeRequest
 from agentdocs.services import documents as document_service
 from agentdocs.services import tenants as tenant_service
 from config.celery import app as celery_app
@@ -258,7 +258,9 @@ def test_the_house_rules_prompt_is_the_memory_block_preview(live_server, documen
     assert "## Agent Notes (from _vance: agent.md)\n\n# House rules" in message.content.text
 
 
-def test_a_reader_may_not_propose_into_vance(live_server, documents, reader_key):
+def test_a_reader_proposes_into_vance_and_only_an_admin_approves(
+    live_server, documents, reader_key, api, writer, admin
+):
     async def body(client: ClientSession) -> Any:
         return await client.call_tool(
             "propose_change",
@@ -266,22 +268,35 @@ def test_a_reader_may_not_propose_into_vance(live_server, documents, reader_key)
         )
 
     result = drive(reader_key, live_server.url, body, project="_vance")
-    assert result.isError
-    assert result.structuredContent["error"] == "forbidden"
-    assert "reader" in text_of(result)
+    assert not result.isError, text_of(result)
+    proposed = result.structuredContent
+    change = ChangeRequest.objects.get()
+    assert proposed["id"] == change.pk and proposed["state"] == "open"
+    assert proposed["base_version"] == 1 and proposed["path"] == "agent.md"
+    assert proposed["url"] == f"{live_server.url}/t/acme/_vance/changes/{change.pk}/"
+    assert change.proposer.username == "carol" and change.body == "# House rules\n"
+    reviews = f"/api/v1/tenants/acme/projects/_vance/changes/{change.pk}/reviews"
+    assert api(writer).post(reviews, {"decision": "approve"}, format="json").status_code == 403
+    approved = api(admin).post(reviews, {"decision": "approve"}, format="json")
+    assert approved.json()["state"] == "approved"
 
 
-def test_a_writer_is_told_change_requests_do_not_exist_yet(live_server, documents, writer):
+def test_a_stale_base_version_is_kept_and_an_outsider_cannot_propose(
+    live_server, documents, writer, outsider, other_tenant
+):
     async def body(client: ClientSession) -> Any:
         return await client.call_tool(
             "propose_change",
-            {"path": "guide.md", "body": "x\n", "reason": "r", "base_version": 2},
+            {"path": "guide.md", "body": "Deploy any day.\n", "reason": "r", "base_version": 1},
         )
 
     result = drive(api_token_key(writer), live_server.url, body, url_option="--server")
-    assert result.isError
-    assert result.structuredContent["error"] == "not_available"
-    assert text_of(result).startswith("change requests are not available on this server yet")
+    assert not result.isError, text_of(result)
+    assert result.structuredContent["base_version"] == 1
+    refused = drive(api_token_key(outsider), live_server.url, body)
+    assert refused.isError
+    assert refused.structuredContent["error"] == "not_found"
+    assert ChangeRequest.objects.count() == 1
 
 
 def test_a_foreign_tenant_is_a_tool_error_and_the_server_keeps_serving(

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from agentdocs.models import BindingRecord
+from agentdocs.services import changes as change_service
 
 pytestmark = pytest.mark.django_db
 
@@ -39,6 +40,15 @@ PAGES = [
     P + "/revert/agent.md",
     P + "/delete/agent.md",
     P + "/lock/agent.md",
+    # Change requests (issue 13).
+    T + "/-/changes/",
+    P + "/changes/new/",
+    P + "/changes/new/?path=agent.md",
+    P + "/changes/{change}/",
+    P + "/changes/{change}/review/",
+    P + "/changes/{change}/comment/",
+    P + "/changes/{change}/merge/",
+    P + "/changes/{change}/withdraw/",
 ]
 
 QUERIES = [
@@ -64,6 +74,9 @@ FORMS = [
     {"process": "", "with_memory_block": "on", "recipe": "nosuch", "manifest": "{"},
     {"process": "p", "manifest": json.dumps({"context": "x"}), "a": "1", "b": "x"},
     {"ttl_seconds": "x", "force": "maybe", "release": "1"},
+    {"decision": "maybe", "comment": "x" * 20_000, "state": "nope", "bypass_review": "x"},
+    {"path": "agent.md", "base_version": "1", "body": "\x00"},
+    {"path": "agent.md", "base_version": "99999", "body": "x"},
 ]
 
 
@@ -75,10 +88,17 @@ def record(api, admin, project, make_document):
     return BindingRecord.objects.get().pk
 
 
+@pytest.fixture
+def change(record, project, reader):
+    return change_service.change_propose(
+        project=project, path="agent.md", body="# New\n", base_version=1, reason="", user=reader
+    ).pk
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_no_page_fails_whatever_is_sent(browse, admin, record, page):
+def test_no_page_fails_whatever_is_sent(browse, admin, record, change, page):
     client = browse(admin)
-    url = page.format(record=record)
+    url = page.format(record=record, change=change)
     for query in QUERIES:
         response = client.get(url + query)
         assert response.status_code < 500, (url + query, response.status_code)

@@ -20,11 +20,11 @@ pytestmark = pytest.mark.django_db
 
 PAGES = {
     "/": 6,  # the tenants (paged) with their first projects, and the pending invitations
-    "/t/acme/": 6,
+    "/t/acme/": 7,  # and the count of change requests waiting
     "/t/acme/web/": 9,
     "/t/acme/web/doc/agent.md": 5,
     "/t/acme/web/doc/agent.md?version=1": 6,
-    "/t/acme/web/edit/agent.md": 5,
+    "/t/acme/web/edit/agent.md": 6,  # and the review.* settings (is it protected?)
     "/t/acme/web/history/agent.md": 5,
     "/t/acme/web/diff/agent.md": 6,
     "/t/acme/web/diff/agent.md?from=1&to=2": 6,
@@ -32,7 +32,7 @@ PAGES = {
     "/t/acme/web/memory-block/": 6,
     "/t/acme/web/memory-block/?recipe=coder": 7,
     "/t/acme/_vance/doc/agent.md": 5,
-    "/t/acme/_vance/edit/agent.md": 5,
+    "/t/acme/_vance/edit/agent.md": 6,
     "/t/acme/web/settings/": 5,
     "/t/acme/-/settings/": 4,
     "/t/acme/-/recipes/": 5,  # the page count of the paged list

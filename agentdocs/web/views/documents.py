@@ -273,6 +273,7 @@ def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpRe
             reason=form.cleaned_data["reason"],
             acknowledge_secret=form.cleaned_data["acknowledge_secret"],
             merge=True,
+            bypass_review=form.cleaned_data["bypass_review"],
         )
     except MergeConflict as error:
         return _conflict_page(

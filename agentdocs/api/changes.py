@@ -1,0 +1,369 @@
+"""Change requests: propose, list, read (with diffs), review, merge, withdraw, comment.
+
+Any member proposes and comments (a reader's agent token included: those need
+only the `read` scope); writers of the path review and merge (tenant admins for
+`_vance`); only the proposer withdraws. Outsiders get 404 for all of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agentdocs import permissions
+from agentdocs.api.access import prefetched_access
+from agentdocs.api.common import ListView
+from agentdocs.api.documents import DiffHunkSerializer
+from agentdocs.api.schema import MergeConflictErrorSerializer, errors
+from agentdocs.api.serializers import (
+    JSONIntegerField,
+    ReasonField,
+    StrictSerializer,
+    TextField,
+    optional_body,
+    validated,
+)
+from agentdocs.core.diffs import Diff
+from agentdocs.models import ChangeRequest, ChangeState, ReviewDecision, Scope
+from agentdocs.permissions import ProjectAccess
+from agentdocs.selectors import changes as change_selectors
+from agentdocs.services import changes as change_service
+from agentdocs.services import review as review_service
+
+
+class ChangeSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=ChangeState.choices)
+    path = serializers.CharField()
+    base_version = serializers.IntegerField()
+    reason = serializers.CharField()
+    proposer = serializers.CharField(source="proposer.username", allow_null=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    merged_version = serializers.IntegerField(allow_null=True)
+    merged_by = serializers.CharField(source="merged_by.username", allow_null=True)
+    url = serializers.SerializerMethodField(help_text="The change request's page")
+    api_url = serializers.SerializerMethodField(help_text="This resource")
+
+    def _absolute(self, path: str) -> str:
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
+
+    def get_url(self, change: ChangeRequest) -> str:
+        return self._absolute(change_service.change_url(change))
+
+    def get_api_url(self, change: ChangeRequest) -> str:
+        return self._absolute(change_service.change_api_url(change))
+
+
+class ReviewSerializer(serializers.Serializer):
+    reviewer = serializers.CharField(source="reviewer.username", allow_null=True)
+    decision = serializers.ChoiceField(choices=ReviewDecision.choices)
+    comment = serializers.CharField()
+    at = serializers.DateTimeField()
+
+
+class CommentSerializer(serializers.Serializer):
+    author = serializers.CharField(source="author.username", allow_null=True)
+    body = serializers.CharField()
+    at = serializers.DateTimeField()
+
+
+class ChangeDiffSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "ChangeDiff"
+
+    from_version = serializers.IntegerField(help_text="The version the proposal is compared with")
+    diff = serializers.CharField(help_text="Unified diff text")
+    hunks = DiffHunkSerializer(many=True)
+    added = serializers.IntegerField()
+    removed = serializers.IntegerField()
+    truncated = serializers.BooleanField()
+    shown_changed_lines = serializers.IntegerField()
+
+
+class ChangeDetailSerializer(ChangeSerializer):
+    class Meta:
+        ref_name = "ChangeDetail"
+
+    body = serializers.CharField()
+    current_version = serializers.IntegerField(
+        allow_null=True, help_text="The document's version now; null when it was deleted"
+    )
+    mergeable = serializers.BooleanField(
+        help_text="Open or approved, and merges onto the current version without conflicts"
+    )
+    approvals = serializers.ListField(child=serializers.CharField(), help_text="Who approved")
+    approvals_required = serializers.IntegerField(help_text="`review.approvals` in force")
+    diff_against_base = ChangeDiffSerializer()
+    diff_against_current = ChangeDiffSerializer(allow_null=True)
+    conflicts = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Where the proposal and the current version overlap (as a merge's 409)",
+    )
+    reviews = ReviewSerializer(many=True)
+    comments = CommentSerializer(many=True)
+
+
+def _diff_data(diff: Diff | None, version: int | None) -> dict[str, Any] | None:
+    if diff is None or version is None:
+        return None
+    return {"from_version": version, **diff.as_dict()}
+
+
+def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
+    """Everything the change request's page and API show, as plain data."""
+    preview = change_service.merge_preview(change)
+    against_base, against_current = change_service.change_diffs(change, preview)
+    document = preview.document
+    current = None if document is None or document.is_deleted else document.version
+    return {
+        "change": change,
+        "preview": preview,
+        "current_version": current,
+        "mergeable": change.is_live and preview.mergeable,
+        "approvals": change_service.approvers(change),
+        "approvals_required": review_service.review_policy(project=change.project).approvals,
+        "diff_against_base": _diff_data(against_base, change.base_version),
+        "diff_against_current": _diff_data(against_current, current),
+        "conflicts": preview.result.conflicts_data() if preview.result is not None else [],
+        "reviews": list(change.reviews.select_related("reviewer")),
+        "comments": list(change.comments.select_related("author")),
+    }
+
+
+def _detail_response(request: Request, change: ChangeRequest, *, status_code: int = 200):
+    """ChangeDetailSerializer's shape: the summary and what `change_detail_data` adds."""
+    data = change_detail_data(change)
+    payload = {
+        **ChangeSerializer(change, context={"request": request}).data,
+        "body": change.body,
+        "current_version": data["current_version"],
+        "mergeable": data["mergeable"],
+        "approvals": data["approvals"],
+        "approvals_required": data["approvals_required"],
+        "diff_against_base": data["diff_against_base"],
+        "diff_against_current": data["diff_against_current"],
+        "conflicts": data["conflicts"],
+        "reviews": ReviewSerializer(data["reviews"], many=True).data,
+        "comments": CommentSerializer(data["comments"], many=True).data,
+    }
+    return Response(payload, status=status_code)
+
+
+def _access(request: Request, tenant: str, project: str) -> ProjectAccess:
+    return permissions.project_access(
+        request.user, tenant, project, prefetched=prefetched_access(request)
+    )
+
+
+def _change(request: Request, tenant: str, project: str, change_id: str):
+    access = _access(request, tenant, project)
+    return access, change_selectors.change_get(project=access.project, change_id=change_id)
+
+
+class ChangeListCreate(ListView):
+    required_scopes = {"POST": Scope.READ}
+
+    class QuerySerializer(serializers.Serializer):
+        state = serializers.CharField(
+            required=False,
+            default="",
+            allow_blank=True,
+            help_text="open, approved, merged, rejected or withdrawn; all when left out",
+        )
+
+        def validate_state(self, value: str) -> str | None:
+            return change_selectors.validate_state(value)
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "ChangePropose"
+
+        path = TextField()
+        body = TextField()
+        base_version = JSONIntegerField(help_text="The version the body was written against")
+        reason = ReasonField()
+
+    OutputSerializer = ChangeSerializer
+
+    def paginate(self, request: Request, queryset: Any) -> Response:
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(queryset, request, view=self)
+        data = self.OutputSerializer(page, many=True, context={"request": request}).data
+        return paginator.get_paginated_response(data)
+
+    @extend_schema(
+        tags=["changes"],
+        summary="List a project's change requests",
+        description="Newest first, paged; `?state=` keeps one state. Members read.",
+        responses={200: OutputSerializer(many=True), **errors(400, 404)},
+        parameters=[QuerySerializer],
+    )
+    def get(self, request: Request, tenant: str, project: str) -> Response:
+        access = _access(request, tenant, project)
+        state = validated(self.QuerySerializer, request.query_params)["state"]
+        return self.paginate(
+            request, change_selectors.change_list(project=access.project, state=state)
+        )
+
+    @extend_schema(
+        tags=["changes"],
+        summary="Propose a change",
+        description="Proposes `body` for the document at `path`, written against "
+        "`base_version`, for writers of the project to review (tenant admins for `_vance`). "
+        "Any member may propose, with a token of any scope. 404 if there is no such "
+        "document or version; 422 if the body looks like it holds a secret.",
+        request=InputSerializer,
+        responses={201: ChangeSerializer, **errors(400, 404, 413, 422)},
+    )
+    def post(self, request: Request, tenant: str, project: str) -> Response:
+        access = _access(request, tenant, project)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        change = change_service.change_propose(
+            project=access.project, user=access.user, **serializer.validated_data
+        )
+        return Response(
+            ChangeSerializer(change, context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class ChangeDetail(APIView):
+    OutputSerializer = ChangeDetailSerializer
+
+    @extend_schema(
+        tags=["changes"],
+        summary="Read a change request",
+        description="The proposal with its diff against its base version and against the "
+        "current version, whether it merges cleanly now (`mergeable`, else `conflicts`), "
+        "its approvals, reviews and comments.",
+        responses={200: OutputSerializer, **errors(404)},
+    )
+    def get(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
+        _, change = _change(request, tenant, project, change_id)
+        return _detail_response(request, change)
+
+
+class ChangeReviewCreate(APIView):
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "ChangeReview"
+
+        decision = serializers.ChoiceField(choices=ReviewDecision.choices)
+        comment = TextField(required=False, default="")
+
+    OutputSerializer = ChangeDetailSerializer
+
+    @extend_schema(
+        tags=["changes"],
+        summary="Review a change request",
+        description="`approve` or `reject`. Writers of the document's path (tenant admins "
+        "for `_vance`; 403 otherwise). A rejection closes the request; with the approvals "
+        "`review.approvals` asks for (default 1) it is approved. 409 `own_change` for the "
+        "proposer, `change_closed` once merged, rejected or withdrawn.",
+        request=InputSerializer,
+        responses={201: OutputSerializer, **errors(400, 404, 409)},
+    )
+    def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
+        access, change = _change(request, tenant, project, change_id)
+        access.require_write(change.path)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        change_service.change_review(change=change, user=access.user, **serializer.validated_data)
+        change.refresh_from_db()
+        return _detail_response(request, change, status_code=status.HTTP_201_CREATED)
+
+
+class ChangeMerge(APIView):
+    OutputSerializer = ChangeDetailSerializer
+
+    @extend_schema(
+        tags=["changes"],
+        summary="Merge a change request",
+        description="Three-way merges the proposal (base version, current version, "
+        "proposal) and saves the result as a new version with the proposer as author; the "
+        "history row names the change request, its approvers and the merger. Writers of "
+        "the path (tenant admins for `_vance`). 409 `not_approved` without enough "
+        "approvals, `merge_conflict` (with `conflicts`) when the edits overlap (the request "
+        "stays open), `change_closed` once closed.",
+        request=None,
+        responses={
+            200: OutputSerializer,
+            **errors(404, 409, 422, 423),
+            409: OpenApiResponse(
+                MergeConflictErrorSerializer,
+                description="`merge_conflict` (with `conflicts`: base, theirs and yours of "
+                "each overlap, and `current_version`), `not_approved` or `change_closed`.",
+            ),
+        },
+    )
+    def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
+        access, change = _change(request, tenant, project, change_id)
+        access.require_write(change.path)
+        change = change_service.change_merge(change=change, user=access.user)
+        return _detail_response(request, change)
+
+
+class ChangeWithdraw(APIView):
+    required_scopes = {"POST": Scope.READ}
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "ChangeWithdraw"
+
+        reason = ReasonField()
+
+    OutputSerializer = ChangeDetailSerializer
+
+    @extend_schema(
+        tags=["changes"],
+        summary="Withdraw a change request",
+        description="Its proposer takes it back (403 for anyone else); 409 `change_closed` "
+        "once merged, rejected or withdrawn.",
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 404, 409)},
+    )
+    def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
+        access, change = _change(request, tenant, project, change_id)
+        serializer = self.InputSerializer(data=optional_body(request.data))
+        serializer.is_valid(raise_exception=True)
+        change = change_service.change_withdraw(
+            change=change, user=access.user, **serializer.validated_data
+        )
+        return _detail_response(request, change)
+
+
+class ChangeCommentCreate(APIView):
+    required_scopes = {"POST": Scope.READ}
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "ChangeComment"
+
+        body = TextField()
+
+    OutputSerializer = CommentSerializer
+
+    @extend_schema(
+        tags=["changes"],
+        summary="Comment on a change request",
+        description="Any member of the tenant; 409 `change_closed` once merged, rejected "
+        "or withdrawn.",
+        request=InputSerializer,
+        responses={201: OutputSerializer, **errors(400, 404, 409)},
+    )
+    def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
+        access, change = _change(request, tenant, project, change_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        comment = change_service.change_comment(
+            change=change, user=access.user, **serializer.validated_data
+        )
+        return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,128 @@
+"""Change requests: a proposed new body for a document, reviewed before it is merged.
+
+A change request names the document (project and path), the version its body was
+written against (`base_version`) and the proposed body. Writers of the project (tenant
+admins for `_vance`) review it; once enough of them approved, it is merged onto the
+document's current version by a three-way merge, through the one write path, with the
+proposer as author. Merged, rejected and withdrawn requests are closed: nothing about
+them changes any more. Every state change is a history row (who, when, why).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from simple_history.models import HistoricalRecords
+
+from agentdocs.models.history import HistoryChangeType
+from agentdocs.models.tenancy import Project, Tenant
+
+
+class ChangeState(models.TextChoices):
+    OPEN = "open", "Open"
+    APPROVED = "approved", "Approved"
+    MERGED = "merged", "Merged"
+    REJECTED = "rejected", "Rejected"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+
+
+# States in which a change request still moves; the others are final.
+LIVE_STATES = (ChangeState.OPEN, ChangeState.APPROVED)
+
+
+class ReviewDecision(models.TextChoices):
+    APPROVE = "approve", "Approve"
+    REJECT = "reject", "Reject"
+
+
+class ChangeRequest(models.Model):
+    """A proposed body for the document at `path`; its id is the number people type (#12)."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="change_requests")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="change_requests")
+    path = models.CharField(max_length=255)
+    body = models.TextField(blank=True)
+    base_version = models.PositiveIntegerField()
+    reason = models.TextField(blank=True, default="")
+    proposer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    state = models.CharField(max_length=16, choices=ChangeState.choices, default=ChangeState.OPEN)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    merged_version = models.PositiveIntegerField(null=True, blank=True)
+    merged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    # The body never changes after the proposal: history keeps the states, not copies of it.
+    history = HistoricalRecords(bases=[HistoryChangeType], excluded_fields=["body"])
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(state__in=ChangeState.values), name="change_request_state_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(base_version__gte=1), name="change_request_base_version_positive"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["tenant", "state", "-id"], name="change_tenant_state"),
+            models.Index(fields=["project", "state", "-id"], name="change_project_state"),
+            models.Index(fields=["project", "path", "merged_version"], name="change_merged"),
+        ]
+
+    def __str__(self) -> str:
+        return f"change #{self.pk} {self.project}:{self.path} ({self.state})"
+
+    @property
+    def is_live(self) -> bool:
+        return self.state in LIVE_STATES
+
+
+class Review(models.Model):
+    """One reviewer's decision on a change request, with an optional comment."""
+
+    change_request = models.ForeignKey(
+        ChangeRequest, on_delete=models.CASCADE, related_name="reviews"
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    decision = models.CharField(max_length=16, choices=ReviewDecision.choices)
+    comment = models.TextField(blank=True, default="")
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(decision__in=ReviewDecision.values), name="review_decision_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reviewer} {self.decision}s change #{self.change_request_id}"
+
+
+class ChangeComment(models.Model):
+    """A member's comment on a change request."""
+
+    change_request = models.ForeignKey(
+        ChangeRequest, on_delete=models.CASCADE, related_name="comments"
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    body = models.TextField()
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.author} on change #{self.change_request_id}"

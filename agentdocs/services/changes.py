@@ -1,0 +1,368 @@
+"""Change requests: propose a new body for a document, review it, merge it.
+
+Any member may propose (a reader's agent token included), `_vance` too; the views
+check who may review and merge (writers of the path: tenant admins for `_vance`)
+before calling in here. What is checked here is everything else: the proposal
+passes the same checks as a document write (path, size, secret scan), nobody
+reviews their own change (409 `own_change`), a merged, rejected or withdrawn
+request no longer changes (409 `change_closed`), and a merge needs the approvals
+`review.approvals` asks for (409 `not_approved`).
+
+A merge is a three-way merge of (the text at the base version, the current text,
+the proposed text), saved through the one write path (`services.documents`) with
+the proposer as author, and the change request, its reviewers and its merger in
+the history row. Overlapping edits answer 409 `merge_conflict` with the conflicts
+and change nothing. The change request row is locked for the merge, and the
+document row after it: of two approved requests merged at once, the second merges
+onto the first's result, or answers `merge_conflict`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from agentdocs.core.diffs import Diff, diff_texts
+from agentdocs.core.errors import (
+    ChangeClosed,
+    Forbidden,
+    InvalidInput,
+    MergeConflict,
+    NotApproved,
+    NotFound,
+    OwnChange,
+)
+from agentdocs.core.merge import MergeResult, three_way
+from agentdocs.core.paths import validate_path
+from agentdocs.models import (
+    ChangeComment,
+    ChangeRequest,
+    ChangeState,
+    ChangeType,
+    Document,
+    Project,
+    Review,
+    ReviewDecision,
+)
+from agentdocs.models.history import mark_change
+from agentdocs.selectors import documents as document_selectors
+from agentdocs.services import documents as document_service
+from agentdocs.services import events
+from agentdocs.services import review as review_service
+
+MAX_REASON = 500
+MAX_COMMENT = 10_000
+
+
+def _text(value: object, *, field: str, limit: int, required: bool = False) -> str:
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        raise InvalidInput(f"`{field}` must be a string.", field=field)
+    value = value.strip()
+    if required and not value:
+        raise InvalidInput(f"`{field}` must not be empty.", field=field)
+    if len(value) > limit:
+        raise InvalidInput(f"`{field}` is longer than {limit} characters.", field=field)
+    if "\x00" in value:
+        raise InvalidInput(f"`{field}` contains a NUL character.", field=field)
+    return value
+
+
+def change_url(change: ChangeRequest) -> str:
+    """The change request's page."""
+    return reverse(
+        "change",
+        kwargs={
+            "tenant": change.tenant.slug,
+            "project": change.project.slug,
+            "change_id": change.pk,
+        },
+    )
+
+
+def change_api_url(change: ChangeRequest) -> str:
+    return reverse(
+        "api-change",
+        kwargs={
+            "tenant": change.tenant.slug,
+            "project": change.project.slug,
+            "change_id": change.pk,
+        },
+    )
+
+
+def _emit(change: ChangeRequest, *, action: str, actor: User, reason: str = "", **data) -> None:
+    events.emit(
+        type=f"change.{action}",
+        tenant=change.tenant,
+        project=change.project,
+        actor=actor,
+        target=str(change.pk),
+        reason=reason,
+        version=change.merged_version,
+        data={
+            "id": change.pk,
+            "path": change.path,
+            "state": change.state,
+            "proposer": change.proposer.get_username() if change.proposer else None,
+            "base_version": change.base_version,
+            "url": change_url(change),
+            "api_url": change_api_url(change),
+            **data,
+        },
+    )
+
+
+def _set_state(change: ChangeRequest, state: str, *, user: User, reason: str) -> None:
+    change.state = state
+    change.updated_at = timezone.now()
+    mark_change(change, user=user, reason=reason, change_type=ChangeType.UPDATED)
+    change.save()
+
+
+def _require_live(change: ChangeRequest) -> None:
+    if not change.is_live:
+        raise ChangeClosed(
+            f"Change #{change.pk} is {change.state}; a {change.state} change request "
+            "no longer changes.",
+            field=None,
+            state=change.state,
+        )
+
+
+def _locked(change: ChangeRequest) -> ChangeRequest:
+    return (
+        ChangeRequest.objects.select_for_update(of=("self",))
+        .select_related("tenant", "project", "proposer")
+        .get(pk=change.pk)
+    )
+
+
+def change_propose(
+    *, project: Project, path: str, body: object, base_version: object, reason: object, user: User
+) -> ChangeRequest:
+    """Propose ``body`` for the document at ``path``, written against ``base_version``."""
+    validate_path(path)
+    body = document_service.validate_body(body)
+    reason = _text(reason, field="reason", limit=MAX_REASON)
+    if not isinstance(base_version, int) or isinstance(base_version, bool) or base_version < 1:
+        raise InvalidInput("`base_version` must be a positive integer.", field="base_version")
+    document = Document.objects.filter(project=project, path=path).select_related("project").first()
+    if document is None or document.is_deleted:
+        raise NotFound(
+            f"No document at {path!r} in this project; a change request changes one "
+            "(restore a deleted one first).",
+            field="path",
+        )
+    try:
+        base = document_selectors.document_version(document=document, version=base_version)
+    except NotFound as error:
+        raise NotFound(error.detail, field="base_version") from None
+    if base.is_deleted:
+        raise InvalidInput(
+            f"Version {base_version} is a deletion; base the change on a version with text.",
+            field="base_version",
+        )
+    if base.body == body:
+        raise InvalidInput(
+            f"The body is the text of version {base_version}: it proposes no change.",
+            field="body",
+        )
+    with transaction.atomic():
+        change = ChangeRequest(
+            tenant=project.tenant,
+            project=project,
+            path=path,
+            body=body,
+            base_version=base_version,
+            reason=reason,
+            proposer=user,
+        )
+        mark_change(change, user=user, reason=reason, change_type=ChangeType.CREATED)
+        change.save()
+        _emit(change, action="opened", actor=user, reason=reason)
+    return change
+
+
+def approvers(change: ChangeRequest) -> list[str]:
+    """The usernames that approved, in the order they did, each once."""
+    names: list[str] = []
+    for review in change.reviews.select_related("reviewer").filter(decision=ReviewDecision.APPROVE):
+        name = review.reviewer.get_username() if review.reviewer else "(deleted user)"
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def change_review(
+    *, change: ChangeRequest, user: User, decision: object, comment: object = ""
+) -> Review:
+    """Record a review: a rejection closes the request; enough approvals approve it.
+
+    The caller has checked that ``user`` may review the path (a writer of it)."""
+    if decision not in ReviewDecision.values:
+        raise InvalidInput("`decision` is `approve` or `reject`.", field="decision")
+    comment = _text(comment, field="comment", limit=MAX_COMMENT)
+    with transaction.atomic():
+        change = _locked(change)
+        _require_live(change)
+        if change.proposer_id == user.pk:
+            raise OwnChange(
+                f"You proposed change #{change.pk}: someone else reviews it.", field=None
+            )
+        review = Review.objects.create(
+            change_request=change, reviewer=user, decision=str(decision), comment=comment
+        )
+        if decision == ReviewDecision.REJECT:
+            _set_state(change, ChangeState.REJECTED, user=user, reason=comment or "rejected")
+            _emit(change, action="rejected", actor=user, reason=comment)
+            return review
+        if change.state == ChangeState.OPEN:
+            names = approvers(change)
+            needed = review_service.review_policy(project=change.project).approvals
+            if len(names) >= needed:
+                _set_state(change, ChangeState.APPROVED, user=user, reason=comment or "approved")
+                _emit(change, action="approved", actor=user, reason=comment, approved_by=names)
+        return review
+
+
+def _merge_reason(change: ChangeRequest, *, names: list[str], user: User) -> str:
+    note = (
+        f"change #{change.pk}, approved by {', '.join(names) or 'nobody'}, "
+        f"merged by {user.get_username()}"
+    )
+    room = MAX_REASON - len(note) - 3
+    reason = change.reason if len(change.reason) <= room else change.reason[: room - 1] + "…"
+    return f"{reason} ({note})" if reason else note
+
+
+@dataclass(frozen=True)
+class MergePreview:
+    """What merging would do now: the document as it is, and the three-way result."""
+
+    document: Document | None
+    base_body: str
+    result: MergeResult | None
+
+    @property
+    def mergeable(self) -> bool:
+        return self.result is not None and self.result.clean
+
+
+def merge_preview(change: ChangeRequest) -> MergePreview:
+    document = (
+        Document.objects.filter(project_id=change.project_id, path=change.path)
+        .select_related("updated_by")
+        .first()
+    )
+    if document is None:
+        return MergePreview(document=None, base_body="", result=None)
+    base = document_selectors.document_version(document=document, version=change.base_version)
+    if document.is_deleted:
+        return MergePreview(document=document, base_body=base.body, result=None)
+    return MergePreview(
+        document=document,
+        base_body=base.body,
+        result=three_way(base.body, document.body, change.body),
+    )
+
+
+def change_diffs(change: ChangeRequest, preview: MergePreview) -> tuple[Diff, Diff | None]:
+    """The proposal against its base, and against the current version (None when the
+    document is gone)."""
+    against_base = diff_texts(
+        preview.base_body,
+        change.body,
+        old_label=f"{change.path}@{change.base_version}",
+        new_label=f"{change.path} (change #{change.pk})",
+    )
+    document = preview.document
+    if document is None or document.is_deleted:
+        return against_base, None
+    against_current = diff_texts(
+        document.body,
+        change.body,
+        old_label=f"{change.path}@{document.version}",
+        new_label=f"{change.path} (change #{change.pk})",
+    )
+    return against_base, against_current
+
+
+def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
+    """Merge an approved change request onto the document's current version.
+
+    The caller has checked that ``user`` may write the path."""
+    with transaction.atomic():
+        change = _locked(change)
+        _require_live(change)
+        names = approvers(change)
+        needed = review_service.review_policy(project=change.project).approvals
+        if len(names) < needed:
+            raise NotApproved(
+                f"Change #{change.pk} has {len(names)} of the {needed} approval"
+                f"{'' if needed == 1 else 's'} it needs to be merged.",
+                field=None,
+                approvals=len(names),
+                approvals_required=needed,
+            )
+        document = (
+            Document.objects.select_for_update(of=("self",))
+            .select_related("project")
+            .filter(project_id=change.project_id, path=change.path)
+            .first()
+        )
+        if document is None or document.is_deleted:
+            raise NotFound(
+                f"{change.path} was deleted since the proposal; restore it to merge.",
+                field="path",
+            )
+        base = document_selectors.document_version(document=document, version=change.base_version)
+        result = three_way(base.body, document.body, change.body)
+        if not result.clean:
+            raise MergeConflict(
+                result=result,
+                base_version=change.base_version,
+                current_version=document.version,
+                detail=f"Change #{change.pk} and version {document.version} (saved since "
+                f"version {change.base_version}) change the same lines; nothing was merged. "
+                "Propose the change again against the current version.",
+            )
+        saved = document_service.document_write(
+            document=document,
+            body=result.text,
+            base_version=document.version,
+            user=change.proposer or user,
+            reason=_merge_reason(change, names=names, user=user),
+            change_request_id=change.pk,
+        )
+        change.merged_version = saved.version
+        change.merged_by = user
+        _set_state(change, ChangeState.MERGED, user=user, reason=f"merged as v{saved.version}")
+        _emit(change, action="merged", actor=user, reason=change.reason, approved_by=names)
+        return change
+
+
+def change_withdraw(*, change: ChangeRequest, user: User, reason: object = "") -> ChangeRequest:
+    """The proposer takes the request back."""
+    reason = _text(reason, field="reason", limit=MAX_REASON)
+    with transaction.atomic():
+        change = _locked(change)
+        if change.proposer_id != user.pk:
+            raise Forbidden("Only the proposer withdraws a change request.", field=None)
+        _require_live(change)
+        _set_state(change, ChangeState.WITHDRAWN, user=user, reason=reason or "withdrawn")
+        _emit(change, action="withdrawn", actor=user, reason=reason)
+        return change
+
+
+def change_comment(*, change: ChangeRequest, user: User, body: object) -> ChangeComment:
+    body = _text(body, field="body", limit=MAX_COMMENT, required=True)
+    with transaction.atomic():
+        change = _locked(change)
+        _require_live(change)
+        return ChangeComment.objects.create(change_request=change, author=user, body=body)

@@ -1,0 +1,112 @@
+"""Protected documents: the review policy of a project, and the gate every direct
+write of a document passes (`review_gate`, called by `services.documents`).
+
+A path the `review.required` patterns protect is changed through a change request
+(`services.changes`); a direct write answers 409 `review_required` with the URL to
+propose at. A tenant admin may write it anyway with ``bypass_review`` and a reason;
+the history row says so (`review_bypassed`).
+
+The tenant's value applies unless the project sets its own; an enforced tenant value
+applies everywhere (a project cannot set an enforced key).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db.models import Q
+from django.urls import reverse
+
+from agentdocs.core import review as review_rules
+from agentdocs.core.errors import Forbidden, InvalidInput, ReviewRequired
+from agentdocs.models import Membership, Project, Role, Setting
+
+
+@dataclass(frozen=True)
+class ReviewPolicy:
+    patterns: tuple[str, ...]
+    project_scope: bool  # the patterns are the project's own
+    approvals: int
+
+    def protects(self, *, project: Project, path: str) -> bool:
+        return review_rules.is_protected(
+            self.patterns, project_slug=project.slug, path=path, project_scope=self.project_scope
+        )
+
+
+def review_policy(*, project: Project) -> ReviewPolicy:
+    """The `review.*` settings in force for the project, in one query."""
+    rows = list(
+        Setting.objects.filter(tenant_id=project.tenant_id, key__in=review_rules.REVIEW_KEYS)
+        .filter(Q(project=None) | Q(project=project))
+        .values_list("key", "value", "enforced", "project_id")
+    )
+
+    def in_force(key: str) -> tuple[str, bool] | None:
+        tenant = next((r for r in rows if r[0] == key and r[3] is None), None)
+        own = next((r for r in rows if r[0] == key and r[3] is not None), None)
+        if own is not None and not (tenant is not None and tenant[2]):
+            return own[1], True
+        return (tenant[1], False) if tenant is not None else None
+
+    patterns: list[str] = []
+    project_scope = False
+    required = in_force(review_rules.REVIEW_REQUIRED_KEY)
+    if required is not None:
+        try:
+            patterns = review_rules.parse_patterns(required[0])
+        except InvalidInput:
+            patterns = []  # stored before validation existed: nothing it names is protected
+        project_scope = required[1]
+    approvals = review_rules.DEFAULT_APPROVALS
+    counted = in_force(review_rules.REVIEW_APPROVALS_KEY)
+    if counted is not None:
+        with contextlib.suppress(InvalidInput):  # stored before validation existed
+            approvals = review_rules.parse_approvals(counted[0])
+    return ReviewPolicy(patterns=tuple(patterns), project_scope=project_scope, approvals=approvals)
+
+
+def review_required(*, project: Project, path: str) -> bool:
+    return review_policy(project=project).protects(project=project, path=path)
+
+
+def propose_url(project: Project) -> str:
+    return reverse("api-changes", kwargs={"tenant": project.tenant.slug, "project": project.slug})
+
+
+def _is_tenant_admin(user: User, project: Project) -> bool:
+    if user.is_superuser:
+        return True
+    return Membership.objects.filter(
+        user=user, tenant_id=project.tenant_id, role=Role.ADMIN
+    ).exists()
+
+
+def review_gate(
+    *, project: Project, path: str, user: User, bypass_review: bool, reason: str
+) -> bool:
+    """Let a direct write of ``path`` through, or raise `ReviewRequired`.
+
+    Returns whether the write bypasses review (for its history row). ``bypass_review``
+    on a path nothing protects changes nothing and is not recorded."""
+    if not isinstance(bypass_review, bool):
+        raise InvalidInput("`bypass_review` is true or false.", field="bypass_review")
+    if not review_required(project=project, path=path):
+        return False
+    if not bypass_review:
+        raise ReviewRequired(
+            f"{path} is protected by `{review_rules.REVIEW_REQUIRED_KEY}`: propose a change "
+            "for review instead (a tenant admin may bypass review with a reason).",
+            field="path",
+            propose_url=propose_url(project),
+        )
+    if not _is_tenant_admin(user, project):
+        raise Forbidden("Only tenant admins may bypass review.", field="bypass_review")
+    if not reason:
+        raise InvalidInput(
+            "Bypassing review needs a reason: say why this change cannot wait for one.",
+            field="reason",
+        )
+    return True

@@ -1,0 +1,243 @@
+"""Change request pages: the tenant's inbox, proposing, and a change request's page
+with its diffs, reviews, comments and the buttons the user's rights allow.
+
+Each POST handler loads the change request, asks `agentdocs.permissions`, calls one
+service and redirects; a refusal shows the change page again with its sentence
+under the refusal's own status (409 for a merge conflict, with the conflicts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from agentdocs import permissions
+from agentdocs.core.errors import AgentdocsError
+from agentdocs.models import ChangeRequest, ChangeState
+from agentdocs.models.changes import LIVE_STATES
+from agentdocs.permissions import ProjectAccess
+from agentdocs.selectors import changes as change_selectors
+from agentdocs.selectors import documents as document_selectors
+from agentdocs.services import changes as change_service
+from agentdocs.services import review as review_service
+from agentdocs.web.diffview import side_by_side
+from agentdocs.web.forms import ChangeCommentForm, ChangeProposeForm, ChangeReviewForm
+from agentdocs.web.markdown import render_markdown
+from agentdocs.web.pages import form_page, list_page, member_page
+
+CHANGES_PER_PAGE = 50
+# The inbox's default: what waits for a review or a merge.
+WAITING = "waiting"
+
+
+@member_page
+def change_inbox(request: HttpRequest, tenant: str) -> HttpResponse:
+    access = permissions.tenant_access(request.user, tenant)
+    state = request.GET.get("state", WAITING) or WAITING
+    if state == WAITING:
+        rows = change_selectors.change_list_for_tenant(tenant=access.tenant).filter(
+            state__in=LIVE_STATES
+        )
+    else:
+        rows = change_selectors.change_list_for_tenant(
+            tenant=access.tenant, state=change_selectors.validate_state(state)
+        )
+    return render(
+        request,
+        "agentdocs/changes.html",
+        {
+            "access": access,
+            "tenant": access.tenant,
+            "changes": list_page(request, rows, per_page=CHANGES_PER_PAGE),
+            "state": state,
+            "states": _state_filters(change_selectors.state_counts(tenant=access.tenant)),
+        },
+    )
+
+
+def _state_filters(counts: dict[str, int]) -> list[tuple[str, str, int]]:
+    """The inbox's filters: (state, label, how many)."""
+    waiting = sum(counts[state] for state in LIVE_STATES)
+    return [
+        (WAITING, "waiting for review or merge", waiting),
+        *((state, state, counts[state]) for state in ChangeState.values),
+    ]
+
+
+@member_page
+@require_http_methods(["GET", "POST"])
+def change_propose(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
+    """Any member proposes; the document's edit page posts here too ("Propose a change")."""
+    access = permissions.project_access(request.user, tenant, project)
+    if request.method == "POST":
+        form = ChangeProposeForm(request.POST)
+        path = str(form["path"].value() or "")
+        document = document_selectors.document_get(project=access.project, path=path)
+        if not form.is_valid():
+            return _propose_page(request, access, document, form)
+        try:
+            change = change_service.change_propose(
+                project=access.project, user=access.user, **form.cleaned_data
+            )
+        except AgentdocsError as error:
+            return _propose_page(request, access, document, form, refusal=error)
+        messages.success(request, f"Proposed change #{change.pk} to {path} for review.")
+        return redirect(change_service.change_url(change))
+    path = request.GET.get("path", "")
+    document = document_selectors.document_get(project=access.project, path=path)
+    form = ChangeProposeForm(
+        initial={"path": path, "base_version": document.version, "body": document.body}
+    )
+    return _propose_page(request, access, document, form)
+
+
+def _propose_page(
+    request: HttpRequest,
+    access: ProjectAccess,
+    document: Any,
+    form: ChangeProposeForm,
+    *,
+    refusal: AgentdocsError | None = None,
+) -> HttpResponse:
+    context = {"access": access, "project": access.project, "document": document, "form": form}
+    return form_page(request, "agentdocs/change_propose.html", context, form=form, refusal=refusal)
+
+
+def _change(request: HttpRequest, tenant: str, project: str, change_id: int):
+    access = permissions.project_access(request.user, tenant, project)
+    return access, change_selectors.change_get(project=access.project, change_id=change_id)
+
+
+def _change_page(
+    request: HttpRequest,
+    access: ProjectAccess,
+    change: ChangeRequest,
+    *,
+    refusal: AgentdocsError | None = None,
+    review_form: ChangeReviewForm | None = None,
+    comment_form: ChangeCommentForm | None = None,
+) -> HttpResponse:
+    preview = change_service.merge_preview(change)
+    document = preview.document
+    current = document if document is not None and not document.is_deleted else None
+    approvers = change_service.approvers(change)
+    needed = review_service.review_policy(project=change.project).approvals
+    may_review = access.may_write(change.path) and change.is_live
+    reviews = list(change.reviews.select_related("reviewer"))
+    reviewed = any(review.reviewer_id == access.user.pk for review in reviews)
+    conflicts = preview.result.conflicts if preview.result is not None else ()
+    context = {
+        "access": access,
+        "project": access.project,
+        "change": change,
+        "document": document,
+        "current": current,
+        "proposal_html": render_markdown(change.body),
+        "diff_base": side_by_side(preview.base_body, change.body),
+        "base_label": f"Version {change.base_version}",
+        "diff_current": _diff_against_current(current, change, preview),
+        "mergeable": change.is_live and preview.mergeable,
+        "conflicts": conflicts,
+        "approvers": approvers,
+        "approvals_required": needed,
+        "reviews": reviews,
+        "comments": list(change.comments.select_related("author")),
+        "is_proposer": change.proposer_id == access.user.pk,
+        "may_review": may_review and not reviewed and change.proposer_id != access.user.pk,
+        "may_merge": may_review and len(approvers) >= needed,
+        "review_form": review_form or ChangeReviewForm(),
+        "comment_form": comment_form or ChangeCommentForm(),
+        "refusal": refusal,
+    }
+    return render(
+        request,
+        "agentdocs/change.html",
+        context,
+        status=refusal.status if refusal is not None else 200,
+    )
+
+
+def _diff_against_current(
+    current: Any, change: ChangeRequest, preview: change_service.MergePreview
+) -> Any:
+    """What merging would make of the current version (the proposal itself when the
+    merge is not clean): edits saved since the base stay, and the page says so."""
+    if current is None:
+        return None
+    if preview.result is not None and preview.result.clean:
+        return side_by_side(current.body, preview.result.text)
+    return side_by_side(current.body, change.body)
+
+
+@member_page
+def change_detail(request: HttpRequest, tenant: str, project: str, change_id: int) -> HttpResponse:
+    access, change = _change(request, tenant, project, change_id)
+    return _change_page(request, access, change)
+
+
+def _done(request: HttpRequest, change: ChangeRequest, message: str) -> HttpResponse:
+    messages.success(request, message)
+    return redirect(change_service.change_url(change))
+
+
+@member_page
+@require_POST
+def change_review(request: HttpRequest, tenant: str, project: str, change_id: int) -> HttpResponse:
+    access, change = _change(request, tenant, project, change_id)
+    access.require_write(change.path)
+    form = ChangeReviewForm(request.POST)
+    if not form.is_valid():
+        return _change_page(request, access, change, review_form=form)
+    try:
+        change_service.change_review(change=change, user=access.user, **form.cleaned_data)
+    except AgentdocsError as error:
+        return _change_page(request, access, change, refusal=error, review_form=form)
+    verb = "Approved" if form.cleaned_data["decision"] == "approve" else "Rejected"
+    return _done(request, change, f"{verb} change #{change.pk}.")
+
+
+@member_page
+@require_POST
+def change_merge(request: HttpRequest, tenant: str, project: str, change_id: int) -> HttpResponse:
+    access, change = _change(request, tenant, project, change_id)
+    access.require_write(change.path)
+    try:
+        merged = change_service.change_merge(change=change, user=access.user)
+    except AgentdocsError as error:
+        return _change_page(request, access, change, refusal=error)
+    return _done(
+        request,
+        merged,
+        f"Merged change #{merged.pk}: {merged.path} is now version {merged.merged_version}.",
+    )
+
+
+@member_page
+@require_POST
+def change_withdraw(
+    request: HttpRequest, tenant: str, project: str, change_id: int
+) -> HttpResponse:
+    access, change = _change(request, tenant, project, change_id)
+    try:
+        change_service.change_withdraw(change=change, user=access.user)
+    except AgentdocsError as error:
+        return _change_page(request, access, change, refusal=error)
+    return _done(request, change, f"Withdrew change #{change.pk}.")
+
+
+@member_page
+@require_POST
+def change_comment(request: HttpRequest, tenant: str, project: str, change_id: int) -> HttpResponse:
+    access, change = _change(request, tenant, project, change_id)
+    form = ChangeCommentForm(request.POST)
+    if not form.is_valid():
+        return _change_page(request, access, change, comment_form=form)
+    try:
+        change_service.change_comment(change=change, user=access.user, **form.cleaned_data)
+    except AgentdocsError as error:
+        return _change_page(request, access, change, refusal=error, comment_form=form)
+    return _done(request, change, "Comment added.")
