@@ -8,6 +8,7 @@ import logging
 from celery import shared_task
 
 from agentdocs.services import archival
+from agentdocs.services import webhooks as webhook_service
 
 logger = logging.getLogger(__name__)
 
@@ -38,3 +39,24 @@ def sweep_unarchived_binding_records() -> int:
     if record_ids:
         logger.info("Re-enqueued %d unarchived binding records.", len(record_ids))
     return len(record_ids)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def deliver_webhook(delivery_id: int) -> bool:
+    """Make a webhook delivery's next attempt, if it is open and due; safe to run any
+    number of times (the delivery's row lock and state decide).
+
+    Its retries are not Celery's: each is a logged attempt whose time is stored with the
+    delivery, enqueued by the service once the attempt is committed, and re-enqueued by
+    the sweep when a worker died with it.
+    """
+    return webhook_service.delivery_attempt(delivery_id=delivery_id)
+
+
+@shared_task(acks_late=True)
+def sweep_webhook_deliveries() -> int:
+    """Enqueue the webhook deliveries that are due and that no task is on its way for."""
+    delivery_ids = webhook_service.delivery_sweep()
+    if delivery_ids:
+        logger.info("Enqueued %d webhook deliveries.", len(delivery_ids))
+    return len(delivery_ids)

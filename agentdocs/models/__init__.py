@@ -17,12 +17,16 @@ from agentdocs.models.tenancy import (
     Tenant,
 )
 from agentdocs.models.tokens import ApiToken, Scope
+from agentdocs.models.webhooks import Delivery, DeliveryAttempt, DeliveryState, Webhook
 
 __all__ = [
     "RESERVED_PROJECT",
     "ApiToken",
     "BindingRecord",
     "ChangeType",
+    "Delivery",
+    "DeliveryAttempt",
+    "DeliveryState",
     "Document",
     "Event",
     "HistoryChangeType",
@@ -36,5 +40,6 @@ __all__ = [
     "Scope",
     "Setting",
     "Tenant",
+    "Webhook",
     "mark_change",
 ]

@@ -1,0 +1,317 @@
+"""Webhook deliveries in-process (Celery eager, as with no broker): a real HTTP receiver
+on 127.0.0.1 gets each committed event, signed per Standard Webhooks; retries are sent
+by the sweep once due, as `manage.py webhook_sweep` or Celery beat sends them."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+from standardwebhooks import Webhook as Verifier
+
+from agentdocs.models import Delivery, DeliveryAttempt, DeliveryState, Event, Webhook
+from agentdocs.services import events as event_service
+from agentdocs.services import webhooks as webhook_service
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fast_retries(settings, celery_eager):
+    settings.AGENTDOCS_WEBHOOK_RETRY_SCHEDULE = (0.1, 0.1, 0.1)
+    settings.AGENTDOCS_WEBHOOK_TIMEOUT_SECONDS = 2.0
+
+
+def _webhook(tenant, admin, url, **extra):
+    options = {"events": ["document.updated"], "projects": None, **extra}
+    return webhook_service.webhook_create(tenant=tenant, url=url, user=admin, **options)
+
+
+def _emit(tenant, project, admin, type="document.updated") -> Event:
+    return event_service.emit(
+        type=type,
+        tenant=tenant,
+        project=project,
+        actor=admin,
+        target="agent.md",
+        reason="a test",
+        version=2,
+        data={"path": "agent.md", "version": 2},
+    )
+
+
+def _sweep_until_closed(capture, delivery_id: int, *, rounds: int = 10) -> Delivery:
+    for _ in range(rounds):
+        delivery = Delivery.objects.get(pk=delivery_id)
+        if delivery.state not in (DeliveryState.PENDING, DeliveryState.RETRYING):
+            return delivery
+        time.sleep(0.12)
+        with capture(execute=True):
+            call_command("webhook_sweep", "--older-than", "0", stdout=io.StringIO())
+    return Delivery.objects.get(pk=delivery_id)
+
+
+def test_a_committed_event_is_delivered_signed_with_the_event_id(
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+):
+    new = _webhook(tenant, admin, webhook_receiver.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        event = _emit(tenant, project, admin)
+
+    assert len(webhook_receiver.received) == 1
+    body, headers = webhook_receiver.received[0]
+    payload = Verifier(new.secret).verify(body, headers)
+    assert payload == {
+        "id": event.id,
+        "type": "document.updated",
+        "created_at": payload["created_at"],
+        "tenant": "acme",
+        "project": "web",
+        "data": {"path": "agent.md", "version": 2},
+    }
+    assert payload["created_at"].endswith("Z")
+    assert headers["Webhook-Id"] == event.id
+    assert headers["Content-Type"] == "application/json"
+    assert headers["User-Agent"] == "agentdocs-webhooks"
+    delivery = Delivery.objects.get(webhook=new.webhook)
+    assert (delivery.state, delivery.attempts, delivery.status_code) == ("succeeded", 1, 200)
+
+
+def test_a_wrong_secret_does_not_verify(
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+):
+    _webhook(tenant, admin, webhook_receiver.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+    body, headers = webhook_receiver.received[0]
+    from standardwebhooks.webhooks import WebhookVerificationError
+
+    with pytest.raises(WebhookVerificationError):
+        Verifier(webhook_service.new_secret()).verify(body, headers)
+
+
+def test_a_receiver_failing_twice_gets_one_success_and_three_logged_attempts(
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+):
+    webhook_receiver.answer((500, "down"), (503, "still down"))
+    new = _webhook(tenant, admin, webhook_receiver.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        event = _emit(tenant, project, admin)
+
+    first = Delivery.objects.get(webhook=new.webhook)
+    assert first.state == "retrying" and first.attempts == 1 and first.next_retry_at is not None
+    delivery = _sweep_until_closed(django_capture_on_commit_callbacks, first.pk)
+
+    assert delivery.state == "succeeded"
+    assert Delivery.objects.filter(webhook=new.webhook).count() == 1
+    attempts = list(DeliveryAttempt.objects.filter(delivery=delivery).order_by("number"))
+    assert [(a.number, a.status_code, a.succeeded) for a in attempts] == [
+        (1, 500, False),
+        (2, 503, False),
+        (3, 200, True),
+    ]
+    assert attempts[0].error == "HTTP 500" and attempts[0].response_body == "down"
+    # The same webhook-id on every attempt: receivers deduplicate on it.
+    assert [h["Webhook-Id"] for _, h in webhook_receiver.received] == [event.id] * 3
+    for body, headers in webhook_receiver.received:
+        Verifier(new.secret).verify(body, headers)
+    webhook = Webhook.objects.get(pk=new.webhook.pk)
+    assert webhook.active and webhook.failing_since is None
+
+
+def test_running_the_task_again_for_a_delivered_event_sends_nothing(
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+):
+    new = _webhook(tenant, admin, webhook_receiver.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        event = _emit(tenant, project, admin)
+        # The signal sent twice for one event makes no second delivery.
+        event_service.event_committed.send(sender=Event, event=event)
+    delivery = Delivery.objects.get(webhook=new.webhook)
+
+    assert webhook_service.delivery_attempt(delivery_id=delivery.pk) is False
+    assert webhook_service.delivery_sweep(older_than=timedelta(0)) == []
+    assert len(webhook_receiver.received) == 1
+    assert DeliveryAttempt.objects.filter(delivery=delivery).count() == 1
+
+
+def test_only_matching_webhooks_of_the_events_tenant_get_it(
+    tenant,
+    project,
+    vance,
+    admin,
+    other_tenant,
+    outsider,
+    webhook_receiver,
+    django_capture_on_commit_callbacks,
+):
+    hears_web = _webhook(tenant, admin, webhook_receiver.url, projects=["web"]).webhook
+    hears_vance = _webhook(tenant, admin, webhook_receiver.url, projects=["_vance"]).webhook
+    hears_settings = _webhook(tenant, admin, webhook_receiver.url, events=["setting.changed"])
+    turned_off = _webhook(tenant, admin, webhook_receiver.url).webhook
+    webhook_service.webhook_update(webhook=turned_off, user=admin, active=False)
+    foreign = _webhook(other_tenant, outsider, webhook_receiver.url).webhook
+
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+        _emit(tenant, None, admin, type="setting.changed")
+
+    delivered = set(Delivery.objects.values_list("webhook_id", "event_type"))
+    assert delivered == {
+        (hears_web.pk, "document.updated"),
+        (hears_settings.webhook.pk, "setting.changed"),
+    }
+    assert not Delivery.objects.filter(webhook__in=[hears_vance, turned_off, foreign]).exists()
+
+
+def test_a_rolled_back_change_delivers_nothing(tenant, project, admin, webhook_receiver):
+    from django.db import transaction
+
+    _webhook(tenant, admin, webhook_receiver.url)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        _emit(tenant, project, admin)
+        raise RuntimeError("the change failed")
+    assert not Delivery.objects.exists()
+    assert webhook_receiver.received == []
+
+
+def test_a_private_address_is_refused_when_not_allowed_and_reached_when_allowed(
+    tenant, project, admin, webhook_receiver, settings, django_capture_on_commit_callbacks
+):
+    # `localhost` is a name: it is refused by what it resolves to, when sending.
+    url = webhook_receiver.url.replace("127.0.0.1", "localhost")
+    new = _webhook(tenant, admin, url)
+    settings.AGENTDOCS_WEBHOOK_ALLOW_PRIVATE = False
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+
+    assert webhook_receiver.received == []
+    attempt = DeliveryAttempt.objects.get()
+    assert attempt.status_code is None and not attempt.succeeded
+    assert attempt.error in (
+        "refused: 127.0.0.1 is a loopback address",
+        "refused: ::1 is a loopback address",
+    )
+
+    settings.AGENTDOCS_WEBHOOK_ALLOW_PRIVATE = True
+    delivery = _sweep_until_closed(django_capture_on_commit_callbacks, attempt.delivery_id)
+    assert delivery.state == "succeeded"
+    assert len(webhook_receiver.received) == 1
+    assert new.webhook.deliveries.count() == 1
+
+
+def test_a_redirect_is_not_followed_and_counts_as_a_failure(
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+):
+    webhook_receiver.answer((302, "elsewhere"))
+    _webhook(tenant, admin, webhook_receiver.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+    attempt = DeliveryAttempt.objects.get()
+    assert attempt.status_code == 302 and not attempt.succeeded
+    assert attempt.error.startswith("redirect (HTTP 302")
+    assert len(webhook_receiver.received) == 1
+
+
+def test_the_response_body_kept_is_capped(
+    tenant, project, admin, webhook_receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.AGENTDOCS_WEBHOOK_RESPONSE_BODY_BYTES = 100
+    webhook_receiver.answer((200, "x" * 100_000))
+    _webhook(tenant, admin, webhook_receiver.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+    attempt = DeliveryAttempt.objects.get()
+    assert attempt.succeeded and attempt.response_body == "x" * 100
+
+
+def test_a_slow_receiver_times_out(
+    tenant, project, admin, webhook_receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.AGENTDOCS_WEBHOOK_TIMEOUT_SECONDS = 0.3
+    webhook_receiver.answer((None, "late"))
+    _webhook(tenant, admin, webhook_receiver.url)
+    started = time.monotonic()
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+    assert time.monotonic() - started < 3
+    webhook_receiver.release()
+    attempt = DeliveryAttempt.objects.get()
+    assert attempt.error == "timed out after 0.3 s" and attempt.status_code is None
+
+
+def test_an_endpoint_whose_last_retry_fails_is_disabled(
+    tenant, project, admin, webhook_receiver, settings, django_capture_on_commit_callbacks
+):
+    settings.AGENTDOCS_WEBHOOK_RETRY_SCHEDULE = (0.1,)
+    webhook_receiver.default = (500, "broken")
+    new = _webhook(tenant, admin, webhook_receiver.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+    delivery = _sweep_until_closed(django_capture_on_commit_callbacks, Delivery.objects.get().pk)
+
+    assert delivery.state == "failed" and delivery.attempts == 2
+    webhook = Webhook.objects.get(pk=new.webhook.pk)
+    assert not webhook.active and webhook.disabled_at is not None
+    assert "last retry" in webhook.disabled_reason
+    # A disabled webhook is sent nothing more.
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+    assert Delivery.objects.count() == 1
+    # Turning it on again forgets the failures.
+    webhook_service.webhook_update(webhook=webhook, user=admin, active=True)
+    webhook.refresh_from_db()
+    assert webhook.active and webhook.failing_since is None and webhook.disabled_reason == ""
+
+
+def test_an_endpoint_failing_for_a_day_is_disabled(
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+):
+    webhook_receiver.default = (500, "broken")
+    new = _webhook(tenant, admin, webhook_receiver.url)
+    Webhook.objects.filter(pk=new.webhook.pk).update(
+        failing_since=timezone.now() - timedelta(hours=25)
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+    webhook = Webhook.objects.get(pk=new.webhook.pk)
+    assert not webhook.active
+    assert webhook.disabled_reason.startswith("Every delivery has failed since")
+    assert Event.objects.filter(type="webhook.updated", data__active=False).exists()
+
+
+def test_a_ping_and_a_redelivery_resend_with_the_same_id(
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+):
+    new = _webhook(tenant, admin, webhook_receiver.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        ping = webhook_service.webhook_test(webhook=new.webhook, user=admin)
+    body, headers = webhook_receiver.received[0]
+    payload = Verifier(new.secret).verify(body, headers)
+    assert payload["type"] == "ping" and payload["id"] == ping.event_id
+    assert payload["data"]["webhook"] == new.webhook.pk
+
+    with django_capture_on_commit_callbacks(execute=True):
+        webhook_service.delivery_redeliver(delivery=ping, user=admin)
+    assert len(webhook_receiver.received) == 2
+    assert webhook_receiver.received[1][1]["Webhook-Id"] == ping.event_id
+    ping.refresh_from_db()
+    assert (ping.state, ping.attempts) == ("succeeded", 2)
+    assert json.loads(webhook_receiver.received[1][0])["id"] == ping.event_id
+
+
+def test_a_rotated_secret_signs_the_next_delivery(
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+):
+    new = _webhook(tenant, admin, webhook_receiver.url)
+    rotated = webhook_service.webhook_update(webhook=new.webhook, user=admin, rotate_secret=True)
+    assert rotated.secret and rotated.secret != new.secret
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+    body, headers = webhook_receiver.received[0]
+    Verifier(rotated.secret).verify(body, headers)
