@@ -268,9 +268,18 @@ SPECTACULAR_SETTINGS = {
             "description": "The house rules as the files each agent tool reads (JSON or zip).",
         },
         {"name": "import", "description": "A repository's agent files become documents."},
+        {
+            "name": "webhooks",
+            "description": "Tenant admins: signed HTTP deliveries of the tenant's events, "
+            "their delivery log, test and redelivery.",
+        },
     ],
-    # Two `state` fields (a Memory Block layer's, an invitation's) need their own names.
-    "ENUM_NAME_OVERRIDES": {"InvitationStateEnum": "agentdocs.models.InvitationState"},
+    # `state` fields (a Memory Block layer's, an invitation's, a webhook delivery's) need
+    # their own names.
+    "ENUM_NAME_OVERRIDES": {
+        "InvitationStateEnum": "agentdocs.models.InvitationState",
+        "DeliveryStateEnum": "agentdocs.models.DeliveryState",
+    },
 }
 
 # Celery: with no broker configured, tasks run in-process and eagerly, so the

@@ -8,6 +8,8 @@ retrying) until an attempt succeeds or its retries are spent.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -95,6 +97,11 @@ class Delivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event_type} {self.event_id} → webhook {self.webhook_id} ({self.state})"
+
+    @property
+    def at(self) -> datetime:
+        """When the delivery last changed hands: its last attempt, or its making."""
+        return self.last_attempt_at or self.created_at
 
 
 class DeliveryAttempt(models.Model):
