@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from celery import shared_task
+from celery import Task, shared_task
 
 from agentdocs.services import archival
 from agentdocs.services import webhooks as webhook_service
@@ -41,16 +41,25 @@ def sweep_unarchived_binding_records() -> int:
     return len(record_ids)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
-def deliver_webhook(delivery_id: int) -> bool:
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
+def deliver_webhook(self: Task, delivery_id: int) -> bool:
     """Make a webhook delivery's next attempt, if it is open and due; safe to run any
     number of times (the delivery's row lock and state decide).
 
     Its retries are not Celery's: each is a logged attempt whose time is stored with the
-    delivery, enqueued by the service once the attempt is committed, and re-enqueued by
-    the sweep when a worker died with it.
+    delivery. This task enqueues the next one, on the queue this one came from, once the
+    attempt is committed; the sweep enqueues what no task is on its way for (a worker
+    killed mid-delivery, a retry hours off).
     """
-    return webhook_service.delivery_attempt(delivery_id=delivery_id)
+    retry_in = webhook_service.delivery_attempt(delivery_id=delivery_id)
+    if retry_in is None:
+        return False
+    queue = (self.request.delivery_info or {}).get("routing_key")
+    try:
+        self.apply_async(args=(delivery_id,), countdown=retry_in, queue=queue)
+    except Exception:  # the broker: the sweep enqueues it once due
+        logger.exception("Could not enqueue the retry of webhook delivery %s.", delivery_id)
+    return True
 
 
 @shared_task(acks_late=True)

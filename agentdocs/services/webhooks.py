@@ -413,8 +413,11 @@ def _record_failure(webhook: Webhook, delivery: Delivery, now: datetime, gave_up
         )
 
 
-def delivery_attempt(*, delivery_id: int) -> bool:
-    """Make the delivery's next attempt if it is open and due; True when one was made.
+def delivery_attempt(*, delivery_id: int) -> float | None:
+    """Make the delivery's next attempt if it is open and due. Returns the seconds after
+    which the caller (the task) is to enqueue the next attempt, or None: delivered,
+    failed for good, not due, or a retry left to the sweep (too far off to hold, or no
+    broker to hold it).
 
     The row stays locked while the request is out, so a second task for the same
     delivery (a duplicate message, the sweep) skips it instead of sending twice.
@@ -427,17 +430,17 @@ def delivery_attempt(*, delivery_id: int) -> bool:
             .first()
         )
         if delivery is None or delivery.state not in OPEN_STATES:
-            return False
+            return None
         now = timezone.now()
         if delivery.next_retry_at is not None and delivery.next_retry_at > now + EARLY_SLACK:
-            return False
+            return None
         webhook = delivery.webhook
         if not webhook.active:
             delivery.state = DeliveryState.FAILED
             delivery.next_retry_at = delivery.enqueued_for = None
             delivery.error = "Not sent: the webhook is turned off."
             delivery.save(update_fields=["state", "next_retry_at", "enqueued_for", "error"])
-            return False
+            return None
         body, headers = _signed_request(delivery, webhook)
         result = webhook_sender.send(
             url=webhook.url,
@@ -484,9 +487,7 @@ def delivery_attempt(*, delivery_id: int) -> bool:
                 delivery.enqueued_for = delivery.next_retry_at if enqueued else None
             _record_failure(webhook, delivery, now, gave_up=delay is None and not delivery.manual)
         delivery.save()
-        if delay is not None and delivery.enqueued_for is not None:
-            _enqueue_on_commit(delivery.pk, delay)
-    return True
+    return delay if delivery.enqueued_for is not None else None
 
 
 def delivery_sweep(*, older_than: timedelta | None = None, limit: int = 1000) -> list[int]:

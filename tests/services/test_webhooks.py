@@ -134,7 +134,7 @@ def test_running_the_task_again_for_a_delivered_event_sends_nothing(
         event_service.event_committed.send(sender=Event, event=event)
     delivery = Delivery.objects.get(webhook=new.webhook)
 
-    assert webhook_service.delivery_attempt(delivery_id=delivery.pk) is False
+    assert webhook_service.delivery_attempt(delivery_id=delivery.pk) is None
     assert webhook_service.delivery_sweep(older_than=timedelta(0)) == []
     assert len(webhook_receiver.received) == 1
     assert DeliveryAttempt.objects.filter(delivery=delivery).count() == 1
