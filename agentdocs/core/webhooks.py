@@ -126,9 +126,11 @@ def address_refusal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> s
         return "an unspecified address"
     if isinstance(address, ipaddress.IPv6Address) and address in ipaddress.ip_network("fc00::/7"):
         return "a unique-local address"
+    if address.is_reserved:
+        return "a reserved address"
     if address.is_private or address in _SHARED:
         return "a private address"
-    if address.is_reserved or not address.is_global:
+    if not address.is_global:
         return "a reserved address"
     return None
 

@@ -315,3 +315,55 @@ def test_a_rotated_secret_signs_the_next_delivery(
         _emit(tenant, project, admin)
     body, headers = webhook_receiver.received[0]
     Verifier(rotated.secret).verify(body, headers)
+
+
+def _fake_dns(monkeypatch, answers: dict[str, list[str]], calls: list[str]) -> None:
+    """Resolve the names in ``answers`` (once each: a second lookup fails), others as usual."""
+    import socket
+
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host not in answers:
+            return real(host, port, *args, **kwargs)
+        calls.append(host)
+        if calls.count(host) > 1:
+            raise socket.gaierror(socket.EAI_NONAME, "looked up twice")
+        return [
+            (socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, port))
+            for a in answers[host]
+        ]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def test_every_resolved_address_is_checked(monkeypatch):
+    from agentdocs.services import webhook_sender
+
+    _fake_dns(monkeypatch, {"mixed.example": ["93.184.215.14", "10.0.0.7"]}, [])
+    result = webhook_sender.send(
+        url="http://mixed.example/hook",
+        body=b"{}",
+        headers={},
+        timeout=1,
+        body_cap=100,
+        allow_private=False,
+    )
+    assert result.status_code is None and result.error == "refused: 10.0.0.7 is a private address"
+
+
+def test_the_request_goes_to_the_checked_address_with_the_urls_host(monkeypatch, webhook_receiver):
+    """One lookup, then a connection to the address it gave: a name that resolves
+    differently a moment later (DNS rebinding) cannot redirect the request."""
+    from agentdocs.services import webhook_sender
+
+    calls: list[str] = []
+    _fake_dns(monkeypatch, {"hooks.example.test": ["127.0.0.1"]}, calls)
+    url = webhook_receiver.url.replace("127.0.0.1", "hooks.example.test")
+    result = webhook_sender.send(
+        url=url, body=b"{}", headers={}, timeout=2, body_cap=100, allow_private=True
+    )
+    assert result.succeeded, result.error
+    assert calls == ["hooks.example.test"]
+    port = url.split(":")[2].split("/")[0]
+    assert webhook_receiver.received[0][1]["Host"] == f"hooks.example.test:{port}"
