@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 PAGES = {
     "/": 6,  # the tenants (paged) with their first projects, and the pending invitations
-    "/t/acme/": 6,
+    "/t/acme/": 7,  # with the count of disabled webhooks an admin is shown
     "/t/acme/web/": 9,
     "/t/acme/web/doc/agent.md": 5,
     "/t/acme/web/doc/agent.md?version=1": 6,
