@@ -3,6 +3,8 @@ field, and another tenant's admin sees none of it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from standardwebhooks import Webhook as Verifier
 
@@ -270,3 +272,47 @@ def test_the_lists_run_a_constant_number_of_queries(
         assert len(client.get(BASE).json()["results"]) == count
     with django_assert_num_queries(5):  # access, webhook, count, page, attempts
         assert len(client.get(f"{BASE}{created['id']}/deliveries/").json()["results"]) == 2
+
+
+WEBHOOK_BODIES = [
+    {"url": "https://e.com/", "events": ["ping"], "projects": [None, 5, {"a": 1}]},
+    {"url": "https://e.com/", "events": [["ping"]], "projects": None},
+    {"url": "https://e.com/\x00", "events": ["ping"]},
+    {"url": "https://\ud800.com/", "events": ["\ud800"], "description": "\x00"},
+    {"url": "http://[::1", "events": ["ping"]},
+    {"url": "http://" + "a" * 300 + ".com/", "events": ["ping"] * 10_000},
+    {"url": "https://e.com/", "events": ["ping"], "projects": ["web"] * 500},
+    {"active": None, "rotate_secret": None, "url": None, "events": None},
+    {"description": ["x"], "projects": 5},
+]
+
+
+def test_no_input_to_the_webhook_operations_is_a_500(
+    api, admin, tenant, project, webhook_receiver, django_capture_on_commit_callbacks
+):
+    from tests.api.test_no_input_is_a_500 import BODIES, QUERIES, _assert_not_a_500
+
+    created = _create(api, admin, webhook_receiver.url)
+    with django_capture_on_commit_callbacks(execute=True):
+        delivery = api(admin).post(f"{BASE}{created['id']}/test").json()
+    hook = f"{BASE}{created['id']}"
+    routes = [
+        (BASE, ["GET", "POST"]),
+        (hook, ["GET", "PATCH"]),
+        (f"{hook}/test", ["POST"]),
+        (f"{hook}/deliveries/", ["GET"]),
+        (f"{hook}/deliveries/{delivery['id']}/redeliver", ["POST"]),
+        (f"{BASE}x", ["GET", "PATCH", "DELETE"]),
+        (f"{BASE}{'9' * 5000}/deliveries/", ["GET"]),
+        (f"{hook}/deliveries/%C2%B2/redeliver", ["POST"]),
+    ]
+    client = api(admin)
+    for url, methods in routes:
+        for method in methods:
+            for body in [*BODIES, *WEBHOOK_BODIES]:
+                payload = json.dumps(body)
+                response = client.generic(method, url, payload, content_type="application/json")
+                _assert_not_a_500(response, f"{method} {url} {payload}")
+        for query in QUERIES:
+            if "GET" in methods:
+                _assert_not_a_500(client.get(url + query), f"GET {url}{query}")

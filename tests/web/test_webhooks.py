@@ -170,3 +170,37 @@ def test_the_pages_run_a_constant_number_of_queries(
     # session, user, access, webhook, count, page, attempts
     with django_assert_num_queries(7):
         client.get(f"{LIST}{hook.pk}/")
+
+
+def test_no_input_to_the_webhook_pages_is_a_500(
+    browse, admin, tenant, hook, django_capture_on_commit_callbacks
+):
+    from tests.web.test_no_input_is_a_500 import FORMS, QUERIES
+
+    with django_capture_on_commit_callbacks(execute=True):
+        delivery = webhook_service.webhook_test(webhook=hook, user=admin)
+    page = f"{LIST}{hook.pk}/"
+    pages = [
+        LIST,
+        page,
+        f"{page}test/",
+        f"{page}rotate/",
+        f"{page}deliveries/{delivery.pk}/redeliver/",
+        f"{page}deliveries/99999999999999999999/redeliver/",
+        f"{LIST}99999999999999999999/",
+        f"{page}delete/",
+    ]
+    forms = [
+        *FORMS,
+        {"url": "https://e.com/\x00", "events": ["ping", "nope"], "projects": "a b,,c"},
+        {"url": "http://[::1", "events": "ping", "projects": "web " * 200, "active": "x"},
+        {"url": "x" * 3000, "events": [""], "description": "d" * 1000},
+    ]
+    client = browse(admin)
+    for url in pages:
+        for query in QUERIES:
+            response = client.get(url + query)
+            assert response.status_code < 500, (url + query, response.status_code)
+        for form in forms:
+            response = client.post(url, form)
+            assert response.status_code < 500, (url, form, response.status_code)
