@@ -102,11 +102,19 @@ def _validate_description(description: object) -> str:
     return description
 
 
+def _public_url(url: str) -> str:
+    """A webhook URL as the activity feed may show it: its scheme and host. Receivers
+    often carry a secret in the path or query (chat services' incoming webhooks)."""
+    parts, _ = core.split_url(url)
+    rest = "/…" if (parts.path not in ("", "/") or parts.query) else "/"
+    return f"{parts.scheme}://{parts.netloc}{rest}"
+
+
 def _describe(webhook: Webhook) -> dict[str, Any]:
-    """A webhook as its events record it: never the secret."""
+    """A webhook as its events record it: never the secret, nor the URL's path."""
     return {
         "webhook": webhook.pk,
-        "url": webhook.url,
+        "url": _public_url(webhook.url),
         "events": webhook.events,
         "projects": webhook.projects,
         "active": webhook.active,
@@ -119,7 +127,7 @@ def _emit(action: str, webhook: Webhook, actor: User | None, reason: str, **data
         tenant=webhook.tenant,
         project=None,
         actor=actor,
-        target=webhook.url,
+        target=_public_url(webhook.url),
         reason=reason,
         data={**_describe(webhook), **data},
     )
@@ -389,7 +397,7 @@ def _disable(webhook: Webhook, reason: str, now: datetime) -> None:
     if updated:
         webhook.active = False
         _emit("updated", webhook, None, reason, changed=["active"], disabled_reason=reason)
-        logger.warning("Webhook %s (%s) disabled: %s", webhook.pk, webhook.url, reason)
+        logger.warning("Webhook %s (%s) disabled: %s", webhook.pk, _public_url(webhook.url), reason)
 
 
 def _record_failure(webhook: Webhook, delivery: Delivery, now: datetime, gave_up: bool) -> None:
@@ -486,6 +494,10 @@ def delivery_attempt(*, delivery_id: int) -> float | None:
                 enqueued = _countdown_enqueues() and delay <= MAX_COUNTDOWN_SECONDS
                 delivery.enqueued_for = delivery.next_retry_at if enqueued else None
             _record_failure(webhook, delivery, now, gave_up=delay is None and not delivery.manual)
+            if not webhook.active:  # turned off by this failure: nothing more is sent
+                delay = None
+                delivery.state = DeliveryState.FAILED
+                delivery.next_retry_at = delivery.enqueued_for = None
         delivery.save()
     return delay if delivery.enqueued_for is not None else None
 

@@ -283,6 +283,22 @@ def test_an_endpoint_failing_for_a_day_is_disabled(
     assert not webhook.active
     assert webhook.disabled_reason.startswith("Every delivery has failed since")
     assert Event.objects.filter(type="webhook.updated", data__active=False).exists()
+    # Turned off by this failure: the delivery is closed, not retried into a dead end.
+    delivery = Delivery.objects.get()
+    assert delivery.state == "failed" and delivery.next_retry_at is None
+
+
+def test_webhook_events_name_the_host_not_a_url_that_may_hold_a_secret(tenant, admin):
+    url = "https://hooks.chat.example/services/T000/B000/XXXXSECRET?token=abc"
+    new = _webhook(tenant, admin, url)
+    webhook_service.webhook_update(webhook=new.webhook, user=admin, rotate_secret=True)
+    webhook_service.webhook_delete(webhook=new.webhook, user=admin)
+    events = list(Event.objects.filter(kind="webhook").order_by("created_at"))
+    assert [e.type for e in events] == ["webhook.created", "webhook.updated", "webhook.deleted"]
+    for event in events:
+        assert event.target == "https://hooks.chat.example/…"
+        assert "SECRET" not in str(event.data) and "whsec_" not in str(event.data)
+    assert events[1].data["changed"] == ["secret"] and events[0].actor == admin
 
 
 def test_a_ping_and_a_redelivery_resend_with_the_same_id(
@@ -367,3 +383,72 @@ def test_the_request_goes_to_the_checked_address_with_the_urls_host(monkeypatch,
     assert calls == ["hooks.example.test"]
     port = url.split(":")[2].split("/")[0]
     assert webhook_receiver.received[0][1]["Host"] == f"hooks.example.test:{port}"
+
+
+@pytest.fixture
+def tls_receiver(tmp_path):
+    """An HTTPS receiver on 127.0.0.1 whose certificate names hooks.example.test only."""
+    import datetime as dt
+    import ssl
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    from pytest_httpserver import HTTPServer
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "hooks.example.test")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("hooks.example.test")]), False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_path, key_path)
+    server = HTTPServer(host="127.0.0.1", port=0, ssl_context=context)
+    server.expect_request("/hook", method="POST").respond_with_data("secure")
+    server.start()
+    try:
+        yield server, str(cert_path)
+    finally:
+        server.clear()
+        server.stop()
+
+
+def test_https_checks_the_urls_host_on_the_certificate_while_connecting_to_its_address(
+    monkeypatch, tls_receiver
+):
+    from agentdocs.services import webhook_sender
+
+    server, ca = tls_receiver
+    _fake_dns(monkeypatch, {"hooks.example.test": ["127.0.0.1"]}, [])
+    url = f"https://hooks.example.test:{server.port}/hook"
+    options = {"body": b"{}", "headers": {}, "timeout": 2, "body_cap": 100, "allow_private": True}
+    trusted = webhook_sender.send(url=url, ca_certs=ca, **options)
+    assert trusted.succeeded and trusted.response_body == "secure", trusted.error
+    # The same server under a name its certificate does not carry, or not trusted at all.
+    wrong_name = webhook_sender.send(
+        url=f"https://127.0.0.1:{server.port}/hook", ca_certs=ca, **options
+    )
+    assert wrong_name.status_code is None and wrong_name.error.startswith("TLS failed")
+    _fake_dns(monkeypatch, {"hooks.example.test": ["127.0.0.1"]}, [])
+    untrusted = webhook_sender.send(url=url, **options)
+    assert untrusted.status_code is None and "certificate verify failed" in untrusted.error
