@@ -47,6 +47,8 @@ DEMO_SETTINGS = {
     "SESSION_COOKIE_SECURE": "0",
     "CSRF_COOKIE_SECURE": "0",
     "SECURE_HSTS_SECONDS": "0",
+    # The demo's webhook receivers are on this machine.
+    "AGENTDOCS_WEBHOOK_ALLOW_PRIVATE": "1",
 }
 
 

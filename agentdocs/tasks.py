@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import logging
 
-from celery import shared_task
+from celery import Task, shared_task
 
 from agentdocs.services import archival
+from agentdocs.services import webhooks as webhook_service
 
 logger = logging.getLogger(__name__)
 
@@ -38,3 +39,33 @@ def sweep_unarchived_binding_records() -> int:
     if record_ids:
         logger.info("Re-enqueued %d unarchived binding records.", len(record_ids))
     return len(record_ids)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True)
+def deliver_webhook(self: Task, delivery_id: int) -> bool:
+    """Make a webhook delivery's next attempt, if it is open and due; safe to run any
+    number of times (the delivery's row lock and state decide).
+
+    Its retries are not Celery's: each is a logged attempt whose time is stored with the
+    delivery. This task enqueues the next one, on the queue this one came from, once the
+    attempt is committed; the sweep enqueues what no task is on its way for (a worker
+    killed mid-delivery, a retry hours off).
+    """
+    retry_in = webhook_service.delivery_attempt(delivery_id=delivery_id)
+    if retry_in is None:
+        return False
+    queue = (self.request.delivery_info or {}).get("routing_key")
+    try:
+        self.apply_async(args=(delivery_id,), countdown=retry_in, queue=queue)
+    except Exception:  # the broker: the sweep enqueues it once due
+        logger.exception("Could not enqueue the retry of webhook delivery %s.", delivery_id)
+    return True
+
+
+@shared_task(acks_late=True)
+def sweep_webhook_deliveries() -> int:
+    """Enqueue the webhook deliveries that are due and that no task is on its way for."""
+    delivery_ids = webhook_service.delivery_sweep()
+    if delivery_ids:
+        logger.info("Enqueued %d webhook deliveries.", len(delivery_ids))
+    return len(delivery_ids)

@@ -48,6 +48,38 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name} must be an integer, not {value!r}") from None
 
 
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not number >= 0 or number == float("inf"):
+        raise ImproperlyConfigured(f"{name} must be a number of at least 0, not {value!r}")
+    return number
+
+
+def env_float_list(name: str, default: list[float]) -> list[float]:
+    """Comma-separated numbers of at least 0 (`10,60,300`)."""
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return [float(item) for item in default]
+    numbers = []
+    for item in value.split(","):
+        try:
+            number = float(item)
+        except ValueError:
+            number = -1.0
+        if not number >= 0 or number == float("inf"):
+            raise ImproperlyConfigured(
+                f"{name} must be comma-separated numbers of at least 0, not {value!r}"
+            )
+        numbers.append(number)
+    return numbers
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     value = os.environ.get(name)
     if value is None:

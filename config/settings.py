@@ -16,7 +16,15 @@ import dj_database_url
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_choice, env_int, env_list, env_str
+from config.env import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_float_list,
+    env_int,
+    env_list,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -269,12 +277,18 @@ SPECTACULAR_SETTINGS = {
             "name": "changes",
             "description": "Change requests: proposed document changes, reviewed, then merged.",
         },
+        {
+            "name": "webhooks",
+            "description": "Tenant admins: signed HTTP deliveries of the tenant's events, "
+            "their delivery log, test and redelivery.",
+        },
     ],
-    # The `state` fields (a Memory Block layer's, an invitation's, a change request's) need
-    # their own names.
+    # The `state` fields (a Memory Block layer's, an invitation's, a change request's, a
+    # webhook delivery's) need their own names.
     "ENUM_NAME_OVERRIDES": {
         "InvitationStateEnum": "agentdocs.models.InvitationState",
         "ChangeStateEnum": "agentdocs.models.ChangeState",
+        "DeliveryStateEnum": "agentdocs.models.DeliveryState",
     },
 }
 
@@ -293,7 +307,12 @@ CELERY_BEAT_SCHEDULE = {
     "archive-sweep": {
         "task": "agentdocs.tasks.sweep_unarchived_binding_records",
         "schedule": env_int("AGENTDOCS_ARCHIVE_SWEEP_EVERY_SECONDS", 60),
-    }
+    },
+    # Webhooks: re-enqueues deliveries whose retry is due, or whose task a worker lost.
+    "webhook-sweep": {
+        "task": "agentdocs.tasks.sweep_webhook_deliveries",
+        "schedule": env_int("AGENTDOCS_WEBHOOK_SWEEP_EVERY_SECONDS", 30),
+    },
 }
 
 # agentdocs' own knobs.
@@ -330,6 +349,28 @@ AGENTDOCS_RATE_LIMITS = {
     "render": env_str("AGENTDOCS_RATE_LIMIT_RENDER", "600/min"),
     "bind": env_str("AGENTDOCS_RATE_LIMIT_BIND", "120/min"),
 }
+
+# Webhooks. Deliveries never go to loopback, private, link-local, unique-local,
+# multicast, reserved or cloud-metadata addresses (checked on the resolved address
+# when sending) unless this is on: for tests and the demo, whose receivers are local.
+AGENTDOCS_WEBHOOK_ALLOW_PRIVATE = env_bool("AGENTDOCS_WEBHOOK_ALLOW_PRIVATE", False)
+# Connect and read together, in seconds; and how much of a response body is kept.
+AGENTDOCS_WEBHOOK_TIMEOUT_SECONDS = env_float("AGENTDOCS_WEBHOOK_TIMEOUT_SECONDS", 5.0)
+AGENTDOCS_WEBHOOK_RESPONSE_BODY_BYTES = env_int("AGENTDOCS_WEBHOOK_RESPONSE_BODY_BYTES", 4096)
+# Seconds before each automatic retry of a failed delivery: about a day in all.
+AGENTDOCS_WEBHOOK_RETRY_SCHEDULE = tuple(
+    env_float_list(
+        "AGENTDOCS_WEBHOOK_RETRY_SCHEDULE",
+        [10, 60, 5 * 60, 30 * 60, 3600, 2 * 3600, 4 * 3600, 8 * 3600, 8 * 3600],
+    )
+)
+# A webhook whose every attempt has failed for this long is disabled.
+AGENTDOCS_WEBHOOK_DISABLE_AFTER_SECONDS = env_int(
+    "AGENTDOCS_WEBHOOK_DISABLE_AFTER_SECONDS", 24 * 3600
+)
+# The sweep enqueues a due delivery again when its task has not run this long after
+# it was due (a worker killed mid-delivery).
+AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS", 60)
 
 LOGGING = {
     "version": 1,

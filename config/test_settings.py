@@ -13,6 +13,8 @@ os.environ.setdefault("DEBUG", "0")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("SESSION_COOKIE_SECURE", "0")
 os.environ.setdefault("CSRF_COOKIE_SECURE", "0")
+# Webhook receivers in the tests listen on 127.0.0.1.
+os.environ.setdefault("AGENTDOCS_WEBHOOK_ALLOW_PRIVATE", "1")
 
 from config.settings import *  # noqa: F403
 

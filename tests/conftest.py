@@ -123,3 +123,72 @@ def api():
         return client
 
     return make
+
+
+# Webhooks: a real HTTP receiver on 127.0.0.1 (config.test_settings allows private
+# addresses), answering from a script and recording what it was sent.
+
+
+class WebhookReceiver:
+    """Answers each request with the next scripted (status, body), then with ``default``;
+    a scripted status of None holds the request until ``release()``."""
+
+    def __init__(self, server) -> None:
+        import threading
+
+        self.server = server
+        self.lock = threading.Lock()
+        self.released = threading.Event()
+        self.script: list[tuple[int | None, str]] = []
+        self.default = (200, "ok")
+        self.received: list[tuple[bytes, dict[str, str]]] = []
+        self.held = threading.Event()
+
+    @property
+    def url(self) -> str:
+        return self.server.url_for("/hook")
+
+    def answer(self, *script: tuple[int | None, str]) -> None:
+        self.script.extend(script)
+
+    def release(self) -> None:
+        self.released.set()
+
+    def handle(self, request):
+        from werkzeug import Response
+
+        with self.lock:
+            self.received.append((request.get_data(), dict(request.headers)))
+            status, body = self.script.pop(0) if self.script else self.default
+        if status is None:
+            self.held.set()
+            self.released.wait(timeout=60)
+            status = 200
+        return Response(body, status=status)
+
+
+@pytest.fixture
+def webhook_receiver():
+    from pytest_httpserver import HTTPServer
+
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    receiver = WebhookReceiver(server)
+    server.expect_request("/hook", method="POST").respond_with_handler(receiver.handle)
+    try:
+        yield receiver
+    finally:
+        receiver.release()
+        server.clear()
+        server.stop()
+
+
+@pytest.fixture
+def celery_eager():
+    """Tasks run in-process, as with no broker, even when CELERY_BROKER_URL names one."""
+    from config.celery import app as celery_app
+
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = eager

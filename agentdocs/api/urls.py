@@ -18,6 +18,7 @@ from agentdocs.api import (
     providers,
     tenants,
     tokens,
+    webhooks,
 )
 from agentdocs.api.errors import json_not_found
 
@@ -152,6 +153,28 @@ urlpatterns = [
         P + CHANGE + r"/comments$",
         changes.ChangeCommentCreate.as_view(),
         name="api-change-comments",
+    ),
+    # Webhooks (tenant admins): subscriptions, their delivery log, test and redeliver.
+    re_path(T + r"/webhooks/$", webhooks.WebhookList.as_view(), name="api-webhooks"),
+    re_path(
+        T + r"/webhooks/(?P<webhook_id>[^/]+)$",
+        webhooks.WebhookDetail.as_view(),
+        name="api-webhook",
+    ),
+    re_path(
+        T + r"/webhooks/(?P<webhook_id>[^/]+)/test$",
+        webhooks.WebhookTest.as_view(),
+        name="api-webhook-test",
+    ),
+    re_path(
+        T + r"/webhooks/(?P<webhook_id>[^/]+)/deliveries/$",
+        webhooks.DeliveryList.as_view(),
+        name="api-webhook-deliveries",
+    ),
+    re_path(
+        T + r"/webhooks/(?P<webhook_id>[^/]+)/deliveries/(?P<delivery_id>[^/]+)/redeliver$",
+        webhooks.DeliveryRedeliver.as_view(),
+        name="api-webhook-redeliver",
     ),
     # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
     # Add new routes above this line.

@@ -24,6 +24,7 @@ from agentdocs.models.tenancy import (
     Tenant,
 )
 from agentdocs.models.tokens import ApiToken, Scope
+from agentdocs.models.webhooks import Delivery, DeliveryAttempt, DeliveryState, Webhook
 
 __all__ = [
     "RESERVED_PROJECT",
@@ -33,6 +34,9 @@ __all__ = [
     "ChangeRequest",
     "ChangeState",
     "ChangeType",
+    "Delivery",
+    "DeliveryAttempt",
+    "DeliveryState",
     "Document",
     "Event",
     "HistoryChangeType",
@@ -48,5 +52,6 @@ __all__ = [
     "Scope",
     "Setting",
     "Tenant",
+    "Webhook",
     "mark_change",
 ]

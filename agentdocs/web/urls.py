@@ -17,6 +17,7 @@ from agentdocs.web.views import (
     policy,
     projects,
     tokens,
+    webhooks,
 )
 
 document_urls = [
@@ -78,6 +79,17 @@ tenant_urls: list[URLPattern | URLResolver] = [
         name="membership-history",
     ),
     path("-/history/providers/<path:name>/", history.provider_history, name="provider-history"),
+    # Webhooks (tenant admins): the list and create form, each webhook and its log.
+    path("-/webhooks/", webhooks.webhook_list, name="webhooks"),
+    path("-/webhooks/<int:webhook_id>/", webhooks.webhook_detail, name="webhook"),
+    path("-/webhooks/<int:webhook_id>/test/", webhooks.webhook_test, name="webhook-test"),
+    path("-/webhooks/<int:webhook_id>/rotate/", webhooks.webhook_rotate, name="webhook-rotate"),
+    path("-/webhooks/<int:webhook_id>/delete/", webhooks.webhook_delete, name="webhook-delete"),
+    path(
+        "-/webhooks/<int:webhook_id>/deliveries/<int:delivery_id>/redeliver/",
+        webhooks.delivery_redeliver,
+        name="webhook-redeliver",
+    ),
     path("<slug:project>/", include(project_urls)),
 ]
 
