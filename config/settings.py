@@ -260,6 +260,7 @@ SPECTACULAR_SETTINGS = {
             "description": "The house rules as the files each agent tool reads (JSON or zip).",
         },
         {"name": "import", "description": "A repository's agent files become documents."},
+        {"name": "search", "description": "Find current documents by the words of body and path."},
     ],
     # Two `state` fields (a Memory Block layer's, an invitation's) need their own names.
     "ENUM_NAME_OVERRIDES": {"InvitationStateEnum": "agentdocs.models.InvitationState"},

@@ -14,6 +14,7 @@ from agentdocs.api import (
     ping,
     policy,
     providers,
+    search,
     tenants,
     tokens,
 )
@@ -112,6 +113,8 @@ urlpatterns = [
     ),
     # Import: a repository's agent files become documents.
     re_path(P + r"/import/$", imports.ProjectImport.as_view(), name="api-import"),
+    # Search (issue 15): the tenant's current documents, by words of body and path.
+    re_path(T + r"/search/$", search.Search.as_view(), name="api-search"),
     # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
     # Add new routes above this line.
     re_path(r"^.*$", json_not_found),
