@@ -13,6 +13,7 @@ from agentdocs.web.views import (
     memory_block,
     policy,
     projects,
+    search,
     tokens,
 )
 
@@ -54,6 +55,8 @@ tenant_urls: list[URLPattern | URLResolver] = [
     path("-/recipes/new/", policy.recipe_create, name="recipe-create"),
     path("-/recipes/<str:name>/", policy.recipe_detail, name="recipe"),
     path("-/recipes/<str:name>/delete/", policy.recipe_delete, name="recipe-delete"),
+    # Search (issue 15): the tenant's documents by the words of body and path.
+    path("-/search/", search.search_page, name="search"),
     path("<slug:project>/", include(project_urls)),
 ]
 
