@@ -97,6 +97,10 @@ urlpatterns = [
     ),
     # Binding records.
     re_path(P + r"/bindings/$", bindings.BindingListCreate.as_view(), name="api-bindings"),
+    # The runs timeline (issue 15); before BINDING, which would take `timeline` for an id.
+    re_path(
+        P + r"/bindings/timeline$", bindings.BindingTimeline.as_view(), name="api-binding-timeline"
+    ),
     re_path(P + BINDING + r"$", bindings.BindingDetail.as_view(), name="api-binding"),
     re_path(
         P + BINDING + r"/outdated$", bindings.BindingOutdated.as_view(), name="api-binding-outdated"
