@@ -39,6 +39,8 @@ project_urls = [
     path("export/", export.export_page, name="export"),
     path("bindings/", bindings.binding_list, name="bindings"),
     path("bindings/compare/", bindings.binding_compare, name="binding-compare"),
+    # The runs timeline (issue 15).
+    path("runs/", bindings.binding_runs, name="runs"),
     path("bindings/<int:record_id>/", bindings.binding_detail, name="binding"),
     path(
         "bindings/<int:record_id>/reconstruct/",
