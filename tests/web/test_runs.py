@@ -9,12 +9,17 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.api.test_binding_timeline import bind_runs, fifty_runs  # noqa: F401  (fixture)
+from tests.timeline_runs import bind_fifty_runs, bind_runs
 
 URL = "/t/acme/web/runs/"
 
 
-def test_the_chart_shows_the_agent_document_changing_at_run_41(browse, reader, fifty_runs):  # noqa: F811
+@pytest.fixture
+def fifty_runs(tenant, project, writer, make_document):
+    return bind_fifty_runs(tenant, project, writer, make_document)
+
+
+def test_the_chart_shows_the_agent_document_changing_at_run_41(browse, reader, fifty_runs):
     response = browse(reader).get(URL)
     assert response.status_code == 200
     html = response.content.decode()
