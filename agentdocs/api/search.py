@@ -27,7 +27,7 @@ class SearchHitSerializer(serializers.Serializer):
     version = serializers.IntegerField(help_text="The current version, which was searched")
     snippet = serializers.CharField(
         help_text="Plain text around the matches (not HTML: escape it before showing it in "
-        "a page); empty when only the path matched"
+        "a page); the start of the body when only the path matched"
     )
     highlights = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2),
