@@ -79,3 +79,14 @@ def test_the_search_page_runs_the_same_queries_whatever_the_matches(
         assert client.get(URL, {"q": "shared"}).status_code == 200
     # session + user + access + count + page
     assert len(captured) == 5, [q["sql"] for q in captured]
+
+
+def test_the_header_box_keeps_the_words_on_the_search_page_only(
+    browse, reader, project, make_document
+):
+    make_document(project, "agent.md", "words\n")
+    client = browse(reader)
+    search = client.get(URL, {"q": "words"}).content.decode()
+    assert 'id="topbar-search-q" name="q" value="words"' in search
+    history = client.get("/t/acme/web/history/agent.md", {"q": "words"}).content.decode()
+    assert 'id="topbar-search-q" name="q" value=""' in history
