@@ -282,6 +282,7 @@ SPECTACULAR_SETTINGS = {
             "description": "Tenant admins: signed HTTP deliveries of the tenant's events, "
             "their delivery log, test and redelivery.",
         },
+        {"name": "search", "description": "Find current documents by the words of body and path."},
     ],
     # The `state` fields (a Memory Block layer's, an invitation's, a change request's, a
     # webhook delivery's) need their own names.

@@ -26,6 +26,7 @@ from agentdocs.api.serializers import JSONObjectField, StrictSerializer, validat
 from agentdocs.core.bindings import OUTDATED_STATUSES
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.numbers import MAX_ID, positive_int
+from agentdocs.core.timeline import timeline_segments
 from agentdocs.models import BindingRecord, Scope
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import bindings as binding_service
@@ -348,3 +349,99 @@ class BindingReconstruct(_RecordView):
         bound = self._record(request, tenant, project, record)
         reconstruction = binding_service.binding_reconstruct(record=bound)
         return Response(self.OutputSerializer({"record": bound.pk, **reconstruction}).data)
+
+
+class TimelineSegmentSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "TimelineSegment"
+
+    # The wire name; DRF's metaclass takes it off the class, so it does not shadow
+    # `Field.source`, but mypy sees only the class attribute.
+    source = serializers.CharField(  # type: ignore[assignment]
+        help_text="`manifest`, `name:<provider name>`, `local:<path>`, "
+        "`agent:<project>/<path>`, `client:<name>`, `context-document:<path>` or "
+        "`memory-block`"
+    )
+    sha256 = serializers.CharField(allow_null=True, help_text="Null when unresolved")
+    version = serializers.IntegerField(
+        allow_null=True, help_text="Null for client texts, bundled defaults, unresolved ones"
+    )
+    first_run = serializers.IntegerField(help_text="The binding record id of the first run")
+    last_run = serializers.IntegerField(help_text="The binding record id of the last run")
+    runs = serializers.IntegerField(help_text="How many runs the segment holds")
+    problem_runs = serializers.IntegerField(help_text="How many of them had problems")
+    first_at = serializers.DateTimeField()
+    last_at = serializers.DateTimeField()
+
+
+class BindingTimeline(APIView):
+    class QuerySerializer(serializers.Serializer):
+        since = serializers.DateTimeField(
+            required=False, allow_null=True, default=None, help_text="ISO 8601; runs from then"
+        )
+        until = serializers.DateTimeField(
+            required=False, allow_null=True, default=None, help_text="ISO 8601; runs before then"
+        )
+        limit = serializers.IntegerField(
+            required=False,
+            default=binding_selectors.TIMELINE_DEFAULT_RUNS,
+            min_value=1,
+            max_value=binding_selectors.TIMELINE_MAX_RUNS,
+            help_text="Read at most this many runs, the newest "
+            f"(default {binding_selectors.TIMELINE_DEFAULT_RUNS:,}, "
+            f"at most {binding_selectors.TIMELINE_MAX_RUNS:,})",
+        )
+
+        def to_internal_value(self, data: Any) -> Any:
+            # `?since=` reads as no bound at all.
+            return super().to_internal_value({k: v for k, v in data.items() if v != ""})
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if attrs["since"] and attrs["until"] and attrs["since"] >= attrs["until"]:
+                raise serializers.ValidationError({"until": ["`until` must be after `since`."]})
+            return attrs
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "BindingTimeline"
+
+        since = serializers.DateTimeField(allow_null=True)
+        until = serializers.DateTimeField(allow_null=True)
+        limit = serializers.IntegerField(help_text="The most runs read")
+        truncated = serializers.BooleanField(
+            help_text="Older runs in the span were left out: narrow `since`/`until` or "
+            "raise `limit` to see them"
+        )
+        runs = serializers.IntegerField(help_text="How many runs the segments cover")
+        segments = TimelineSegmentSerializer(many=True)
+
+    @extend_schema(
+        tags=["bindings"],
+        summary="Which versions of each source the runs saw, over time",
+        description="The project's binding records made in [`since`, `until`) as "
+        "segments: per bound source, each stretch of consecutive runs that saw one "
+        "version and sha256 (`first_run`/`last_run` are record ids), ordered by source "
+        "and then time. Reads the newest `limit` runs of the span (1,000 unless given, "
+        "at most 10,000); `truncated` says when older ones were left out. 400 naming "
+        "`since`, `until` or `limit` when one is not acceptable.",
+        responses={200: OutputSerializer, **errors(400, 404)},
+        parameters=[QuerySerializer],
+    )
+    def get(self, request: Request, tenant: str, project: str) -> Response:
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
+        query = validated(self.QuerySerializer, request.query_params)
+        window = binding_selectors.binding_timeline_window(project=access.project, **query)
+        return Response(
+            self.OutputSerializer(
+                {
+                    "since": query["since"],
+                    "until": query["until"],
+                    "limit": window.limit,
+                    "truncated": window.truncated,
+                    "runs": len(window.runs),
+                    "segments": timeline_segments(window.runs),
+                }
+            ).data
+        )

@@ -36,6 +36,7 @@ from agentdocs.core.diffs import diff_texts
 from agentdocs.core.errors import Forbidden, InvalidInput
 from agentdocs.models import Document
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors.search import validate_search_query
 from agentdocs.services import documents as document_service
 
 
@@ -449,6 +450,13 @@ class _QuerySerializer(serializers.Serializer):
 class DocumentHistory(ListView):
     class QuerySerializer(_QuerySerializer):
         version = _query_version("version", help_text="Return this version's body")
+        q = serializers.CharField(
+            required=False,
+            default="",
+            trim_whitespace=False,
+            help_text="Only the versions that introduced this phrase: their body holds it "
+            "(case-insensitive) and the version before did not",
+        )
 
     OutputSerializer = HistoryEntrySerializer
 
@@ -465,7 +473,10 @@ class DocumentHistory(ListView):
         responses={200: OutputSerializer(many=True), **errors(400, 404)},
         description="Versions newest first, deleted documents included. With "
         "`?version=N`, that version with its body (a HistoryVersion object instead of the "
-        "page); 404 if there is no such version.",
+        "page); 404 if there is no such version. With `?q=phrase`, only the versions that "
+        "introduced the phrase (its body holds it, case-insensitively, and the version "
+        "before did not; the oldest one is where it first appeared); 400 naming `q` when "
+        "it is longer than 200 characters or given with `version`.",
         parameters=[QuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -475,10 +486,19 @@ class DocumentHistory(ListView):
         document = document_selectors.document_get(
             project=access.project, path=path, include_deleted=True
         )
-        version = validated(self.QuerySerializer, request.query_params)["version"]
+        query = validated(self.QuerySerializer, request.query_params)
+        version, phrase = query["version"], query["q"].strip()
+        if phrase and version is not None:
+            raise InvalidInput("Give `version` or `q`, not both.", field="q")
         if version is not None:
             record = document_selectors.document_version(document=document, version=version)
             return Response(self.VersionOutputSerializer(record).data)
+        if phrase:
+            phrase = validate_search_query(phrase)
+            introducing = document_selectors.document_history_introducing(
+                document=document, phrase=phrase
+            )
+            return self.paginate(request, introducing)
         return self.paginate(request, document_selectors.document_history(document=document))
 
 

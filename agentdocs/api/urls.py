@@ -16,6 +16,7 @@ from agentdocs.api import (
     ping,
     policy,
     providers,
+    search,
     tenants,
     tokens,
     webhooks,
@@ -100,6 +101,10 @@ urlpatterns = [
     ),
     # Binding records.
     re_path(P + r"/bindings/$", bindings.BindingListCreate.as_view(), name="api-bindings"),
+    # The runs timeline (issue 15); before BINDING, which would take `timeline` for an id.
+    re_path(
+        P + r"/bindings/timeline$", bindings.BindingTimeline.as_view(), name="api-binding-timeline"
+    ),
     re_path(P + BINDING + r"$", bindings.BindingDetail.as_view(), name="api-binding"),
     re_path(
         P + BINDING + r"/outdated$", bindings.BindingOutdated.as_view(), name="api-binding-outdated"
@@ -176,6 +181,8 @@ urlpatterns = [
         webhooks.DeliveryRedeliver.as_view(),
         name="api-webhook-redeliver",
     ),
+    # Search (issue 15): the tenant's current documents, by words of body and path.
+    re_path(T + r"/search/$", search.Search.as_view(), name="api-search"),
     # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
     # Add new routes above this line.
     re_path(r"^.*$", json_not_found),

@@ -296,6 +296,6 @@ def backfill(apps: Any, schema_editor: Any) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("agentdocs", "0011_webhooks")]
+    dependencies = [("agentdocs", "0013_search_index")]
 
     operations = [migrations.RunPython(backfill, migrations.RunPython.noop, elidable=True)]

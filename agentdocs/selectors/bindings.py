@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -12,6 +13,7 @@ from django.utils import timezone
 
 from agentdocs.core.bindings import BoundDocument, CurrentDocument
 from agentdocs.core.errors import NotFound
+from agentdocs.core.timeline import Run
 from agentdocs.models import BindingRecord, Document, Project, Tenant
 
 
@@ -148,3 +150,42 @@ def history_rows(
         if key in wanted:
             found[key] = row  # ordered by history_id: the newest wins
     return found
+
+
+# The runs timeline (issue 15): a bounded window of records, read in one query.
+TIMELINE_DEFAULT_RUNS = 1_000
+TIMELINE_MAX_RUNS = 10_000
+
+
+@dataclass(frozen=True)
+class TimelineWindow:
+    """The runs of a timeline, oldest first: the newest ``limit`` records made in
+    [since, until); ``truncated`` when older ones in that span were left out."""
+
+    runs: list[Run]
+    limit: int
+    truncated: bool
+
+
+def binding_timeline_window(
+    *,
+    project: Project,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int = TIMELINE_DEFAULT_RUNS,
+) -> TimelineWindow:
+    records = BindingRecord.objects.filter(project=project)
+    if since is not None:
+        records = records.filter(created_at__gte=since)
+    if until is not None:
+        records = records.filter(created_at__lt=until)
+    rows = list(
+        records.order_by("-created_at", "-id").values_list(
+            "id", "created_at", "problem_count", "record"
+        )[: limit + 1]
+    )
+    runs = [
+        Run(id=pk, created_at=created_at.isoformat(), problem_count=problems, record=record)
+        for pk, created_at, problems, record in reversed(rows[:limit])
+    ]
+    return TimelineWindow(runs=runs, limit=limit, truncated=len(rows) > limit)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from agentdocs.core.errors import NotFound
 from agentdocs.core.paths import validate_path
@@ -93,6 +93,22 @@ def document_history(*, document: Document) -> QuerySet:
     """Every version of a document, newest first, without the bodies."""
     return (
         document.history.select_related("history_user")
+        .defer("body")
+        .order_by("-version", "-history_id")
+    )
+
+
+def document_history_introducing(*, document: Document, phrase: str) -> QuerySet:
+    """The versions that introduced ``phrase``, newest first, without the bodies: those
+    whose body holds it (a case-insensitive substring) while the version before did not
+    (version 1 when it held it from the start). A phrase removed and written again has
+    one introduction each time. One query, whatever the number of versions."""
+    versions = document.history.all()
+    held_before = versions.filter(version=OuterRef("version") - 1, body__icontains=phrase)
+    return (
+        versions.filter(body__icontains=phrase)
+        .exclude(Exists(held_before))
+        .select_related("history_user")
         .defer("body")
         .order_by("-version", "-history_id")
     )

@@ -15,6 +15,7 @@ from django import forms
 from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.numbers import MAX_VERSION
+from agentdocs.selectors.bindings import TIMELINE_DEFAULT_RUNS, TIMELINE_MAX_RUNS
 
 # No recipe value is a number this long; Python's int() refuses over 4,300 digits.
 MAX_INTEGER_DIGITS = 100
@@ -299,3 +300,23 @@ class ChangeReviewForm(forms.Form):
 
 class ChangeCommentForm(forms.Form):
     body = forms.CharField(max_length=10_000, widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class RunsTimelineForm(forms.Form):
+    """The runs page's span and window: the API's `since`, `until` and `limit`."""
+
+    since = forms.DateTimeField(required=False, help_text="ISO 8601 or a date: runs from then")
+    until = forms.DateTimeField(required=False, help_text="ISO 8601 or a date: runs before then")
+    limit = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=TIMELINE_MAX_RUNS,
+        help_text=f"The newest runs read (default {TIMELINE_DEFAULT_RUNS:,})",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        since, until = data.get("since"), data.get("until")
+        if since and until and since >= until:
+            self.add_error("until", "`until` must be after `since`.")
+        return data

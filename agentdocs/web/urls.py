@@ -16,6 +16,7 @@ from agentdocs.web.views import (
     memory_block,
     policy,
     projects,
+    search,
     tokens,
     webhooks,
 )
@@ -44,6 +45,8 @@ project_urls = [
     path("export/", export.export_page, name="export"),
     path("bindings/", bindings.binding_list, name="bindings"),
     path("bindings/compare/", bindings.binding_compare, name="binding-compare"),
+    # The runs timeline (issue 15).
+    path("runs/", bindings.binding_runs, name="runs"),
     path("bindings/<int:record_id>/", bindings.binding_detail, name="binding"),
     path(
         "bindings/<int:record_id>/reconstruct/",
@@ -90,6 +93,8 @@ tenant_urls: list[URLPattern | URLResolver] = [
         webhooks.delivery_redeliver,
         name="webhook-redeliver",
     ),
+    # Search (issue 15): the tenant's documents by the words of body and path.
+    path("-/search/", search.search_page, name="search"),
     path("<slug:project>/", include(project_urls)),
 ]
 

@@ -55,6 +55,18 @@
     });
   });
 
+  // Search (issue 15): `/` anywhere but in a field focuses the header's search box.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+    var target = event.target;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    var box = document.querySelector("input[data-search-shortcut]");
+    if (!box) return;
+    event.preventDefault();
+    box.focus();
+    box.select();
+  });
+
   // The diff picker on the history page: the two radio columns pick "from" and "to".
   var picker = document.querySelector("form[data-diff-picker]");
   if (picker) {

@@ -6,6 +6,8 @@ bind form, which makes a new record through the binding service as the API does.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -15,14 +17,16 @@ from django.views.decorators.http import require_http_methods
 from agentdocs import permissions
 from agentdocs.core.bindings import MISSING, STALE
 from agentdocs.core.errors import AgentdocsError, NotFound
+from agentdocs.core.timeline import timeline_segments
 from agentdocs.models import BindingRecord
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services.bindings import MemoryBlockRequest
-from agentdocs.web.forms import BindForm, BindingCompareForm, BindingFilterForm
+from agentdocs.web.forms import BindForm, BindingCompareForm, BindingFilterForm, RunsTimelineForm
 from agentdocs.web.pages import form_page, member_page
+from agentdocs.web.runs_chart import chart_description, runs_label, seen_label, timeline_chart
 
 RECORDS_PER_PAGE = 50
 
@@ -179,5 +183,40 @@ def binding_compare(request: HttpRequest, tenant: str, project: str) -> HttpResp
             "a": a,
             "b": b,
             "comparison": binding_service.binding_compare(a=a, b=b),
+        },
+    )
+
+
+@member_page
+def binding_runs(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
+    """The runs timeline: which version of each bound source the runs saw, over time."""
+    access = permissions.project_access(request.user, tenant, project)
+    form = RunsTimelineForm(request.GET)
+    context: dict[str, Any] = {"access": access, "project": access.project, "form": form}
+    if not form.is_valid():
+        return render(request, "agentdocs/runs.html", context, status=400)
+    window = binding_selectors.binding_timeline_window(
+        project=access.project,
+        since=form.cleaned_data["since"],
+        until=form.cleaned_data["until"],
+        limit=form.cleaned_data["limit"] or binding_selectors.TIMELINE_DEFAULT_RUNS,
+    )
+    segments = timeline_segments(window.runs)
+    return render(
+        request,
+        "agentdocs/runs.html",
+        {
+            **context,
+            "window": window,
+            "segments": [
+                {
+                    **segment,
+                    "seen": seen_label(segment),
+                    "runs_label": runs_label(segment["first_index"], segment["last_index"]),
+                }
+                for segment in segments
+            ],
+            "chart": timeline_chart(runs=window.runs, segments=segments),
+            "description": chart_description(runs=window.runs, segments=segments),
         },
     )

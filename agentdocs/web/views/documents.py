@@ -44,6 +44,7 @@ from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
+from agentdocs.selectors.search import validate_search_query
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.web.diffview import side_by_side, whole_unified_diff
@@ -617,6 +618,7 @@ def document_history(request: HttpRequest, tenant: str, project: str, path: str)
     page_param = request.GET.get("page", "1")
     page = positive_int(page_param) or 1
     rows, has_older = _history_rows(document, page)
+    finding = _introductions(document, request.GET.get("q", ""))
     return render(
         request,
         "agentdocs/document_history.html",
@@ -630,8 +632,32 @@ def document_history(request: HttpRequest, tenant: str, project: str, path: str)
             "may_write": access.may_write(path),
             "default_from": max(document.version - 1, 1),
             "default_to": document.version,
+            **finding,
         },
+        status=400 if finding["phrase_error"] else 200,
     )
+
+
+def _introductions(document: Document, phrase: str) -> dict[str, Any]:
+    """`?q=` on the history page: the versions that introduced the phrase, newest first
+    (the last of them, when all are shown, is where it first appeared)."""
+    found: dict[str, Any] = {"phrase": phrase.strip(), "introductions": None, "phrase_error": ""}
+    if not found["phrase"]:
+        return found
+    try:
+        phrase = validate_search_query(phrase)
+    except InvalidInput as error:
+        return {**found, "phrase_error": error.detail}
+    introductions = list(
+        document_selectors.document_history_introducing(document=document, phrase=phrase)[
+            : HISTORY_PAGE_SIZE + 1
+        ]
+    )
+    return {
+        **found,
+        "introductions": introductions[:HISTORY_PAGE_SIZE],
+        "more_introductions": len(introductions) > HISTORY_PAGE_SIZE,
+    }
 
 
 def _version_param(params: QueryDict, name: str, default: int) -> int:
