@@ -321,6 +321,20 @@ AGENTDOCS_RATE_LIMITS = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {
+        "no_client_error_tracebacks": {
+            "()": "django.utils.log.CallbackFilter",
+            "callback": "ext://config.log.without_client_error_tracebacks",
+        }
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["no_client_error_tracebacks"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # Django's own configuration gives "django" a second console handler under DEBUG:
+    # every request warning would be printed twice. One handler, the root's.
+    "loggers": {"django": {"handlers": [], "level": env_str("LOG_LEVEL", "INFO")}},
 }

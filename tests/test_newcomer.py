@@ -8,6 +8,7 @@ import json
 import os
 import re
 import secrets
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -202,3 +203,29 @@ def test_demo_setup_runs_twice_and_its_printed_credentials_sign_in(tmp_path):
         extra={"DEMO_CREDENTIALS": json.dumps(credentials), "DEMO_TOKEN": token},
     )
     assert "LOGIN OK" in checked
+
+
+def test_demo_on_a_port_in_use_stops_before_installing_migrating_or_seeding(
+    dev, monkeypatch, capsys
+):
+    steps: list[object] = []
+    monkeypatch.setattr(dev, "run", lambda command, env: steps.append(command))
+    monkeypatch.setattr(dev, "ensure_venv", lambda env: steps.append("install"))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+
+        with pytest.raises(SystemExit) as stopped:
+            dev.demo(["--port", str(port)])
+
+    assert stopped.value.code == 1 and steps == []
+    error = capsys.readouterr().err
+    assert f"port {port} on 127.0.0.1 is in use" in error
+    assert f"--port {port + 1}" in error
+
+
+def test_the_demo_serves_without_debug_pages_and_with_its_static_files(dev):
+    assert dev.DEMO_SETTINGS["DEBUG"] == "0"
+    assert "127.0.0.1" in dev.DEMO_SETTINGS["ALLOWED_HOSTS"].split(",")
+    assert "--insecure" in DEV_PY.read_text()  # runserver serves static files without DEBUG
