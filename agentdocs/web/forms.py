@@ -193,6 +193,11 @@ class MemoryBlockPreviewForm(forms.Form):
         "globs match one are included.",
     )
 
+    # The client's own agent file (the render API's `client_document`), to preview the
+    # client layer of a profile that uses it; `validate_client_document` judges it.
+    client_document_name = forms.CharField(required=False, strip=False, initial="CLAUDE.md")
+    client_document_body = BodyField()
+
     def clean_paths(self) -> list[str]:
         """One path a line, blank lines left out; `validate_paths` judges them."""
         text = _normalise_newlines(self.cleaned_data.get("paths") or "")

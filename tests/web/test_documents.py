@@ -502,3 +502,21 @@ def test_a_save_refused_by_a_lock_shows_one_banner_with_a_readable_time(
     assert text.count(expires) == text.count(f'datetime="{expires}"') == 1
     assert f'<time datetime="{expires}" data-local-time>' in text
     assert f"{agent_md.lock_expires_at:%H:%M} UTC" in text
+
+
+def test_creating_agent_md_over_an_inherited_one_says_so_and_offers_its_text(
+    browse, writer, admin, project, vance, make_document
+):
+    make_document(vance, "agent.md", "# Tenant rules\n\n- Be brief.\n", user=admin)
+    client = browse(writer)
+
+    page = client.get("/t/acme/web/new/?path=agent.md").content.decode()
+    assert "This project inherits" in page and "will shadow it" in page
+    assert "?path=agent.md&amp;start=inherited" in page and "Start from the inherited text" in page
+
+    started = client.get("/t/acme/web/new/?path=agent.md&start=inherited").content.decode()
+    assert "# Tenant rules\n\n- Be brief.\n</textarea>" in started
+    assert "Start from the inherited text" not in started
+
+    for query in ["?path=notes.md", "?path=%00", ""]:
+        assert "will shadow it" not in client.get("/t/acme/web/new/" + query).content.decode()

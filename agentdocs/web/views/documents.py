@@ -25,12 +25,14 @@ from django.views.decorators.http import require_http_methods, require_POST
 from agentdocs import permissions, ratelimit
 from agentdocs.core.errors import (
     AgentdocsError,
+    InvalidInput,
     Locked,
     NotFound,
     SecretDetected,
     VersionConflict,
 )
 from agentdocs.core.numbers import positive_int
+from agentdocs.core.paths import validate_path
 from agentdocs.models import RESERVED_PROJECT, ChangeType, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
@@ -189,8 +191,25 @@ def document_create(request: HttpRequest, tenant: str, project: str) -> HttpResp
     access.require_write()
     if request.method == "POST":
         return _save_create(request, access)
-    form = DocumentCreateForm(initial={"path": request.GET.get("path", "")})
+    path = request.GET.get("path", "")
+    initial = {"path": path}
+    inherited = _inherited_document(access, path)
+    if inherited is not None and request.GET.get("start") == "inherited":
+        initial["body"] = inherited.body
+        initial["reason"] = f"Start from {RESERVED_PROJECT}/{inherited.path} v{inherited.version}"
+    form = DocumentCreateForm(initial=initial)
     return _create_page(request, access, form)
+
+
+def _inherited_document(access: ProjectAccess, path: object) -> Document | None:
+    """The tenant-wide document a new document at ``path`` would shadow, if any."""
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        validate_path(path)
+    except InvalidInput:
+        return None
+    return _shadowed_tenant_document(access, path)
 
 
 def _save_create(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
@@ -229,6 +248,7 @@ def _create_page(
         "measure": measure(body),
         "preview_html": render_markdown(body),
         "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
+        "inherited": _inherited_document(access, form["path"].value()),
     }
     return form_page(request, "agentdocs/document_create.html", context, form=form, refusal=refusal)
 
