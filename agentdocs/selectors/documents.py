@@ -89,6 +89,18 @@ def cascade_documents(*, project: Project, path: str) -> list[Document]:
     return sorted(documents, key=lambda document: document.project_id != project.pk)
 
 
+def agent_document_paths(*, tenant: Tenant, limit: int = 200) -> list[str]:
+    """The Markdown documents of a tenant's projects that a recipe could name as its
+    agent document (context documents left out), for the recipe form's picker."""
+    return list(
+        Document.objects.filter(project__tenant=tenant, is_deleted=False, path__endswith=".md")
+        .exclude(path__startswith=".AGENTS/")
+        .order_by("path")
+        .values_list("path", flat=True)
+        .distinct()[:limit]
+    )
+
+
 def document_versions_with_text(
     *, document: Document, sha256s: set[str], before_version: int
 ) -> list[tuple[int, str]]:

@@ -103,6 +103,36 @@
     });
   }
 
+  // The recipe form: "Add a profile" copies the empty row at the end under the next
+  // number (without this file, one empty row is always there to fill in).
+  document.querySelectorAll("form[data-recipe-editor]").forEach(function (form) {
+    var rows = form.querySelector("[data-profile-rows]");
+    var button = form.querySelector("[data-add-profile]");
+    if (!rows || !button) return;
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var all = rows.querySelectorAll("[data-profile-row]");
+      var last = all[all.length - 1];
+      var next = 0;
+      rows.querySelectorAll("input[name^='profile-']").forEach(function (input) {
+        var number = parseInt(input.name.split("-")[1], 10);
+        if (number >= next) next = number + 1;
+      });
+      var copy = last.cloneNode(true);
+      copy.querySelectorAll("[name], [id], [for]").forEach(function (element) {
+        ["name", "id", "for"].forEach(function (attribute) {
+          var value = element.getAttribute(attribute);
+          if (value) element.setAttribute(attribute, value.replace(/profile-\d+-/, "profile-" + next + "-"));
+        });
+        if (element.type === "text") element.value = "";
+        if (element.type === "checkbox") element.checked = false;
+      });
+      rows.appendChild(copy);
+      var name = copy.querySelector("input[type=text]");
+      if (name) name.focus();
+    });
+  });
+
   showLocalTimes(document);
   labelTableCells(document);
   document.addEventListener("htmx:afterSwap", function (event) {
