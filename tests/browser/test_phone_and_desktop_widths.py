@@ -7,6 +7,7 @@ preview's profiles and client document."""
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -17,6 +18,7 @@ from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as svc
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
+from tests.browser.conftest import SCREENSHOTS
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -249,3 +251,15 @@ def test_the_preview_offers_the_recipes_profiles_and_takes_a_client_document(
     page.get_by_label("Recipe").select_option("summarizer")
     expect(page.get_by_label("Profile", exact=True).locator("option")).to_have_text(["No profile"])
     expect(page.get_by_text("summarizer has no profile cli")).to_be_visible()
+
+
+def test_an_ordinary_run_leaves_the_readme_screenshots_alone(open_context, screenshot, tmp_path):
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
+        pytest.skip("this run was asked to replace the README's screenshots")
+    page = open_context().new_page()
+    page.goto("/login/")
+
+    screenshot(page, "ordinary-run")
+
+    assert (tmp_path / "ordinary-run.png").exists()
+    assert not (SCREENSHOTS / "ordinary-run.png").exists()
