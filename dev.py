@@ -172,6 +172,9 @@ def demo(argv: list[str]) -> int:
     run(manage("migrate", "--no-input"), env)
     run(manage("seed_demo", "--base-url", f"http://{address}"), env)
 
+    # runserver --insecure serves the static files from the apps; WhiteNoise only warns
+    # when the folder collectstatic would fill does not exist.
+    Path(env.get("STATIC_ROOT") or ROOT / "staticfiles").mkdir(parents=True, exist_ok=True)
     say(f"serving agentdocs at http://{address}/ (Ctrl-C stops it)")
     say(f"sign in at http://{address}/ with one of the users printed above")
     command = manage("runserver", address, "--insecure")
