@@ -221,7 +221,7 @@ class RecipeEditorForm(forms.Form):
     _PROFILE_ROW = re.compile(r"^profile-(\d{1,3})-name$")
 
     @classmethod
-    def initial_from(cls, *, name: str, params: RecipeParams, profiles: dict) -> dict[str, Any]:
+    def initial_from(cls, *, name: str, params: RecipeParams) -> dict[str, Any]:
         if AGENT_DOC_PARAM not in params:
             agent_document, path = "default", ""
         elif not params[AGENT_DOC_PARAM]:

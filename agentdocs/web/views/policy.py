@@ -183,7 +183,7 @@ def _editor_form(
 ) -> RecipeEditorForm:
     return RecipeEditorForm(
         data,
-        initial=RecipeEditorForm.initial_from(name=name, params=params or {}, profiles=profiles),
+        initial=RecipeEditorForm.initial_from(name=name, params=params or {}),
         original_params=params or {},
         original_profiles=profiles or {},
         auto_id="editor_%s",
