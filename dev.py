@@ -29,6 +29,7 @@ import argparse
 import hashlib
 import os
 import secrets
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -40,15 +41,20 @@ SECRET_KEY_FILE = ROOT / ".secret_key"
 MIN_PYTHON = (3, 11)
 
 # The demo is served over plain HTTP on localhost, so the HTTPS-only protections
-# that production keeps on would stop the browser from signing in.
+# that production keeps on would stop the browser from signing in. DEBUG stays off:
+# a visitor sees the app's own 404 and 403 pages, not Django's debug pages
+# (runserver --insecure serves the static files instead).
 DEMO_SETTINGS = {
-    "DEBUG": "1",
+    "DEBUG": "0",
+    # The demo listens on 127.0.0.1 only; any Host name that reaches it is fine.
+    "ALLOWED_HOSTS": "*",
     "SECURE_SSL_REDIRECT": "0",
     "SESSION_COOKIE_SECURE": "0",
     "CSRF_COOKIE_SECURE": "0",
     "SECURE_HSTS_SECONDS": "0",
     # The demo's webhook receivers are on this machine.
     "AGENTDOCS_WEBHOOK_ALLOW_PRIVATE": "1",
+    "SECURE_HSTS_PRELOAD": "0",
 }
 
 
@@ -124,6 +130,20 @@ def ensure_secret_key(env: dict[str, str]) -> None:
     env["SECRET_KEY"] = key
 
 
+def ensure_port_free(host: str, port: int) -> None:
+    """Fail before migrating and seeding when the port is taken, not after."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # As the server will bind: a port left in TIME_WAIT is free, a listening one is not.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            fail(
+                f"port {port} on {host} is in use ({error.strerror}): stop what serves "
+                f"there, or pick another port: python3 dev.py demo --port {port + 1}"
+            )
+
+
 def manage(*args: str) -> list[str]:
     return [str(venv_python()), str(ROOT / "manage.py"), *args]
 
@@ -149,14 +169,18 @@ def demo(argv: list[str]) -> int:
     )
     options = parser.parse_args(argv)
 
+    ensure_port_free("127.0.0.1", options.port)
     env = demo_env()
     address = f"127.0.0.1:{options.port}"
     run(manage("migrate", "--no-input"), env)
     run(manage("seed_demo", "--base-url", f"http://{address}"), env)
 
+    # runserver --insecure serves the static files from the apps; WhiteNoise only warns
+    # when the folder collectstatic would fill does not exist.
+    Path(env.get("STATIC_ROOT") or ROOT / "staticfiles").mkdir(parents=True, exist_ok=True)
     say(f"serving agentdocs at http://{address}/ (Ctrl-C stops it)")
     say(f"sign in at http://{address}/ with one of the users printed above")
-    command = manage("runserver", address)
+    command = manage("runserver", address, "--insecure")
     if not options.reload:
         command.append("--noreload")
     if os.name == "posix":

@@ -376,6 +376,32 @@ AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_WEBHOOK_SWEEP_AFTER_S
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {
+        "no_client_error_tracebacks": {
+            "()": "django.utils.log.CallbackFilter",
+            "callback": "ext://config.log.without_client_error_tracebacks",
+        }
+    },
+    "formatters": {
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        }
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["no_client_error_tracebacks"],
+        },
+        "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {
+        # Django's own configuration gives "django" a second console handler under
+        # DEBUG: every request warning would be printed twice. One handler, the root's.
+        "django": {"handlers": [], "level": env_str("LOG_LEVEL", "INFO")},
+        # runserver's one line per request, with DEBUG off too (the demo runs so).
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+    },
 }

@@ -1,7 +1,9 @@
 from csp.constants import SELF, UNSAFE_INLINE
 from csp.decorators import csp_replace
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 # The split view serves Swagger UI's start-up script as a file, not inline; the
@@ -13,6 +15,8 @@ api_docs = csp_replace({"style-src": [SELF, UNSAFE_INLINE]})(
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico whatever the page's <link rel="icon"> says.
+    path("favicon.ico", RedirectView.as_view(url=static("agentdocs/favicon.svg"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
     path("api/v1/", include("agentdocs.api.urls")),

@@ -8,14 +8,20 @@ import json
 import os
 import re
 import secrets
+import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from tests.config.test_settings import settings_environment_variables
+from tests.conftest import need_service
 from tests.management.test_seed_demo import parse_credentials, parse_token
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -202,3 +208,190 @@ def test_demo_setup_runs_twice_and_its_printed_credentials_sign_in(tmp_path):
         extra={"DEMO_CREDENTIALS": json.dumps(credentials), "DEMO_TOKEN": token},
     )
     assert "LOGIN OK" in checked
+
+
+def test_demo_on_a_port_in_use_stops_before_installing_migrating_or_seeding(
+    dev, monkeypatch, capsys
+):
+    steps: list[object] = []
+    monkeypatch.setattr(dev, "run", lambda command, env: steps.append(command))
+    monkeypatch.setattr(dev, "ensure_venv", lambda env: steps.append("install"))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+
+        with pytest.raises(SystemExit) as stopped:
+            dev.demo(["--port", str(port)])
+
+    assert stopped.value.code == 1 and steps == []
+    error = capsys.readouterr().err
+    assert f"port {port} on 127.0.0.1 is in use" in error
+    assert f"--port {port + 1}" in error
+
+
+# The README's examples and the lines the demo prints, run against a demo served as
+# `python3 dev.py demo` serves it: its settings, migrate, seed_demo, runserver --insecure.
+
+_DEMO_URL = "http://127.0.0.1:8000"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def demo_server(tmp_path_factory):
+    spec = importlib.util.spec_from_file_location("dev_for_the_demo", DEV_PY)
+    dev_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dev_module)
+    folder = tmp_path_factory.mktemp("demo")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    settings_names = settings_environment_variables()
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in settings_names and name != "DJANGO_SETTINGS_MODULE"
+    }
+    env.update(
+        dev_module.DEMO_SETTINGS,
+        DJANGO_SETTINGS_MODULE="config.settings",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        DATABASE_URL=f"sqlite:///{folder / 'demo.sqlite3'}",
+        MEDIA_ROOT=str(folder / "media"),
+    )
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    for step in (["migrate", "--no-input"], ["seed_demo", "--base-url", url]):
+        done = subprocess.run(
+            [*manage, *step], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert done.returncode == 0, f"{step}: {done.stdout}\n{done.stderr}"
+    printed = done.stdout
+    log = (folder / "server.log").open("w")
+    server = subprocess.Popen(
+        [*manage, "runserver", f"127.0.0.1:{port}", "--insecure", "--noreload"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(url + "/login/", timeout=2).close()
+                break
+            except OSError:
+                assert server.poll() is None, (folder / "server.log").read_text()
+                assert time.monotonic() < deadline, "the demo did not start in 60 s"
+                time.sleep(0.3)
+        yield {"url": url, "token": parse_token(printed), "printed": printed, "folder": folder}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+def _shell(script: str, *, cwd: Path, token: str, bin_dir: Path) -> subprocess.CompletedProcess:
+    """Run ``script`` with bash as a newcomer's shell would: `agentdocs` on PATH (this
+    checkout's client), no AGENTDOCS_* from the caller."""
+    bin_dir.mkdir(exist_ok=True)
+    agentdocs = bin_dir / "agentdocs"
+    agentdocs.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m agentdocs.cli "$@"\n')
+    agentdocs.chmod(0o755)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _printed_commands(printed: str) -> list[str]:
+    after = printed[printed.index("Try it") :]
+    return [line.strip() for line in after.splitlines() if line.startswith("  ")]
+
+
+@pytest.mark.slow
+def test_the_commands_the_demo_prints_run_as_printed(demo_server, tmp_path):
+    need_service("curl", shutil.which("curl") is not None, "no curl on PATH")
+    commands = _printed_commands(demo_server["printed"])
+    assert [c.split()[0] for c in commands] == [
+        "curl",
+        "curl",
+        "export",
+        "agentdocs",
+        "mkdir",
+        "agentdocs",
+    ]
+    assert commands[-1].startswith("agentdocs mcp --tenant demo --project website")
+
+    ran = _shell(
+        "\n".join(commands), cwd=tmp_path, token=demo_server["token"], bin_dir=tmp_path / "bin"
+    )
+
+    assert ran.returncode == 0, ran.stderr
+    assert "# Website agent notes" in ran.stdout  # the document, the block, agentdocs block
+    assert ran.stdout.count("## Agent Notes (agent.md)") == 2  # the curl and agentdocs block
+    assert (tmp_path / "website-agent-files" / "AGENTS.md").exists()
+    assert (tmp_path / "website-agent-files" / "CLAUDE.md").exists()
+
+
+def _readme_shell_examples() -> list[str]:
+    """The README's sh blocks that talk to a running agentdocs: curl and agentdocs."""
+    blocks = re.findall(r"^```sh\n(.*?)^```", README.read_text(), re.M | re.S)
+    return [
+        block
+        for block in blocks
+        if re.search(r"^(curl|agentdocs) ", block, re.M)
+        and not re.search(r"^python3 ", block, re.M)
+    ]
+
+
+@pytest.mark.slow
+def test_the_readme_examples_run_as_written_against_the_demo(demo_server, tmp_path):
+    need_service("curl", shutil.which("curl") is not None, "no curl on PATH")
+    examples = _readme_shell_examples()
+    assert len(examples) >= 4, examples  # ping, the Memory Block, the CLI, sync, MCP
+    token = demo_server["token"]
+    script = "\n".join(examples)
+    script = re.sub(r"<(token|the token [^>]*)>", token, script).replace(
+        _DEMO_URL, demo_server["url"]
+    )
+    # The CI example checks what the sync example wrote, as CI would after it.
+    ci_check = re.search(r"^\s*(agentdocs sync --check .*)$", README.read_text(), re.M)
+    assert ci_check, "README.md lost its CI example"
+    script += f"\nexport AGENTDOCS_URL={demo_server['url']} AGENTDOCS_TOKEN={token}\n"
+    script += ci_check.group(1)
+
+    ran = _shell(script, cwd=tmp_path, token=token, bin_dir=tmp_path / "bin")
+
+    assert ran.returncode == 0, f"{script}\n{ran.stdout}\n{ran.stderr}"
+    assert '{"ok":true}' in ran.stdout.replace(" ", "")  # the ping
+    assert "## Agent Notes (agent.md)" in ran.stdout
+    assert (tmp_path / "AGENTS.md").exists() and (tmp_path / "agentdocs.lock.json").exists()
+
+
+@pytest.mark.slow
+def test_the_demo_answers_404_with_its_own_page_and_serves_the_favicon(demo_server):
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(demo_server["url"] + "/no-such-page/", timeout=10)
+    assert missing.value.code == 404
+    page = missing.value.read().decode()
+    assert "Page not found at" not in page and "DEBUG = True" not in page
+    with urllib.request.urlopen(demo_server["url"] + "/favicon.ico", timeout=10) as icon:
+        assert icon.status == 200 and b"<svg" in icon.read()
+    with urllib.request.urlopen(demo_server["url"] + "/login/", timeout=10) as login:
+        css = re.search(r'href="(/static/agentdocs/app\.css)"', login.read().decode())
+    assert css, "the sign-in page links no stylesheet"
+    with urllib.request.urlopen(demo_server["url"] + css.group(1), timeout=10) as sheet:
+        assert sheet.status == 200

@@ -293,7 +293,9 @@ class BindingCompare(APIView):
         a = serializers.IntegerField()
         b = serializers.IntegerField()
         sources = serializers.ListField(
-            child=serializers.DictField(), help_text="Sources added, removed or changed"
+            child=serializers.DictField(),
+            help_text="Sources added, removed, changed, or `unchanged`: bound to another "
+            "version with the same sha256",
         )
         exceptions = serializers.ListField(
             child=serializers.DictField(), help_text="Exceptions whose outcome differs"

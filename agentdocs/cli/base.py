@@ -104,9 +104,8 @@ def require(args: argparse.Namespace, *names: str) -> None:
     missing = [name for name in names if not getattr(args, name, None)]
     if missing:
         options = ", ".join(f"--{name}" for name in missing)
-        raise CommandError(
-            f"{options} missing (or set AGENTDOCS_{missing[0].upper()})", exit_code=EXIT_USAGE
-        )
+        variables = ", ".join(f"AGENTDOCS_{name.upper()}" for name in missing)
+        raise CommandError(f"{options} missing (or set {variables})", exit_code=EXIT_USAGE)
 
 
 class ServerClient:

@@ -359,7 +359,7 @@ class VersionView(TypedDict):
 
 
 class SourceChange(SourceLabel):
-    status: str  # added, removed or changed
+    status: str  # added, removed, changed, or unchanged (same text, another version)
     a: VersionView | None
     b: VersionView | None
 
@@ -421,6 +421,8 @@ def compare_records(a: BindingRecordData, b: BindingRecordData) -> RecordCompari
         if view_a == view_b or present is None:
             continue
         status = "added" if left is None else "removed" if right is None else "changed"
+        if status == "changed" and _same_text(view_a, view_b):
+            status = "unchanged"  # a later version wrote the same text again
         sources.append({**present.label, "status": status, "a": view_a, "b": view_b})
     outcomes_a = {e["target"]: e for e in a.get("exceptions", [])}
     outcomes_b = {e["target"]: e for e in b.get("exceptions", [])}
@@ -438,6 +440,13 @@ def compare_records(a: BindingRecordData, b: BindingRecordData) -> RecordCompari
         "memory_block": {"a": block_a, "b": block_b, "same": block_a == block_b},
         "identical": not sources and not exceptions and block_a == block_b,
     }
+
+
+def _same_text(a: VersionView | None, b: VersionView | None) -> bool:
+    """The same document with the same sha256, whatever its version number."""
+    if a is None or b is None or a["sha256"] is None:
+        return False
+    return (a["project"], a["path"], a["sha256"]) == (b["project"], b["path"], b["sha256"])
 
 
 def _memory_block_sha256(record: BindingRecordData) -> str | None:

@@ -6,7 +6,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from agentdocs.core.errors import NotFound
 from agentdocs.core.paths import validate_path
-from agentdocs.models import RESERVED_PROJECT, Document, Project, Tenant
+from agentdocs.models import RESERVED_PROJECT, ChangeType, Document, Project, Tenant
 
 
 def document_get(*, project: Project, path: str, include_deleted: bool = False) -> Document:
@@ -87,6 +87,31 @@ def cascade_documents(*, project: Project, path: str) -> list[Document]:
         .order_by("project__slug")
     )
     return sorted(documents, key=lambda document: document.project_id != project.pk)
+
+
+def agent_document_paths(*, tenant: Tenant, limit: int = 200) -> list[str]:
+    """The Markdown documents of a tenant's projects that a recipe could name as its
+    agent document (context documents left out), for the recipe form's picker."""
+    return list(
+        Document.objects.filter(project__tenant=tenant, is_deleted=False, path__endswith=".md")
+        .exclude(path__startswith=".AGENTS/")
+        .order_by("path")
+        .values_list("path", flat=True)
+        .distinct()[:limit]
+    )
+
+
+def document_versions_with_text(
+    *, document: Document, sha256s: set[str], before_version: int
+) -> list[tuple[int, str]]:
+    """(version, sha256) of the versions before ``before_version`` whose text has one of
+    ``sha256s``, newest first; deletions left out."""
+    return list(
+        document.history.filter(sha256__in=sha256s, version__lt=before_version)
+        .exclude(change_type=ChangeType.DELETED)
+        .order_by("-version")
+        .values_list("version", "sha256")
+    )
 
 
 def document_history(*, document: Document) -> QuerySet:

@@ -63,6 +63,30 @@ def validate_process(process: str | None) -> str:
     return process
 
 
+def validate_client_document(*, name: str, body: str) -> ClientDocument:
+    """A client document as the pages take it (the API's serializer checks the same
+    rules): one line of a name, a UTF-8 body of at most 256 KiB."""
+    if not name.strip() or len(name) > MAX_CLIENT_NAME_LENGTH or has_control_characters(name):
+        raise InvalidInput(
+            f"The client document's name must be one line of 1 to {MAX_CLIENT_NAME_LENGTH} "
+            "characters, such as CLAUDE.md.",
+            field="client_document.name",
+        )
+    try:
+        size = len(body.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput(
+            "The client document's body is not valid UTF-8 text.", field="client_document.body"
+        ) from None
+    if size > MAX_CLIENT_DOCUMENT_BYTES:
+        raise InvalidInput(
+            f"The client document is {size} bytes; at most {MAX_CLIENT_DOCUMENT_BYTES} "
+            "bytes (256 KiB) are allowed.",
+            field="client_document.body",
+        )
+    return ClientDocument(name=name, body=body)
+
+
 def validate_paths(paths: object) -> tuple[str, ...]:
     """The files a task touches, as a render scopes `.AGENTS/` documents by them: a list
     of at most 1,000 relative paths. Returned sorted and without duplicates, since only

@@ -24,7 +24,14 @@ from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from agentdocs.core.errors import AgentdocsError, Forbidden, InvalidInput, NotFound, RateLimited
+from agentdocs.core.errors import (
+    AgentdocsError,
+    Forbidden,
+    InvalidInput,
+    Locked,
+    NotFound,
+    RateLimited,
+)
 from agentdocs.core.numbers import positive_int
 
 View = Callable[..., HttpResponse]
@@ -83,10 +90,12 @@ def form_page(
     Status: the refusal's own when a service refused, 400 when the form's own
     checks failed, else 200. The refusal's sentence goes beside the field it names;
     `beside_form=False` when the page explains the refusal in its own words (the
-    edit page's conflict panel).
+    edit page's conflict panel); a lock refusal is left to the page's lock banner.
     """
     if refusal is not None:
-        if beside_form:
+        # A lock is explained by the page's lock banner (holder, time, break): once.
+        explained_by_banner = isinstance(refusal, Locked) and context.get("lock_held_by_other")
+        if beside_form and not explained_by_banner:
             add_service_error(form, refusal)
         status = refusal.status
     else:

@@ -180,3 +180,12 @@ def test_outdated_refuses_what_is_not_a_record_id_before_calling_the_server(tmp_
     result = run_cli("outdated", record_id, cwd=tmp_path, env=env)
     assert result.returncode == 2
     assert b"is not a binding record id" in result.stderr
+
+
+def test_outdated_without_its_settings_names_every_variable_it_needs(tmp_path):
+    result = run_cli("outdated", "1", cwd=tmp_path, env={})
+
+    assert result.returncode == 2
+    error = result.stderr.decode()
+    for name in ("URL", "TOKEN", "TENANT", "PROJECT"):
+        assert f"--{name.lower()}" in error and f"AGENTDOCS_{name}" in error, error

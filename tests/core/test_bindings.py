@@ -250,6 +250,18 @@ def test_compare_shows_added_removed_and_changed_sources() -> None:
     assert compare_records(a, a)["identical"] is True
 
 
+def test_compare_says_unchanged_for_a_new_version_with_the_same_text() -> None:
+    manifest = {"context": [{"name": "x/a", "standing": "rule"}]}
+    a = _record(manifest, x_a=_bound("x/a", 1, "1" * 64))
+    b = _record(manifest, x_a=_bound("x/a", 3, "1" * 64))
+
+    diff = compare_records(a, b)
+
+    assert [(s["status"], s["a"]["version"], s["b"]["version"]) for s in diff["sources"]] == [
+        ("unchanged", 1, 3)
+    ]
+
+
 def test_outdated_rows_are_current_changed_or_deleted() -> None:
     record = _record({"local": ["a.md"]}, a_md=_bound("a.md", 3, "3" * 64))
     source = next(record_sources(record))

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+import logging.config
+import sys
+
 import pytest
+from django.conf import settings
+
+from config.log import without_client_error_tracebacks
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +112,52 @@ def test_the_htmx_preview_needs_the_csrf_token_too(browse, writer, project):
     token = page.cookies["csrftoken"].value
     ok = client.post("/t/acme/web/preview/", {"body": "# hi"}, HTTP_X_CSRFTOKEN=token)
     assert ok.status_code == 200 and b"<h1>hi</h1>" in ok.content
+
+
+def test_the_403_page_shows_quoted_names_as_code_not_backticks(browse, writer, vance):
+    response = browse(writer).get("/t/acme/_vance/new/")
+
+    text = response.content.decode()
+    assert response.status_code == 403
+    assert "<code>_vance</code>" in text and "`" not in text
+
+
+def test_the_favicon_is_served(client, browse, reader, tenant):
+    from django.contrib.staticfiles import finders
+
+    response = client.get("/favicon.ico")
+
+    assert response.status_code == 302
+    assert response["Location"] == "/static/agentdocs/favicon.svg"
+    assert finders.find("agentdocs/favicon.svg")
+    home = browse(reader).get("/").content.decode()
+    assert 'rel="icon" href="/static/agentdocs/favicon.svg"' in home
+
+
+def test_an_ordinary_refusal_logs_one_line_without_a_traceback(browse, writer, vance, capsys):
+    logging.config.dictConfig(settings.LOGGING)  # its console handler now writes to capsys
+    try:
+        assert browse(writer).get("/t/acme/_vance/new/").status_code == 403
+        assert browse(writer).get("/t/acme/nothing-here/").status_code == 404
+        logged = capsys.readouterr().err
+    finally:
+        with capsys.disabled():  # back to the real stderr for the tests that follow
+            logging.config.dictConfig(settings.LOGGING)
+    assert logged.count("Forbidden (Permission denied): /t/acme/_vance/new/") == 1
+    assert logged.count("Not Found: /t/acme/nothing-here/") == 1
+    assert "Traceback" not in logged
+
+
+def test_a_server_error_keeps_its_traceback():
+    def record(status: int) -> logging.LogRecord:
+        try:
+            raise ValueError("boom")
+        except ValueError:
+            made = logging.LogRecord("django.request", 40, "", 0, "x", (), sys.exc_info())
+        made.status_code = status
+        return made
+
+    server_error, refusal = record(500), record(404)
+
+    assert without_client_error_tracebacks(server_error) and server_error.exc_info
+    assert without_client_error_tracebacks(refusal) and refusal.exc_info is None

@@ -196,3 +196,20 @@ def test_outsiders_get_404_on_the_bind_form_whatever_the_cap(
     settings.AGENTDOCS_BINDING_MAX_RECORD_BYTES = 10
     assert bind(browse(outsider)).status_code == 404
     assert not BindingRecord.objects.exists()
+
+
+def test_compare_says_unchanged_for_a_new_version_with_the_same_text(browse, writer, bound_project):
+    client = browse(writer)
+    bind(client, "run-1")
+    agents = bound_project["agents"]
+    agents = svc.document_write(document=agents, body="# Other\n", base_version=1, user=writer)
+    svc.document_revert(document=agents, version=1, user=writer)  # v3: v1's text again
+    bind(client, "run-2")
+    first, second = BindingRecord.objects.order_by("pk")
+
+    page = client.get(f"/t/acme/web/bindings/compare/?a={first.pk}&b={second.pk}").content.decode()
+
+    row = page[page.index("AGENTS.md") : page.index("</tr>", page.index("AGENTS.md"))]
+    assert ">unchanged</span>" in row and "same text, new version" in row
+    assert ">changed<" not in row
+    assert "v1" in row and "v3" in row

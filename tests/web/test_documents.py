@@ -448,3 +448,85 @@ def test_reverting_to_a_deletion_says_why_it_is_refused(browse, writer, admin, a
     assert "Version 2 is a deletion" in response.content.decode()
     agent_md.refresh_from_db()
     assert agent_md.is_deleted and agent_md.version == 2
+
+
+def _history_actions(page: str, version: int) -> str:
+    """The last cell (diff, revert) of version ``version``'s history row."""
+    row = page[page.index(f"<strong>v{version}</strong>") :]
+    row = row[: row.index("</tr>")]
+    return row[row.rindex("<td") :]
+
+
+def test_history_offers_revert_only_where_it_changes_the_text(browse, writer, agent_md):
+    original = agent_md.body
+    svc.document_write(document=agent_md, body="# Two\n", base_version=1, user=writer)
+    svc.document_write(document=agent_md, body="# Three\n", base_version=2, user=writer)
+    svc.document_revert(document=agent_md, version=1, user=writer)
+    agent_md.refresh_from_db()
+    assert agent_md.version == 4 and agent_md.body == original
+
+    page = browse(writer).get("/t/acme/web/history/agent.md").content.decode()
+
+    # v1 has the current text: no revert, and no stray separator before nothing.
+    assert "revert" not in _history_actions(page, 1) and "·" not in _history_actions(page, 1)
+    assert "revert" not in _history_actions(page, 4)  # the current version
+    assert "?version=2" in _history_actions(page, 2) and "diff" in _history_actions(page, 2)
+    assert "Reverted to v1</span>" in page
+
+
+def test_history_of_a_reverted_version_older_than_the_page_names_it(browse, writer, agent_md):
+    document = agent_md
+    for number in range(2, 55):
+        document = svc.document_write(
+            document=document, body=f"# v{number}\n", base_version=number - 1, user=writer
+        )
+    svc.document_revert(document=document, version=1, user=writer)
+
+    page = browse(writer).get("/t/acme/web/history/agent.md").content.decode()
+
+    assert "Reverted to v1</span>" in page
+
+
+@pytest.mark.parametrize(
+    "url, data",
+    [
+        ("/t/acme/web/edit/agent.md", {"body": "# locked out\n", "base_version": 2}),
+        ("/t/acme/web/delete/agent.md", {"base_version": 2}),
+        ("/t/acme/web/revert/agent.md", {"version": 1, "base_version": 2}),
+    ],
+)
+def test_a_save_refused_by_a_lock_shows_one_banner_with_a_readable_time(
+    browse, writer, admin, agent_md, url, data
+):
+    svc.document_write(document=agent_md, body="# Two\n", base_version=1, user=writer)
+    agent_md = svc.document_lock(document=agent_md, user=admin)
+    expires = svc.lock_state(agent_md)["expires_at"]
+
+    response = browse(writer).post(url, data)
+
+    text = response.content.decode()
+    assert response.status_code == 423
+    assert text.count("is editing this document") == 1
+    # The instant only as the <time> element's machine-readable value; people read
+    # "HH:MM UTC", which app.js turns into their own clock.
+    assert text.count(expires) == text.count(f'datetime="{expires}"') == 1
+    assert f'<time datetime="{expires}" data-local-time>' in text
+    assert f"{agent_md.lock_expires_at:%H:%M} UTC" in text
+
+
+def test_creating_agent_md_over_an_inherited_one_says_so_and_offers_its_text(
+    browse, writer, admin, project, vance, make_document
+):
+    make_document(vance, "agent.md", "# Tenant rules\n\n- Be brief.\n", user=admin)
+    client = browse(writer)
+
+    page = client.get("/t/acme/web/new/?path=agent.md").content.decode()
+    assert "This project inherits" in page and "will shadow it" in page
+    assert "?path=agent.md&amp;start=inherited" in page and "Start from the inherited text" in page
+
+    started = client.get("/t/acme/web/new/?path=agent.md&start=inherited").content.decode()
+    assert "# Tenant rules\n\n- Be brief.\n</textarea>" in started
+    assert "Start from the inherited text" not in started
+
+    for query in ["?path=notes.md", "?path=%00", ""]:
+        assert "will shadow it" not in client.get("/t/acme/web/new/" + query).content.decode()

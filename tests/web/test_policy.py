@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agentdocs.models import Recipe, Setting
@@ -210,3 +212,144 @@ def test_a_nul_in_the_reason_for_deleting_a_recipe_is_a_400(browse, admin, tenan
     assert response.status_code == 400
     assert "Null characters are not allowed" in response.content.decode()
     assert Recipe.objects.filter(name="coder").exists()
+
+
+# The recipe form: the same params and profiles as the JSON, one control each.
+
+
+def _editor(**fields) -> dict:
+    return {"editor": "form", "agent_document": "default", "context_enabled": "on", **fields}
+
+
+def test_admin_creates_a_recipe_with_the_form(browse, admin, tenant):
+    response = browse(admin).post(
+        "/t/acme/-/recipes/new/",
+        _editor(
+            name="coder",
+            agent_document="path",
+            agent_document_path="notes/team.md",
+            context_enabled="",
+            context_budget_bytes="4096",
+            **{
+                "profile-0-name": "cli",
+                "profile-0-client": "on",
+                "profile-1-name": "ide",
+                "profile-2-name": "",
+                "reason": "a form",
+            },
+        ),
+    )
+
+    assert response.status_code == 302
+    recipe = Recipe.objects.get(name="coder")
+    assert recipe.params == {
+        "agentDocument": "notes/team.md",
+        "contextEnabled": False,
+        "contextBudgetBytes": 4096,
+    }
+    assert recipe.profiles == {"cli": {"useClientAgentDoc": True}, "ide": {}}
+
+
+def test_the_form_shows_the_stored_recipe_and_saving_it_unchanged_changes_nothing(
+    browse, admin, tenant, project, vance, make_document
+):
+    make_document(vance, "notes/house.md", "# House\n")
+    make_document(project, ".AGENTS/overview.md", "# Overview\n")
+    recipe = policy_service.recipe_create(
+        tenant=tenant,
+        name="coder",
+        params={"agentDocument": None},
+        profiles={"cli": {"useClientAgentDoc": True}, "ide": {}},
+        user=admin,
+    )
+    client = browse(admin)
+
+    page = client.get("/t/acme/-/recipes/coder/").content.decode()
+    assert re.search(r'value="none"[^>]*checked', page)
+    assert 'value="cli"' in page and 'value="ide"' in page
+    assert '<option value="notes/house.md">' in page  # the path picker
+    assert ".AGENTS/overview.md</option>" not in page and 'value=".AGENTS/overview.md"' not in page
+    assert 'name="params"' in page  # "Advanced": the JSON is still there
+
+    response = client.post(
+        "/t/acme/-/recipes/coder/",
+        _editor(
+            agent_document="none",
+            **{"profile-0-name": "cli", "profile-0-client": "on", "profile-1-name": "ide"},
+        ),
+    )
+
+    assert response.status_code == 302
+    recipe.refresh_from_db()
+    assert recipe.params == {"agentDocument": None}  # null stays null, not ""
+    assert recipe.profiles == {"cli": {"useClientAgentDoc": True}, "ide": {}}
+
+
+def test_profiles_are_added_switched_and_removed_with_the_form(browse, admin, tenant):
+    policy_service.recipe_create(
+        tenant=tenant,
+        name="coder",
+        params={"contextEnabled": True},
+        profiles={"cli": {"useClientAgentDoc": True}, "old": {}},
+        user=admin,
+    )
+
+    response = browse(admin).post(
+        "/t/acme/-/recipes/coder/",
+        _editor(
+            **{
+                "profile-0-name": "cli",
+                "profile-1-name": "old",
+                "profile-1-remove": "on",
+                "profile-7-name": "batch",
+                "profile-7-client": "on",
+            }
+        ),
+    )
+
+    assert response.status_code == 302
+    recipe = Recipe.objects.get(name="coder")
+    assert recipe.params == {"contextEnabled": True}
+    assert recipe.profiles == {
+        "cli": {"useClientAgentDoc": False},
+        "batch": {"useClientAgentDoc": True},
+    }
+
+
+@pytest.mark.parametrize(
+    "fields, control, message",
+    [
+        ({"agent_document": "path", "agent_document_path": ""}, "agent_document_path", "Name the"),
+        (
+            {"agent_document": "path", "agent_document_path": "../up.md"},
+            "agent_document_path",
+            "..",
+        ),
+        ({"context_budget_bytes": "lots"}, "context_budget_bytes", "whole number"),
+        ({"context_budget_bytes": "99999999"}, "context_budget_bytes", "from 0 to"),
+        ({"profile-0-name": "no spaces"}, "profiles", "profiles.no spaces"),
+        ({"profile-0-name": "a", "profile-1-name": "a"}, "profiles", "named twice"),
+        ({"agent_document": "sometimes"}, "agent_document", "Select a valid choice"),
+    ],
+)
+def test_the_form_shows_each_refusal_beside_its_control_and_changes_nothing(
+    browse, admin, tenant, fields, control, message
+):
+    policy_service.recipe_create(tenant=tenant, name="coder", params={}, profiles={}, user=admin)
+
+    response = browse(admin).post("/t/acme/-/recipes/coder/", _editor(**fields))
+
+    assert response.status_code == 400
+    errors = response.context["form"].errors[control]
+    assert any(message in error for error in errors), errors
+    assert list(Recipe.objects.values_list("params", "profiles")) == [({}, {})]
+
+
+def test_readers_and_outsiders_cannot_use_the_recipe_form(browse, reader, outsider, admin, tenant):
+    policy_service.recipe_create(tenant=tenant, name="coder", params={}, profiles={}, user=admin)
+    data = _editor(context_enabled="")
+
+    assert browse(reader).post("/t/acme/-/recipes/coder/", data).status_code == 403
+    assert browse(outsider).post("/t/acme/-/recipes/coder/", data).status_code == 404
+    assert browse(outsider).get("/t/acme/-/recipes/coder/").status_code == 404
+    assert Recipe.objects.get(name="coder").params == {}

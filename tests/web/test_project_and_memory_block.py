@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agentdocs.services import documents as svc
@@ -9,6 +11,8 @@ from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import policy as policy_service
 
 pytestmark = pytest.mark.django_db
+
+PREVIEW = "/t/acme/web/memory-block/"
 
 
 def test_project_page_lists_documents_with_version_size_author_and_time(browse, reader, agent_md):
@@ -113,3 +117,101 @@ def test_an_edit_is_visible_in_the_next_preview(browse, writer, agent_md):
     client = browse(writer)
     svc.document_write(document=agent_md, body="# Fresh rule\n", base_version=1, user=writer)
     assert "# Fresh rule" in client.get("/t/acme/web/memory-block/").content.decode()
+
+
+@pytest.fixture
+def recipes(admin, tenant):
+    policy_service.recipe_create(
+        tenant=tenant,
+        name="coder",
+        params={},
+        profiles={"cli": {"useClientAgentDoc": True}, "ide": {}},
+        user=admin,
+    )
+    policy_service.recipe_create(
+        tenant=tenant, name="summarizer", params={}, profiles={"batch": {}}, user=admin
+    )
+
+
+def _profile_options(page: str) -> list[str]:
+    select = page[
+        page.index('name="profile"') : page.index("</select>", page.index('name="profile"'))
+    ]
+    return re.findall(r'<option value="([^"]*)"', select)
+
+
+def test_memory_block_preview_offers_only_the_recipes_profiles(browse, reader, project, recipes):
+    client = browse(reader)
+
+    assert _profile_options(client.get(PREVIEW + "?recipe=coder").content.decode()) == [
+        "",
+        "cli",
+        "ide",
+    ]
+    assert _profile_options(client.get(PREVIEW + "?recipe=summarizer").content.decode()) == [
+        "",
+        "batch",
+    ]
+    assert _profile_options(client.get(PREVIEW).content.decode()) == [""]
+
+
+def test_a_profile_left_over_from_another_recipe_is_set_aside_not_an_error(
+    browse, reader, project, recipes
+):
+    response = browse(reader).get(PREVIEW + "?recipe=summarizer&profile=cli")
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "summarizer has no profile cli: shown without a profile." in page
+    assert 'id="layers-title"' in page  # the block is there, not an empty page
+
+
+def test_memory_block_preview_renders_a_pasted_client_document(
+    browse, reader, project, recipes, agent_md
+):
+    client = browse(reader)
+    data = {
+        "recipe": "coder",
+        "profile": "cli",
+        "client_document_name": "CLAUDE.md",
+        "client_document_body": "# Mine\n\n- Use the client's rule.\n",
+    }
+
+    response = client.post(PREVIEW, data, HTTP_HX_REQUEST="true")
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "- Use the client&#x27;s rule." in page.split("Layers", 1)[1]
+    assert response["HX-Push-Url"] == PREVIEW + "?recipe=coder&profile=cli"
+    ignored = client.post(PREVIEW, {**data, "profile": "ide"}).content.decode()
+    assert "- Use the client&#x27;s rule." not in ignored.split("Layers", 1)[1]
+
+
+@pytest.mark.parametrize(
+    "data, field, message",
+    [
+        ({"client_document_name": "", "client_document_body": "x"}, "client_document_name", "name"),
+        (
+            {"client_document_name": "a\nb", "client_document_body": "x"},
+            "client_document_name",
+            "one line",
+        ),
+        (
+            {"client_document_name": "C.md", "client_document_body": "x" * (256 * 1024 + 1)},
+            "client_document_body",
+            "at most 262144 bytes",
+        ),
+    ],
+)
+def test_a_bad_client_document_is_a_400_beside_its_field(
+    browse, reader, project, recipes, data, field, message
+):
+    response = browse(reader).post(PREVIEW, {"recipe": "coder", "profile": "cli", **data})
+
+    assert response.status_code == 400
+    errors = response.context["form"].errors[field]
+    assert any(message in error for error in errors), errors
+
+
+def test_an_outsider_cannot_post_to_the_preview(browse, outsider, project, recipes):
+    assert browse(outsider).post(PREVIEW, {"recipe": "coder"}).status_code == 404

@@ -36,7 +36,7 @@ PAGES = {
     "/t/acme/web/settings/": 5,
     "/t/acme/-/settings/": 4,
     "/t/acme/-/recipes/": 5,  # the page count of the paged list
-    "/t/acme/-/recipes/coder/": 5,
+    "/t/acme/-/recipes/coder/": 6,  # with the agent-document picker's paths (admins)
 }
 
 

@@ -60,6 +60,7 @@ DEMO_USERS = [
 ]
 
 PROJECTS = [("website", "Website"), ("backend", "Backend")]
+DEMO_PROJECT = "website"  # the project the printed examples and the README's use
 
 VANCE_AGENT_MD = """\
 # Demo Co house rules
@@ -470,7 +471,26 @@ class Command(BaseCommand):
                 f"{demo.description}"
             )
         write(f"API token for admin: {token}")
-        write(
-            f'  curl -H "Authorization: Bearer {token}" '
-            f"{base_url.rstrip('/')}/api/v1/tenants/demo/projects/website/documents/agent.md"
-        )
+        for line in try_it_lines(token, base_url):
+            write(line)
+
+
+def try_it_lines(token: str, base_url: str) -> list[str]:
+    """What to try against the demo, each command runnable as printed (a test runs them):
+    the README's examples with this installation's token and address."""
+    base = base_url.rstrip("/")
+    project_api = f"{base}/api/v1/tenants/{TENANT_SLUG}/projects/{DEMO_PROJECT}"
+    where = f"--tenant {TENANT_SLUG} --project {DEMO_PROJECT}"
+    return [
+        "Try it (the README's examples use the same tenant, project and recipe):",
+        f'  curl -H "Authorization: Bearer {token}" {project_api}/documents/agent.md',
+        f'  curl -H "Authorization: Bearer {token}" -H "Content-Type: application/json" '
+        f'-H "Accept: text/plain" -d \'{{"process": "run-1", "recipe": "coder", '
+        f'"profile": "cli"}}\' {project_api}/memory-block/',
+        "The command-line client (in .venv/bin/; `source .venv/bin/activate` puts it on PATH):",
+        f"  export AGENTDOCS_URL={base} AGENTDOCS_TOKEN={token}",
+        f"  agentdocs block {where} --process run-1 --recipe coder --profile cli",
+        f"  mkdir -p {DEMO_PROJECT}-agent-files && agentdocs sync {where} "
+        f"--format agents-md,claude-md --dir {DEMO_PROJECT}-agent-files",
+        f"  agentdocs mcp {where}   # what an MCP client starts: see the README",
+    ]

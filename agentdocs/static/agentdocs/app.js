@@ -77,4 +77,78 @@
       if (button) button.disabled = !(from && to && from.value !== to.value);
     });
   }
+
+  // <time datetime="..." data-local-time>: the server writes UTC; show the reader's
+  // own clock (and the date when it is not today), keeping UTC in the tooltip.
+  function showLocalTimes(root) {
+    root.querySelectorAll("time[data-local-time]").forEach(function (element) {
+      var when = new Date(element.getAttribute("datetime"));
+      if (isNaN(when.getTime())) return;
+      var options = { hour: "2-digit", minute: "2-digit" };
+      if (when.toDateString() !== new Date().toDateString()) {
+        options.day = "numeric";
+        options.month = "short";
+      }
+      if (!element.title) element.title = element.textContent.trim();
+      element.textContent = when.toLocaleString([], options);
+    });
+  }
+
+  // Under 640px wide, tables stack each row as a card (app.css): each cell is labelled
+  // with its column's heading, read from the table's own header row.
+  function labelTableCells(root) {
+    root.querySelectorAll("table.table").forEach(function (table) {
+      var headings = table.querySelectorAll("thead th");
+      if (!headings.length) return;
+      var labels = Array.prototype.map.call(headings, function (th) {
+        return th.textContent.trim();
+      });
+      table.querySelectorAll("tbody tr").forEach(function (row) {
+        var column = 0;
+        Array.prototype.forEach.call(row.children, function (cell) {
+          if (!cell.hasAttribute("data-label") && labels[column]) {
+            cell.setAttribute("data-label", labels[column]);
+          }
+          column += cell.colSpan || 1;
+        });
+      });
+    });
+  }
+
+  // The recipe form: "Add a profile" copies the empty row at the end under the next
+  // number (without this file, one empty row is always there to fill in).
+  document.querySelectorAll("form[data-recipe-editor]").forEach(function (form) {
+    var rows = form.querySelector("[data-profile-rows]");
+    var button = form.querySelector("[data-add-profile]");
+    if (!rows || !button) return;
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var all = rows.querySelectorAll("[data-profile-row]");
+      var last = all[all.length - 1];
+      var next = 0;
+      rows.querySelectorAll("input[name^='profile-']").forEach(function (input) {
+        var number = parseInt(input.name.split("-")[1], 10);
+        if (number >= next) next = number + 1;
+      });
+      var copy = last.cloneNode(true);
+      copy.querySelectorAll("[name], [id], [for]").forEach(function (element) {
+        ["name", "id", "for"].forEach(function (attribute) {
+          var value = element.getAttribute(attribute);
+          if (value) element.setAttribute(attribute, value.replace(/profile-\d+-/, "profile-" + next + "-"));
+        });
+        if (element.type === "text") element.value = "";
+        if (element.type === "checkbox") element.checked = false;
+      });
+      rows.appendChild(copy);
+      var name = copy.querySelector("input[type=text]");
+      if (name) name.focus();
+    });
+  });
+
+  showLocalTimes(document);
+  labelTableCells(document);
+  document.addEventListener("htmx:afterSwap", function (event) {
+    showLocalTimes(event.target);
+    labelTableCells(event.target);
+  });
 })();

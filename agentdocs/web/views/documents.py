@@ -40,7 +40,8 @@ from agentdocs.core.errors import (
 )
 from agentdocs.core.merge import MergeResult, three_way
 from agentdocs.core.numbers import positive_int
-from agentdocs.models import RESERVED_PROJECT, Document
+from agentdocs.core.paths import validate_path
+from agentdocs.models import RESERVED_PROJECT, ChangeType, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
@@ -200,8 +201,25 @@ def document_create(request: HttpRequest, tenant: str, project: str) -> HttpResp
     access.require_write()
     if request.method == "POST":
         return _save_create(request, access)
-    form = DocumentCreateForm(initial={"path": request.GET.get("path", "")})
+    path = request.GET.get("path", "")
+    initial = {"path": path}
+    inherited = _inherited_document(access, path)
+    if inherited is not None and request.GET.get("start") == "inherited":
+        initial["body"] = inherited.body
+        initial["reason"] = f"Start from {RESERVED_PROJECT}/{inherited.path} v{inherited.version}"
+    form = DocumentCreateForm(initial=initial)
     return _create_page(request, access, form)
+
+
+def _inherited_document(access: ProjectAccess, path: object) -> Document | None:
+    """The tenant-wide document a new document at ``path`` would shadow, if any."""
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        validate_path(path)
+    except InvalidInput:
+        return None
+    return _shadowed_tenant_document(access, path)
 
 
 def _save_create(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
@@ -240,6 +258,7 @@ def _create_page(
         "measure": measure(body),
         "preview_html": render_markdown(body),
         "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
+        "inherited": _inherited_document(access, form["path"].value()),
     }
     return form_page(request, "agentdocs/document_create.html", context, form=form, refusal=refusal)
 
@@ -598,17 +617,44 @@ def _history_rows(document: Document, page: int) -> tuple[list, bool]:
         ]
     )
     has_older = len(records) > HISTORY_PAGE_SIZE
+    shown = records[:HISTORY_PAGE_SIZE]
+    reverted_to = _reverted_to(document, shown)
     rows = []
-    for index, record in enumerate(records[:HISTORY_PAGE_SIZE]):
+    for index, record in enumerate(shown):
         previous = records[index + 1] if index + 1 < len(records) else None
         rows.append(
             {
                 "record": record,
                 "size_delta": record.size - previous.size if previous else record.size,
                 "is_current": record.version == document.version,
+                "reverted_to": reverted_to.get(record.version),
+                # Reverting to the text the document already has would change nothing.
+                "may_revert": record.change_type != ChangeType.DELETED
+                and (document.is_deleted or record.sha256 != document.sha256),
             }
         )
     return rows, has_older
+
+
+def _reverted_to(document: Document, records: list) -> dict[int, int]:
+    """version → the version whose text a revert (or restore) brought back: the newest
+    earlier version with the same sha256. One query, and only when a page shows one."""
+    reverts = [r for r in records if r.change_type in (ChangeType.REVERTED, ChangeType.RESTORED)]
+    if not reverts:
+        return {}
+    candidates = document_selectors.document_versions_with_text(
+        document=document,
+        sha256s={r.sha256 for r in reverts},
+        before_version=max(r.version for r in reverts),
+    )
+    found = {}
+    for record in reverts:
+        match = next(
+            (v for v, sha in candidates if v < record.version and sha == record.sha256), None
+        )
+        if match is not None:
+            found[record.version] = match
+    return found
 
 
 @member_page
@@ -805,6 +851,7 @@ def _revert_page(
         "diff": side_by_side(current, target.body),
         "unchanged": not document.is_deleted and document.body == target.body,
         "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
+        **_lock_context(access, document),
     }
     return form_page(
         request,
@@ -857,7 +904,13 @@ def _delete_page(
     *,
     refusal: AgentdocsError | None = None,
 ) -> HttpResponse:
-    context = {"access": access, "project": access.project, "document": document, "form": form}
+    context = {
+        "access": access,
+        "project": access.project,
+        "document": document,
+        "form": form,
+        **_lock_context(access, document),
+    }
     return form_page(request, "agentdocs/document_delete.html", context, form=form, refusal=refusal)
 
 

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions
 from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.core.memory_block import LayerKind
 from agentdocs.selectors import policy as policy_selectors
-from agentdocs.services.memory_block import render_memory_block, validate_paths
+from agentdocs.services.memory_block import (
+    render_memory_block,
+    validate_client_document,
+    validate_paths,
+)
 from agentdocs.web.forms import MemoryBlockPreviewForm
-from agentdocs.web.pages import add_service_error, member_page
+from agentdocs.web.pages import member_page
 
 LAYER_TITLES = {
     LayerKind.POLICY: "Policy",
@@ -30,44 +37,63 @@ def _budget(context) -> dict:
 
 
 @member_page
+@require_http_methods(["GET", "POST"])
 def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
-    """A preview renders every layer in full and touches no process's read state."""
+    """A preview renders every layer in full and touches no process's read state.
+
+    GET takes recipe, profile and paths from the query string (links to a preview);
+    POST also takes a client document, too long for a URL."""
     access = permissions.project_access(request.user, tenant, project)
     recipes = list(policy_selectors.recipe_list(tenant=access.tenant))
-    form = MemoryBlockPreviewForm(request.GET)
+    form = MemoryBlockPreviewForm(request.POST if request.method == "POST" else request.GET)
     block = None
     status = 200
+    profiles: list[str] = []
+    ignored_profile = ""
     if form.is_valid():
+        recipe_name = form.cleaned_data["recipe"] or None
+        profile_name = form.cleaned_data["profile"] or None
+        recipe = next((r for r in recipes if r.name == recipe_name), None)
+        profiles = sorted((recipe.profiles or {}).keys()) if recipe else []
+        if profile_name and (recipe_name is None or recipe) and profile_name not in profiles:
+            # Left over from another recipe: preview this one without it, and say so.
+            ignored_profile, profile_name = profile_name, None
         try:
+            client_document = None
+            if form.cleaned_data["client_document_body"]:
+                client_document = validate_client_document(
+                    name=form.cleaned_data["client_document_name"],
+                    body=form.cleaned_data["client_document_body"],
+                )
             block = render_memory_block(
                 project=access.project,
-                recipe_name=form.cleaned_data["recipe"] or None,
-                profile_name=form.cleaned_data["profile"] or None,
+                recipe_name=recipe_name,
+                profile_name=profile_name,
+                client_document=client_document,
                 preview=True,
                 paths=validate_paths(form.cleaned_data["paths"]),
             )
         except (NotFound, InvalidInput) as error:
-            if error.field not in ("recipe", "profile", "paths"):
+            if error.field not in PREVIEW_FIELDS:
                 raise
             status = 400
-            add_service_error(form, error)
+            form.add_error(PREVIEW_FIELDS[error.field], error.detail)
     else:
         status = 400
     layers = [
         {"layer": layer, "title": LAYER_TITLES.get(layer.kind, layer.kind)}
         for layer in (block.layers if block else ())
     ]
-    return render(
+    response = render(
         request,
         "agentdocs/memory_block.html",
         {
             "access": access,
             "project": access.project,
             "form": form,
-            "recipes": [
-                {"name": recipe.name, "profiles": sorted((recipe.profiles or {}).keys())}
-                for recipe in recipes
-            ],
+            "recipes": [recipe.name for recipe in recipes],
+            "profiles": profiles,
+            "ignored_profile": ignored_profile,
             # Not "block": inside {% block %} tags that name is Django's own.
             "memory_block": block,
             "layers": layers,
@@ -76,3 +102,26 @@ def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> Htt
         },
         status=status,
     )
+    if request.method == "POST" and request.headers.get("HX-Request"):
+        # The address bar keeps what a link can carry: not the client document.
+        response["HX-Push-Url"] = _preview_url(request, form)
+    return response
+
+
+# A refusal's field → the form field that shows it.
+PREVIEW_FIELDS = {
+    "recipe": "recipe",
+    "profile": "profile",
+    "paths": "paths",
+    "client_document.name": "client_document_name",
+    "client_document.body": "client_document_body",
+}
+
+
+def _preview_url(request: HttpRequest, form: MemoryBlockPreviewForm) -> str:
+    query = {
+        name: value
+        for name in ("recipe", "profile", "paths")
+        if (value := form.data.get(name, "")) and isinstance(value, str)
+    }
+    return f"{request.path}?{urlencode(query)}" if query else request.path

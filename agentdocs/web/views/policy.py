@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -10,13 +12,20 @@ from django.views.decorators.http import require_http_methods
 from agentdocs import permissions
 from agentdocs.core.errors import AgentdocsError, InvalidInput, NotFound
 from agentdocs.core.policy import PolicySetting, merge_policy
-from agentdocs.core.recipes import RenderOptions
+from agentdocs.core.recipes import RecipeParams, RenderOptions
 from agentdocs.models import Recipe
 from agentdocs.permissions import Access
+from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import policy as policy_service
-from agentdocs.web.forms import RecipeDeleteForm, RecipeForm, SettingDeleteForm, SettingForm
+from agentdocs.web.forms import (
+    RecipeDeleteForm,
+    RecipeEditorForm,
+    RecipeForm,
+    SettingDeleteForm,
+    SettingForm,
+)
 from agentdocs.web.pages import form_page, list_page, member_page
 
 RECIPES_PER_PAGE = 100
@@ -164,6 +173,42 @@ def recipe_list(request: HttpRequest, tenant: str) -> HttpResponse:
     )
 
 
+# Recipes are edited with a form (`RecipeEditorForm`) or, under "Advanced", as the
+# JSON the API takes (`RecipeForm`); a POST says which with `editor=form`.
+RecipeAnyForm = RecipeForm | RecipeEditorForm
+
+
+def _editor_form(
+    data: Any = None, *, name: str = "", params: RecipeParams | None = None, profiles: Any = None
+) -> RecipeEditorForm:
+    return RecipeEditorForm(
+        data,
+        initial=RecipeEditorForm.initial_from(name=name, params=params or {}),
+        original_params=params or {},
+        original_profiles=profiles or {},
+        auto_id="editor_%s",
+    )
+
+
+def _posted_recipe_form(request: HttpRequest, recipe: Recipe | None) -> RecipeAnyForm:
+    data = request.POST.copy()
+    if recipe is not None:
+        data["name"] = recipe.name  # the name identifies the recipe; it is not edited
+    if data.get("editor") == "form":
+        if recipe is None:
+            return _editor_form(data)
+        return _editor_form(data, name=recipe.name, params=recipe.params, profiles=recipe.profiles)
+    return RecipeForm(data)
+
+
+def _recipe_refused(form: RecipeAnyForm, error: AgentdocsError) -> bool:
+    """Put a service's refusal beside its control; False when `form_page` should."""
+    if isinstance(form, RecipeEditorForm):
+        form.add_service_error(error.field, error.detail)
+        return True
+    return False
+
+
 @member_page
 @require_http_methods(["GET", "POST"])
 def recipe_create(request: HttpRequest, tenant: str) -> HttpResponse:
@@ -171,12 +216,11 @@ def recipe_create(request: HttpRequest, tenant: str) -> HttpResponse:
     access.require_admin()
     if request.method == "POST":
         return _save_new_recipe(request, access)
-    form = RecipeForm(initial={"params": {}, "profiles": {}})
-    return _new_recipe_page(request, access, form)
+    return _new_recipe_page(request, access, _editor_form())
 
 
 def _save_new_recipe(request: HttpRequest, access: Access) -> HttpResponse:
-    form = RecipeForm(request.POST)
+    form = _posted_recipe_form(request, None)
     if not form.is_valid():
         return _new_recipe_page(request, access, form)
     try:
@@ -197,12 +241,37 @@ def _save_new_recipe(request: HttpRequest, access: Access) -> HttpResponse:
 def _new_recipe_page(
     request: HttpRequest,
     access: Access,
-    form: RecipeForm,
+    form: RecipeAnyForm,
     *,
     refusal: AgentdocsError | None = None,
 ) -> HttpResponse:
-    context = {"access": access, "tenant": access.tenant, "form": form, "creating": True}
-    return form_page(request, "agentdocs/recipe_form.html", context, form=form, refusal=refusal)
+    context = {
+        "access": access,
+        "tenant": access.tenant,
+        "creating": True,
+        **_recipe_forms(form, json_initial={"params": {}, "profiles": {}}),
+        "document_paths": document_selectors.agent_document_paths(tenant=access.tenant),
+    }
+    beside_form = not (refusal is not None and _recipe_refused(form, refusal))
+    return form_page(
+        request,
+        "agentdocs/recipe_form.html",
+        context,
+        form=form,
+        refusal=refusal,
+        beside_form=beside_form,
+    )
+
+
+def _recipe_forms(form: RecipeAnyForm, *, json_initial: dict[str, Any]) -> dict[str, Any]:
+    """The page's two editors: the one that was sent, and the other one fresh."""
+    if isinstance(form, RecipeForm):
+        name = json_initial.get("name", "")
+        editor = _editor_form(
+            name=name, params=json_initial["params"], profiles=json_initial["profiles"]
+        )
+        return {"form": form, "editor_form": editor, "json_form": form, "json_open": True}
+    return {"form": form, "editor_form": form, "json_form": RecipeForm(initial=json_initial)}
 
 
 @member_page
@@ -213,17 +282,12 @@ def recipe_detail(request: HttpRequest, tenant: str, name: str) -> HttpResponse:
     if request.method == "POST":
         access.require_admin()
         return _save_recipe(request, access, recipe)
-    form = RecipeForm(
-        initial={"name": recipe.name, "params": recipe.params, "profiles": recipe.profiles}
-    )
+    form = _editor_form(name=recipe.name, params=recipe.params, profiles=recipe.profiles)
     return _recipe_page(request, access, recipe, form)
 
 
 def _save_recipe(request: HttpRequest, access: Access, recipe: Recipe) -> HttpResponse:
-    # The name identifies the recipe; it is not edited here.
-    data = request.POST.copy()
-    data["name"] = recipe.name
-    form = RecipeForm(data)
+    form = _posted_recipe_form(request, recipe)
     if not form.is_valid():
         return _recipe_page(request, access, recipe, form)
     try:
@@ -244,7 +308,7 @@ def _recipe_page(
     request: HttpRequest,
     access: Access,
     recipe: Recipe,
-    form: RecipeForm,
+    form: RecipeAnyForm,
     *,
     refusal: AgentdocsError | None = None,
 ) -> HttpResponse:
@@ -255,9 +319,27 @@ def _recipe_page(
         "options": RenderOptions.from_recipe(recipe.params),
         "profiles": sorted((recipe.profiles or {}).items()),
         "projects": list(tenancy_selectors.project_list(tenant=access.tenant)),
-        "form": form,
+        **_recipe_forms(
+            form,
+            json_initial={
+                "name": recipe.name,
+                "params": recipe.params,
+                "profiles": recipe.profiles,
+            },
+        ),
+        "document_paths": (
+            document_selectors.agent_document_paths(tenant=access.tenant) if access.is_admin else []
+        ),
     }
-    return form_page(request, "agentdocs/recipe.html", context, form=form, refusal=refusal)
+    beside_form = not (refusal is not None and _recipe_refused(form, refusal))
+    return form_page(
+        request,
+        "agentdocs/recipe.html",
+        context,
+        form=form,
+        refusal=refusal,
+        beside_form=beside_form,
+    )
 
 
 @member_page
