@@ -323,4 +323,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # The MCP SDK logs every /mcp/ request's session start and end at INFO.
+    "loggers": {"mcp": {"level": env_str("MCP_LOG_LEVEL", "WARNING")}},
 }

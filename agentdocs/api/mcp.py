@@ -18,7 +18,9 @@ stream) and DELETE (ending a session) answer 405, as the specification provides
 for a server without them. The MCP SDK handles the protocol: each request runs its
 stateless session manager on an event loop of its own (`async_to_sync`), and the
 tools' REST calls come back to the request's thread, where Django's database
-connection is.
+connection is. Building a server (the tools' schemas) costs more than serving a call,
+so each process keeps one per project (`_server_for`), whose backend is the current
+request's `ProjectApi` (`RequestProjectApi`).
 
 Only API tokens sign in here, never the session cookie: no browser page can make
 these requests for a signed-in user, so the view needs no CSRF token. A missing,
@@ -28,7 +30,10 @@ with the `read` scope may connect, and each tool needs what its REST operation n
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import MutableMapping
+from contextvars import ContextVar
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, cast
 
 from asgiref.sync import async_to_sync, sync_to_async
 from django.http import HttpResponse
@@ -48,10 +53,16 @@ from agentdocs.cli.base import ServerClient
 from agentdocs.cli.mcp import ProjectApi, build_server
 from agentdocs.models import Scope
 
+if TYPE_CHECKING:
+    from mcp.server.fastmcp import FastMCP
+
 TENANT_HEADER = "X-Agentdocs-Tenant"
 PROJECT_HEADER = "X-Agentdocs-Project"
-# The SDK's own limit on a request body is 4 MiB; Django's upload limit applies first.
 HEADERS_NOT_PASSED_ON = {"content-length", "transfer-encoding", "connection"}
+# Servers kept per process: one per (site, tenant, project) in use.
+SERVERS_KEPT = 64
+
+_request_api: ContextVar[ProjectApi] = ContextVar("agentdocs_mcp_request_api")
 
 
 class BearerTokenAuthentication(TokenAccessAuthentication):
@@ -97,6 +108,34 @@ def _project_api(request: Request, tenant: str, project: str) -> ProjectApi:
     return ProjectApi(client=client, server_url=server_url, tenant=tenant, project=project)
 
 
+class RequestProjectApi:
+    """What a kept server's tools see as their `ProjectApi`: its project, and every
+    operation sent through the `ProjectApi` of the request being served (its token)."""
+
+    def __init__(self, *, server_url: str, tenant: str, project: str) -> None:
+        self.server_url = server_url
+        self.tenant = tenant
+        self.project = project
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_request_api.get(), name)
+
+
+@lru_cache(maxsize=SERVERS_KEPT)
+def _server_for(server_url: str, tenant: str, project: str) -> FastMCP:
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    backend = RequestProjectApi(server_url=server_url, tenant=tenant, project=project)
+    return build_server(
+        cast(ProjectApi, backend),
+        call=in_request_thread,
+        stateless_http=True,
+        json_response=True,
+        # Django has checked the Host (ALLOWED_HOSTS); no cookie signs in here.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+
+
 def _asgi_scope(request: Request) -> dict[str, Any]:
     meta = request.META
     return {
@@ -117,13 +156,23 @@ def _asgi_scope(request: Request) -> dict[str, Any]:
     }
 
 
-async def _serve(server: Any, scope: dict[str, Any], body: bytes) -> tuple[int, list[Any], bytes]:
-    """One HTTP request through the SDK's stateless session manager: the answer's
-    status, headers and body."""
+async def _serve(
+    api: ProjectApi, scope: dict[str, Any], body: bytes
+) -> tuple[int, list[Any], bytes]:
+    """One HTTP request through a stateless session manager of the SDK for ``api``'s
+    project: the answer's status, headers and body."""
     import anyio
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-    server.streamable_http_app()  # creates the session manager
-    manager = server.session_manager
+    server = _server_for(api.server_url, api.tenant, api.project)
+    _request_api.set(api)  # in this task's context, which the server's tasks inherit
+    # A session manager runs once; the server (FastMCP's lowlevel one) serves any number.
+    manager = StreamableHTTPSessionManager(
+        app=server._mcp_server,
+        json_response=True,
+        stateless=True,
+        security_settings=server.settings.transport_security,
+    )
     delivered = False
     answer: dict[str, Any] = {"status": 500, "headers": []}
     chunks: list[bytes] = []
@@ -136,7 +185,7 @@ async def _serve(server: Any, scope: dict[str, Any], body: bytes) -> tuple[int, 
         await anyio.sleep_forever()
         raise AssertionError("unreachable")
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             answer.update(status=message["status"], headers=message.get("headers", []))
         elif message["type"] == "http.response.body":
@@ -157,18 +206,9 @@ class McpView(APIView):
     def post(
         self, request: Request, tenant: str | None = None, project: str | None = None
     ) -> HttpResponse:
-        from mcp.server.transport_security import TransportSecuritySettings
-
         tenant, project = _where(request, tenant, project)
-        server = build_server(
-            _project_api(request, tenant, project),
-            call=in_request_thread,
-            stateless_http=True,
-            json_response=True,
-            # Django has checked the Host (ALLOWED_HOSTS); no cookie signs in here.
-            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        )
-        status, headers, body = async_to_sync(_serve)(server, _asgi_scope(request), request.body)
+        api = _project_api(request, tenant, project)
+        status, headers, body = async_to_sync(_serve)(api, _asgi_scope(request), request.body)
         response = HttpResponse(body, status=status)
         for name, value in headers:
             if name.decode("latin-1").lower() not in HEADERS_NOT_PASSED_ON:
