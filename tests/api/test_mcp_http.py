@@ -4,12 +4,15 @@ on a live server, with a valid, a revoked, a foreign and no token."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 import pytest
 import requests
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import AnyUrl
@@ -274,7 +277,7 @@ def test_a_plain_json_rpc_initialize_is_answered_in_json(mcp_url, documents, rea
     listing = requests.post(
         mcp_url,
         json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        headers={**JSON_RPC_HEADERS, **bearer(reader_key), "MCP-Protocol-Version": "2025-06-18"},
+        headers={**JSON_RPC_HEADERS, **bearer(reader_key)},  # no initialize: stateless
     )
     assert {tool["name"] for tool in listing.json()["result"]["tools"]} == set(TOOLS)
 
@@ -294,3 +297,62 @@ def test_get_and_delete_are_not_served_and_the_project_must_be_named(
     )
     assert unnamed.status_code == 400
     assert unnamed.json()["field"] == "project"
+
+
+def test_the_render_rate_limit_is_a_tool_error_and_the_server_keeps_serving(
+    mcp_url, settings, documents, reader_key
+):
+    settings.AGENTDOCS_RATE_LIMITS = {**settings.AGENTDOCS_RATE_LIMITS, "render": "1/min"}
+
+    async def body(client: ClientSession) -> tuple[Any, Any, Any]:
+        first = await client.call_tool("get_memory_block", {"process": "limited"})
+        second = await client.call_tool("get_memory_block", {"process": "limited"})
+        return first, second, await client.call_tool("read_document", {"path": "guide.md"})
+
+    first, second, read = drive(mcp_url, body, headers=bearer(reader_key))
+    assert not first.isError
+    assert second.isError
+    assert second.structuredContent["error"] == "rate_limited"
+    assert not read.isError
+
+
+def call_tool(name: str, arguments: dict[str, Any]) -> str:
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
+    )
+
+
+@pytest.mark.parametrize("tool", ["get_memory_block", "list_documents"])
+def test_a_tool_call_reads_as_many_rows_at_two_sizes(
+    client, project, make_document, reader_key, tool
+):
+    """One tool call is the outer token check plus its REST request, whatever the size."""
+    arguments = {"process": "sizes"} if tool == "get_memory_block" else {}
+    headers = {
+        "HTTP_AUTHORIZATION": f"Bearer {reader_key}",
+        "HTTP_ACCEPT": JSON_RPC_HEADERS["Accept"],
+    }
+
+    def queries_of_one_call() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            answer = client.post(
+                "/mcp/acme/web/",
+                call_tool(tool, {**arguments, "reset": True} if arguments else arguments),
+                content_type="application/json",
+                **headers,
+            )
+        assert answer.status_code == 200
+        assert not answer.json()["result"].get("isError"), answer.content
+        return len(queries)
+
+    make_document(project, ".AGENTS/a.md", "a\n")
+    queries_of_one_call()  # warm: the first render writes the read state
+    small = queries_of_one_call()
+    for number in range(20):
+        make_document(project, f".AGENTS/more-{number}.md", f"{number}\n")
+    assert queries_of_one_call() == small, small
