@@ -7,8 +7,11 @@ this adapter mounted on that session, every tool call is a real API request (tok
 authentication, scopes, access checks, rate limits, the error shape) answered in the
 thread of the `/mcp/` request, with no socket and no second worker.
 
-Each request runs the whole middleware stack, as from a client; it copies from the
-outer request only what names the site (host, scheme, the proxy's forwarded
+Each request runs the whole middleware stack and its view, as from a client, but
+not the request_started and request_finished signals of a WSGI request: the outer
+`/mcp/` request owns the database connection (closing it in the middle, as those
+signals may, would break the outer request's transaction, if any). It copies from
+the outer request only what names the site (host, scheme, the proxy's forwarded
 headers, the client address), so absolute URLs the API builds (a page's `next`)
 point where the outer request did, and a rate limit counts the same caller.
 """
@@ -17,13 +20,14 @@ from __future__ import annotations
 
 import io
 import sys
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 from urllib.parse import unquote_to_bytes, urlsplit
 
 import requests
+from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from requests.adapters import BaseAdapter
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
@@ -51,6 +55,9 @@ class InProcessAdapter(BaseAdapter):
         meta: Mapping[str, Any] = outer.META
         self.site = {key: meta[key] for key in SITE_KEYS if key in meta}
         self.site.update({k: v for k, v in meta.items() if k.startswith(SITE_HEADER_PREFIX)})
+        proxy_https = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+        if proxy_https and proxy_https[0] in meta:
+            self.site[proxy_https[0]] = meta[proxy_https[0]]
         self.site["HTTP_HOST"] = outer.get_host()
         self.script_name = str(meta.get("SCRIPT_NAME", ""))
 
@@ -87,36 +94,21 @@ class InProcessAdapter(BaseAdapter):
     def send(  # type: ignore[override]
         self, request: requests.PreparedRequest, **kwargs: Any
     ) -> requests.Response:
-        started: dict[str, Any] = {}
-
-        def start_response(
-            status: str, headers: list[tuple[str, str]], exc_info: Any = None, /
-        ) -> Callable[[bytes], object]:
-            started.update(status=status, headers=headers)
-            return self._write_unsupported
-
-        answer = _wsgi_handler()(self.environ(request), start_response)
-        try:
-            content = b"".join(answer)
-        finally:
-            # The server's part: closing the response ends the request (request_finished).
-            close = getattr(answer, "close", None)
-            if close is not None:
-                close()
-        code, _, reason = str(started["status"]).partition(" ")
+        handler = _wsgi_handler()
+        answer = handler.get_response(handler.request_class(self.environ(request)))
+        if isinstance(answer, HttpResponse):
+            content = answer.content
+        else:  # a streamed answer (an export's archive): none of the MCP tools asks for one
+            content = b"".join(cast(Iterable[bytes], answer))
         response = requests.Response()
-        response.status_code = int(code)
-        response.reason = reason
-        response.headers = CaseInsensitiveDict(started["headers"])
+        response.status_code = answer.status_code
+        response.reason = answer.reason_phrase
+        response.headers = CaseInsensitiveDict(answer.items())
         response.encoding = get_encoding_from_headers(response.headers)
         response._content = content
         response.url = request.url or ""
         response.request = request
         return response
-
-    @staticmethod
-    def _write_unsupported(data: bytes) -> object:
-        raise NotImplementedError("Django returns its body; it never calls write()")
 
     def close(self) -> None:
         pass

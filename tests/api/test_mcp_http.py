@@ -356,3 +356,15 @@ def test_a_tool_call_reads_as_many_rows_at_two_sizes(
     for number in range(20):
         make_document(project, f".AGENTS/more-{number}.md", f"{number}\n")
     assert queries_of_one_call() == small, small
+
+
+def test_a_reader_may_not_propose_into_vance_as_over_stdio(live_server, documents, reader_key):
+    async def body(client: ClientSession) -> Any:
+        return await client.call_tool(
+            "propose_change",
+            {"path": "agent.md", "body": "# House rules\n", "reason": "shorter"},
+        )
+
+    result = drive(f"{live_server.url}/mcp/acme/_vance/", body, headers=bearer(reader_key))
+    assert result.isError
+    assert result.structuredContent["error"] == "forbidden"
