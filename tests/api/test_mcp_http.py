@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -13,6 +14,7 @@ import pytest
 import requests
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import AnyUrl
@@ -368,3 +370,51 @@ def test_a_reader_may_not_propose_into_vance_as_over_stdio(live_server, document
     result = drive(f"{live_server.url}/mcp/acme/_vance/", body, headers=bearer(reader_key))
     assert result.isError
     assert result.structuredContent["error"] == "forbidden"
+
+
+def test_concurrent_callers_of_one_project_each_get_their_own_answers(
+    mcp_url, documents, reader_key, other_tenant, outsider
+):
+    """The server kept for the project serves each request with its own token."""
+    calls = 8
+    outsider_key = api_token_key(outsider)
+
+    async def reads(key: str) -> list[Any]:
+        async with (
+            httpx.AsyncClient(headers=bearer(key), timeout=SESSION_SECONDS) as http,
+            streamable_http_client(mcp_url, http_client=http) as (read, write, _),
+            ClientSession(read, write) as client,
+        ):
+            await client.initialize()
+            return [
+                await client.call_tool("read_document", {"path": "guide.md"}) for _ in range(calls)
+            ]
+
+    async def both() -> list[list[Any]]:
+        return await asyncio.wait_for(
+            asyncio.gather(reads(reader_key), reads(outsider_key)), SESSION_SECONDS
+        )
+
+    mine, theirs = asyncio.run(both())
+    assert [result.structuredContent["version"] for result in mine] == [2] * calls
+    assert [result.structuredContent["error"] for result in theirs] == ["not_found"] * calls
+
+
+@pytest.mark.parametrize("kind", ["unknown", "expired", "other scheme"])
+def test_an_unusable_token_is_refused_with_401(mcp_url, documents, reader, kind):
+    if kind == "expired":
+        key = api_token_key(reader, expires_in_days=1)
+        ApiToken.objects.filter(user=reader).update(
+            expires_at=timezone.now() - timedelta(minutes=1)
+        )
+        authorization = f"Bearer {key}"
+    elif kind == "unknown":
+        authorization = "Bearer adt_nothing_here"
+    else:
+        authorization = "Basic Y2Fyb2w6Y2Fyb2wtcGFzc3dvcmQ="  # carol's password
+    answer = requests.post(
+        mcp_url, json=INITIALIZE, headers={**JSON_RPC_HEADERS, "Authorization": authorization}
+    )
+    assert answer.status_code == 401
+    assert answer.headers["WWW-Authenticate"].startswith("Bearer")
+    assert answer.json()["error"] in ("authentication_failed", "not_authenticated")
