@@ -164,8 +164,8 @@ async def _serve(
     import anyio
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-    server = _server_for(api.server_url, api.tenant, api.project)
     _request_api.set(api)  # in this task's context, which the server's tasks inherit
+    server = _server_for(api.server_url, api.tenant, api.project)
     # A session manager runs once; the server (FastMCP's lowlevel one) serves any number.
     manager = StreamableHTTPSessionManager(
         app=server._mcp_server,

@@ -24,7 +24,7 @@ from agentdocs.services import tenants as tenant_service
 from agentdocs.services import tokens as token_service
 from config.celery import app as celery_app
 from tests.cli.test_mcp import TOOLS, text_of
-from tests.cli.test_mcp import documents as documents
+from tests.cli.test_mcp import documents as documents  # the stdio tests fixture, shared
 from tests.conftest import api_token_key
 
 SESSION_SECONDS = 60
