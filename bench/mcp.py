@@ -1,10 +1,12 @@
-"""Benchmark `get_memory_block` through the stdio MCP server against the direct REST call.
+"""Benchmark `get_memory_block` through the MCP servers against the direct REST call.
 
-Both paths render the same Memory Block on the same server in the same run, one call
-at a time, alternating: the direct `POST .../memory-block/` (`requests`, `Accept:
-text/plain`, as the MCP server sends it) and the MCP tool call made by the SDK's own
-client to `python -m agentdocs.cli mcp` over stdio. Prints the median and p95 of
-each and their ratio (MCP / REST): the cost of the stdio hop, JSON-RPC and the SDK.
+The three paths render the same Memory Block on the same server in the same run, one
+call at a time, alternating: the direct `POST .../memory-block/` (`requests`,
+`Accept: text/plain`, as the MCP server sends it), the MCP tool call made by the
+SDK's own client to `python -m agentdocs.cli mcp` over stdio, and the same call to
+the web app's `/mcp/` over Streamable HTTP. Prints the median and p95 of each and
+their ratios (MCP / REST): the cost of the stdio hop (or of the HTTP endpoint's
+per-request server), JSON-RPC and the SDK.
 
     .venv/bin/python bench/mcp.py [--calls 300] [--full]
     .venv/bin/python bench/mcp.py --url URL --token TOKEN --tenant T --project P
@@ -38,8 +40,10 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Pa
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+import httpx  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from bench.memory_block import HOST, free_port, stop, wait_until_serving  # noqa: E402
 
@@ -138,12 +142,21 @@ async def measure(target: dict[str, str], calls: int, full: bool) -> dict[str, l
         env=env,
         cwd=str(REPO),
     )
-    timings: dict[str, list[float]] = {"rest": [], "mcp": [], "startup": []}
+    mcp_url = f"{target['url'].rstrip('/')}/mcp/{target['tenant']}/{target['project']}/"
+    timings: dict[str, list[float]] = {"rest": [], "mcp": [], "http": [], "startup": []}
     started = time.perf_counter()
-    async with stdio_client(parameters) as (read, write), ClientSession(read, write) as client:
+    async with (
+        stdio_client(parameters) as (read, write),
+        ClientSession(read, write) as client,
+        httpx.AsyncClient(headers={"Authorization": f"Bearer {target['token']}"}) as http,
+        streamable_http_client(mcp_url, http_client=http) as (http_read, http_write, _),
+        ClientSession(http_read, http_write) as http_client,
+    ):
         await client.initialize()
         timings["startup"].append((time.perf_counter() - started) * 1000)
+        await http_client.initialize()
         rest_process, mcp_process = f"bench-rest-{os.getpid()}", f"bench-mcp-{os.getpid()}"
+        http_process = f"bench-http-{os.getpid()}"
         for turn in range(calls + 1):  # the first of each is a warm-up
             begin = time.perf_counter()
             response = session.post(
@@ -159,27 +172,38 @@ async def measure(target: dict[str, str], calls: int, full: bool) -> dict[str, l
             tool = (time.perf_counter() - begin) * 1000
             if result.isError:
                 raise SystemExit(f"get_memory_block: {result.content}")
+            begin = time.perf_counter()
+            result = await http_client.call_tool(
+                "get_memory_block", {"process": http_process, "reset": full}
+            )
+            over_http = (time.perf_counter() - begin) * 1000
+            if result.isError:
+                raise SystemExit(f"get_memory_block over HTTP: {result.content}")
             if turn:
                 timings["rest"].append(rest)
                 timings["mcp"].append(tool)
+                timings["http"].append(over_http)
     return timings
 
 
 def report(timings: dict[str, list[float]], calls: int, full: bool) -> None:
-    rest, tool = timings["rest"], timings["mcp"]
+    rest, tool, over_http = timings["rest"], timings["mcp"], timings["http"]
     turns = "full renders (reset every call)" if full else "per-process turns (stubs)"
     print(f"{calls} calls each, alternating, {turns}")
     print(f"{'path':<34} {'median':>9} {'p95':>9}")
     for name, values in (
         ("REST POST .../memory-block/", rest),
         ("MCP get_memory_block (stdio)", tool),
+        ("MCP get_memory_block (HTTP /mcp/)", over_http),
     ):
         print(f"{name:<34} {statistics.median(values):>7.2f}ms {percentile(values, 0.95):>7.2f}ms")
-    print(
-        f"ratio MCP/REST: median {statistics.median(tool) / statistics.median(rest):.2f}, "
-        f"p95 {percentile(tool, 0.95) / percentile(rest, 0.95):.2f}; "
-        f"stdio hop {statistics.median(tool) - statistics.median(rest):+.2f} ms (median)"
-    )
+    for transport, values in (("stdio", tool), ("HTTP", over_http)):
+        print(
+            f"ratio MCP ({transport})/REST: median "
+            f"{statistics.median(values) / statistics.median(rest):.2f}, "
+            f"p95 {percentile(values, 0.95) / percentile(rest, 0.95):.2f}; "
+            f"hop {statistics.median(values) - statistics.median(rest):+.2f} ms (median)"
+        )
     print(f"MCP server start and initialize: {timings['startup'][0]:.0f} ms")
 
 

@@ -403,5 +403,7 @@ LOGGING = {
         "django": {"handlers": [], "level": env_str("LOG_LEVEL", "INFO")},
         # runserver's one line per request, with DEBUG off too (the demo runs so).
         "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+        # The MCP SDK logs every /mcp/ request's session start and end at INFO.
+        "mcp": {"level": env_str("MCP_LOG_LEVEL", "WARNING")},
     },
 }

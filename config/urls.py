@@ -2,9 +2,11 @@ from csp.constants import SELF, UNSAFE_INLINE
 from csp.decorators import csp_replace
 from django.contrib import admin
 from django.templatetags.static import static
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from agentdocs.api.mcp import McpView
 
 # The split view serves Swagger UI's start-up script as a file, not inline; the
 # page still has drf-spectacular's own `<style>` element, allowed on this page only
@@ -20,5 +22,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
     path("api/v1/", include("agentdocs.api.urls")),
+    # MCP over Streamable HTTP (issue 12): the trailing slash is optional, for clients
+    # that drop it (a redirect would lose the POST).
+    re_path(r"^mcp/?$", McpView.as_view(), name="mcp"),
+    re_path(r"^mcp/(?P<tenant>[^/]+)/(?P<project>[^/]+)/?$", McpView.as_view(), name="mcp-project"),
     path("", include("agentdocs.web.urls")),
 ]

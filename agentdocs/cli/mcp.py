@@ -25,7 +25,7 @@ about 0.4 s, which every other subcommand would pay. No Django here.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
@@ -315,9 +315,26 @@ def _snippet(body: str, needle: str) -> str | None:
     return ("…" if start > 0 else "") + text + ("…" if start + SNIPPET_CHARS < len(body) else "")
 
 
-def build_server(api: ProjectApi) -> FastMCP:
-    """The MCP server of ``api``'s project: its tools, resources and prompt."""
+# How a tool runs a blocking call of the REST API (``call(function, *args)``).
+BlockingCall = Callable[..., Awaitable[Any]]
+
+
+async def in_worker_thread(function: Callable[..., Any], *args: Any) -> Any:
+    """The stdio server's way: a worker thread, so the event loop keeps serving."""
     import anyio
+
+    return await anyio.to_thread.run_sync(function, *args)
+
+
+def build_server(
+    api: ProjectApi, *, call: BlockingCall = in_worker_thread, **settings: Any
+) -> FastMCP:
+    """The MCP server of ``api``'s project: its tools, resources and prompt.
+
+    ``api`` is the backend every tool goes through: over HTTP for `agentdocs mcp`,
+    in-process for the web app's `/mcp/` (`agentdocs.api.mcp`), which also passes
+    its own ``call`` and the FastMCP ``settings`` of its transport.
+    """
     from mcp.server.fastmcp import FastMCP
     from mcp.server.fastmcp.exceptions import ResourceError, ToolError
     from mcp.server.lowlevel.helper_types import ReadResourceContents
@@ -351,7 +368,7 @@ def build_server(api: ProjectApi) -> FastMCP:
 
         async def list_resources(self) -> list[Resource]:
             try:
-                documents = await anyio.to_thread.run_sync(api.documents)
+                documents = await call(api.documents)
             except ApiError as error:
                 raise ResourceError(str(error)) from None
             return [
@@ -388,10 +405,10 @@ def build_server(api: ProjectApi) -> FastMCP:
             address = str(uri)
             try:
                 if address == memory_block_uri:
-                    text = await anyio.to_thread.run_sync(api.memory_block_preview)
+                    text = await call(api.memory_block_preview)
                 elif address.startswith(documents_prefix) and address != documents_prefix:
                     path = unquote(address.removeprefix(documents_prefix))
-                    text = (await anyio.to_thread.run_sync(api.document, path))["body"]
+                    text = (await call(api.document, path))["body"]
                 else:
                     raise ResourceError(
                         f"unknown resource {address}: this server serves {memory_block_uri} "
@@ -410,10 +427,11 @@ def build_server(api: ProjectApi) -> FastMCP:
             "with read_document; find them with list_documents and search_documents."
         ),
         log_level="WARNING",
+        **settings,
     )
 
     async def run(function: Any, *args: Any) -> Any:
-        return await anyio.to_thread.run_sync(function, *args)
+        return await call(function, *args)
 
     @server.tool()
     async def get_memory_block(
