@@ -493,4 +493,6 @@ def try_it_lines(token: str, base_url: str) -> list[str]:
         f"  mkdir -p {DEMO_PROJECT}-agent-files && agentdocs sync {where} "
         f"--format agents-md,claude-md --dir {DEMO_PROJECT}-agent-files",
         f"  agentdocs mcp {where}   # what an MCP client starts: see the README",
+        f"MCP over HTTP, for clients that take a URL: {base}/mcp/{TENANT_SLUG}/{DEMO_PROJECT}/ "
+        f'with the header "Authorization: Bearer {token}"',
     ]
