@@ -293,20 +293,38 @@ class MemoryBlockView(APIView):
         )
         query = validated(self.GetQuerySerializer, request.query_params)
         recipe, profile = query["recipe"] or None, query["profile"] or None
+        wants_text = _wants_text(request)
+        if_none_match = request.headers.get("If-None-Match")
+        validator = None
+        if if_none_match:
+            # A conditional preview is answered from the ETag last rendered for these
+            # inputs while the tenant's render inputs are unchanged: no render at all.
+            validator = memory_block_service.preview_validator(
+                project=access.project,
+                recipe_name=recipe,
+                profile_name=profile,
+                representation="text" if wants_text else "json",
+            )
+            if validator.etag is not None and etag_matches(if_none_match, validator.etag):
+                return self._preview_response(None, validator.etag)
         block = memory_block_service.render_memory_block(
             project=access.project, recipe_name=recipe, profile_name=profile, preview=True
         )
-        if _wants_text(request):
+        if wants_text:
             body: Any = block.text
             etag = f'"mb-{block.sha256[:32]}-text"'
         else:
             body = self._output(block, process=None, recipe=recipe, profile=profile)
             canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
             etag = f'"mb-{hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]}"'
-        if etag_matches(request.headers.get("If-None-Match"), etag):
-            response = Response(status=status.HTTP_304_NOT_MODIFIED)
-        else:
-            response = Response(body)
+        if validator is not None:
+            validator.store(etag)
+        return self._preview_response(None if etag_matches(if_none_match, etag) else body, etag)
+
+    def _preview_response(self, body: Any, etag: str) -> Response:
+        """200 with ``body``, or 304 when it is None; the ETag either way."""
+        not_modified = body is None
+        response = Response(status=status.HTTP_304_NOT_MODIFIED) if not_modified else Response(body)
         response["ETag"] = etag
         patch_vary_headers(response, ["Accept"])
         response["Cache-Control"] = "private, no-cache"

@@ -250,6 +250,19 @@ def _needs_storing(previous: StoredReadState, layers: dict[str, str]) -> bool:
     return layers != previous.layers or age > settings.AGENTDOCS_READ_STATE_TTL_SECONDS / 2
 
 
+def preview_validator(
+    *, project: Project, recipe_name: str | None, profile_name: str | None, representation: str
+) -> render_cache.Validator:
+    """The ETag of the last preview of ``project`` with these names in ``representation``,
+    while the tenant's render inputs are unchanged (`render_cache.validator`). A preview
+    reads nothing else: its documents, settings and recipe all bump the generation, and
+    the bundled default is part of the validator's build stamp."""
+    return render_cache.validator(
+        tenant_id=project.tenant_id,
+        inputs=("preview", project.pk, project.slug, recipe_name, profile_name, representation),
+    )
+
+
 def render_memory_block(
     *,
     project: Project,
