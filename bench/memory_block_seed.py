@@ -1,6 +1,6 @@
 """Seed the benchmark database and print the API token as JSON.
 
-Run by `bench/memory_block.py` with the app's environment (DATABASE_URL,
+Run by `bench/common.py` (`migrate_and_seed`) with the app's environment (DATABASE_URL,
 SECRET_KEY, ...); not meant to be run by hand. Every document goes through
 the one write path, like any other client's.
 """
@@ -82,7 +82,11 @@ def main() -> None:
         user=admin,
     )
     key = token_service.token_create(user=agent, name="bench", scopes=["render"]).key
-    print(json.dumps({"token": key, "tenant": tenant.slug, "project": project.slug}))
+    print(
+        json.dumps(
+            {"token": key, "tenant": tenant.slug, "project": project.slug, "document": "agent.md"}
+        )
+    )
 
 
 if __name__ == "__main__":
