@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
+from agentdocs import ratelimit
 from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument, is_context_name
 from agentdocs.core.errors import InvalidInput, NotFound
@@ -181,8 +182,10 @@ def _inputs_and_read_state(
     process: str | None,
     caller: str = "",
     paths: tuple[str, ...] = (),
+    rate_limit: ratelimit.Window | None = None,
 ) -> tuple[MemoryBlockInputs, StoredReadState]:
-    """The render's inputs and, for a ``process``, its read state: one cache round trip."""
+    """The render's inputs and, for a ``process``, its read state: one cache round trip,
+    which also counts the render against ``rate_limit``."""
     recipe = recipe_name or None
     state_key = read_state_key(project=project, process=process, caller=caller) if process else None
     rows, found = render_cache.cached_rows(
@@ -191,6 +194,7 @@ def _inputs_and_read_state(
         recipe=recipe,
         read=lambda: _render_rows(project=project, recipe_name=recipe),
         with_keys=[state_key] if state_key else [],
+        rate_limit=rate_limit,
     )
     options = _options(rows, recipe_name=recipe_name, profile_name=profile_name)
     candidates, context = _documents(rows, project=project, options=options)
@@ -274,6 +278,7 @@ def render_memory_block(
     reset: bool = False,
     preview: bool = False,
     paths: tuple[str, ...] = (),
+    rate_limit: ratelimit.Window | None = None,
 ) -> MemoryBlock:
     """Render the Memory Block for one turn of one agent process in ``project``.
 
@@ -284,7 +289,9 @@ def render_memory_block(
     profile opts in; its name and size are the caller's to check (the API's
     serializer refuses what the wire may not carry). ``paths`` are the files the
     task touches (`validate_paths`): scoped `.AGENTS/` documents are included when
-    one matches their globs.
+    one matches their globs. ``rate_limit`` (`agentdocs.ratelimit.window`) is counted
+    in the render's first cache round trip; past the limit, RateLimited is raised
+    before anything else is read.
 
     Unless ``preview``, the render uses and updates the read state of
     ``process`` as rendered by ``caller`` (both required then; `caller_of`):
@@ -310,6 +317,7 @@ def render_memory_block(
         process=None if preview else process,
         caller=caller,
         paths=paths,
+        rate_limit=rate_limit,
     )
     if preview:
         return compose_memory_block(inputs)

@@ -42,6 +42,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from agentdocs import ratelimit
+from agentdocs.cache import get_many_and_count
+
 GENERATION_KEY = "render-generation:v1:{tenant_id}"
 ROWS_KEY = "render-rows:v1:{tenant_id}:{project_id}:{recipe}"
 VALIDATOR_KEY = "validator:v1:{tenant_id}:{stamp}:{digest}"
@@ -83,17 +86,29 @@ def cached_rows(
     recipe: str | None,
     read: Callable[[], Any],
     with_keys: Sequence[str] = (),
+    rate_limit: ratelimit.Window | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """``read()``'s result, from the cache when it is current for the tenant's generation.
 
     ``with_keys`` are other cache keys the caller needs (a process's read state):
-    they come back in the same round trip, as a dict of the ones found.
+    they come back in the same round trip, as a dict of the ones found. A
+    ``rate_limit`` window is counted in that round trip too, and checked before
+    anything is read from the database (RateLimited past the limit).
     """
+    counter = rate_limit.counter if rate_limit is not None else None
+    ttl = rate_limit.ttl if rate_limit is not None else 0
     if not enabled():
-        return read(), cache.get_many(with_keys) if with_keys else {}
+        found, count = get_many_and_count(list(with_keys), counter=counter, ttl=ttl)
+        if rate_limit is not None:
+            rate_limit.check(count)
+        return read(), found
     generation_key = GENERATION_KEY.format(tenant_id=tenant_id)
     rows_key = ROWS_KEY.format(tenant_id=tenant_id, project_id=project_id, recipe=recipe or "")
-    found = cache.get_many([generation_key, rows_key, *with_keys])
+    found, count = get_many_and_count(
+        [generation_key, rows_key, *with_keys], counter=counter, ttl=ttl
+    )
+    if rate_limit is not None:
+        rate_limit.check(count)
     extras = {key: found[key] for key in with_keys if key in found}
     generation = _current_generation(tenant_id, found)
     stored = found.get(rows_key)
