@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--documents", type=int, default=10000)
     parser.add_argument("--versions", type=int, default=10000)
     parser.add_argument("--records", type=int, default=100000)
+    parser.add_argument("--small", type=int, default=120, help="the small tenant's sizes (120)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--database", default="agentdocs_bench_large")
@@ -99,7 +100,10 @@ def main(argv: list[str] | None = None) -> int:
             size = (
                 [args.projects, args.documents, args.versions, args.records]
                 if seeded["tenant"] == "large"
-                else [1, 2, 120, 2]  # enough versions for a page 2 and 3
+                # The small tenant fills every page the requests show (100 projects and
+                # documents, 50 versions and records), so a ratio is what size costs
+                # beyond a page, not how many rows a page holds.
+                else [args.small, args.small, args.small, args.small]
             )
             began = time.monotonic()
             output = subprocess.run(
