@@ -1,9 +1,15 @@
-"""Django's Redis cache backend, keeping one client per connection pool.
+"""Django's Redis cache backend, keeping one client per connection pool; and a counter
+read in the same round trip as other keys.
 
 Django builds a new `redis.Redis` for every cache call, and building one
 registers a hundred-odd response callbacks, a cost paid on every render's
 read-state lookup, the hot path. The client is thread-safe and holds no
 connection itself (the pool does), so one per pool is enough.
+
+`get_many_and_count` is what lets a render count itself against its rate limit
+without a round trip of its own: on Redis, the keys, the INCR and the EXPIRE go in
+one pipeline (Django's `add` then `incr` took three round trips). On any other
+cache it is `get_many` and the atomic `add`/`incr` of the cache API.
 """
 
 from __future__ import annotations
@@ -11,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
-from django.core.cache.backends.redis import RedisCacheClient
+from django.core.cache.backends.redis import RedisCacheClient, RedisSerializer
 from redis import ConnectionPool, Redis
 
 
@@ -20,6 +27,7 @@ class _ReusingRedisCacheClient(RedisCacheClient):
     # Django's own attributes, which django-stubs leaves undeclared because they are private.
     _client: Callable[..., Redis]
     _get_connection_pool: Callable[[bool], ConnectionPool]
+    _serializer: RedisSerializer
 
     def __init__(self, servers: list[str], **options: Any) -> None:
         super().__init__(servers, **options)
@@ -39,3 +47,42 @@ class RedisCache(DjangoRedisCache):
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = _ReusingRedisCacheClient
+
+    @property
+    def client(self) -> _ReusingRedisCacheClient:
+        """Django's client of this cache (its `_cache`, undeclared in the stubs)."""
+        client: _ReusingRedisCacheClient = getattr(self, "_cache")  # noqa: B009
+        return client
+
+
+def get_many_and_count(
+    keys: list[str], *, counter: str | None, ttl: int
+) -> tuple[dict[str, Any], int | None]:
+    """``cache.get_many(keys)`` and, when ``counter`` is named, that counter incremented
+    by one (created at 1, expiring ``ttl`` seconds after its last increment): one round
+    trip on Redis. The count is None when no counter is named."""
+    cache = caches[DEFAULT_CACHE_ALIAS]
+    if counter is None:
+        return (cache.get_many(keys) if keys else {}), None
+    if isinstance(cache, RedisCache):
+        made = [cache.make_and_validate_key(key) for key in keys]
+        made_counter = cache.make_and_validate_key(counter)
+        pipeline = cache.client.get_client(write=True).pipeline(transaction=False)
+        if made:
+            pipeline.mget(made)
+        pipeline.incr(made_counter)
+        pipeline.expire(made_counter, ttl)
+        results = pipeline.execute()
+        values = results[0] if made else []
+        loads = cache.client._serializer.loads
+        pairs = zip(keys, values, strict=True)
+        found = {key: loads(value) for key, value in pairs if value is not None}
+        return found, int(results[-2])
+    found = cache.get_many(keys) if keys else {}
+    if cache.add(counter, 1, ttl):
+        return found, 1
+    try:
+        return found, cache.incr(counter)
+    except ValueError:  # expired between add and incr: this request opens it again
+        cache.add(counter, 1, ttl)
+        return found, 1

@@ -7,9 +7,12 @@ are read from `settings.AGENTDOCS_RATE_LIMITS` on every call, as
 `AGENTDOCS_RATE_LIMITS_ENABLED = False` turns every limit off (tests raise or remove
 single limits with the `settings` fixture).
 
-The count is `cache.add` then `cache.incr`, both atomic in the local-memory cache
-and in Redis; with the local-memory cache each process counts for itself, so the
-limit is per process there and per deployment with Redis. A fixed window lets a
+The count is an atomic increment (`agentdocs.cache.get_many_and_count`: INCR and
+EXPIRE in one Redis round trip; `cache.add` then `cache.incr` elsewhere). The render
+does not pay a round trip of its own: it passes its `Window` to the render, which
+counts in the same round trip as its cached reads and calls `Window.check` before
+reading anything else. With the local-memory cache each process counts for itself,
+so the limit is per process there and per deployment with Redis. A fixed window lets a
 caller send up to twice the limit across a window's edge, which is enough to stop
 one member from tying up the workers.
 """
@@ -19,11 +22,12 @@ from __future__ import annotations
 import math
 import re
 import time
+from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 
+from agentdocs.cache import get_many_and_count
 from agentdocs.core.errors import RateLimited
 
 _UNITS = {"s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600, "hour": 3600}
@@ -53,28 +57,52 @@ def limit_for(scope: str) -> tuple[int, int] | None:
     return parse_rate(rate) if rate else None
 
 
-def check(scope: str, key: str) -> None:
-    """Count one request of ``scope`` by ``key``; raise RateLimited past the limit."""
-    limit = limit_for(scope)
-    if limit is None:
-        return
-    requests, period = limit
-    now = time.time()
-    window = int(now // period)
-    counter = f"ratelimit:{scope}:{key}:{window}"
-    # The counter outlives its window a little, so a late incr never recreates it.
-    if cache.add(counter, 1, period + 1):
-        count = 1
-    else:
-        try:
-            count = cache.incr(counter)
-        except ValueError:  # expired between add and incr: this request opens it again
-            cache.add(counter, 1, period + 1)
-            count = 1
-    if count > requests:
-        retry_after = max(1, math.ceil((window + 1) * period - now))
+@dataclass(frozen=True)
+class Window:
+    """The current window of one scope's limit for one caller: its counter's key, and
+    what the count it reaches allows."""
+
+    counter: str
+    requests: int
+    period: int
+    window: int
+    now: float
+
+    @property
+    def ttl(self) -> int:
+        # The counter outlives its window a little, so a late increment never opens
+        # the window again.
+        return self.period + 1
+
+    def check(self, count: int | None) -> None:
+        """Raise RateLimited when ``count`` (this request's, counted) is past the limit."""
+        if count is None or count <= self.requests:
+            return
+        retry_after = max(1, math.ceil((self.window + 1) * self.period - self.now))
         raise RateLimited(
-            f"Too many requests: at most {requests} every {period} seconds here. "
+            f"Too many requests: at most {self.requests} every {self.period} seconds here. "
             f"Try again in {retry_after} seconds.",
             retry_after=retry_after,
         )
+
+
+def window(scope: str, key: str) -> Window | None:
+    """The window a request of ``scope`` by ``key`` counts in; None when not limited.
+    The caller counts it (`get_many_and_count`) and then calls `Window.check`."""
+    limit = limit_for(scope)
+    if limit is None:
+        return None
+    requests, period = limit
+    now = time.time()
+    number = int(now // period)
+    counter = f"ratelimit:{scope}:{key}:{number}"
+    return Window(counter=counter, requests=requests, period=period, window=number, now=now)
+
+
+def check(scope: str, key: str) -> None:
+    """Count one request of ``scope`` by ``key``; raise RateLimited past the limit."""
+    current = window(scope, key)
+    if current is None:
+        return
+    _, count = get_many_and_count([], counter=current.counter, ttl=current.ttl)
+    current.check(count)

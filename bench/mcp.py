@@ -12,18 +12,16 @@ per-request server), JSON-RPC and the SDK.
     .venv/bin/python bench/mcp.py --url URL --token TOKEN --tenant T --project P
 
 Without --url it starts its own server: a fresh SQLite database in a temporary
-folder, migrated and seeded by `memory_block_seed.py`, served by gunicorn (one sync
-worker, production settings, DEBUG=0) on a free port of 127.0.0.1, stopped at the
-end. Traffic goes to that server only. See bench/README.md.
+folder, migrated and seeded by `memory_block_seed.py` (`bench/common.py`), served
+by gunicorn (one sync worker, production settings, DEBUG=0) on a free port of
+127.0.0.1, stopped at the end. Traffic goes to that server only. See bench/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
-import secrets
 import statistics
 import subprocess
 import sys
@@ -45,69 +43,22 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from bench.memory_block import HOST, free_port, stop, wait_until_serving  # noqa: E402
-
-
-def app_environment(database_url: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
-    for name in ("REDIS_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE"):
-        env.pop(name, None)
-    env.update(
-        DATABASE_URL=database_url,
-        SECRET_KEY=secrets.token_urlsafe(48),
-        DEBUG="0",
-        SECURE_SSL_REDIRECT="0",
-        ALLOWED_HOSTS=HOST,
-        AGENTDOCS_RATE_LIMIT_RENDER="1000000000/min",
-        LOG_LEVEL="WARNING",
-        DJANGO_SETTINGS_MODULE="config.settings",
-        PYTHONPATH=str(REPO),
-    )
-    return env
+from bench.common import (  # noqa: E402
+    HOST,
+    app_environment,
+    migrate_and_seed,
+    serve,
+    stop,
+)
 
 
 def start_server(folder: Path) -> tuple[subprocess.Popen, dict[str, str]]:
     """Migrate and seed a SQLite database in ``folder``, serve it; the server and the
     connection values."""
-    env = app_environment(f"sqlite:///{folder / 'bench.sqlite3'}")
-    python = sys.executable
-    subprocess.run(
-        [python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
-    )
-    seeded = json.loads(
-        subprocess.run(
-            [python, str(REPO / "bench" / "memory_block_seed.py")],
-            cwd=REPO,
-            env=env,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-    )
-    port = free_port()
-    gunicorn = Path(python).with_name("gunicorn")
-    server = subprocess.Popen(
-        [
-            str(gunicorn),
-            "config.wsgi:application",
-            "--bind",
-            f"{HOST}:{port}",
-            "--workers",
-            "1",
-            "--log-level",
-            "warning",
-        ],
-        cwd=REPO,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        wait_until_serving(port, seeded["token"], server, timeout=60)
-    except SystemExit:
-        stop(server)
-        raise
-    url = f"http://{HOST}:{port}"
-    return server, {"url": url, **seeded}
+    env = app_environment(f"sqlite:///{folder / 'bench.sqlite3'}", redis_url=None)
+    seeded = migrate_and_seed(env)
+    server, port = serve(env, seeded["token"], workers=1)
+    return server, {"url": f"http://{HOST}:{port}", **seeded}
 
 
 def percentile(values: list[float], fraction: float) -> float:

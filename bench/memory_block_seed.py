@@ -1,7 +1,8 @@
 """Seed the benchmark database and print the API token as JSON.
 
-Run by `bench/memory_block.py` with the app's environment (DATABASE_URL,
-SECRET_KEY, ...); not meant to be run by hand. Every document goes through
+Run by `bench/common.py` (`migrate_and_seed`) with the app's environment (DATABASE_URL,
+SECRET_KEY, ...) and optionally the tenant's slug (default `bench`); not meant to be
+run by hand. Every document goes through
 the one write path, like any other client's.
 """
 
@@ -35,11 +36,27 @@ def paragraph(topic: str, lines: int) -> str:
     )
 
 
+def signed_in_session(user) -> str:
+    """The key of a new session signed in as ``user``, for the benchmarks' page requests."""
+    from importlib import import_module
+
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+    session = import_module(settings.SESSION_ENGINE).SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return session.session_key
+
+
 def main() -> None:
+    slug = sys.argv[1] if len(sys.argv) > 1 else "bench"
     users = get_user_model()
-    admin = users.objects.create_user(username="bench-admin", password=None)
-    agent = users.objects.create_user(username="bench-agent", password=None)
-    tenant = tenant_service.tenant_create(slug="bench", name="Bench", user=admin)
+    admin = users.objects.create_user(username=f"{slug}-admin", password=None)
+    agent = users.objects.create_user(username=f"{slug}-agent", password=None)
+    tenant = tenant_service.tenant_create(slug=slug, name=slug.title(), user=admin)
     tenant_service.membership_set(
         tenant=tenant, username=agent.username, role=Role.READER, actor=admin
     )
@@ -82,7 +99,17 @@ def main() -> None:
         user=admin,
     )
     key = token_service.token_create(user=agent, name="bench", scopes=["render"]).key
-    print(json.dumps({"token": key, "tenant": tenant.slug, "project": project.slug}))
+    print(
+        json.dumps(
+            {
+                "token": key,
+                "tenant": tenant.slug,
+                "project": project.slug,
+                "document": "agent.md",
+                "session": signed_in_session(agent),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -66,16 +66,63 @@ def test_the_memory_block_benchmark_runs_and_reports(db):
         timeout=300,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
-    table = {
-        line.split()[1]: line.split()
+    names = (
+        "GET /api/v1/ping",
+        "POST memory-block (stubs)",
+        "POST memory-block (full)",
+        "GET memory-block 304",
+        "GET document 304",
+    )
+    rows = {
+        name: line[len(name) :].split()
         for line in result.stdout.splitlines()
-        if line.startswith(("GET /api/v1/ping", "POST memory-block"))
+        for name in names
+        if line.startswith(name)
     }
-    assert set(table) == {"/api/v1/ping", "memory-block"}
-    for row in table.values():
-        requests, errors = int(row[2]), int(row[3])
-        assert requests > 0 and errors == 0, row
-    assert "render/ping throughput:" in result.stdout
+    assert set(rows) == set(names), result.stdout
+    for name, row in rows.items():
+        requests, errors = int(row[0]), int(row[1])
+        assert requests > 0 and errors == 0, (name, row)
+    assert "load average" in result.stdout
+
+
+def test_the_large_tenant_benchmark_runs_and_reports(db):
+    need_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "the benchmark serves the app on PostgreSQL; set DATABASE_URL to PostgreSQL",
+    )
+    redis_url = settings.REDIS_URL
+    need_service("Redis", bool(redis_url) and _redis_ping(redis_url), "set REDIS_URL")
+    db_settings = connection.settings_dict
+    host, port = db_settings.get("HOST") or "127.0.0.1", db_settings.get("PORT") or 5432
+    redis = urlsplit(redis_url)
+    sizes = ["--small", "60", "--projects", "60", "--documents", "60", "--versions", "60"]
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "large_tenant.py"),
+            "--postgres",
+            f"postgres://{db_settings['USER']}@{host}:{port}/postgres",
+            "--database",
+            f"{db_settings['NAME']}_bench_large_smoke",
+            "--redis-url",
+            f"redis://{redis.hostname}:{redis.port or 6379}/15",
+            "--repeat",
+            "2",
+            *sizes,
+            "--records",
+            "60",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    for name in ("render (turns)", "history API", "project page", "bind", "outdated"):
+        assert any(line.startswith(name) for line in result.stdout.splitlines()), name
+    assert "load average" in result.stdout
 
 
 def test_the_hostile_input_benchmark_runs_and_reports():

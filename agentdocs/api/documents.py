@@ -38,6 +38,7 @@ from agentdocs.models import Document
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors.search import validate_search_query
 from agentdocs.services import documents as document_service
+from agentdocs.services import render_cache
 
 
 class AcknowledgeSecretField(TextField):
@@ -145,6 +146,12 @@ class DocumentSerializer(DocumentSummarySerializer):
 def _document_response(document: Document, *, status_code: int = 200) -> Response:
     response = Response(DocumentSerializer(document).data, status=status_code)
     response["ETag"] = document_etag(document)
+    return response
+
+
+def _not_modified(etag: str) -> Response:
+    response = Response(status=status.HTTP_304_NOT_MODIFIED)
+    response["ETag"] = etag
     return response
 
 
@@ -289,12 +296,25 @@ class DocumentDetail(APIView):
         parameters=[IF_NONE_MATCH, etag_header(200, 304)],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        document = self._document(request, tenant, project, path, write=False)
+        if_none_match = request.headers.get("If-None-Match")
+        if not if_none_match:
+            return _document_response(self._document(request, tenant, project, path, write=False))
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
+        paths.validate_path(path)
+        # Answered from the ETag last served while no document of the tenant has changed
+        # since: the access check above is the request's only database read.
+        validator = render_cache.validator(
+            tenant_id=access.project.tenant_id, inputs=("document", access.project.pk, path)
+        )
+        if validator.etag is not None and etag_matches(if_none_match, validator.etag):
+            return _not_modified(validator.etag)
+        document = document_selectors.document_get(project=access.project, path=path)
         etag = document_etag(document)
-        if etag_matches(request.headers.get("If-None-Match"), etag):
-            response = Response(status=status.HTTP_304_NOT_MODIFIED)
-            response["ETag"] = etag
-            return response
+        validator.store(etag)
+        if etag_matches(if_none_match, etag):
+            return _not_modified(etag)
         return _document_response(document)
 
     @extend_schema(

@@ -41,7 +41,7 @@ def _on_postgresql(statements):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("agentdocs", "0011_webhooks"),
+        ("agentdocs", "0012_performance_indexes"),
     ]
 
     operations = [

@@ -17,6 +17,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
+from agentdocs import ratelimit
 from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument, is_context_name
 from agentdocs.core.errors import InvalidInput, NotFound
@@ -205,8 +206,10 @@ def _inputs_and_read_state(
     process: str | None,
     caller: str = "",
     paths: tuple[str, ...] = (),
+    rate_limit: ratelimit.Window | None = None,
 ) -> tuple[MemoryBlockInputs, StoredReadState]:
-    """The render's inputs and, for a ``process``, its read state: one cache round trip."""
+    """The render's inputs and, for a ``process``, its read state: one cache round trip,
+    which also counts the render against ``rate_limit``."""
     recipe = recipe_name or None
     state_key = read_state_key(project=project, process=process, caller=caller) if process else None
     rows, found = render_cache.cached_rows(
@@ -215,6 +218,7 @@ def _inputs_and_read_state(
         recipe=recipe,
         read=lambda: _render_rows(project=project, recipe_name=recipe),
         with_keys=[state_key] if state_key else [],
+        rate_limit=rate_limit,
     )
     options = _options(rows, recipe_name=recipe_name, profile_name=profile_name)
     candidates, context = _documents(rows, project=project, options=options)
@@ -274,6 +278,19 @@ def _needs_storing(previous: StoredReadState, layers: dict[str, str]) -> bool:
     return layers != previous.layers or age > settings.AGENTDOCS_READ_STATE_TTL_SECONDS / 2
 
 
+def preview_validator(
+    *, project: Project, recipe_name: str | None, profile_name: str | None, representation: str
+) -> render_cache.Validator:
+    """The ETag of the last preview of ``project`` with these names in ``representation``,
+    while the tenant's render inputs are unchanged (`render_cache.validator`). A preview
+    reads nothing else: its documents, settings and recipe all bump the generation, and
+    the bundled default is part of the validator's build stamp."""
+    return render_cache.validator(
+        tenant_id=project.tenant_id,
+        inputs=("preview", project.pk, project.slug, recipe_name, profile_name, representation),
+    )
+
+
 def render_memory_block(
     *,
     project: Project,
@@ -285,6 +302,7 @@ def render_memory_block(
     reset: bool = False,
     preview: bool = False,
     paths: tuple[str, ...] = (),
+    rate_limit: ratelimit.Window | None = None,
 ) -> MemoryBlock:
     """Render the Memory Block for one turn of one agent process in ``project``.
 
@@ -295,7 +313,9 @@ def render_memory_block(
     profile opts in; its name and size are the caller's to check (the API's
     serializer refuses what the wire may not carry). ``paths`` are the files the
     task touches (`validate_paths`): scoped `.AGENTS/` documents are included when
-    one matches their globs.
+    one matches their globs. ``rate_limit`` (`agentdocs.ratelimit.window`) is counted
+    in the render's first cache round trip; past the limit, RateLimited is raised
+    before anything else is read.
 
     Unless ``preview``, the render uses and updates the read state of
     ``process`` as rendered by ``caller`` (both required then; `caller_of`):
@@ -321,6 +341,7 @@ def render_memory_block(
         process=None if preview else process,
         caller=caller,
         paths=paths,
+        rate_limit=rate_limit,
     )
     if preview:
         return compose_memory_block(inputs)

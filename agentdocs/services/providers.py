@@ -11,7 +11,7 @@ from agentdocs.core.paths import validate_path
 from agentdocs.models import ChangeType, ProviderMapping, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import policy as policy_selectors
-from agentdocs.services import events
+from agentdocs.services import events, render_cache
 
 
 def validate_provider_name(name: object) -> str:
@@ -59,6 +59,9 @@ def provider_set(
         mapping.project = project
         mapping.path = path
         mapping.updated_by = user
+        # Nothing rendered or validated reads the provider map today; retiring the
+        # tenant's cached answers keeps it so when something does.
+        render_cache.render_inputs_changed(tenant_id=tenant.pk)
         mark_change(
             mapping,
             user=user,
@@ -88,6 +91,8 @@ def provider_set(
 def provider_delete(*, tenant: Tenant, name: str, user: User, reason: str = "") -> None:
     mapping = policy_selectors.provider_get(tenant=tenant, name=name)
     previous: events.ProviderTarget = {"project": mapping.project.slug, "path": mapping.path}
+
+    render_cache.render_inputs_changed(tenant_id=tenant.pk)
     mark_change(mapping, user=user, reason=reason, change_type=ChangeType.DELETED)
     mapping.delete()
     _provider_changed(mapping, action="deleted", previous=previous, user=user, reason=reason)

@@ -17,20 +17,37 @@ once it has committed, so a render in between cannot keep the old rows either.
 Only a cache shared by every process may hold them (Redis in production):
 with a per-process local-memory cache a write in one worker would not reach
 the others. `AGENTDOCS_RENDER_CACHE` (on when REDIS_URL is set) says which.
+
+The same generation makes *validators* cheap: the ETag a conditional GET (the
+Memory Block preview, a document) last answered with, stored under the request's
+inputs and tagged with the generation read before the answer was built. While the
+generation is unchanged, a request naming that ETag is answered 304 from one cache
+round trip, without reading or rendering anything; access is still checked first,
+on every request. A validator's key also holds a stamp of the code and the bundled
+defaults (`build_stamp`), so a deploy that changes what an answer looks like never
+serves an ETag of the old code.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
+from agentdocs import ratelimit
+from agentdocs.cache import get_many_and_count
+
 GENERATION_KEY = "render-generation:v1:{tenant_id}"
 ROWS_KEY = "render-rows:v1:{tenant_id}:{project_id}:{recipe}"
+VALIDATOR_KEY = "validator:v1:{tenant_id}:{stamp}:{digest}"
 
 
 def enabled() -> bool:
@@ -53,6 +70,15 @@ def render_inputs_changed(*, tenant_id: int) -> None:
     transaction.on_commit(after_commit, robust=True)
 
 
+def _current_generation(tenant_id: int, found: dict[str, Any]) -> str:
+    generation_key = GENERATION_KEY.format(tenant_id=tenant_id)
+    generation = found.get(generation_key)
+    if generation is None:
+        cache.add(generation_key, uuid.uuid4().hex, None)
+        generation = cache.get(generation_key)
+    return str(generation)
+
+
 def cached_rows(
     *,
     tenant_id: int,
@@ -60,25 +86,85 @@ def cached_rows(
     recipe: str | None,
     read: Callable[[], Any],
     with_keys: Sequence[str] = (),
+    rate_limit: ratelimit.Window | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """``read()``'s result, from the cache when it is current for the tenant's generation.
 
     ``with_keys`` are other cache keys the caller needs (a process's read state):
-    they come back in the same round trip, as a dict of the ones found.
+    they come back in the same round trip, as a dict of the ones found. A
+    ``rate_limit`` window is counted in that round trip too, and checked before
+    anything is read from the database (RateLimited past the limit).
     """
+    counter = rate_limit.counter if rate_limit is not None else None
+    ttl = rate_limit.ttl if rate_limit is not None else 0
     if not enabled():
-        return read(), cache.get_many(with_keys) if with_keys else {}
+        found, count = get_many_and_count(list(with_keys), counter=counter, ttl=ttl)
+        if rate_limit is not None:
+            rate_limit.check(count)
+        return read(), found
     generation_key = GENERATION_KEY.format(tenant_id=tenant_id)
     rows_key = ROWS_KEY.format(tenant_id=tenant_id, project_id=project_id, recipe=recipe or "")
-    found = cache.get_many([generation_key, rows_key, *with_keys])
+    found, count = get_many_and_count(
+        [generation_key, rows_key, *with_keys], counter=counter, ttl=ttl
+    )
+    if rate_limit is not None:
+        rate_limit.check(count)
     extras = {key: found[key] for key in with_keys if key in found}
-    generation = found.get(generation_key)
-    if generation is None:
-        cache.add(generation_key, uuid.uuid4().hex, None)
-        generation = cache.get(generation_key)
+    generation = _current_generation(tenant_id, found)
     stored = found.get(rows_key)
     if stored is not None and stored[0] == generation:
         return stored[1], extras
     rows = read()
     cache.set(rows_key, (generation, rows), settings.AGENTDOCS_RENDER_CACHE_TTL_SECONDS)
     return rows, extras
+
+
+@functools.cache
+def build_stamp() -> str:
+    """A digest of the package's code and the bundled default documents, once per process:
+    what a validated answer looks like can change only when one of them does."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent.parent
+    defaults = Path(settings.AGENTDOCS_DEFAULT_DOCUMENTS_DIR)
+    files = sorted(package.rglob("*.py"))
+    if defaults.is_dir():
+        files += sorted(path for path in defaults.rglob("*") if path.is_file())
+    for path in files:
+        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Validator:
+    """The ETag last answered for one set of request inputs, when still current.
+
+    ``etag`` is None when none is known for the tenant's current generation (or the
+    render cache is off): the caller builds the answer and calls `store` with its ETag.
+    """
+
+    key: str | None
+    generation: str | None
+    etag: str | None
+
+    def store(self, etag: str) -> None:
+        if self.key is None or self.generation is None or etag == self.etag:
+            return
+        cache.set(self.key, (self.generation, etag), settings.AGENTDOCS_RENDER_CACHE_TTL_SECONDS)
+
+
+def validator(*, tenant_id: int, inputs: Sequence[object]) -> Validator:
+    """The validator of an answer built from the tenant's documents, settings and recipes
+    and from ``inputs`` (what else the answer depends on: the project, the path, the
+    representation, ...): one cache round trip, no database."""
+    if not enabled():
+        return Validator(key=None, generation=None, etag=None)
+    digest = hashlib.sha256("\0".join(map(str, inputs)).encode("utf-8", "surrogatepass"))
+    key = VALIDATOR_KEY.format(
+        tenant_id=tenant_id, stamp=build_stamp(), digest=digest.hexdigest()[:40]
+    )
+    found = cache.get_many([GENERATION_KEY.format(tenant_id=tenant_id), key])
+    generation = _current_generation(tenant_id, found)
+    stored = found.get(key)
+    etag = stored[1] if isinstance(stored, tuple) and stored[0] == generation else None
+    return Validator(key=key, generation=generation, etag=etag)

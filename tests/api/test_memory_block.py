@@ -342,6 +342,33 @@ def test_the_response_is_the_rendered_block_key_for_key(
     assert data["layers"][0]["settings"] and "shadowed" in data["layers"][1]
 
 
+def test_the_output_serializer_describes_the_answer_exactly(
+    api, reader, project, tenant, admin, documents, coder, make_document, process
+):
+    # The view answers with `MemoryBlock.as_dict()` as it is; the OutputSerializer the
+    # schema shows must represent it as the same thing, key for key.
+    from agentdocs.api.memory_block import MemoryBlockView
+    from agentdocs.api.serializers import represented
+
+    policy_service.setting_set(
+        tenant=tenant, project=project, key="memory.tone", value="warm", user=admin
+    )
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="memory.tone", value="formal", enforced=True, user=admin
+    )
+    make_document(project, "agent.md", "own rules")
+    client = api(reader)
+    body = {
+        "process": process,
+        "recipe": "coder",
+        "profile": "cli",
+        "client_document": {"name": "CLAUDE.md", "body": "Use the staging box."},
+    }
+    for data in (post(client, body).json(), post(client, body).json()):  # full, then stubs
+        assert data["layers"][0]["refused_overrides"] and "shadowed" in data["layers"][1]
+        assert represented(MemoryBlockView.OutputSerializer, data) == data
+
+
 def test_a_reset_must_be_a_json_boolean(api, reader, documents, process):
     for reset in ("true", 1, None):
         response = post(api(reader), {"process": process, "reset": reset})

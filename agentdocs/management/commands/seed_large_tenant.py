@@ -1,0 +1,175 @@
+"""Make an existing tenant large, with bulk inserts: for benchmarks and size tests.
+
+    manage.py seed_large_tenant TENANT [--projects 1000] [--documents 10000]
+        [--versions 10000] [--records 100000]
+
+Adds to TENANT (which must have the project `web` with an `agent.md`):
+
+- ``--projects`` more projects (`p00000`, ...);
+- a project `big` holding ``--documents`` `.AGENTS/` documents of version 1;
+- ``--versions`` versions in all of `web/agent.md`'s history (the current version last);
+- ``--records`` binding records in `web`, copies of one bound through the service
+  with their own process ids and times, already archived.
+
+Rows go in with `bulk_create` in batches, not through the services: this builds
+benchmark data in seconds, and each row is what the service would have written
+(history rows included), except that no event and no secret check is made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import transaction
+from django.utils import timezone
+
+from agentdocs.models import BindingRecord, ChangeType, Document, Project, Tenant
+from agentdocs.services import bindings as binding_service
+from agentdocs.services import render_cache
+
+BATCH = 2000
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _history_row(document: Document, *, version: int, body: str, when: Any, user: Any) -> Any:
+    history = Document.history.model
+    return history(
+        id=document.pk,
+        project_id=document.project_id,
+        path=document.path,
+        body=body,
+        sha256=_sha(body),
+        size=len(body.encode("utf-8")),
+        version=version,
+        is_deleted=False,
+        updated_by=user,
+        updated_at=when,
+        secret_acknowledgement="",
+        history_date=when,
+        history_type="+" if version == 1 else "~",
+        history_user=user,
+        history_change_reason=f"seed_large_tenant version {version}",
+        change_type=ChangeType.CREATED if version == 1 else ChangeType.WRITTEN,
+    )
+
+
+@transaction.atomic
+def build_large_tenant(
+    *, tenant: Tenant, user: Any, projects: int, documents: int, versions: int, records: int
+) -> dict[str, int]:
+    """Add the large tenant's rows to ``tenant`` (see the module's docstring)."""
+    now = timezone.now()
+    web = tenant.projects.get(slug="web")
+    Project.objects.bulk_create(
+        [Project(tenant=tenant, slug=f"p{n:05}", name=f"Project {n}") for n in range(projects)],
+        batch_size=BATCH,
+    )
+    big = Project.objects.create(tenant=tenant, slug="big", name="Big")
+    body = "# Context\n\n- one of many context documents.\n"
+    Document.objects.bulk_create(
+        [
+            Document(
+                project=big,
+                path=f".AGENTS/doc{n:05}.md",
+                body=body,
+                sha256=_sha(body),
+                size=len(body.encode()),
+                version=1,
+                updated_by=user,
+                updated_at=now,
+            )
+            for n in range(documents)
+        ],
+        batch_size=BATCH,
+    )
+    created = Document.objects.filter(project=big).only("pk", "project_id", "path")
+    Document.history.model.objects.bulk_create(
+        [_history_row(d, version=1, body=body, when=now, user=user) for d in created],
+        batch_size=BATCH,
+    )
+
+    agent = web.documents.get(path="agent.md")
+    start = agent.version + 1
+    rows = []
+    for version in range(start, versions + 1):
+        text = f"{agent.body.rstrip()}\n\n<!-- revision {version} -->\n"
+        when = now - timedelta(seconds=versions - version)
+        rows.append(_history_row(agent, version=version, body=text, when=when, user=user))
+    Document.history.model.objects.bulk_create(rows, batch_size=BATCH)
+    if rows:
+        last = rows[-1]
+        Document.objects.filter(pk=agent.pk).update(
+            body=last.body,
+            sha256=last.sha256,
+            size=last.size,
+            version=last.version,
+            updated_at=last.history_date,
+        )
+
+    template = binding_service.binding_create(
+        tenant=tenant,
+        project=web,
+        user=user,
+        process="seed-template",
+        manifest={"local": ["agent.md"]},
+    ).record
+    BindingRecord.objects.bulk_create(
+        [
+            BindingRecord(
+                tenant=tenant,
+                project=web,
+                process=f"seed-{n}",
+                created_by=user,
+                created_at=now - timedelta(seconds=records - n),
+                schema=template.schema,
+                record={**template.record, "process": f"seed-{n}"},
+                problem_count=template.problem_count,
+                memory_block_sha256=template.memory_block_sha256,
+                archive_path=f"seed/{n}.json",
+                archive_sha256=template.archive_sha256 or "0" * 64,
+                archived_at=now,
+            )
+            for n in range(records)
+        ],
+        batch_size=BATCH,
+    )
+    render_cache.render_inputs_changed(tenant_id=tenant.pk)
+    return {
+        "projects": tenant.projects.count(),
+        "big_documents": documents,
+        "agent_versions": Document.objects.get(pk=agent.pk).version,
+        "binding_records": records + 1,
+        "template_record": template.pk,
+    }
+
+
+class Command(BaseCommand):
+    help = "Make an existing tenant large with bulk inserts (benchmarks and size tests)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("tenant")
+        parser.add_argument("--projects", type=int, default=1000)
+        parser.add_argument("--documents", type=int, default=10000)
+        parser.add_argument("--versions", type=int, default=10000)
+        parser.add_argument("--records", type=int, default=100000)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        tenant = Tenant.objects.get(slug=options["tenant"])
+        admin = tenant.memberships.filter(role="admin").select_related("user").first()
+        if admin is None:
+            raise SystemExit(f"The tenant {tenant.slug!r} has no admin to write as.")
+        summary = build_large_tenant(
+            tenant=tenant,
+            user=admin.user,
+            projects=options["projects"],
+            documents=options["documents"],
+            versions=options["versions"],
+            records=options["records"],
+        )
+        self.stdout.write(" ".join(f"{key}={value}" for key, value in summary.items()))

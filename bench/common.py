@@ -1,0 +1,301 @@
+"""What the HTTP benchmarks share: a fresh database, the seed, gunicorn, the load driver.
+
+`bench/memory_block.py`, `bench/large_tenant.py` and `bench/mcp.py` each migrate a
+database, seed it with `memory_block_seed.py` (a tenant, a project, documents,
+settings, a recipe and a reader's `render` token), serve it with gunicorn on a free
+port of 127.0.0.1 and stop it at the end; the first two also drive it with
+concurrent client processes in alternating phases. Traffic goes to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import multiprocessing
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+REPO = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+PYTHON = sys.executable
+
+
+@dataclass
+class PhaseResult:
+    name: str
+    seconds: float
+    latencies_ms: list[float]
+    errors: int
+
+    @property
+    def requests(self) -> int:
+        return len(self.latencies_ms)
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds if self.seconds else 0.0
+
+    def percentile(self, fraction: float) -> float:
+        if not self.latencies_ms:
+            return float("nan")
+        ordered = sorted(self.latencies_ms)
+        return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+    def merge(self, other: PhaseResult) -> PhaseResult:
+        return PhaseResult(
+            self.name,
+            self.seconds + other.seconds,
+            self.latencies_ms + other.latencies_ms,
+            self.errors + other.errors,
+        )
+
+
+# The load driver: one process per concurrent client, one connection each. A request
+# is a dict: method, path, headers, body (None, or text in which "{n}" becomes the
+# client's request counter, so each request can name a new agent process) and
+# expect (the status that counts as a success, 200 unless said).
+
+
+def _client(
+    port: int,
+    request: dict,
+    start_at: float,
+    stop_at: float,
+    max_requests: int,
+    results: multiprocessing.Queue,
+) -> None:
+    connection = http.client.HTTPConnection(HOST, port, timeout=30)
+    latencies: list[float] = []
+    errors = 0
+    template = request["body"]
+    counted = template is not None and "{n}" in template
+    fixed = template.encode("utf-8") if template is not None and not counted else None
+    expect = request.get("expect", 200)
+    n = 0
+    while time.monotonic() < start_at:
+        time.sleep(0.001)
+    while len(latencies) + errors < max_requests:
+        began = time.monotonic()
+        if began >= stop_at:
+            break
+        body = template.replace("{n}", str(n)).encode("utf-8") if counted else fixed
+        n += 1
+        try:
+            connection.request(
+                request["method"], request["path"], body=body, headers=request["headers"]
+            )
+            response = connection.getresponse()
+            response.read()
+            ok = response.status == expect
+        except (OSError, http.client.HTTPException):
+            connection.close()
+            ok = False
+        finished = time.monotonic()
+        if finished > stop_at:
+            break  # only requests that completed inside the phase count
+        if ok:
+            latencies.append((finished - began) * 1000)
+        else:
+            errors += 1
+    connection.close()
+    results.put((latencies, errors))
+
+
+def run_phase(
+    name: str, port: int, requests: list[dict], seconds: float, max_requests: int
+) -> PhaseResult:
+    """Each request of ``requests`` sent over and over by its own client process."""
+    results: multiprocessing.Queue = multiprocessing.Queue()
+    start_at = time.monotonic() + 0.5  # let every client process start first
+    stop_at = start_at + seconds
+    per_client = max(1, max_requests // len(requests))
+    clients = [
+        multiprocessing.Process(
+            target=_client, args=(port, request, start_at, stop_at, per_client, results)
+        )
+        for request in requests
+    ]
+    for client in clients:
+        client.start()
+    latencies: list[float] = []
+    errors = 0
+    for _ in clients:
+        client_latencies, client_errors = results.get(timeout=seconds + 60)
+        latencies += client_latencies
+        errors += client_errors
+    for client in clients:
+        client.join(timeout=10)
+    return PhaseResult(name, seconds, latencies, errors)
+
+
+def request_once(port: int, method: str, path: str, headers: dict, body: str | None = None):
+    """One request; (status, headers, body bytes)."""
+    connection = http.client.HTTPConnection(HOST, port, timeout=60)
+    try:
+        connection.request(method, path, body=body, headers=headers)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+# The server and its data
+
+
+def local_only(*urls: str) -> None:
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+            raise SystemExit(f"{url}: the benchmarks only talk to this machine")
+        if not port_open(parts.port or 0):
+            raise SystemExit(f"nothing listens on {parts.hostname}:{parts.port} ({url})")
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex((HOST, port)) == 0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def recreate_database(admin_url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_url, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+def database_url(admin_url: str, name: str, options: str = "") -> str:
+    return urlsplit(admin_url)._replace(path=f"/{name}", query=options).geturl()
+
+
+def app_environment(database_url: str, redis_url: str | None) -> dict[str, str]:
+    """Production settings (DEBUG=0) on the given database and, when named, Redis."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
+    for name in ("REDIS_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE"):
+        env.pop(name, None)
+    env.update(
+        DATABASE_URL=database_url,
+        SECRET_KEY=secrets.token_urlsafe(48),
+        DEBUG="0",
+        SECURE_SSL_REDIRECT="0",
+        ALLOWED_HOSTS=HOST,
+        # The limiter still counts every render (its cost is part of the figure), but
+        # one benchmark token must never reach the limit.
+        AGENTDOCS_RATE_LIMIT_RENDER="1000000000/min",
+        AGENTDOCS_RATE_LIMIT_BIND="1000000000/min",
+        LOG_LEVEL="WARNING",
+        DJANGO_SETTINGS_MODULE="config.settings",
+        PYTHONPATH=str(REPO),
+    )
+    if redis_url:
+        env.update(
+            REDIS_URL=redis_url,
+            CACHE_KEY_PREFIX="agentdocs-bench",
+            DATABASE_CONN_MAX_AGE="600",
+            AGENTDOCS_READ_STATE_TTL_SECONDS="900",
+        )
+    return env
+
+
+def migrate_and_seed(env: dict[str, str], *, collectstatic: bool = False) -> dict[str, str]:
+    """Migrate the database ``env`` names and seed it (`memory_block_seed.py`): the
+    token, tenant, project and document path the benchmarks use."""
+    commands = [["migrate"], ["collectstatic"]] if collectstatic else [["migrate"]]
+    for command in commands:  # as the production image does
+        subprocess.run(
+            [PYTHON, "manage.py", *command, "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
+        )
+    return run_script("memory_block_seed.py", env)
+
+
+def run_script(name: str, env: dict[str, str], *args: str) -> dict:
+    """Run a Django-side script of bench/ with ``env``; the JSON it prints."""
+    result = subprocess.run(
+        [PYTHON, str(REPO / "bench" / name), *args],
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def serve(
+    env: dict[str, str], token: str, *, workers: int, threads: int = 1
+) -> tuple[subprocess.Popen, int]:
+    """gunicorn on a free port of 127.0.0.1, once it answers ping; (server, port)."""
+    port = free_port()
+    command = [
+        str(Path(PYTHON).with_name("gunicorn")),
+        "config.wsgi:application",
+        "--bind",
+        f"{HOST}:{port}",
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+    ]
+    if threads > 1:
+        command += ["--worker-class", "gthread", "--threads", str(threads)]
+    server = subprocess.Popen(command, cwd=REPO, env=env, start_new_session=True)
+    try:
+        wait_until_serving(port, token, server, timeout=60)
+    except SystemExit:
+        stop(server)
+        raise
+    return server, port
+
+
+def wait_until_serving(port: int, token: str, server: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"gunicorn exited with code {server.returncode}")
+        try:
+            connection = http.client.HTTPConnection(HOST, port, timeout=2)
+            connection.request("GET", "/api/v1/ping", headers={"Authorization": f"Token {token}"})
+            if connection.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"gunicorn did not answer on port {port} within {timeout:.0f} s")
+
+
+def stop(server: subprocess.Popen) -> None:
+    if server.poll() is not None:
+        return
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()

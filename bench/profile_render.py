@@ -1,0 +1,174 @@
+"""Where a render's milliseconds go, next to ping's: cProfile over the WSGI application.
+
+Seeds a fresh PostgreSQL database as `memory_block.py` does, then, in this process,
+with production settings and Redis, calls the WSGI application directly (no HTTP,
+no gunicorn) for `--requests` requests of each scenario, timing each and profiling
+them with cProfile. Prints the mean server-side time of each scenario beside ping's
+and, with `--profile SCENARIO`, the functions it spends its time in.
+
+    .venv/bin/python bench/profile_render.py [--requests 2000] [--profile stubs]
+
+Talks to 127.0.0.1 only. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.common import (
+    app_environment,
+    database_url,
+    drop_database,
+    local_only,
+    migrate_and_seed,
+    recreate_database,
+)
+from bench.memory_block import CLIENT_DOCUMENT
+
+
+def wsgi_request(method: str, path: str, headers: dict[str, str], body: bytes = b"") -> dict:
+    environ = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "wsgi.version": (1, 0),
+        "CONTENT_LENGTH": str(len(body)),
+        "HTTP_HOST": "127.0.0.1",
+    }
+    for name, value in headers.items():
+        key = name.upper().replace("-", "_")
+        environ[key if key == "CONTENT_TYPE" else f"HTTP_{key}"] = value
+    return environ
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--profile", default="", help="scenario to print the profile of")
+    parser.add_argument("--top", type=int, default=40)
+    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--database", default="agentdocs_bench_profile")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/15")
+    args = parser.parse_args(argv)
+    local_only(args.postgres, args.redis_url)
+    env = app_environment(database_url(args.postgres, args.database), args.redis_url)
+    recreate_database(args.postgres, args.database)
+    try:
+        seeded = migrate_and_seed(env)
+        os.environ.update(env)
+        import django
+
+        django.setup()
+        from django.core.wsgi import get_wsgi_application
+
+        application = get_wsgi_application()
+        auth = {"Authorization": f"Token {seeded['token']}", "Accept": "application/json"}
+        base = f"/api/v1/tenants/{seeded['tenant']}/projects/{seeded['project']}"
+        render_body = {
+            "recipe": "coder",
+            "profile": "cli",
+            "client_document": {"name": "CLAUDE.md", "body": CLIENT_DOCUMENT},
+        }
+        statuses: list[str] = []
+
+        def call(method: str, path: str, headers: dict, body: bytes = b"") -> tuple[str, dict]:
+            statuses.clear()
+            got: dict[str, str] = {}
+
+            def start_response(status: str, response_headers: list, exc_info=None):
+                statuses.append(status)
+                got.update(response_headers)
+
+            result = application(wsgi_request(method, path, headers, body), start_response)
+            b"".join(result)
+            if hasattr(result, "close"):
+                result.close()
+            return statuses[0], got
+
+        _, preview_headers = call("GET", f"{base}/memory-block/", auth)
+        _, document_headers = call("GET", f"{base}/documents/{seeded['document']}", auth)
+        post_headers = {**auth, "Content-Type": "application/json"}
+        scenarios = {
+            "ping": lambda n: call("GET", "/api/v1/ping", auth),
+            "stubs": lambda n: call(
+                "POST",
+                f"{base}/memory-block/",
+                post_headers,
+                json.dumps({**render_body, "process": "profile-stubs"}).encode(),
+            ),
+            "full": lambda n: call(
+                "POST",
+                f"{base}/memory-block/",
+                post_headers,
+                json.dumps({**render_body, "process": f"profile-full-{n}"}).encode(),
+            ),
+            "preview304": lambda n: call(
+                "GET",
+                f"{base}/memory-block/",
+                {**auth, "If-None-Match": preview_headers["ETag"]},
+            ),
+            "document304": lambda n: call(
+                "GET",
+                f"{base}/documents/{seeded['document']}",
+                {**auth, "If-None-Match": document_headers["ETag"]},
+            ),
+        }
+        expected = {"preview304": "304", "document304": "304"}
+        for name, scenario in scenarios.items():  # warm-up, and check the answers
+            for n in range(50):
+                status, _ = scenario(-n - 1)
+                if not status.startswith(expected.get(name, "200")):
+                    raise SystemExit(f"{name}: {status}")
+        means = {}
+        for name, scenario in scenarios.items():
+            profiler = cProfile.Profile() if name == args.profile else None
+            began = time.perf_counter()
+            if profiler:
+                profiler.enable()
+            for n in range(args.requests):
+                scenario(n)
+            if profiler:
+                profiler.disable()
+            means[name] = (time.perf_counter() - began) / args.requests * 1000
+            if profiler:
+                out = io.StringIO()
+                stats = pstats.Stats(profiler, stream=out)
+                stats.sort_stats("cumulative").print_stats(args.top)
+                stats.sort_stats("tottime").print_stats(args.top)
+                print(out.getvalue())
+        print(f"{'scenario':<14}{'ms/request':>12}{'− ping ms':>11}{'ping/x':>8}")
+        for name, mean in means.items():
+            print(
+                f"{name:<14}{mean:>12.3f}{mean - means['ping']:>11.3f}{means['ping'] / mean:>8.2f}"
+            )
+        print(f"load average {os.getloadavg()[0]:.2f}")
+    finally:
+        from django.db import connections
+
+        connections.close_all()
+        drop_database(args.postgres, args.database)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
