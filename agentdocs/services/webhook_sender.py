@@ -16,7 +16,13 @@ from dataclasses import dataclass
 
 import certifi
 import urllib3
-from urllib3.exceptions import ConnectTimeoutError, HTTPError, ReadTimeoutError, SSLError
+from urllib3.exceptions import (
+    ConnectTimeoutError,
+    HTTPError,
+    NewConnectionError,
+    ReadTimeoutError,
+    SSLError,
+)
 from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
 
 from agentdocs.core.webhooks import address_refusal, split_url
@@ -188,6 +194,10 @@ def send(
         error = str(refused)
     except socket.gaierror as failure:
         error = f"could not resolve {host}: {failure.strerror or failure}"
+    except NewConnectionError as failure:
+        # Before the timeouts: urllib3 makes it a ConnectTimeoutError for old callers.
+        cause = failure.__cause__ or failure.__context__
+        error = f"connection failed: {getattr(cause, 'strerror', None) or failure}"
     except (_Timeout, ConnectTimeoutError, ReadTimeoutError, Urllib3TimeoutError, TimeoutError):
         error = f"timed out after {timeout:g} s"
     except SSLError as failure:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 import time
 from datetime import timedelta
 
@@ -243,6 +244,20 @@ def test_a_slow_receiver_times_out(
     webhook_receiver.release()
     attempt = DeliveryAttempt.objects.get()
     assert attempt.error == "timed out after 0.3 s" and attempt.status_code is None
+
+
+def test_a_refused_connection_is_logged_as_such_not_as_a_timeout(
+    tenant, project, admin, django_capture_on_commit_callbacks
+):
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    _webhook(tenant, admin, f"http://127.0.0.1:{port}/hook")
+    with django_capture_on_commit_callbacks(execute=True):
+        _emit(tenant, project, admin)
+    attempt = DeliveryAttempt.objects.get()
+    assert attempt.error.startswith("connection failed"), attempt.error
+    assert "refused" in attempt.error.lower()
 
 
 def test_an_endpoint_whose_last_retry_fails_is_disabled(
