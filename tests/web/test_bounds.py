@@ -16,7 +16,7 @@ from agentdocs.core.diffs import MAX_CHANGED_LINES
 from agentdocs.core.errors import RateLimited
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import documents as svc
-from agentdocs.web import diffview
+from agentdocs.web import diffview, markdown
 from agentdocs.web.markdown import MAX_INLINE_CHARS, MAX_MARKDOWN_BYTES, render_markdown
 
 pytestmark = pytest.mark.django_db
@@ -138,7 +138,10 @@ def test_the_api_diff_is_bounded_and_says_so(api, reader, big_md):
     assert len(shown) == MAX_CHANGED_LINES
 
 
-def test_markdown_past_the_size_bound_is_shown_as_escaped_plain_text():
+def test_markdown_past_the_size_bound_is_shown_as_escaped_plain_text(monkeypatch):
+    # The size bound is under test, not the time bound: a loaded machine must not turn
+    # the formatted part into plain text too.
+    monkeypatch.setattr(markdown, "RENDER_SECONDS", 60)
     prose = "Some *prose* here.\n\n" * (MAX_MARKDOWN_BYTES // 20 + 10)
     html = render_markdown(prose + "<script>alert(1)</script> *not emphasis*\n")
     assert "<em>prose</em>" in html
@@ -147,7 +150,8 @@ def test_markdown_past_the_size_bound_is_shown_as_escaped_plain_text():
     assert "<script>" not in html
 
 
-def test_a_paragraph_past_the_inline_bound_is_shown_without_formatting():
+def test_a_paragraph_past_the_inline_bound_is_shown_without_formatting(monkeypatch):
+    monkeypatch.setattr(markdown, "RENDER_SECONDS", 60)
     long_paragraph = "![" * (MAX_INLINE_CHARS // 2) + " **bold**"
     html = render_markdown(f"# Title\n\n{long_paragraph}\n\nAfter **it**.\n")
     assert "<h1>Title</h1>" in html and "<strong>it</strong>" in html
