@@ -48,15 +48,21 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name} must be an integer, not {value!r}") from None
 
 
+def _non_negative(text: str) -> float | None:
+    """``text`` as a finite number of at least 0, or None (NaN, infinity, negatives, words)."""
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if number >= 0 and number != float("inf") else None
+
+
 def env_float(name: str, default: float) -> float:
     value = os.environ.get(name)
     if value is None or value.strip() == "":
         return default
-    try:
-        number = float(value)
-    except ValueError:
-        number = -1.0
-    if not number >= 0 or number == float("inf"):
+    number = _non_negative(value)
+    if number is None:
         raise ImproperlyConfigured(f"{name} must be a number of at least 0, not {value!r}")
     return number
 
@@ -66,18 +72,12 @@ def env_float_list(name: str, default: list[float]) -> list[float]:
     value = os.environ.get(name)
     if value is None or value.strip() == "":
         return [float(item) for item in default]
-    numbers = []
-    for item in value.split(","):
-        try:
-            number = float(item)
-        except ValueError:
-            number = -1.0
-        if not number >= 0 or number == float("inf"):
-            raise ImproperlyConfigured(
-                f"{name} must be comma-separated numbers of at least 0, not {value!r}"
-            )
-        numbers.append(number)
-    return numbers
+    numbers = [_non_negative(item) for item in value.split(",")]
+    if None in numbers:
+        raise ImproperlyConfigured(
+            f"{name} must be comma-separated numbers of at least 0, not {value!r}"
+        )
+    return [number for number in numbers if number is not None]
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
