@@ -20,6 +20,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -60,6 +61,13 @@ def _endpoints(record: dict[str, int]) -> dict[str, tuple[str, str, object, str]
         "bind": ("POST", f"{api}/bindings/", {"process": "b", "manifest": {"local": []}}, "api"),
         "outdated": ("GET", f"{api}/bindings/{{r}}/outdated", None, "api"),
         "bindings list": ("GET", f"{api}/bindings/", None, "api"),
+        "activity": ("GET", "/api/v1/tenants/{t}/activity/", None, "api"),
+        "activity, project web": ("GET", "/api/v1/tenants/{t}/activity/?project=web", None, "api"),
+        "activity, documents": ("GET", "/api/v1/tenants/{t}/activity/?kind=document", None, "api"),
+        "activity page": ("GET", "/t/{t}/-/activity/", None, "page"),
+        # Every one of `big`'s documents matches "many"; one document matches "overview".
+        "search, every document": ("GET", "/api/v1/tenants/{t}/search/?q=many", None, "api"),
+        "search, one document": ("GET", "/api/v1/tenants/{t}/search/?q=overview", None, "api"),
         # Beyond the target, for the record: the last page costs its offset, and a render
         # of the project holding 10,000 context documents lists every one it drops.
         "history API, last page": ("GET", f"{api}/history/agent.md?page={{last}}", None, "api"),
@@ -70,6 +78,57 @@ def _endpoints(record: dict[str, int]) -> dict[str, tuple[str, str, object, str]
             "api",
         ),
     }
+
+
+def _seed(args: argparse.Namespace, env: dict[str, str]) -> dict[str, dict[str, str]]:
+    print(f"database {args.database}: creating, migrating, seeding")
+    recreate_database(args.postgres, args.database)
+    tenants = {
+        "small": migrate_and_seed(env),
+        "large": run_script("memory_block_seed.py", env, "large"),
+    }
+    for seeded in tenants.values():  # both tenants' `big` project and binding records
+        size = (
+            [args.projects, args.documents, args.versions, args.records]
+            if seeded["tenant"] == "large"
+            # The small tenant fills every page the requests show (100 projects and
+            # documents, 50 versions and records), so a ratio is what size costs
+            # beyond a page, not how many rows a page holds.
+            else [args.small, args.small, args.small, args.small]
+        )
+        began = time.monotonic()
+        output = subprocess.run(
+            [PYTHON, "manage.py", "seed_large_tenant", seeded["tenant"]]
+            + [
+                f"--{name}={value}"
+                for name, value in zip(
+                    ("projects", "documents", "versions", "records"), size, strict=True
+                )
+            ],
+            cwd=REPO,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        summary = dict(item.split("=") for item in output.split())
+        seeded["record"] = summary["template_record"]
+        seeded["last"] = str(-(-int(summary["agent_versions"]) // 50))
+        print(f"{seeded['tenant']}: {output} ({time.monotonic() - began:.1f} s)")
+    subprocess.run(
+        [
+            PYTHON,
+            "manage.py",
+            "shell",
+            "-c",
+            "from django.db import connection; connection.cursor().execute('VACUUM ANALYZE')",
+        ],
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    return tenants
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,61 +144,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database", default="agentdocs_bench_large")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/15")
     parser.add_argument("--keep-database", action="store_true")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="time against the database a --keep-database run left (no seeding)",
+    )
+    parser.add_argument("--only", action="append", default=[], help="time only these requests")
     args = parser.parse_args(argv)
     local_only(args.postgres, args.redis_url)
     env = app_environment(database_url(args.postgres, args.database), args.redis_url)
-    print(f"database {args.database}: creating, migrating, seeding")
-    recreate_database(args.postgres, args.database)
+    seeded_file = Path(tempfile.gettempdir()) / f"{args.database}.json"
     server = None
     try:
-        tenants = {
-            "small": migrate_and_seed(env),
-            "large": run_script("memory_block_seed.py", env, "large"),
-        }
-        for seeded in tenants.values():  # both tenants' `big` project and binding records
-            size = (
-                [args.projects, args.documents, args.versions, args.records]
-                if seeded["tenant"] == "large"
-                # The small tenant fills every page the requests show (100 projects and
-                # documents, 50 versions and records), so a ratio is what size costs
-                # beyond a page, not how many rows a page holds.
-                else [args.small, args.small, args.small, args.small]
-            )
-            began = time.monotonic()
-            output = subprocess.run(
-                [PYTHON, "manage.py", "seed_large_tenant", seeded["tenant"]]
-                + [
-                    f"--{name}={value}"
-                    for name, value in zip(
-                        ("projects", "documents", "versions", "records"), size, strict=True
-                    )
-                ],
-                cwd=REPO,
-                env=env,
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout.strip()
-            summary = dict(item.split("=") for item in output.split())
-            seeded["record"] = summary["template_record"]
-            seeded["last"] = str(-(-int(summary["agent_versions"]) // 50))
-            print(f"{seeded['tenant']}: {output} ({time.monotonic() - began:.1f} s)")
-        subprocess.run(
-            [
-                PYTHON,
-                "manage.py",
-                "shell",
-                "-c",
-                "from django.db import connection; connection.cursor().execute('ANALYZE')",
-            ],
-            cwd=REPO,
-            env=env,
-            check=True,
-            capture_output=True,
-        )
+        if args.reuse:
+            tenants = json.loads(seeded_file.read_text())
+        else:
+            tenants = _seed(args, env)
+            seeded_file.write_text(json.dumps(tenants))
         server, port = serve(env, tenants["small"]["token"], workers=args.workers)
         print(f"gunicorn: {args.workers} workers; load average {load_average()}")
-        endpoints = _endpoints({})
+        endpoints = {
+            name: endpoint
+            for name, endpoint in _endpoints({}).items()
+            if not args.only or name in args.only
+        }
         timings: dict[str, dict[str, list[float]]] = {}
         for name, (method, template, body, kind) in endpoints.items():
             timings[name] = {"small": [], "large": []}
@@ -189,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if server is not None:
             stop(server)
-        if not args.keep_database:
+        if not (args.keep_database or args.reuse):
             drop_database(args.postgres, args.database)
     return 0
 

@@ -13,7 +13,8 @@ Adds to TENANT (which must have the project `web` with an `agent.md`):
 
 Rows go in with `bulk_create` in batches, not through the services: this builds
 benchmark data in seconds, and each row is what the service would have written
-(history rows included), except that no event and no secret check is made.
+(history rows and events included), except that no secret check is made and no
+webhook is told.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from agentdocs.models import BindingRecord, ChangeType, Document, Project, Tenant
+from agentdocs.models.events import Event, new_event_id
 from agentdocs.services import bindings as binding_service
-from agentdocs.services import render_cache
+from agentdocs.services import events, render_cache
 
 BATCH = 2000
 
@@ -56,6 +58,60 @@ def _history_row(document: Document, *, version: int, body: str, when: Any, user
         history_user=user,
         history_change_reason=f"seed_large_tenant version {version}",
         change_type=ChangeType.CREATED if version == 1 else ChangeType.WRITTEN,
+    )
+
+
+def _document_event(row: Any, *, tenant: Tenant, project: Project) -> Event:
+    """The event `document_write` emits for the version a history row holds."""
+    type = events.DOCUMENT_CREATED if row.version == 1 else events.DOCUMENT_UPDATED
+    return Event(
+        id=new_event_id(),
+        tenant=tenant,
+        project=project,
+        type=type,
+        kind="document",
+        action=type.partition(".")[2],
+        target=row.path,
+        actor=row.history_user,
+        actor_name=row.history_user.get_username(),
+        reason=row.history_change_reason,
+        version=row.version,
+        data={
+            "path": row.path,
+            "version": row.version,
+            "sha256": row.sha256,
+            "actor": row.history_user.get_username(),
+            "reason": row.history_change_reason,
+            "links": events.document_links(
+                tenant_slug=tenant.slug, project_slug=project.slug, path=row.path
+            ),
+        },
+        created_at=row.history_date,
+    )
+
+
+def _binding_event(record: BindingRecord, *, tenant: Tenant, project: Project) -> Event:
+    """The event `binding_create` emits for a record (its id is known after the insert)."""
+    return Event(
+        id=new_event_id(),
+        tenant=tenant,
+        project=project,
+        type=events.BINDING_CREATED,
+        kind="binding",
+        action="created",
+        target=str(record.pk),
+        actor=record.created_by,
+        actor_name=record.created_by.get_username(),
+        data={
+            "id": record.pk,
+            "process": record.process,
+            "problem_count": record.problem_count,
+            "actor": record.created_by.get_username(),
+            "links": events.binding_links(
+                tenant_slug=tenant.slug, project_slug=project.slug, record_id=record.pk
+            ),
+        },
+        created_at=record.created_at,
     )
 
 
@@ -89,8 +145,12 @@ def build_large_tenant(
         batch_size=BATCH,
     )
     created = Document.objects.filter(project=big).only("pk", "project_id", "path")
-    Document.history.model.objects.bulk_create(
+    history = Document.history.model.objects.bulk_create(
         [_history_row(d, version=1, body=body, when=now, user=user) for d in created],
+        batch_size=BATCH,
+    )
+    Event.objects.bulk_create(
+        [_document_event(row, tenant=tenant, project=big) for row in history],
         batch_size=BATCH,
     )
 
@@ -102,6 +162,9 @@ def build_large_tenant(
         when = now - timedelta(seconds=versions - version)
         rows.append(_history_row(agent, version=version, body=text, when=when, user=user))
     Document.history.model.objects.bulk_create(rows, batch_size=BATCH)
+    Event.objects.bulk_create(
+        [_document_event(row, tenant=tenant, project=web) for row in rows], batch_size=BATCH
+    )
     if rows:
         last = rows[-1]
         Document.objects.filter(pk=agent.pk).update(
@@ -119,7 +182,7 @@ def build_large_tenant(
         process="seed-template",
         manifest={"local": ["agent.md"]},
     ).record
-    BindingRecord.objects.bulk_create(
+    bound = BindingRecord.objects.bulk_create(
         [
             BindingRecord(
                 tenant=tenant,
@@ -139,12 +202,17 @@ def build_large_tenant(
         ],
         batch_size=BATCH,
     )
+    Event.objects.bulk_create(
+        [_binding_event(record, tenant=tenant, project=web) for record in bound],
+        batch_size=BATCH,
+    )
     render_cache.render_inputs_changed(tenant_id=tenant.pk)
     return {
         "projects": tenant.projects.count(),
         "big_documents": documents,
         "agent_versions": Document.objects.get(pk=agent.pk).version,
         "binding_records": records + 1,
+        "events": tenant.events.count(),
         "template_record": template.pk,
     }
 
