@@ -12,13 +12,14 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
+from agentdocs.api.renderers import JSONRenderer
 from agentdocs.api.schema import JSON, ZIP, json_errors
 from agentdocs.api.serializers import represented, validated
 from agentdocs.core.export import EXPORT_FORMATS

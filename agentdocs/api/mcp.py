@@ -42,13 +42,13 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
 from rest_framework.authentication import get_authorization_header
 from rest_framework.permissions import IsAuthenticated
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from agentdocs.api.access import TokenScopePermission
 from agentdocs.api.authentication import TokenAccessAuthentication
 from agentdocs.api.in_process import InProcessAdapter
+from agentdocs.api.renderers import JSONRenderer
 from agentdocs.cli.base import ServerClient
 from agentdocs.cli.mcp import ProjectApi, build_server
 from agentdocs.models import Scope

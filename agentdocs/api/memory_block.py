@@ -14,7 +14,7 @@ from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer, JSONRenderer
+from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from agentdocs import permissions, ratelimit
 from agentdocs.api.access import caller, prefetched_access
 from agentdocs.api.common import etag_matches
+from agentdocs.api.renderers import JSONRenderer
 from agentdocs.api.schema import (
     IF_NONE_MATCH,
     JSON,

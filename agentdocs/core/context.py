@@ -16,6 +16,7 @@ the same rules.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -154,6 +155,12 @@ class LoadedContext:
         return any(source.truncated for source in self.sources)
 
     def as_dict(self) -> ContextAccount:
+        """The account (the same object on every call: a render of a kept context
+        answers with it, so it must not be changed)."""
+        return self._account
+
+    @functools.cached_property
+    def _account(self) -> ContextAccount:
         return {
             "budget_bytes": self.budget_bytes,
             "used_bytes": self.used_bytes,

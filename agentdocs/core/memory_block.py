@@ -12,10 +12,10 @@ read state replace an unchanged layer by one stub sentence under its heading.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from agentdocs.core.cascade import (
     CascadeReference,
@@ -466,21 +466,23 @@ def _deduplicated(layer: Layer, read_state: ReadState) -> Layer:
     )
 
 
-def compose_memory_block(
-    inputs: MemoryBlockInputs, *, read_state: ReadState | None = None
-) -> MemoryBlock:
-    """Render the block for ``inputs``; ``read_state`` is what the process already has.
-
-    ``read_state`` None (a preview, or a process's first turn) sends every
-    layer in full. The returned block's ``read_state`` is the process's state
-    after this render: store it for the next turn.
-    """
+def _context(
+    inputs: MemoryBlockInputs, memo: MutableMapping[Hashable, Any] | None
+) -> tuple[LoadedContext, Layer]:
+    """The loaded `.AGENTS/` context and its layer, kept in ``memo`` when one is given:
+    they depend only on the context documents, the options that load them and the
+    task's paths, which is the key (the documents by identity)."""
     options = inputs.options
-    cascade = (
-        resolve_cascade(options.agent_document, inputs.agent_candidates)
-        if options.agent_document is not None
-        else None
+    key = (
+        "context",
+        id(inputs.context_documents),
+        options.context_enabled,
+        options.context_budget_bytes,
+        inputs.paths,
     )
+    if memo is not None and key in memo:
+        kept: tuple[LoadedContext, Layer] = memo[key]
+        return kept
     if options.context_enabled and inputs.context_documents:
         loaded = load_context(
             inputs.context_documents,
@@ -489,11 +491,41 @@ def compose_memory_block(
         )
     else:
         loaded = empty_context(options.context_budget_bytes)
+    made = loaded, _context_layer(options, loaded, len(inputs.context_documents))
+    if memo is not None:
+        memo[key] = made
+    return made
+
+
+def compose_memory_block(
+    inputs: MemoryBlockInputs,
+    *,
+    read_state: ReadState | None = None,
+    memo: MutableMapping[Hashable, Any] | None = None,
+) -> MemoryBlock:
+    """Render the block for ``inputs``; ``read_state`` is what the process already has.
+
+    ``read_state`` None (a preview, or a process's first turn) sends every
+    layer in full. The returned block's ``read_state`` is the process's state
+    after this render: store it for the next turn.
+
+    ``memo`` is where the loaded context is kept between renders of the same
+    ``inputs.context_documents`` object (the service keeps one per set of cached
+    rows); with 10,000 context documents, loading them is most of a render. The
+    text is the same with or without it.
+    """
+    options = inputs.options
+    cascade = (
+        resolve_cascade(options.agent_document, inputs.agent_candidates)
+        if options.agent_document is not None
+        else None
+    )
+    loaded, context_layer = _context(inputs, memo)
     layers: tuple[Layer, ...] = (
         _policy_layer(merge_policy(inputs.settings)),
         _agent_notes_layer(options, cascade),
         _client_notes_layer(options, inputs.client_document),
-        _context_layer(options, loaded, len(inputs.context_documents)),
+        context_layer,
     )
     if read_state:
         layers = tuple(_deduplicated(layer, read_state) for layer in layers)

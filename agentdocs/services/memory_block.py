@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +115,10 @@ def _render_rows(*, project: Project, recipe_name: str | None) -> RenderRows:
     )
 
 
+def _rows_size(rows: RenderRows) -> int:
+    return sum(len(body) + len(path) for _, path, body, _, _ in rows.documents)
+
+
 def _options(
     rows: RenderRows, *, recipe_name: str | None, profile_name: str | None
 ) -> RenderOptions:
@@ -150,7 +155,8 @@ def _is_context_path(path: str) -> bool:
 def _documents(
     rows: RenderRows, *, project: Project, options: RenderOptions
 ) -> tuple[tuple[SourceDocument, ...], tuple[ContextDocument, ...]]:
-    """The agent document candidates at each cascade level, and the `.AGENTS/` documents."""
+    """The stored agent document candidates (project, then `_vance`), and the `.AGENTS/`
+    documents."""
     agent_path = options.agent_document
     candidates: list[SourceDocument] = []
     context: list[ContextDocument] = []
@@ -169,10 +175,6 @@ def _documents(
             )
         if own and options.context_enabled and _is_context_path(path):
             context.append(ContextDocument(path=path, body=body, version=version, sha256=sha256))
-    if agent_path is not None:
-        default = read_default_document(settings.AGENTDOCS_DEFAULT_DOCUMENTS_DIR, agent_path)
-        if default is not None:
-            candidates.append(default)
     return tuple(candidates), tuple(context)
 
 
@@ -186,7 +188,7 @@ def memory_block_inputs(
 ) -> MemoryBlockInputs:
     """Everything a render of ``project`` reads, as plain data for the pure core: one query,
     or none while the tenant's rows in the shared cache are current (`render_inputs`)."""
-    inputs, _ = _inputs_and_read_state(
+    inputs, _, _ = _inputs_and_read_state(
         project=project,
         recipe_name=recipe_name,
         profile_name=profile_name,
@@ -207,21 +209,35 @@ def _inputs_and_read_state(
     caller: str = "",
     paths: tuple[str, ...] = (),
     rate_limit: ratelimit.Window | None = None,
-) -> tuple[MemoryBlockInputs, StoredReadState]:
-    """The render's inputs and, for a ``process``, its read state: one cache round trip,
-    which also counts the render against ``rate_limit``."""
+) -> tuple[MemoryBlockInputs, StoredReadState, dict[Hashable, Any]]:
+    """The render's inputs, for a ``process`` its read state, and the memo of the rows
+    they came from (`render_cache.Rows`): one cache round trip, which also counts the
+    render against ``rate_limit``."""
     recipe = recipe_name or None
     state_key = read_state_key(project=project, process=process, caller=caller) if process else None
-    rows, found = render_cache.cached_rows(
+    cached, found = render_cache.cached_rows(
         tenant_id=project.tenant_id,
         project_id=project.pk,
         recipe=recipe,
         read=lambda: _render_rows(project=project, recipe_name=recipe),
+        size=_rows_size,
         with_keys=[state_key] if state_key else [],
         rate_limit=rate_limit,
     )
+    rows: RenderRows = cached.rows
     options = _options(rows, recipe_name=recipe_name, profile_name=profile_name)
-    candidates, context = _documents(rows, project=project, options=options)
+    # What the rows give for these options, made once while the rows stay current.
+    documents_key = ("documents", options.agent_document, options.context_enabled)
+    if documents_key not in cached.memo:
+        cached.memo[documents_key] = _documents(rows, project=project, options=options)
+    candidates, context = cached.memo[documents_key]
+    if options.agent_document is not None:
+        # The bundled default stage, read on every render (a file that usually is not there).
+        default = read_default_document(
+            settings.AGENTDOCS_DEFAULT_DOCUMENTS_DIR, options.agent_document
+        )
+        if default is not None:
+            candidates = (*candidates, default)
     inputs = MemoryBlockInputs(
         options=options,
         settings=rows.settings,
@@ -230,7 +246,8 @@ def _inputs_and_read_state(
         context_documents=context,
         paths=paths,
     )
-    return inputs, _stored_read_state(found.get(state_key) if state_key else None)
+    stored = _stored_read_state(found.get(state_key) if state_key else None)
+    return inputs, stored, cached.memo
 
 
 def read_state_key(*, project: Project, process: str, caller: str) -> str:
@@ -333,7 +350,7 @@ def render_memory_block(
     """
     if not preview:
         process = validate_process(process)
-    inputs, stored = _inputs_and_read_state(
+    inputs, stored, memo = _inputs_and_read_state(
         project=project,
         recipe_name=recipe_name,
         profile_name=profile_name,
@@ -344,8 +361,8 @@ def render_memory_block(
         rate_limit=rate_limit,
     )
     if preview:
-        return compose_memory_block(inputs)
-    block = compose_memory_block(inputs, read_state={} if reset else stored.layers)
+        return compose_memory_block(inputs, memo=memo)
+    block = compose_memory_block(inputs, read_state={} if reset else stored.layers, memo=memo)
     # After a reset the process holds exactly what this turn sent. When that is what
     # the stored state says already (nothing changed since it was last sent in full),
     # there is nothing to write.

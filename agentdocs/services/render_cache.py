@@ -18,6 +18,14 @@ Only a cache shared by every process may hold them (Redis in production):
 with a per-process local-memory cache a write in one worker would not reach
 the others. `AGENTDOCS_RENDER_CACHE` (on when REDIS_URL is set) says which.
 
+Each process also keeps the rows it last used (`_LOCAL`), with what it derived
+from them (`Rows.memo`: the parsed context documents, a composed context layer):
+while the generation read in the render's round trip is the one they were read
+under, the process uses them without fetching or unpickling them again, so a
+render of a project with 10,000 context documents costs what a small one does.
+The generation is still read from the shared cache on every render, so a write
+in any process is seen on the next turn all the same.
+
 The same generation makes *validators* cheap: the ETag a conditional GET (the
 Memory Block preview, a document) last answered with, stored under the request's
 inputs and tagged with the generation read before the answer was built. While the
@@ -32,9 +40,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -79,21 +89,82 @@ def _current_generation(tenant_id: int, found: dict[str, Any]) -> str:
     return str(generation)
 
 
+@dataclass
+class Rows:
+    """A render's rows and ``memo``, where the caller keeps what it derives from them.
+
+    The memo lives as long as the rows stay current in this process (an empty one
+    each time when the render cache is off), so anything in it must be a function
+    of the rows and of its own key alone."""
+
+    rows: Any
+    memo: dict[Hashable, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Local:
+    generation: str
+    rows: Rows
+    size: int
+
+
+# The rows each process last used, by rows key, least recently used first. Bounded by
+# entries and by the bytes of their documents, so a few huge projects cannot hold a
+# worker's memory.
+_LOCAL: OrderedDict[str, _Local] = OrderedDict()
+_LOCAL_LOCK = threading.Lock()
+LOCAL_MAX_ENTRIES = 256
+LOCAL_MAX_BYTES = 64 * 1024 * 1024
+
+
+def _local_get(rows_key: str) -> _Local | None:
+    with _LOCAL_LOCK:
+        local = _LOCAL.get(rows_key)
+        if local is not None:
+            _LOCAL.move_to_end(rows_key)
+        return local
+
+
+def _local_put(rows_key: str, generation: str, rows: Any, size: int) -> Rows:
+    kept = Rows(rows)
+    if size > LOCAL_MAX_BYTES // 4:
+        return kept
+    with _LOCAL_LOCK:
+        _LOCAL.pop(rows_key, None)
+        _LOCAL[rows_key] = _Local(generation, kept, size)
+        total = sum(local.size for local in _LOCAL.values())
+        while len(_LOCAL) > LOCAL_MAX_ENTRIES or total > LOCAL_MAX_BYTES:
+            _, dropped = _LOCAL.popitem(last=False)
+            total -= dropped.size
+    return kept
+
+
+def local_clear() -> None:
+    """Forget this process's rows (tests that change the cache under it)."""
+    with _LOCAL_LOCK:
+        _LOCAL.clear()
+
+
 def cached_rows(
     *,
     tenant_id: int,
     project_id: int,
     recipe: str | None,
     read: Callable[[], Any],
+    size: Callable[[Any], int] = lambda rows: 0,
     with_keys: Sequence[str] = (),
     rate_limit: ratelimit.Window | None = None,
-) -> tuple[Any, dict[str, Any]]:
+) -> tuple[Rows, dict[str, Any]]:
     """``read()``'s result, from the cache when it is current for the tenant's generation.
 
     ``with_keys`` are other cache keys the caller needs (a process's read state):
     they come back in the same round trip, as a dict of the ones found. A
     ``rate_limit`` window is counted in that round trip too, and checked before
-    anything is read from the database (RateLimited past the limit).
+    anything is read from the database (RateLimited past the limit). ``size`` says
+    roughly how many bytes the rows hold, for the bound on this process's copies.
+
+    While this process holds the rows of the current generation, the round trip
+    does not fetch them; when it holds older ones, a second round trip does.
     """
     counter = rate_limit.counter if rate_limit is not None else None
     ttl = rate_limit.ttl if rate_limit is not None else 0
@@ -101,22 +172,25 @@ def cached_rows(
         found, count = get_many_and_count(list(with_keys), counter=counter, ttl=ttl)
         if rate_limit is not None:
             rate_limit.check(count)
-        return read(), found
+        return Rows(read()), found
     generation_key = GENERATION_KEY.format(tenant_id=tenant_id)
     rows_key = ROWS_KEY.format(tenant_id=tenant_id, project_id=project_id, recipe=recipe or "")
-    found, count = get_many_and_count(
-        [generation_key, rows_key, *with_keys], counter=counter, ttl=ttl
-    )
+    local = _local_get(rows_key)
+    wanted = [generation_key, *with_keys] if local else [generation_key, rows_key, *with_keys]
+    found, count = get_many_and_count(wanted, counter=counter, ttl=ttl)
     if rate_limit is not None:
         rate_limit.check(count)
     extras = {key: found[key] for key in with_keys if key in found}
     generation = _current_generation(tenant_id, found)
-    stored = found.get(rows_key)
+    if local is not None and local.generation == generation:
+        return local.rows, extras
+    stored = found.get(rows_key) if local is None else cache.get(rows_key)
     if stored is not None and stored[0] == generation:
-        return stored[1], extras
-    rows = read()
-    cache.set(rows_key, (generation, rows), settings.AGENTDOCS_RENDER_CACHE_TTL_SECONDS)
-    return rows, extras
+        rows = stored[1]
+    else:
+        rows = read()
+        cache.set(rows_key, (generation, rows), settings.AGENTDOCS_RENDER_CACHE_TTL_SECONDS)
+    return _local_put(rows_key, generation, rows, size(rows)), extras
 
 
 @functools.cache

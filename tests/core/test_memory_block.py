@@ -541,3 +541,51 @@ def test_the_rendering_core_imports_no_django():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# A kept context (`memo`): the service keeps one per set of cached rows.
+
+
+def scoped_doc(name: str, globs: str, body: str) -> ContextDocument:
+    return ContextDocument(path=f".AGENTS/{name}", body=f"---\nglobs: [{globs}]\n---\n{body}")
+
+
+def test_a_kept_context_renders_what_a_fresh_one_does():
+    documents = (
+        ContextDocument(path=".AGENTS/overview.md", body="What this is.\n" * 40),
+        scoped_doc("api.md", '"api/**"', "API rules.\n"),
+        *(ContextDocument(path=f".AGENTS/n{n:03}.md", body="x" * 300) for n in range(200)),
+    )
+    memo: dict = {}
+    for budget, paths in [(4096, ()), (4096, ("api/v1.py",)), (1024, ()), (4096, ())]:
+        inputs = MemoryBlockInputs(
+            options=RenderOptions(context_budget_bytes=budget),
+            agent_candidates=(project_doc(),),
+            context_documents=documents,
+            paths=paths,
+        )
+        fresh = compose_memory_block(inputs)
+        kept = compose_memory_block(inputs, memo=memo)
+        assert kept.text == fresh.text and kept.sha256 == fresh.sha256
+        assert kept.as_dict() == fresh.as_dict()
+        assert ("API rules." in kept.text) == bool(paths)
+    # One entry per budget and set of paths, each composed once.
+    assert len([key for key in memo if key[0] == "context"]) == 3
+    again = compose_memory_block(
+        MemoryBlockInputs(
+            options=RenderOptions(context_budget_bytes=1024),
+            agent_candidates=(project_doc(),),
+            context_documents=documents,
+        ),
+        memo=memo,
+    )
+    assert again.context is memo[next(k for k in memo if k[3] == 1024)][0]
+
+
+def test_a_kept_context_is_never_served_for_other_documents():
+    memo: dict = {}
+    first = (ContextDocument(path=".AGENTS/overview.md", body="first\n"),)
+    second = (ContextDocument(path=".AGENTS/overview.md", body="second\n"),)
+    compose_memory_block(MemoryBlockInputs(context_documents=first), memo=memo)
+    block = compose_memory_block(MemoryBlockInputs(context_documents=second), memo=memo)
+    assert "second" in block.text and "first" not in block.text

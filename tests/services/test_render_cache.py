@@ -174,3 +174,100 @@ def test_a_warm_render_through_the_api_makes_one_database_round_trip(
     assert first.status_code == second.status_code == 200
     states = {layer["kind"]: layer["state"] for layer in second.json()["layers"]}
     assert states["agent_notes"] == states["context"] == "unchanged"
+
+
+# Each process's own copy of the rows (`_LOCAL`): used only while the generation in the
+# shared cache is the one the rows were read under.
+
+
+def count_redis_reads_of(key: str):
+    """How many times a cache read asked for ``key`` (get or get_many), by wrapping the
+    cache object this test uses: the rows are not fetched while the local copy is current."""
+    from django.core.cache import cache
+
+    asked: list[str] = []
+    original_get_many, original_get = cache.get_many, cache.get
+
+    def get_many(keys, *args, **kwargs):
+        asked.extend(keys)
+        return original_get_many(keys, *args, **kwargs)
+
+    def get(k, *args, **kwargs):
+        asked.append(k)
+        return original_get(k, *args, **kwargs)
+
+    return asked, get_many, get
+
+
+def test_a_process_keeps_its_rows_and_still_sees_a_write_from_another(
+    project, make_document, django_assert_num_queries
+):
+    from django.core.cache import cache
+
+    make_document(project, "agent.md", "first rule\n")
+    render_cache.local_clear()
+    assert "first rule" in render(project).text  # read, stored, kept in this process
+    rows_key = render_cache.ROWS_KEY.format(
+        tenant_id=project.tenant_id, project_id=project.pk, recipe=""
+    )
+    # Another process writes: its new rows and generation reach this one only through
+    # the shared cache, which is all this process may trust.
+    generation_key = render_cache.GENERATION_KEY.format(tenant_id=project.tenant_id)
+    cache.set(generation_key, "written-elsewhere", None)
+    changed = memory_block_service._render_rows(project=project, recipe_name=None)
+    changed = type(changed)(
+        recipe=changed.recipe,
+        settings=changed.settings,
+        documents=tuple(
+            (pid, path, "second rule\n" if path == "agent.md" else body, version, sha)
+            for pid, path, body, version, sha in changed.documents
+        ),
+    )
+    cache.set(rows_key, ("written-elsewhere", changed), None)
+    with django_assert_num_queries(0):
+        text = render(project).text
+    assert "second rule" in text and "first rule" not in text
+
+
+def test_while_the_generation_holds_the_rows_are_not_fetched_again(project, make_document):
+    make_document(project, "agent.md", "rules\n")
+    for n in range(20):
+        make_document(project, f".AGENTS/doc{n:02}.md", f"context {n}\n")
+    render_cache.local_clear()
+    first = render(project)
+    rows_key = render_cache.ROWS_KEY.format(
+        tenant_id=project.tenant_id, project_id=project.pk, recipe=""
+    )
+    from django.core.cache import cache
+
+    asked, get_many, get = count_redis_reads_of(rows_key)
+    cache.get_many, cache.get = get_many, get
+    try:
+        again = render(project)
+    finally:
+        del cache.get_many, cache.get
+    assert again.text == first.text
+    assert rows_key not in asked
+    # The composed context is kept with the rows: the same objects, not rebuilt.
+    assert again.context is first.context
+
+
+def test_the_local_copies_are_bounded(project, tenant, admin, make_document, monkeypatch):
+    monkeypatch.setattr(render_cache, "LOCAL_MAX_ENTRIES", 1)
+    other_project = tenant_service.project_create(tenant=tenant, slug="api", name="API", user=admin)
+    make_document(project, "agent.md", "acme web\n")
+    make_document(other_project, "agent.md", "acme api\n")
+    render_cache.local_clear()
+    assert "acme web" in render(project).text
+    assert "acme api" in render(other_project).text
+    assert len(render_cache._LOCAL) == 1
+    assert "acme web" in render(project).text  # read again from the shared cache
+
+
+def test_rows_too_large_for_a_local_copy_are_still_rendered(project, make_document, monkeypatch):
+    monkeypatch.setattr(render_cache, "LOCAL_MAX_BYTES", 64)
+    make_document(project, "agent.md", "a rule long enough to pass the bound " * 4 + "\n")
+    render_cache.local_clear()
+    first = render(project).text
+    assert render_cache._LOCAL == {}
+    assert render(project).text == first

@@ -92,6 +92,7 @@ def _document_event(row: Any, *, tenant: Tenant, project: Project) -> Event:
 
 def _binding_event(record: BindingRecord, *, tenant: Tenant, project: Project) -> Event:
     """The event `binding_create` emits for a record (its id is known after the insert)."""
+    username = record.created_by.get_username() if record.created_by else ""
     return Event(
         id=new_event_id(),
         tenant=tenant,
@@ -101,12 +102,12 @@ def _binding_event(record: BindingRecord, *, tenant: Tenant, project: Project) -
         action="created",
         target=str(record.pk),
         actor=record.created_by,
-        actor_name=record.created_by.get_username(),
+        actor_name=username,
         data={
             "id": record.pk,
             "process": record.process,
             "problem_count": record.problem_count,
-            "actor": record.created_by.get_username(),
+            "actor": username,
             "links": events.binding_links(
                 tenant_slug=tenant.slug, project_slug=project.slug, record_id=record.pk
             ),
