@@ -69,9 +69,17 @@ ENDPOINTS = {
     "bind": ("post", "/api/v1/tenants/{t}/projects/web/bindings/", "api", 12),
     "outdated": ("get", "/api/v1/tenants/{t}/projects/web/bindings/{r}/outdated", "api", 5),
     "bindings list": ("get", "/api/v1/tenants/{t}/projects/web/bindings/", "api", 4),
+    "render of big": ("post", "/api/v1/tenants/{t}/projects/big/memory-block/", "api", 3),
+    "activity": ("get", "/api/v1/tenants/{t}/activity/", "api", 5),
+    "activity, project": ("get", "/api/v1/tenants/{t}/activity/?project=web", "api", 5),
+    "activity, kind": ("get", "/api/v1/tenants/{t}/activity/?kind=binding", "api", 5),
+    "activity page": ("get", "/t/{t}/-/activity/", "page", 8),
+    "search": ("get", "/api/v1/tenants/{t}/search/?q=many", "api", 4),
+    "search, project": ("get", "/api/v1/tenants/{t}/search/?q=many&project=big", "api", 4),
 }
 BODIES = {
     "render": {"process": "turns"},
+    "render of big": {"process": "turns"},
     "bind": {"process": "run", "manifest": {"local": ["agent.md"]}},
 }
 
