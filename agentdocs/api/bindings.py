@@ -22,7 +22,7 @@ from agentdocs.api.memory_block import (
 )
 from agentdocs.api.pagination import Pagination
 from agentdocs.api.schema import RETRY_AFTER, errors
-from agentdocs.api.serializers import JSONObjectField, StrictSerializer, validated
+from agentdocs.api.serializers import JSONObjectField, MomentField, StrictSerializer, validated
 from agentdocs.core.bindings import OUTDATED_STATUSES
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.numbers import MAX_ID, positive_int
@@ -378,11 +378,11 @@ class TimelineSegmentSerializer(serializers.Serializer):
 
 class BindingTimeline(APIView):
     class QuerySerializer(serializers.Serializer):
-        since = serializers.DateTimeField(
-            required=False, allow_null=True, default=None, help_text="ISO 8601; runs from then"
+        since = MomentField(
+            required=False, allow_null=True, default=None, help_text="Runs from then"
         )
-        until = serializers.DateTimeField(
-            required=False, allow_null=True, default=None, help_text="ISO 8601; runs before then"
+        until = MomentField(
+            required=False, allow_null=True, default=None, help_text="Runs before then"
         )
         limit = serializers.IntegerField(
             required=False,

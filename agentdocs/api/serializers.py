@@ -14,12 +14,15 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
 from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
+from agentdocs.core.moments import FORMS, parse_moment
 from agentdocs.core.numbers import MAX_VERSION, positive_int
 
 
@@ -147,6 +150,23 @@ class VersionField(serializers.IntegerField):
         if value is None:
             self.fail("invalid", name=self.field_name)
         return value
+
+
+@extend_schema_field({"type": "string", "description": f"{FORMS}; UTC unless it names an offset"})
+class MomentField(serializers.Field):
+    """A `since` or `until`: what `agentdocs.core.moments.parse_moment` reads, as the
+    activity feed and the pages read it."""
+
+    default_error_messages = {"invalid": f"Must be {FORMS}."}
+
+    def to_internal_value(self, data: Any) -> datetime:
+        moment = parse_moment(data) if isinstance(data, str) else None
+        if moment is None:
+            self.fail("invalid")
+        return moment
+
+    def to_representation(self, value: datetime) -> str:
+        return value.isoformat()
 
 
 class JSONObjectField(serializers.DictField):

@@ -7,16 +7,14 @@ tokens are for tenant admins, and so are their events.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, time
+from datetime import datetime
 
 from django.db.models import QuerySet
-from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
 
 from agentdocs.core.errors import InvalidInput
+from agentdocs.core.moments import FORMS, parse_moment
 from agentdocs.models import Event, Project
 from agentdocs.permissions import Access
 from agentdocs.services.events import ADMIN_ONLY_KINDS, KINDS
@@ -35,26 +33,12 @@ class ActivityFilter:
 
 FILTERS = ("project", "actor", "kind", "since", "until")
 
-# An offset's "+" that a query string written by hand turned into a space.
-_UNENCODED_OFFSET = re.compile(r"(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}(?::?\d{2})?)\Z")
-
 
 def _moment(value: str, *, field: str) -> datetime:
-    """An ISO 8601 date-time (UTC unless it names an offset) or date (its midnight, UTC)."""
-    value = _UNENCODED_OFFSET.sub(r"\1+\2", value)
-    try:
-        moment = parse_datetime(value)
-        if moment is None:
-            day = parse_date(value)
-            moment = datetime.combine(day, time.min) if day is not None else None
-    except ValueError:
-        moment = None
+    moment = parse_moment(value)
     if moment is None:
-        raise InvalidInput(
-            f"`{field}` must be an ISO 8601 date-time, such as 2026-01-31T09:00:00Z, or a date.",
-            field=field,
-        )
-    return moment if timezone.is_aware(moment) else moment.replace(tzinfo=UTC)
+        raise InvalidInput(f"`{field}` must be {FORMS}.", field=field)
+    return moment
 
 
 def activity_filter(params: Mapping[str, str]) -> ActivityFilter:

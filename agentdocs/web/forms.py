@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from typing import Any, cast
 
 from django import forms
 
 from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.core.errors import InvalidInput
+from agentdocs.core.moments import FORMS, parse_moment
 from agentdocs.core.numbers import MAX_VERSION
 from agentdocs.core.recipes import (
     AGENT_DOC_PARAM,
@@ -471,11 +473,24 @@ class ChangeCommentForm(forms.Form):
     body = forms.CharField(max_length=10_000, widget=forms.Textarea(attrs={"rows": 3}))
 
 
+class MomentField(forms.CharField):
+    """A `since` or `until`, read as the API reads it (`agentdocs.core.moments`)."""
+
+    def to_python(self, value: Any) -> datetime | None:  # type: ignore[override]
+        text = super().to_python(value)
+        if not text:
+            return None
+        moment = parse_moment(text)
+        if moment is None:
+            raise forms.ValidationError(f"Must be {FORMS}.", code="invalid")
+        return moment
+
+
 class RunsTimelineForm(forms.Form):
     """The runs page's span and window: the API's `since`, `until` and `limit`."""
 
-    since = forms.DateTimeField(required=False, help_text="ISO 8601 or a date: runs from then")
-    until = forms.DateTimeField(required=False, help_text="ISO 8601 or a date: runs before then")
+    since = MomentField(required=False, help_text="ISO 8601 or a date: runs from then")
+    until = MomentField(required=False, help_text="ISO 8601 or a date: runs before then")
     limit = forms.IntegerField(
         required=False,
         min_value=1,

@@ -123,3 +123,20 @@ def test_the_timeline_runs_a_constant_number_of_queries(
     # token and access (1) + the window (1)
     with django_assert_num_queries(2):
         assert client.get(URL).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "since", ["2026-01-31", "2026-01-31T09:00:00Z", "2026-01-31T11:00:00 02:00"]
+)
+def test_the_timeline_reads_since_as_the_activity_feed_does(api, reader, project, since):
+    url = f"/api/v1/tenants/acme/projects/web/bindings/timeline?since={since}"
+    assert api(reader).get(url).status_code == 200
+    activity = api(reader).get(f"/api/v1/tenants/acme/activity/?since={since}")
+    assert activity.status_code == 200
+
+
+def test_an_unreadable_since_is_refused_alike(api, reader, project):
+    timeline = api(reader).get("/api/v1/tenants/acme/projects/web/bindings/timeline?since=soon")
+    activity = api(reader).get("/api/v1/tenants/acme/activity/?since=soon")
+    assert timeline.status_code == activity.status_code == 400
+    assert timeline.json()["field"] == activity.json()["field"] == "since"
