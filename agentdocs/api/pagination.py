@@ -3,7 +3,7 @@ then a lower bound, which `count_exact` says), `next`, `previous`, `results`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rest_framework import exceptions
 from rest_framework.pagination import PageNumberPagination
@@ -40,10 +40,12 @@ class Pagination(PageNumberPagination):
         return page_number
 
     def get_paginated_response(self, data: Any) -> Response:
+        assert self.page is not None, "paginate_queryset comes first"
+        paginator = cast(CappedPaginator, self.page.paginator)
         return Response(
             {
-                "count": self.page.paginator.count,
-                "count_exact": self.page.paginator.count_exact,
+                "count": paginator.count,
+                "count_exact": paginator.count_exact,
                 "next": self.get_next_link(),
                 "previous": self.get_previous_link(),
                 "results": data,
