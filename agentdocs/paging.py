@@ -54,6 +54,9 @@ class LateRows:
     def __getitem__(self, key: int | slice) -> Any:
         if isinstance(key, int):
             return self[key : key + 1][0]
+        if not key.start:
+            # Nothing skipped: the plain slice reads no row it does not return.
+            return self.queryset[key]
         # Evaluated lazily, like a queryset's own slice.
         return self.queryset.filter(pk__in=self.queryset.values("pk")[key])
 
