@@ -28,16 +28,14 @@ class Pagination(PageNumberPagination):
             ) from None
 
     def get_page_number(self, request, paginator):
-        page_number = super().get_page_number(request, paginator)
-        if request.query_params.get(self.page_query_param) in self.last_page_strings and (
-            not paginator.count_exact
-        ):
+        asks_for_last = request.query_params.get(self.page_query_param) in self.last_page_strings
+        if asks_for_last and not paginator.count_exact:
             raise NotFound(
                 f"The last page is not known past {paginator.count} rows: the list holds "
                 "more, which are not counted. Follow `next`, or ask for a page by number.",
                 field="page",
             )
-        return page_number
+        return super().get_page_number(request, paginator)
 
     def get_paginated_response(self, data: Any) -> Response:
         assert self.page is not None, "paginate_queryset comes first"
@@ -54,23 +52,18 @@ class Pagination(PageNumberPagination):
 
     def get_paginated_response_schema(self, schema: dict) -> dict:
         paged = super().get_paginated_response_schema(schema)
-        paged["properties"]["count"]["description"] = (
+        properties = paged["properties"]
+        properties["count"]["description"] = (
             "How many rows the list holds, counted up to a limit (10,000 by default); "
             "past it, the limit, and `count_exact` is false."
         )
-        properties = {
-            name: value for name, value in paged["properties"].items() if name != "results"
-        }
-        properties["count_exact"] = {
+        count_exact = {
             "type": "boolean",
             "description": "False when the list holds more rows than `count`: follow "
             "`next` to reach them; `?page=last` is then refused.",
         }
-        paged["properties"] = {
-            "count": properties.pop("count"),
-            "count_exact": properties.pop("count_exact"),
-            **properties,
-            "results": paged["properties"]["results"],
-        }
+        # In the order of the answer's keys.
+        paged["properties"] = {"count": properties.pop("count"), "count_exact": count_exact}
+        paged["properties"].update(properties)
         paged["required"] = ["count", "count_exact", "results"]
         return paged
