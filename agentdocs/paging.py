@@ -87,6 +87,14 @@ class OpenPage(Page):
     def end_index(self) -> int:
         return self.start_index() + len(self.object_list) - 1
 
+    @property
+    def pages_known(self) -> int:
+        """How many pages are known to exist: all of them on the last page; else this
+        one and the next, or the count's pages when it knows of more."""
+        if not self._has_next:
+            return self.number
+        return max(self.number + 1, self.paginator.num_pages)
+
 
 class CappedPaginator(Paginator):
     """Django's Paginator with a count capped at ``count_limit`` (by default the setting

@@ -77,6 +77,8 @@ def test_above_the_limit_the_count_is_a_lower_bound_and_every_row_is_reachable(e
     assert isinstance(last, OpenPage)
     assert (_ids(last), last.has_next(), last.has_previous()) == (NEWEST_FIRST[10:], False, True)
     assert (last.start_index(), last.end_index()) == (11, 12)
+    # What "Page N of ..." can say: the last page knows; others, at least one page more.
+    assert [paginator.page(n).pages_known for n in (1, 2, 3)] == [2, 3, 3]
     with pytest.raises(EmptyPage):
         paginator.page(4)
     with pytest.raises(EmptyPage):
