@@ -341,6 +341,12 @@ AGENTDOCS_READ_STATE_TTL_SECONDS = env_int("AGENTDOCS_READ_STATE_TTL_SECONDS", 2
 AGENTDOCS_RENDER_CACHE = env_bool("AGENTDOCS_RENDER_CACHE", bool(REDIS_URL))
 AGENTDOCS_RENDER_CACHE_TTL_SECONDS = env_int("AGENTDOCS_RENDER_CACHE_TTL_SECONDS", 60 * 60)
 AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS", 5 * 60)
+# Paged lists count their rows exactly up to this many; past it a page's `count` is this
+# number and `count_exact` is false (agentdocs/paging.py), so a page costs the same
+# however long the list.
+AGENTDOCS_PAGINATION_COUNT_LIMIT = env_int("AGENTDOCS_PAGINATION_COUNT_LIMIT", 10_000)
+if AGENTDOCS_PAGINATION_COUNT_LIMIT < 1:
+    raise ImproperlyConfigured("AGENTDOCS_PAGINATION_COUNT_LIMIT must be at least 1.")
 # Size caps of one binding record, checked when binding: its row (the JSON the database
 # is sent) and its archive. A record over either is refused with 413 and not stored.
 AGENTDOCS_BINDING_MAX_RECORD_BYTES = env_int("AGENTDOCS_BINDING_MAX_RECORD_BYTES", 1024 * 1024)

@@ -70,12 +70,22 @@ ENDPOINTS = {
     "outdated": ("get", "/api/v1/tenants/{t}/projects/web/bindings/{r}/outdated", "api", 5),
     "bindings list": ("get", "/api/v1/tenants/{t}/projects/web/bindings/", "api", 4),
     "render of big": ("post", "/api/v1/tenants/{t}/projects/big/memory-block/", "api", 3),
-    "activity": ("get", "/api/v1/tenants/{t}/activity/", "api", 5),
-    "activity, project": ("get", "/api/v1/tenants/{t}/activity/?project=web", "api", 5),
-    "activity, kind": ("get", "/api/v1/tenants/{t}/activity/?kind=binding", "api", 5),
-    "activity page": ("get", "/t/{t}/-/activity/", "page", 8),
+    "activity API, project": ("get", "/api/v1/tenants/{t}/activity/?project=web", "api", 4),
+    "activity API, bindings": ("get", "/api/v1/tenants/{t}/activity/?kind=binding", "api", 4),
     "search": ("get", "/api/v1/tenants/{t}/search/?q=many", "api", 4),
     "search, project": ("get", "/api/v1/tenants/{t}/search/?q=many&project=big", "api", 4),
+    "bindings list, page 3": ("get", "/api/v1/tenants/{t}/projects/web/bindings/?page=3", "api", 4),
+    "history API, last page": (
+        "get",
+        "/api/v1/tenants/{t}/projects/web/history/agent.md?page=last&page_size=20",
+        "api",
+        4,
+    ),
+    "activity API": ("get", "/api/v1/tenants/{t}/activity/", "api", 4),
+    "activity API, documents": ("get", "/api/v1/tenants/{t}/activity/?kind=document", "api", 4),
+    "activity API, page 3": ("get", "/api/v1/tenants/{t}/activity/?page=3", "api", 4),
+    "activity page": ("get", "/t/{t}/-/activity/", "page", 7),
+    "activity page 3": ("get", "/t/{t}/-/activity/?page=3", "page", 7),
 }
 BODIES = {
     "render": {"process": "turns"},
@@ -116,3 +126,39 @@ def test_the_history_api_pages_the_versions(tenants, reader):
     data = api.get("/api/v1/tenants/large/projects/web/history/agent.md").json()
     assert data["count"] == LARGE and len(data["results"]) == 50
     assert data["results"][0]["version"] == LARGE
+
+
+LISTS = [
+    name
+    for name in ENDPOINTS
+    if name.startswith(("history API", "bindings list", "activity")) and "last" not in name
+]
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_a_list_counted_exactly_and_one_counted_up_to_the_limit_run_the_same_queries(
+    tenants, reader, settings, name
+):
+    # Between the sizes: the small tenant's versions and records are counted exactly,
+    # the large one's only up to the limit (its events, both of them).
+    settings.AGENTDOCS_PAGINATION_COUNT_LIMIT = 400
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {api_token_key(reader)}")
+    page = Client()
+    page.force_login(reader)
+    small, _ = _request(name, tenants["small"], api, page)
+    large, _ = _request(name, tenants["large"], api, page)
+    assert small == large, f"{name}: {small} queries small, {large} large"
+
+
+def test_past_the_limit_the_history_api_says_its_count_is_a_bound(tenants, reader, settings):
+    settings.AGENTDOCS_PAGINATION_COUNT_LIMIT = 400
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {api_token_key(reader)}")
+    small = api.get("/api/v1/tenants/small/projects/web/history/agent.md").json()
+    large = api.get("/api/v1/tenants/large/projects/web/history/agent.md").json()
+    assert (small["count"], small["count_exact"]) == (SMALL, True)
+    assert (large["count"], large["count_exact"]) == (400, False)
+    last = api.get("/api/v1/tenants/large/projects/web/history/agent.md?page=12").json()
+    assert [row["version"] for row in last["results"]] == list(range(50, 0, -1))
+    assert last["next"] is None

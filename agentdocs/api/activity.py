@@ -16,6 +16,7 @@ from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.models import Event
+from agentdocs.paging import LateRows
 from agentdocs.permissions import Access
 from agentdocs.selectors import activity as activity_selectors
 from agentdocs.selectors import history as history_selectors
@@ -75,9 +76,8 @@ class ActivityList(ListView):
             request.user, tenant, prefetched=prefetched_access(request)
         )
         filters = activity_selectors.activity_filter(request.query_params)
-        return self.paginate(
-            request, activity_selectors.activity_list(access=access, filters=filters)
-        )
+        events = activity_selectors.activity_list(access=access, filters=filters)
+        return self.paginate(request, LateRows(events))
 
 
 class ChangeHistoryEntrySerializer(serializers.Serializer):

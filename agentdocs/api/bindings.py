@@ -28,6 +28,7 @@ from agentdocs.core.errors import InvalidInput
 from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.core.timeline import timeline_segments
 from agentdocs.models import BindingRecord, Scope
+from agentdocs.paging import LateRows
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import memory_block as memory_block_service
@@ -171,7 +172,7 @@ class BindingListCreate(APIView):
             problems=query["problems"],
         )
         paginator = Pagination()
-        page = paginator.paginate_queryset(records, request, view=self)
+        page = paginator.paginate_queryset(LateRows(records), request, view=self)
         return paginator.get_paginated_response(
             BindingRecordSummarySerializer(page, many=True).data
         )

@@ -35,6 +35,7 @@ from agentdocs.core import paths
 from agentdocs.core.diffs import diff_texts
 from agentdocs.core.errors import Forbidden, InvalidInput
 from agentdocs.models import Document
+from agentdocs.paging import LateRows
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors.search import validate_search_query
 from agentdocs.services import documents as document_service
@@ -519,7 +520,9 @@ class DocumentHistory(ListView):
                 document=document, phrase=phrase
             )
             return self.paginate(request, introducing)
-        return self.paginate(request, document_selectors.document_history(document=document))
+        return self.paginate(
+            request, LateRows(document_selectors.document_history(document=document))
+        )
 
 
 class DiffLineSerializer(serializers.Serializer):

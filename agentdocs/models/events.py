@@ -54,10 +54,14 @@ class Event(models.Model):
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
 
     class Meta:
+        # The feed's order, `-created_at, -id`, whole: events written together share a
+        # timestamp, and an index without `-id` left every page to sort all of them.
         indexes = [
-            models.Index(fields=["tenant", "-created_at"], name="event_tenant_recent"),
-            models.Index(fields=["tenant", "project", "-created_at"], name="event_project_recent"),
-            models.Index(fields=["tenant", "kind", "-created_at"], name="event_kind_recent"),
+            models.Index(fields=["tenant", "-created_at", "-id"], name="event_tenant_feed"),
+            models.Index(
+                fields=["tenant", "project", "-created_at", "-id"], name="event_project_feed"
+            ),
+            models.Index(fields=["tenant", "kind", "-created_at", "-id"], name="event_kind_feed"),
         ]
 
     def __str__(self) -> str:

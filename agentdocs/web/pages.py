@@ -19,7 +19,7 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Page, Paginator
+from django.core.paginator import Page
 from django.forms import Form
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -33,6 +33,7 @@ from agentdocs.core.errors import (
     RateLimited,
 )
 from agentdocs.core.numbers import positive_int
+from agentdocs.paging import CappedPaginator
 
 View = Callable[..., HttpResponse]
 
@@ -104,8 +105,10 @@ def form_page(
 
 
 def list_page(request: HttpRequest, rows: Any, *, per_page: int, param: str = "page") -> Page:
-    """One page of ``rows``, numbered by ``param`` in the query string: a count and a
-    slice, whatever the number of rows. No number, or one that is not a page number,
-    shows the first page; one past the end, the last."""
+    """One page of ``rows`` (a queryset, a list, or `LateRows` for deep pages), numbered by
+    ``param`` in the query string: a capped count and a slice, whatever the number of
+    rows (`agentdocs.paging`). No number, or one that is not a page number, shows the
+    first page; one past the end, the last; past the end of a list longer than the
+    count limit, the last page the count knows of."""
     number = positive_int(request.GET.get(param)) or 1
-    return Paginator(rows, per_page).get_page(number)
+    return CappedPaginator(rows, per_page).get_page(number)

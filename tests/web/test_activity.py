@@ -3,10 +3,13 @@ and providers."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from agentdocs.management.commands.seed_large_tenant import build_large_tenant
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
@@ -101,6 +104,48 @@ def test_the_activity_page_runs_the_same_queries_for_few_and_many_events(
         counts.append(len(queries))
     assert counts[0] == counts[1]
     assert "Page 1 of 2" in client.get(ACTIVITY).content.decode()
+
+
+def _targets(page: str) -> list[str]:
+    return re.findall(r'<td class="path">(?:<a href="[^"]*">)?([^<]+)', page)
+
+
+def test_past_the_count_limit_the_pager_says_so_and_every_page_is_reached(
+    browse, reader, tenant, agent_md, admin, settings
+):
+    build_large_tenant(tenant=tenant, user=admin, projects=0, documents=0, versions=70, records=70)
+    client = browse(reader)
+    exact = [_targets(client.get(f"{ACTIVITY}?page={n}").content.decode()) for n in (1, 2, 3)]
+    settings.AGENTDOCS_PAGINATION_COUNT_LIMIT = 60
+    first = client.get(ACTIVITY).content.decode()
+    assert "Page 1 of 2 or more" in first and 'href="?page=2">Next</a>' in first
+    pages, number = [], 1
+    while True:
+        page = client.get(f"{ACTIVITY}?page={number}").content.decode()
+        pages.append(_targets(page))
+        if f'href="?page={number + 1}">Next</a>' not in page:
+            break
+        number += 1
+    assert pages == exact and len(pages) == 3 and len(pages[2]) > 0
+    assert "Page 3 of 3<" in page  # the last page: now their number is known
+    # Past the end of a list longer than the limit: the last page the count knows of.
+    assert "Page 2 of 3 or more" in client.get(f"{ACTIVITY}?page=999").content.decode()
+
+
+def test_the_activity_page_runs_the_same_queries_counted_exactly_or_not(
+    browse, reader, tenant, agent_md, admin, settings
+):
+    build_large_tenant(tenant=tenant, user=admin, projects=0, documents=0, versions=70, records=70)
+    client = browse(reader)
+    counts = []
+    for limit in (10_000, 60):
+        settings.AGENTDOCS_PAGINATION_COUNT_LIMIT = limit
+        for number in (1, 3):
+            client.get(f"{ACTIVITY}?page={number}")
+            with CaptureQueriesContext(connection) as queries:
+                assert client.get(f"{ACTIVITY}?page={number}").status_code == 200
+            counts.append(len(queries))
+    assert len(set(counts)) == 1, counts
 
 
 def test_a_setting_history_page_shows_who_why_and_the_change(browse, reader, admin, tenant):

@@ -179,3 +179,17 @@ def test_the_home_page_shows_a_tenants_first_projects_and_links_to_all(
     tiles = re.findall(r'<div class="slug">acme/([^<]+)</div>', page)
     assert len(tiles) == 12 and tiles == sorted(tiles)
     assert "All 15 projects of Acme" in page  # 14 and _vance
+
+
+def test_past_the_count_limit_the_counts_say_more_than(browse, reader, many_documents, settings):
+    settings.AGENTDOCS_PAGINATION_COUNT_LIMIT = 100
+    client = browse(reader)
+    first = client.get("/t/acme/web/").content.decode()
+    assert "more than 100 documents · 1–100 shown" in first
+    assert "more than 100 · 1–100 shown · restorable" in first
+    assert "Page 1 of 2 or more" in first and 'href="?page=2">Next</a>' in first
+    # The third page is past the limit: read by offset, and it is the end.
+    third = client.get("/t/acme/web/?page=3").content.decode()
+    assert _linked_paths(third) == [f"docs/{n:03d}.md" for n in range(200, 250)]
+    assert "201–250 shown" in third and 'href="?page=4"' not in third
+    assert "Page 3 of 3" in third  # the last: now the number of pages is known

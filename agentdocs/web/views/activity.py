@@ -7,6 +7,7 @@ from django.shortcuts import render
 
 from agentdocs import permissions
 from agentdocs.core.errors import InvalidInput
+from agentdocs.paging import LateRows
 from agentdocs.selectors import activity as activity_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.web.pages import list_page, member_page
@@ -32,5 +33,5 @@ def activity(request: HttpRequest, tenant: str) -> HttpResponse:
         return render(
             request, "agentdocs/activity.html", {**context, "refusal": refusal}, status=400
         )
-    page = list_page(request, events, per_page=EVENTS_PER_PAGE)
+    page = list_page(request, LateRows(events), per_page=EVENTS_PER_PAGE)
     return render(request, "agentdocs/activity.html", {**context, "page": page})

@@ -19,6 +19,7 @@ from agentdocs.core.bindings import MISSING, STALE
 from agentdocs.core.errors import AgentdocsError, NotFound
 from agentdocs.core.timeline import timeline_segments
 from agentdocs.models import BindingRecord
+from agentdocs.paging import LateRows
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import policy as policy_selectors
@@ -92,8 +93,10 @@ def _bindings_page(
     page = filters.cleaned_data.get("page") or 1
     start = (page - 1) * RECORDS_PER_PAGE
     records = list(
-        binding_selectors.binding_record_list(
-            project=access.project, process=process, problems=problems
+        LateRows(
+            binding_selectors.binding_record_list(
+                project=access.project, process=process, problems=problems
+            )
         )[start : start + RECORDS_PER_PAGE + 1]
     )
     context = {

@@ -42,6 +42,7 @@ from agentdocs.core.merge import MergeResult, three_way
 from agentdocs.core.numbers import positive_int
 from agentdocs.core.paths import validate_path
 from agentdocs.models import RESERVED_PROJECT, ChangeType, Document
+from agentdocs.paging import LateRows
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
@@ -611,11 +612,8 @@ def _history_rows(document: Document, page: int) -> tuple[list, bool]:
     """One page of versions, newest first, each with its size change against the one before."""
     start = (page - 1) * HISTORY_PAGE_SIZE
     # One row more than shown: the oldest row on the page needs its predecessor's size.
-    records = list(
-        document_selectors.document_history(document=document)[
-            start : start + HISTORY_PAGE_SIZE + 1
-        ]
-    )
+    history = LateRows(document_selectors.document_history(document=document))
+    records = list(history[start : start + HISTORY_PAGE_SIZE + 1])
     has_older = len(records) > HISTORY_PAGE_SIZE
     shown = records[:HISTORY_PAGE_SIZE]
     reverted_to = _reverted_to(document, shown)
