@@ -218,3 +218,17 @@ def test_unknown_histories_are_404_and_bad_names_400(browse, admin, tenant):
     assert client.get("/t/acme/-/history/settings/tone/").status_code == 400
     assert client.get("/t/acme/-/history/recipes/never/").status_code == 404
     assert client.get("/t/acme/-/history/members/nobody/").status_code == 404
+
+
+def test_past_a_hundred_projects_the_project_filter_is_typed(
+    browse, admin, tenant, changes, monkeypatch
+):
+    from agentdocs.web.views import activity as activity_view
+
+    page = browse(admin).get(ACTIVITY).content.decode()
+    assert '<select id="activity-project"' in page
+    monkeypatch.setattr(activity_view, "PROJECT_CHOICES", 0)
+    page = browse(admin).get(ACTIVITY, {"project": "web"}).content.decode()
+    assert '<select id="activity-project"' not in page
+    assert '<input id="activity-project" name="project" value="web"' in page
+    assert "shorter rules" in page and "house voice" not in page

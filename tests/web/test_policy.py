@@ -353,3 +353,21 @@ def test_readers_and_outsiders_cannot_use_the_recipe_form(browse, reader, outsid
     assert browse(outsider).post("/t/acme/-/recipes/coder/", data).status_code == 404
     assert browse(outsider).get("/t/acme/-/recipes/coder/").status_code == 404
     assert Recipe.objects.get(name="coder").params == {}
+
+
+def test_a_recipe_page_links_the_first_projects_previews_whatever_their_number(
+    browse, reader, admin, tenant, project
+):
+    from agentdocs.services import tenants as tenant_service
+    from agentdocs.web.views.policy import PREVIEW_LINKS
+
+    policy_service.recipe_create(tenant=tenant, name="coder", params={}, profiles={}, user=admin)
+    url = "/t/acme/-/recipes/coder/"
+    page = browse(reader).get(url).content.decode()
+    assert "/t/acme/web/memory-block/?recipe=coder" in page
+    assert "?recipe=coder</code>" not in page  # no note while every project is linked
+    for n in range(PREVIEW_LINKS + 5):
+        tenant_service.project_create(tenant=tenant, slug=f"p{n:02}", name=f"P{n:02}", user=admin)
+    page = browse(reader).get(url).content.decode()
+    assert page.count("memory-block/?recipe=coder") == PREVIEW_LINKS
+    assert f"The first {PREVIEW_LINKS} projects" in page

@@ -13,15 +13,23 @@ from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.web.pages import list_page, member_page
 
 EVENTS_PER_PAGE = 50
+# Up to this many projects the filter is a list to pick from; past it, a slug to type
+# (a tenant of 1,000 projects would send a 1,000-row list with every page).
+PROJECT_CHOICES = 100
 
 
 @member_page
 def activity(request: HttpRequest, tenant: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
+    projects = list(
+        tenancy_selectors.project_list(tenant=access.tenant).only("slug", "name")[
+            : PROJECT_CHOICES + 1
+        ]
+    )
     context = {
         "access": access,
         "tenant": access.tenant,
-        "projects": list(tenancy_selectors.project_list(tenant=access.tenant).only("slug", "name")),
+        "projects": projects if len(projects) <= PROJECT_CHOICES else None,
         "kinds": activity_selectors.visible_kinds(access),
         "filters": {name: request.GET.get(name, "") for name in activity_selectors.FILTERS},
     }

@@ -30,6 +30,7 @@ from agentdocs.web.pages import form_page, list_page, member_page
 
 RECIPES_PER_PAGE = 100
 SETTINGS_PER_PAGE = 100
+PREVIEW_LINKS = 20  # a recipe page's preview links, one per project
 
 
 def _policy_in_force(access: Access) -> dict:
@@ -318,7 +319,10 @@ def _recipe_page(
         "recipe": recipe,
         "options": RenderOptions.from_recipe(recipe.params),
         "profiles": sorted((recipe.profiles or {}).items()),
-        "projects": list(tenancy_selectors.project_list(tenant=access.tenant)),
+        # A preview link for the first projects; a tenant of 1,000 projects would send
+        # 1,000 links with every recipe page.
+        "projects": list(tenancy_selectors.project_list(tenant=access.tenant)[: PREVIEW_LINKS + 1]),
+        "preview_links": PREVIEW_LINKS,
         **_recipe_forms(
             form,
             json_initial={
