@@ -20,6 +20,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
 _LINE_SEPARATORS = ((b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
+_SEPARATOR_LEAD = b"\xe2\x80"  # the UTF-8 bytes both separators start with
 
 
 class JSONRenderer(renderers.JSONRenderer):
@@ -39,7 +40,7 @@ class JSONRenderer(renderers.JSONRenderer):
             encoded = orjson.dumps(data, default=self._default, option=_OPTIONS)
         except orjson.JSONEncodeError:
             return super().render(data, accepted_media_type, renderer_context)
-        for raw, escaped in _LINE_SEPARATORS:
-            if raw in encoded:
+        if _SEPARATOR_LEAD in encoded:  # one pass over the answer, not one per separator
+            for raw, escaped in _LINE_SEPARATORS:
                 encoded = encoded.replace(raw, escaped)
         return encoded

@@ -15,6 +15,7 @@ from agentdocs.api.renderers import JSONRenderer
 VALUES = [
     {"text": "Grüße, 日本語 and an emoji 🙂", "n": 3, "f": 1.5, "none": None, "ok": True},
     {"line separators": "a\u2028b\u2029c", "quote": 'say "hi"\n\ttab'},
+    {"near separators": "an ellipsis… and a dash — but no separator"},
     {"when": datetime.datetime(2026, 11, 30, 12, 0, 0, 123456, tzinfo=datetime.UTC)},
     {
         "when": datetime.datetime(2026, 11, 30, 12, 0, tzinfo=datetime.UTC),
