@@ -10,10 +10,17 @@ connection itself (the pool does), so one per pool is enough.
 without a round trip of its own: on Redis, the keys, the INCR and the EXPIRE go in
 one pipeline (Django's `add` then `incr` took three round trips). On any other
 cache it is `get_many` and the atomic `add`/`incr` of the cache API.
+
+`set_unanswered` is a write nobody waits for: a render's read state, sent on a
+connection of its own with Redis's replies turned off (`CLIENT REPLY OFF`), so a
+new process's first turn does not wait a second round trip for a write whose loss
+would only mean sending the full text again.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +28,8 @@ from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient, RedisSerializer
 from redis import ConnectionPool, Redis
+from redis.connection import ConnectionInterface
+from redis.exceptions import RedisError
 
 
 class _ReusingRedisCacheClient(RedisCacheClient):
@@ -86,3 +95,56 @@ def get_many_and_count(
     except ValueError:  # expired between add and incr: this request opens it again
         cache.add(counter, 1, ttl)
         return found, 1
+
+
+# Writes nobody waits for: a render's read state.
+
+
+class _Unanswered(threading.local):
+    """This thread's connection on which Redis sends no replies (`CLIENT REPLY OFF`)."""
+
+    connection: ConnectionInterface | None = None
+    pid: int = 0
+
+
+_unanswered = _Unanswered()
+
+
+def _replies_off(connection: Any) -> None:
+    """What the connection does on every connect, reconnects included: the usual
+    handshake (which reads its answers), then replies off."""
+    connection.on_connect()
+    connection.send_command("CLIENT", "REPLY", "OFF", check_health=False)
+
+
+def _unanswered_connection(cache: RedisCache) -> ConnectionInterface:
+    connection = _unanswered.connection
+    if connection is None or _unanswered.pid != os.getpid():  # a forked worker connects anew
+        pool = cache.client._get_connection_pool(True)
+        connection = pool.make_connection()  # its own, never handed to anyone else
+        connection.redis_connect_func = _replies_off  # type: ignore[attr-defined]
+        connection.health_check_interval = 0  # type: ignore[attr-defined]  # a PING's answer would never come
+        connection.connect()
+        _unanswered.connection, _unanswered.pid = connection, os.getpid()
+    return connection
+
+
+def set_unanswered(key: str, value: Any, timeout: int) -> None:
+    """``cache.set(key, value, timeout)`` without waiting for the answer: on Redis, sent on
+    a connection whose replies are off, so the caller pays for packing and sending the
+    command and not for a round trip. For what may be lost (a lost write must only cost
+    work, never correctness): if the connection is broken the write is dropped, and the
+    next call connects again. Any other cache: `set`."""
+    cache = caches[DEFAULT_CACHE_ALIAS]
+    if not isinstance(cache, RedisCache):
+        cache.set(key, value, timeout)
+        return
+    made = cache.make_and_validate_key(key)
+    try:
+        _unanswered_connection(cache).send_command(
+            "SET", made, cache.client._serializer.dumps(value), "EX", timeout, check_health=False
+        )
+    except (RedisError, OSError):
+        if _unanswered.connection is not None:
+            _unanswered.connection.disconnect()
+        _unanswered.connection = None

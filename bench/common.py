@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -299,3 +300,138 @@ def stop(server: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         server.kill()
         server.wait()
+
+
+# The same phases driven by wrk (`--client wrk`), as the issue measured them: a C load
+# generator whose own cost per request is far below a Python client's, so a larger
+# answer (a full render's 20 KB) is not also charged to the client processes that
+# share the machine's cores with the server. The requests are the same dicts; one
+# wrk thread per core, `concurrency` connections.
+
+_WRK_SCRIPT = """
+local method, path, template, expect = %(method)s, %(path)s, %(body)s, %(expect)d
+local headers = %(headers)s
+local counted = template ~= nil and string.find(template, "{n}", 1, true) ~= nil
+local threads, next_id = {}, 1
+function setup(thread)
+  thread:set("id", next_id)
+  next_id = next_id + 1
+  table.insert(threads, thread)
+end
+n, bad = 0, 0  -- globals: done() reads each thread's `bad`
+function request()
+  n = n + 1
+  local body = template
+  if counted then
+    body = string.gsub(template, "{n}", "w" .. id .. "-" .. n, 1)
+  end
+  return wrk.format(method, path, headers, body)
+end
+function response(status, headers, body)
+  if status ~= expect then
+    bad = bad + 1
+  end
+end
+function done(summary, latency, requests)
+  local unexpected = 0
+  for _, thread in ipairs(threads) do
+    unexpected = unexpected + thread:get("bad")
+  end
+  local e = summary.errors
+  io.write(string.format(
+    '\\nRESULT {"requests": %%d, "duration_us": %%d, "errors": %%d, '
+      .. '"p50_us": %%d, "p99_us": %%d}\\n',
+    summary.requests, summary.duration,
+    e.connect + e.read + e.write + e.timeout + unexpected,
+    latency:percentile(50), latency:percentile(99)))
+end
+"""
+
+
+def _lua(value: object) -> str:
+    if value is None:
+        return "nil"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"[{_lua(k)}] = {_lua(v)}" for k, v in value.items()) + "}"
+    # A JSON string of this text (quotes, backslashes, \n, no \u escapes) is a Lua literal.
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+@dataclass
+class WrkResult:
+    """One or more wrk phases: the request count over their time, and the median of
+    their percentiles (wrk reports percentiles, not the latencies themselves)."""
+
+    name: str
+    seconds: float
+    count: int
+    errors: int
+    p50s_ms: list[float]
+    p99s_ms: list[float]
+
+    @property
+    def requests(self) -> int:
+        return self.count
+
+    @property
+    def rps(self) -> float:
+        return self.count / self.seconds if self.seconds else 0.0
+
+    def percentile(self, fraction: float) -> float:
+        values = {0.5: self.p50s_ms, 0.99: self.p99s_ms}[fraction]
+        ordered = sorted(values)
+        return ordered[len(ordered) // 2] if ordered else float("nan")
+
+    def merge(self, other: WrkResult) -> WrkResult:
+        return WrkResult(
+            self.name,
+            self.seconds + other.seconds,
+            self.count + other.count,
+            self.errors + other.errors,
+            self.p50s_ms + other.p50s_ms,
+            self.p99s_ms + other.p99s_ms,
+        )
+
+
+def run_wrk_phase(name: str, port: int, requests: list[dict], seconds: float) -> WrkResult:
+    """The phase's first request, sent by wrk over ``len(requests)`` connections ("{n}" in
+    its body becomes a counter unique to each request, as the Python clients do)."""
+    request = requests[0]
+    script = _WRK_SCRIPT % {
+        "method": _lua(request["method"]),
+        "path": _lua(request["path"]),
+        "body": _lua(request["body"]),
+        "expect": request.get("expect", 200),
+        "headers": _lua(request["headers"]),
+    }
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
+        file.write(script)
+    try:
+        run = subprocess.run(
+            [
+                "wrk",
+                f"--threads={min(len(requests), os.cpu_count() or 1)}",
+                f"--connections={len(requests)}",
+                f"--duration={max(1, round(seconds))}s",
+                "--timeout=30s",
+                f"--script={file.name}",
+                f"http://{HOST}:{port}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=seconds + 60,
+        )
+    finally:
+        os.unlink(file.name)
+    if run.returncode != 0:
+        raise SystemExit(f"wrk failed ({name}): {run.stderr.strip() or run.stdout}")
+    line = next(line for line in run.stdout.splitlines() if line.startswith("RESULT "))
+    result = json.loads(line.removeprefix("RESULT "))
+    return WrkResult(
+        name,
+        result["duration_us"] / 1e6,
+        result["requests"],
+        result["errors"],
+        [result["p50_us"] / 1000],
+        [result["p99_us"] / 1000],
+    )

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -32,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import (
     PhaseResult,
+    WrkResult,
     app_environment,
     database_url,
     drop_database,
@@ -41,6 +43,7 @@ from bench.common import (
     recreate_database,
     request_once,
     run_phase,
+    run_wrk_phase,
     serve,
     stop,
 )
@@ -108,7 +111,9 @@ def _requests(seeded: dict, port: int, concurrency: int, round_name: str) -> dic
     }
 
 
-def report(totals: dict[str, PhaseResult], round_ratios: dict[str, list[float]]) -> None:
+def report(
+    totals: dict[str, PhaseResult | WrkResult], round_ratios: dict[str, list[float]]
+) -> None:
     ping = totals["ping"]
     print()
     print(
@@ -154,6 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/15")
     parser.add_argument("--keep-database", action="store_true")
+    parser.add_argument(
+        "--client",
+        choices=("python", "wrk"),
+        default="wrk" if shutil.which("wrk") else "python",
+        help="the load generator: wrk (Debian's `wrk`, the default when installed), as the "
+        "issue measured, or Python client processes",
+    )
     args = parser.parse_args(argv)
     scenarios = ["ping"] + [s for s in args.only.split(",") if s in SCENARIOS and s != "ping"]
 
@@ -169,20 +181,32 @@ def main(argv: list[str] | None = None) -> int:
         server, port = serve(env, seeded["token"], workers=args.workers, threads=args.threads)
         load_before = load_average()
         mode = "threads" if args.threads > 1 else "sync"
+        clients = "wrk connections" if args.client == "wrk" else "client processes"
         print(
             f"gunicorn: {args.workers} {mode} workers on 127.0.0.1:{port}; "
-            f"{args.concurrency} client processes; {args.rounds} rounds of "
+            f"{args.concurrency} {clients}; "
+            f"{args.rounds} rounds of "
             f"{args.seconds:g} s per scenario; load average {load_before}"
         )
         warm = _requests(seeded, port, args.concurrency, "warm-up")
         for scenario in scenarios:
-            run_phase("warm-up", port, warm[scenario], 1.5, args.max_requests)
-        totals = {s: PhaseResult(SCENARIOS[s][0], 0, [], 0) for s in scenarios}
+            if args.client == "python":
+                run_phase("warm-up", port, warm[scenario], 1.5, args.max_requests)
+            else:
+                run_wrk_phase("warm-up", port, warm[scenario], 2)
+        totals: dict[str, PhaseResult | WrkResult] = {
+            s: PhaseResult(SCENARIOS[s][0], 0, [], 0)
+            if args.client == "python"
+            else WrkResult(SCENARIOS[s][0], 0, 0, 0, [], [])
+            for s in scenarios
+        }
         round_ratios: dict[str, list[float]] = {s: [] for s in scenarios}
         for round_number in range(args.rounds):
             requests = _requests(seeded, port, args.concurrency, str(round_number))
             results = {
                 s: run_phase(s, port, requests[s], args.seconds, args.max_requests)
+                if args.client == "python"
+                else run_wrk_phase(s, port, requests[s], args.seconds)
                 for s in scenarios
             }
             ping_rps = results["ping"].rps

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 
 from agentdocs import ratelimit
+from agentdocs.cache import set_unanswered
 from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument, is_context_name
 from agentdocs.core.errors import InvalidInput, NotFound
@@ -280,7 +280,8 @@ def _stored_read_state(stored: Any) -> StoredReadState:
 
 
 def read_state_set(*, project: Project, process: str, caller: str, layers: dict[str, str]) -> None:
-    cache.set(
+    # Not waited for: a lost read state only means the next turn is sent in full.
+    set_unanswered(
         read_state_key(project=project, process=process, caller=caller),
         {"layers": layers, "stored_at": time.time()},
         settings.AGENTDOCS_READ_STATE_TTL_SECONDS,

@@ -1,0 +1,75 @@
+"""The cache helpers: a write nobody waits for (`set_unanswered`)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.core.cache import caches
+
+from agentdocs import cache as cache_module
+from agentdocs.cache import RedisCache, set_unanswered
+
+# The cache object itself: `django.core.cache.cache` is a proxy, never an instance of
+# the backend's class.
+cache = caches["default"]
+
+
+def _eventually(key: str, timeout: float = 2.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cache.get(key)
+        if value is not None:
+            return value
+        time.sleep(0.005)
+    return None
+
+
+@pytest.fixture
+def redis_only():
+    if not isinstance(cache, RedisCache):
+        pytest.skip("the unanswered connection is Redis's; other caches use `set`")
+    cache_module._unanswered.connection = None
+    yield
+    if cache_module._unanswered.connection is not None:
+        cache_module._unanswered.connection.disconnect()
+    cache_module._unanswered.connection = None
+
+
+def test_an_unanswered_write_lands_with_its_expiry():
+    set_unanswered("state", {"layers": {"policy": "abc"}}, 30)
+    assert _eventually("state") == {"layers": {"policy": "abc"}}
+    if isinstance(cache, RedisCache):
+        client = cache.client.get_client(write=True)
+        assert 0 < client.ttl(cache.make_and_validate_key("state")) <= 30
+
+
+def test_redis_sends_no_replies_on_it_even_after_a_reconnect(redis_only):
+    set_unanswered("one", 1, 30)
+    connection = cache_module._unanswered.connection
+    assert _eventually("one") == 1
+    assert not connection.can_read(timeout=0.2)  # nothing waiting to be read
+    connection.disconnect()  # as a dropped connection would be; the next write reconnects
+    set_unanswered("two", 2, 30)
+    assert _eventually("two") == 2
+    assert cache_module._unanswered.connection is connection
+    assert not connection.can_read(timeout=0.2)
+
+
+def test_a_broken_connection_drops_the_write_and_the_next_connects_again(redis_only):
+    set_unanswered("first", 1, 30)
+    assert _eventually("first") == 1
+    cache_module._unanswered.connection._sock.close()  # broken under the connection's feet
+    set_unanswered("lost", 2, 30)  # dropped, never raised
+    set_unanswered("third", 3, 30)
+    assert _eventually("third") == 3
+
+
+def test_a_forked_process_does_not_share_the_connection(redis_only, monkeypatch):
+    set_unanswered("parent", 1, 30)
+    parent = cache_module._unanswered.connection
+    monkeypatch.setattr(cache_module._unanswered, "pid", -1)  # as if this were a fork
+    set_unanswered("child", 2, 30)
+    assert cache_module._unanswered.connection is not parent
+    assert _eventually("child") == 2
+    parent.disconnect()
