@@ -7,6 +7,7 @@ so a change that breaks a benchmark's seed or its server is caught here.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +33,10 @@ def _redis_ping(url: str) -> bool:
         return False
 
 
-def test_the_memory_block_benchmark_runs_and_reports(db):
+@pytest.mark.parametrize("client", ["python", "wrk"])
+def test_the_memory_block_benchmark_runs_and_reports(db, client):
+    if client == "wrk":
+        need_service("wrk", shutil.which("wrk") is not None, "install Debian's `wrk` package")
     need_service(
         "PostgreSQL",
         connection.vendor == "postgresql",
@@ -59,6 +63,8 @@ def test_the_memory_block_benchmark_runs_and_reports(db):
             "0.5",
             "--concurrency",
             "2",
+            "--client",
+            client,
         ],
         cwd=ROOT,
         capture_output=True,
