@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from typing import Any
 
+import orjson
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
@@ -22,7 +24,7 @@ from rest_framework.views import APIView
 from agentdocs import permissions, ratelimit
 from agentdocs.api.access import caller, prefetched_access
 from agentdocs.api.common import etag_matches
-from agentdocs.api.renderers import JSONRenderer
+from agentdocs.api.renderers import Encoded, JSONRenderer
 from agentdocs.api.schema import (
     IF_NONE_MATCH,
     JSON,
@@ -37,6 +39,7 @@ from agentdocs.api.serializers import (
     TextField,
     validated,
 )
+from agentdocs.core.context import ContextAccount, LoadedContext
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.memory_block import ClientDocument, LayerKind, LayerState, MemoryBlock
 from agentdocs.models import Scope
@@ -186,6 +189,31 @@ class MemoryBlockSerializer(serializers.Serializer):
     profile = serializers.CharField(allow_null=True)
 
 
+# A context whose account lists at least this many files is answered with the account
+# encoded once, for as long as this process keeps the context (`render_cache.Rows.memo`
+# keeps it while the tenant's documents are unchanged).
+ENCODED_CONTEXT_ENTRIES = 100
+_encoded_contexts: dict[int, bytes] = {}
+
+
+def encoded_context(loaded: LoadedContext) -> ContextAccount | Encoded:
+    """``loaded``'s account for a render's answer: as it is, or, for a long one, encoded
+    once per context object (a project with 10,000 `.AGENTS/` documents lists 1.3 MB of
+    dropped files on every turn, by contract)."""
+    if len(loaded.sources) + len(loaded.dropped) + len(loaded.skipped_by_scope) < (
+        ENCODED_CONTEXT_ENTRIES
+    ):
+        return loaded.as_dict()
+    key = id(loaded)
+    encoded = _encoded_contexts.get(key)
+    if encoded is None:
+        encoded = orjson.dumps(loaded.as_dict())
+        _encoded_contexts[key] = encoded
+        # Forgotten with the context, before its id can be another object's.
+        weakref.finalize(loaded, _encoded_contexts.pop, key, None)
+    return Encoded(encoded)
+
+
 class MemoryBlockView(APIView):
     # Rendering and binding are what an agent's run does: a `render` token may.
     required_scopes = {"POST": Scope.RENDER}
@@ -269,9 +297,8 @@ class MemoryBlockView(APIView):
         )
         if _wants_text(request):
             return Response(block.text)
-        return Response(
-            self._output(block, process=data["process"], recipe=recipe, profile=profile)
-        )
+        output = self._output(block, process=data["process"], recipe=recipe, profile=profile)
+        return Response({**output, "context": encoded_context(block.context)})
 
     @extend_schema(
         tags=["memory-block"],

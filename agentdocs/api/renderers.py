@@ -7,10 +7,15 @@ writes: compact, UTF-8, `U+2028` and `U+2029` escaped, datetimes and everything
 else orjson does not know through DRF's own encoder. A pretty-printed answer
 (`Accept: application/json; indent=4`, the browsable API) and any value orjson
 refuses (an integer wider than 64 bits) are left to DRF's renderer.
+
+`Encoded` is a part of an answer encoded once and written as it is: the account
+of a kept context (`memory_block.encoded_context`), which a render of 10,000
+context documents would otherwise encode again, 1.3 MB of it, on every turn.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,12 +24,41 @@ from rest_framework import renderers
 from rest_framework.utils.encoders import JSONEncoder
 
 _OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
-_LINE_SEPARATORS = ((b"\xe2\x80\xa8", b"\\u2028"), (b"\xe2\x80\xa9", b"\\u2029"))
-_SEPARATOR_LEAD = b"\xe2\x80"  # the UTF-8 bytes both separators start with
+# U+2028 and U+2029 in UTF-8, which DRF's renderer escapes (so that the answer is also
+# valid JavaScript).
+_SEPARATORS = re.compile(rb"\xe2\x80[\xa8\xa9]")
+_ESCAPED = {b"\xe2\x80\xa8": b"\\u2028", b"\xe2\x80\xa9": b"\\u2029"}
+
+
+class Encoded:
+    """A value already encoded as JSON (by orjson or this renderer: compact, UTF-8)."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json: bytes) -> None:
+        self.json = json
+
+
+class _Encoder(JSONEncoder):
+    """DRF's encoder, for the answers DRF's renderer writes, reading `Encoded` parts back."""
+
+    def default(self, obj: Any) -> Any:
+        if isinstance(obj, Encoded):
+            return orjson.loads(obj.json)
+        return super().default(obj)
+
+
+_drf_default = JSONEncoder().default
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, Encoded):
+        return orjson.Fragment(obj.json)
+    return _drf_default(obj)
 
 
 class JSONRenderer(renderers.JSONRenderer):
-    _default = JSONEncoder().default
+    encoder_class = _Encoder
 
     def render(
         self,
@@ -37,10 +71,11 @@ class JSONRenderer(renderers.JSONRenderer):
         if self.get_indent(accepted_media_type or "", renderer_context or {}) is not None:
             return super().render(data, accepted_media_type, renderer_context)
         try:
-            encoded = orjson.dumps(data, default=self._default, option=_OPTIONS)
+            encoded = orjson.dumps(data, default=_default, option=_OPTIONS)
         except orjson.JSONEncodeError:
             return super().render(data, accepted_media_type, renderer_context)
-        if _SEPARATOR_LEAD in encoded:  # one pass over the answer, not one per separator
-            for raw, escaped in _LINE_SEPARATORS:
-                encoded = encoded.replace(raw, escaped)
+        # Their lead byte first: a search for one byte is a memchr (14 µs over 1.3 MB, where
+        # a search for the three took 0.8 ms), and most answers hold no U+2000 to U+2FFF.
+        if b"\xe2" in encoded:
+            encoded = _SEPARATORS.sub(lambda found: _ESCAPED[found.group()], encoded)
         return encoded

@@ -537,3 +537,28 @@ def test_a_binding_records_the_paths_and_reconstructs_the_scoped_block_exactly(
     )
     assert bad.status_code == 400
     assert bad.json()["field"] == "memory_block.paths"
+
+
+@pytest.mark.parametrize("render_cache_on", [True, False])
+def test_a_long_context_account_is_answered_whole_turn_after_turn(
+    api, reader, project, make_document, settings, render_cache_on
+):
+    # Past ENCODED_CONTEXT_ENTRIES files the account goes out encoded once per kept
+    # context: the same JSON as the block's own account, on every turn, pretty or not.
+    from agentdocs.api import memory_block as memory_block_api
+    from agentdocs.services.memory_block import render_memory_block
+
+    settings.AGENTDOCS_RENDER_CACHE = render_cache_on
+    for n in range(memory_block_api.ENCODED_CONTEXT_ENTRIES + 20):
+        make_document(project, f".AGENTS/doc{n:03}.md", "x" * 400)
+    expected = render_memory_block(project=project, preview=True).context.as_dict()
+    client = api(reader)
+    turns = [client.post(URL, {"process": "long"}, format="json") for _ in range(2)]
+    pretty = client.post(
+        URL, {"process": "long"}, format="json", HTTP_ACCEPT="application/json; indent=2"
+    )
+    for response in [*turns, pretty]:
+        assert response.status_code == 200
+        assert response.json()["context"] == json.loads(json.dumps(expected))
+    assert len(expected["dropped"]) > 0 and len(expected["sources"]) > 0
+    assert b'\n  "context"' in pretty.content

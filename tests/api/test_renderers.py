@@ -45,3 +45,16 @@ def test_an_indent_asked_for_is_honoured():
 
 def test_nothing_renders_as_nothing():
     assert JSONRenderer().render(None) == b""
+
+
+def test_an_encoded_part_is_written_as_it_is():
+    from agentdocs.api.renderers import Encoded
+
+    part = {"dropped": [{"path": ".AGENTS/a.md", "bytes": 3}], "note": "ü\u2028"}
+    import orjson
+
+    with_part = {"text": "x", "context": Encoded(orjson.dumps(part))}
+    plain = {"text": "x", "context": part}
+    assert JSONRenderer().render(with_part) == JSONRenderer().render(plain)
+    indented = "application/json; indent=2"
+    assert JSONRenderer().render(with_part, indented) == JSONRenderer().render(plain, indented)
