@@ -321,16 +321,42 @@ def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpRe
     except AgentdocsError as error:
         # Read again: a lock taken meanwhile names its holder beside the editor.
         return _edit_page(request, access, _current(access, path), form, refusal=error)
+    return _after_save(
+        request,
+        access,
+        saved,
+        before=document,
+        base_version=base_version,
+        body=body,
+        unchanged=f"No changes: {path} is still version {saved.version}.",
+        changed=f"Saved {path} as version {saved.version}.",
+    )
+
+
+def _after_save(
+    request: HttpRequest,
+    access: ProjectAccess,
+    saved: Document,
+    *,
+    before: Document,
+    base_version: int,
+    body: str,
+    unchanged: str,
+    changed: str,
+) -> HttpResponse:
+    """Where a save from the edit page or the three-way page goes: the merged page when
+    it was merged onto a version saved since ``base_version``, else the document, saying
+    ``unchanged`` when no version was written (the text was the same) or ``changed``."""
     if _was_merged(saved, base_version):
         story = _merge_story(
             saved, base_version=base_version, theirs_version=saved.version - 1, body=body
         )
         return _merged_page(request, access, saved, story)
-    if saved.version == document.version:
-        messages.info(request, f"No changes: {path} is still version {saved.version}.")
+    if saved.version == before.version:
+        messages.info(request, unchanged)
     else:
-        messages.success(request, f"Saved {path} as version {saved.version}.")
-    return redirect(_document_url("document", access, path))
+        messages.success(request, changed)
+    return redirect(_document_url("document", access, saved.path))
 
 
 def _edit_page(
@@ -538,16 +564,16 @@ def document_resolve(request: HttpRequest, tenant: str, project: str, path: str)
         return _edit_page(request, access, current, edit_form, refusal=error, conflict=conflict)
     except AgentdocsError as error:
         return _resolve_page(request, access, _current(access, path), form, story, refusal=error)
-    if _was_merged(saved, theirs_version):
-        story = _merge_story(
-            saved, base_version=theirs_version, theirs_version=saved.version - 1, body=resolved
-        )
-        return _merged_page(request, access, saved, story)
-    if saved.version == document.version:
-        messages.info(request, f"No changes: {path} version {saved.version} already says that.")
-    else:
-        messages.success(request, f"Saved {path} as version {saved.version} with your choices.")
-    return redirect(_document_url("document", access, path))
+    return _after_save(
+        request,
+        access,
+        saved,
+        before=document,
+        base_version=theirs_version,
+        body=resolved,
+        unchanged=f"No changes: {path} version {saved.version} already says that.",
+        changed=f"Saved {path} as version {saved.version} with your choices.",
+    )
 
 
 def _resolve_page(
