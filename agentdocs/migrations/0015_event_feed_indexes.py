@@ -4,43 +4,73 @@ Events written together share one timestamp; with indexes ending at `created_at`
 PostgreSQL read every event of the newest timestamp and sorted them (an Incremental
 Sort) to show 50. With the whole order in the index, a page is an Index Scan under a
 Limit (bench/README.md, "Large tenant").
+
+On PostgreSQL the indexes are built and dropped CONCURRENTLY: every write emits an
+event, and a plain CREATE INDEX would hold them all for as long as it reads a large
+installation's events. So the migration is not atomic; other databases build them
+as usual.
 """
 
+from typing import Any
+
+from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndexConcurrently
 from django.db import migrations, models
 
 
+def _postgres(schema_editor: Any) -> bool:
+    return schema_editor.connection.vendor == "postgresql"
+
+
+class AddIndexOnline(AddIndexConcurrently):
+    """`AddIndex`, built CONCURRENTLY where PostgreSQL can."""
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        operation = super() if _postgres(schema_editor) else super(AddIndexConcurrently, self)
+        operation.database_forwards(app_label, schema_editor, from_state, to_state)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        operation = super() if _postgres(schema_editor) else super(AddIndexConcurrently, self)
+        operation.database_backwards(app_label, schema_editor, from_state, to_state)
+
+
+class RemoveIndexOnline(RemoveIndexConcurrently):
+    """`RemoveIndex`, dropped CONCURRENTLY where PostgreSQL can."""
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        operation = super() if _postgres(schema_editor) else super(RemoveIndexConcurrently, self)
+        operation.database_forwards(app_label, schema_editor, from_state, to_state)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        operation = super() if _postgres(schema_editor) else super(RemoveIndexConcurrently, self)
+        operation.database_backwards(app_label, schema_editor, from_state, to_state)
+
+
 class Migration(migrations.Migration):
+    atomic = False  # CREATE INDEX CONCURRENTLY cannot run in a transaction
+
     dependencies = [
         ("agentdocs", "0014_backfill_events"),
     ]
 
     operations = [
-        migrations.RemoveIndex(
-            model_name="event",
-            name="event_tenant_recent",
-        ),
-        migrations.RemoveIndex(
-            model_name="event",
-            name="event_project_recent",
-        ),
-        migrations.RemoveIndex(
-            model_name="event",
-            name="event_kind_recent",
-        ),
-        migrations.AddIndex(
+        # The new indexes first, so the feed has one to read while the old ones go.
+        AddIndexOnline(
             model_name="event",
             index=models.Index(fields=["tenant", "-created_at", "-id"], name="event_tenant_feed"),
         ),
-        migrations.AddIndex(
+        AddIndexOnline(
             model_name="event",
             index=models.Index(
                 fields=["tenant", "project", "-created_at", "-id"], name="event_project_feed"
             ),
         ),
-        migrations.AddIndex(
+        AddIndexOnline(
             model_name="event",
             index=models.Index(
                 fields=["tenant", "kind", "-created_at", "-id"], name="event_kind_feed"
             ),
         ),
+        RemoveIndexOnline(model_name="event", name="event_tenant_recent"),
+        RemoveIndexOnline(model_name="event", name="event_project_recent"),
+        RemoveIndexOnline(model_name="event", name="event_kind_recent"),
     ]
