@@ -9,6 +9,7 @@ from django.core.cache import caches
 
 from agentdocs import cache as cache_module
 from agentdocs.cache import RedisCache, set_unanswered
+from tests.conftest import need_service
 
 # The cache object itself: `django.core.cache.cache` is a proxy, never an instance of
 # the backend's class.
@@ -27,8 +28,11 @@ def _eventually(key: str, timeout: float = 2.0):
 
 @pytest.fixture
 def redis_only():
-    if not isinstance(cache, RedisCache):
-        pytest.skip("the unanswered connection is Redis's; other caches use `set`")
+    need_service(
+        "Redis",
+        isinstance(cache, RedisCache),
+        "the unanswered connection is Redis's (other caches use `set`); set REDIS_URL",
+    )
     cache_module._unanswered.connection = None
     yield
     if cache_module._unanswered.connection is not None:
