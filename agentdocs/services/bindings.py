@@ -234,15 +234,14 @@ def binding_create(
 def _binding_created(
     record: BindingRecord, *, tenant: Tenant, project: Project, user: User
 ) -> None:
-    data: events.BindingEventData = {
-        "id": record.pk,
-        "process": record.process,
-        "problem_count": record.problem_count,
-        "actor": user.get_username(),
-        "links": events.binding_links(
-            tenant_slug=tenant.slug, project_slug=project.slug, record_id=record.pk
-        ),
-    }
+    data = events.binding_data(
+        tenant=tenant,
+        project=project,
+        record_id=record.pk,
+        process=record.process,
+        problem_count=record.problem_count,
+        actor=user,
+    )
     events.emit(
         type=events.BINDING_CREATED,
         tenant=tenant,

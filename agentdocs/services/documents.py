@@ -285,16 +285,15 @@ def _emit(
     """The version's event, in the write's transaction (webhooks and the activity feed)."""
     project = document.project
     tenant = project.tenant
-    data: events.DocumentEventData = {
-        "path": document.path,
-        "version": document.version,
-        "sha256": document.sha256,
-        "actor": user.get_username(),
-        "reason": reason,
-        "links": events.document_links(
-            tenant_slug=tenant.slug, project_slug=project.slug, path=document.path
-        ),
-    }
+    data = events.document_data(
+        tenant=tenant,
+        project=project,
+        path=document.path,
+        version=document.version,
+        sha256=document.sha256,
+        actor=user,
+        reason=reason,
+    )
     if restored_from is not None:
         data["restored_from"] = restored_from
     events.emit(

@@ -149,6 +149,37 @@ def _username(user: User | None) -> str:
     return user.get_username() if user is not None and user.pk is not None else ""
 
 
+def new_event(
+    *,
+    type: str,
+    tenant: Tenant,
+    project: Project | None,
+    actor: User | None,
+    target: str,
+    reason: str = "",
+    version: int | None = None,
+    data: Mapping[str, object] | None = None,
+    action: str | None = None,
+) -> Event:
+    """The event of a change, not yet saved: what `emit` records (a bulk loader, such as
+    `seed_large_tenant`, saves many at once)."""
+    kind, _, type_action = type.partition(".")
+    user = actor if actor is not None and actor.pk is not None else None
+    return Event(
+        tenant=tenant,
+        project=project,
+        type=type,
+        kind=kind,
+        action=action or type_action,
+        target=target[:500],
+        actor=user,
+        actor_name=_username(user),
+        reason=reason,
+        version=version,
+        data=dict(data or {}),
+    )
+
+
 def emit(
     *,
     type: str,
@@ -165,23 +196,64 @@ def emit(
 
     ``action`` is for the `*.changed` types, whose feed action says what happened
     ("created", "updated", "deleted"); by default it is the part after the dot."""
-    kind, _, type_action = type.partition(".")
-    user = actor if actor is not None and actor.pk is not None else None
-    event = Event.objects.create(
+    event = new_event(
+        type=type,
         tenant=tenant,
         project=project,
-        type=type,
-        kind=kind,
-        action=action or type_action,
-        target=target[:500],
-        actor=user,
-        actor_name=_username(user),
+        actor=actor,
+        target=target,
         reason=reason,
         version=version,
-        data=dict(data or {}),
+        data=data,
+        action=action,
     )
+    event.save(force_insert=True)
     transaction.on_commit(lambda: event_committed.send(sender=Event, event=event))
     return event
+
+
+# Data, as the services write it.
+
+
+def document_data(
+    *,
+    tenant: Tenant,
+    project: Project,
+    path: str,
+    version: int,
+    sha256: str,
+    actor: User,
+    reason: str,
+) -> DocumentEventData:
+    return {
+        "path": path,
+        "version": version,
+        "sha256": sha256,
+        "actor": actor.get_username(),
+        "reason": reason,
+        "links": document_links(tenant_slug=tenant.slug, project_slug=project.slug, path=path),
+    }
+
+
+def binding_data(
+    *,
+    tenant: Tenant,
+    project: Project,
+    record_id: int,
+    process: str,
+    problem_count: int,
+    actor: User | None,
+) -> BindingEventData:
+    """``actor`` None: a record whose creator's account is gone."""
+    return {
+        "id": record_id,
+        "process": process,
+        "problem_count": problem_count,
+        "actor": actor.get_username() if actor is not None else "",
+        "links": binding_links(
+            tenant_slug=tenant.slug, project_slug=project.slug, record_id=record_id
+        ),
+    }
 
 
 # Links. Paths only: the webhook's receiver knows the server it registered with.

@@ -28,7 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from agentdocs.models import BindingRecord, ChangeType, Document, Project, Tenant
-from agentdocs.models.events import Event, new_event_id
+from agentdocs.models.events import Event
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import events, render_cache
 
@@ -63,57 +63,47 @@ def _history_row(document: Document, *, version: int, body: str, when: Any, user
 
 def _document_event(row: Any, *, tenant: Tenant, project: Project) -> Event:
     """The event `document_write` emits for the version a history row holds."""
-    type = events.DOCUMENT_CREATED if row.version == 1 else events.DOCUMENT_UPDATED
-    return Event(
-        id=new_event_id(),
+    event = events.new_event(
+        type=events.DOCUMENT_CREATED if row.version == 1 else events.DOCUMENT_UPDATED,
         tenant=tenant,
         project=project,
-        type=type,
-        kind="document",
-        action=type.partition(".")[2],
-        target=row.path,
         actor=row.history_user,
-        actor_name=row.history_user.get_username(),
+        target=row.path,
         reason=row.history_change_reason,
         version=row.version,
-        data={
-            "path": row.path,
-            "version": row.version,
-            "sha256": row.sha256,
-            "actor": row.history_user.get_username(),
-            "reason": row.history_change_reason,
-            "links": events.document_links(
-                tenant_slug=tenant.slug, project_slug=project.slug, path=row.path
-            ),
-        },
-        created_at=row.history_date,
+        data=events.document_data(
+            tenant=tenant,
+            project=project,
+            path=row.path,
+            version=row.version,
+            sha256=row.sha256,
+            actor=row.history_user,
+            reason=row.history_change_reason,
+        ),
     )
+    event.created_at = row.history_date
+    return event
 
 
 def _binding_event(record: BindingRecord, *, tenant: Tenant, project: Project) -> Event:
     """The event `binding_create` emits for a record (its id is known after the insert)."""
-    username = record.created_by.get_username() if record.created_by else ""
-    return Event(
-        id=new_event_id(),
+    event = events.new_event(
+        type=events.BINDING_CREATED,
         tenant=tenant,
         project=project,
-        type=events.BINDING_CREATED,
-        kind="binding",
-        action="created",
-        target=str(record.pk),
         actor=record.created_by,
-        actor_name=username,
-        data={
-            "id": record.pk,
-            "process": record.process,
-            "problem_count": record.problem_count,
-            "actor": username,
-            "links": events.binding_links(
-                tenant_slug=tenant.slug, project_slug=project.slug, record_id=record.pk
-            ),
-        },
-        created_at=record.created_at,
+        target=str(record.pk),
+        data=events.binding_data(
+            tenant=tenant,
+            project=project,
+            record_id=record.pk,
+            process=record.process,
+            problem_count=record.problem_count,
+            actor=record.created_by,
+        ),
     )
+    event.created_at = record.created_at
+    return event
 
 
 @transaction.atomic
