@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,255 +15,719 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Project',
+            name="Project",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.CharField(max_length=64)),
-                ('name', models.CharField(max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.CharField(max_length=64)),
+                ("name", models.CharField(max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['slug'],
+                "ordering": ["slug"],
             },
         ),
         migrations.CreateModel(
-            name='Tenant',
+            name="Tenant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=64, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=64, unique=True)),
+                ("name", models.CharField(max_length=200)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['slug'],
+                "ordering": ["slug"],
             },
         ),
         migrations.CreateModel(
-            name='HistoricalTenant',
+            name="HistoricalTenant",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('change_type', models.CharField(blank=True, choices=[('created', 'Created'), ('written', 'Written'), ('edited', 'Edited'), ('deleted', 'Deleted'), ('reverted', 'Reverted'), ('restored', 'Restored'), ('updated', 'Updated')], max_length=16)),
-                ('slug', models.SlugField(max_length=64)),
-                ('name', models.CharField(max_length=200)),
-                ('created_at', models.DateTimeField(blank=True, editable=False)),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_change_reason', models.CharField(max_length=100, null=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "change_type",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("created", "Created"),
+                            ("written", "Written"),
+                            ("edited", "Edited"),
+                            ("deleted", "Deleted"),
+                            ("reverted", "Reverted"),
+                            ("restored", "Restored"),
+                            ("updated", "Updated"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=64)),
+                ("name", models.CharField(max_length=200)),
+                ("created_at", models.DateTimeField(blank=True, editable=False)),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                ("history_change_reason", models.CharField(max_length=100, null=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical tenant',
-                'verbose_name_plural': 'historical tenants',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical tenant",
+                "verbose_name_plural": "historical tenants",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
         migrations.CreateModel(
-            name='HistoricalDocument',
+            name="HistoricalDocument",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('change_type', models.CharField(blank=True, choices=[('created', 'Created'), ('written', 'Written'), ('edited', 'Edited'), ('deleted', 'Deleted'), ('reverted', 'Reverted'), ('restored', 'Restored'), ('updated', 'Updated')], max_length=16)),
-                ('path', models.CharField(max_length=255)),
-                ('body', models.TextField(blank=True)),
-                ('sha256', models.CharField(max_length=64)),
-                ('size', models.PositiveIntegerField(default=0, help_text='Body length in UTF-8 bytes.')),
-                ('version', models.PositiveIntegerField()),
-                ('is_deleted', models.BooleanField(default=False)),
-                ('updated_at', models.DateTimeField()),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_change_reason', models.CharField(max_length=100, null=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('updated_by', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.project')),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "change_type",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("created", "Created"),
+                            ("written", "Written"),
+                            ("edited", "Edited"),
+                            ("deleted", "Deleted"),
+                            ("reverted", "Reverted"),
+                            ("restored", "Restored"),
+                            ("updated", "Updated"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("path", models.CharField(max_length=255)),
+                ("body", models.TextField(blank=True)),
+                ("sha256", models.CharField(max_length=64)),
+                (
+                    "size",
+                    models.PositiveIntegerField(default=0, help_text="Body length in UTF-8 bytes."),
+                ),
+                ("version", models.PositiveIntegerField()),
+                ("is_deleted", models.BooleanField(default=False)),
+                ("updated_at", models.DateTimeField()),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                ("history_change_reason", models.CharField(max_length=100, null=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.project",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical document',
-                'verbose_name_plural': 'historical documents',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical document",
+                "verbose_name_plural": "historical documents",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
         migrations.AddField(
-            model_name='project',
-            name='tenant',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='projects', to='agentdocs.tenant'),
+            model_name="project",
+            name="tenant",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="projects",
+                to="agentdocs.tenant",
+            ),
         ),
         migrations.CreateModel(
-            name='Membership',
+            name="Membership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('reader', 'Reader'), ('writer', 'Writer'), ('admin', 'Admin')], max_length=16)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("reader", "Reader"), ("writer", "Writer"), ("admin", "Admin")],
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memberships",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['tenant', 'user__username'],
+                "ordering": ["tenant", "user__username"],
             },
         ),
         migrations.CreateModel(
-            name='HistoricalSetting',
+            name="HistoricalSetting",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('change_type', models.CharField(blank=True, choices=[('created', 'Created'), ('written', 'Written'), ('edited', 'Edited'), ('deleted', 'Deleted'), ('reverted', 'Reverted'), ('restored', 'Restored'), ('updated', 'Updated')], max_length=16)),
-                ('key', models.CharField(max_length=128)),
-                ('value', models.TextField(blank=True)),
-                ('enforced', models.BooleanField(default=False)),
-                ('updated_at', models.DateTimeField(blank=True, editable=False)),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_change_reason', models.CharField(max_length=100, null=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('updated_by', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.project')),
-                ('tenant', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "change_type",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("created", "Created"),
+                            ("written", "Written"),
+                            ("edited", "Edited"),
+                            ("deleted", "Deleted"),
+                            ("reverted", "Reverted"),
+                            ("restored", "Restored"),
+                            ("updated", "Updated"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("key", models.CharField(max_length=128)),
+                ("value", models.TextField(blank=True)),
+                ("enforced", models.BooleanField(default=False)),
+                ("updated_at", models.DateTimeField(blank=True, editable=False)),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                ("history_change_reason", models.CharField(max_length=100, null=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.project",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical setting',
-                'verbose_name_plural': 'historical settings',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical setting",
+                "verbose_name_plural": "historical settings",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
         migrations.CreateModel(
-            name='HistoricalRecipe',
+            name="HistoricalRecipe",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('change_type', models.CharField(blank=True, choices=[('created', 'Created'), ('written', 'Written'), ('edited', 'Edited'), ('deleted', 'Deleted'), ('reverted', 'Reverted'), ('restored', 'Restored'), ('updated', 'Updated')], max_length=16)),
-                ('name', models.CharField(max_length=64)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('profiles', models.JSONField(blank=True, default=dict)),
-                ('updated_at', models.DateTimeField(blank=True, editable=False)),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_change_reason', models.CharField(max_length=100, null=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('updated_by', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "change_type",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("created", "Created"),
+                            ("written", "Written"),
+                            ("edited", "Edited"),
+                            ("deleted", "Deleted"),
+                            ("reverted", "Reverted"),
+                            ("restored", "Restored"),
+                            ("updated", "Updated"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("name", models.CharField(max_length=64)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                ("profiles", models.JSONField(blank=True, default=dict)),
+                ("updated_at", models.DateTimeField(blank=True, editable=False)),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                ("history_change_reason", models.CharField(max_length=100, null=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical recipe',
-                'verbose_name_plural': 'historical recipes',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical recipe",
+                "verbose_name_plural": "historical recipes",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
         migrations.CreateModel(
-            name='HistoricalProject',
+            name="HistoricalProject",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('change_type', models.CharField(blank=True, choices=[('created', 'Created'), ('written', 'Written'), ('edited', 'Edited'), ('deleted', 'Deleted'), ('reverted', 'Reverted'), ('restored', 'Restored'), ('updated', 'Updated')], max_length=16)),
-                ('slug', models.CharField(max_length=64)),
-                ('name', models.CharField(max_length=200)),
-                ('created_at', models.DateTimeField(blank=True, editable=False)),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_change_reason', models.CharField(max_length=100, null=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "change_type",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("created", "Created"),
+                            ("written", "Written"),
+                            ("edited", "Edited"),
+                            ("deleted", "Deleted"),
+                            ("reverted", "Reverted"),
+                            ("restored", "Restored"),
+                            ("updated", "Updated"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("slug", models.CharField(max_length=64)),
+                ("name", models.CharField(max_length=200)),
+                ("created_at", models.DateTimeField(blank=True, editable=False)),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                ("history_change_reason", models.CharField(max_length=100, null=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical project',
-                'verbose_name_plural': 'historical projects',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical project",
+                "verbose_name_plural": "historical projects",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
         migrations.CreateModel(
-            name='HistoricalMembership',
+            name="HistoricalMembership",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('change_type', models.CharField(blank=True, choices=[('created', 'Created'), ('written', 'Written'), ('edited', 'Edited'), ('deleted', 'Deleted'), ('reverted', 'Reverted'), ('restored', 'Restored'), ('updated', 'Updated')], max_length=16)),
-                ('role', models.CharField(choices=[('reader', 'Reader'), ('writer', 'Writer'), ('admin', 'Admin')], max_length=16)),
-                ('created_at', models.DateTimeField(blank=True, editable=False)),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_change_reason', models.CharField(max_length=100, null=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('user', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "change_type",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("created", "Created"),
+                            ("written", "Written"),
+                            ("edited", "Edited"),
+                            ("deleted", "Deleted"),
+                            ("reverted", "Reverted"),
+                            ("restored", "Restored"),
+                            ("updated", "Updated"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("reader", "Reader"), ("writer", "Writer"), ("admin", "Admin")],
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(blank=True, editable=False)),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                ("history_change_reason", models.CharField(max_length=100, null=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical membership',
-                'verbose_name_plural': 'historical memberships',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical membership",
+                "verbose_name_plural": "historical memberships",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
         migrations.CreateModel(
-            name='Document',
+            name="Document",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('path', models.CharField(max_length=255)),
-                ('body', models.TextField(blank=True)),
-                ('sha256', models.CharField(max_length=64)),
-                ('size', models.PositiveIntegerField(default=0, help_text='Body length in UTF-8 bytes.')),
-                ('version', models.PositiveIntegerField()),
-                ('is_deleted', models.BooleanField(default=False)),
-                ('updated_at', models.DateTimeField()),
-                ('lock_expires_at', models.DateTimeField(blank=True, null=True)),
-                ('lock_holder', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('updated_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='documents', to='agentdocs.project')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("path", models.CharField(max_length=255)),
+                ("body", models.TextField(blank=True)),
+                ("sha256", models.CharField(max_length=64)),
+                (
+                    "size",
+                    models.PositiveIntegerField(default=0, help_text="Body length in UTF-8 bytes."),
+                ),
+                ("version", models.PositiveIntegerField()),
+                ("is_deleted", models.BooleanField(default=False)),
+                ("updated_at", models.DateTimeField()),
+                ("lock_expires_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "lock_holder",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="documents",
+                        to="agentdocs.project",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['path'],
-                'indexes': [models.Index(fields=['project', 'is_deleted', 'path'], name='agentdocs_d_project_77b400_idx')],
-                'constraints': [models.UniqueConstraint(fields=('project', 'path'), name='document_path_unique'), models.CheckConstraint(condition=models.Q(('version__gte', 1)), name='document_version_positive')],
+                "ordering": ["path"],
+                "indexes": [
+                    models.Index(
+                        fields=["project", "is_deleted", "path"],
+                        name="agentdocs_d_project_77b400_idx",
+                    )
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("project", "path"), name="document_path_unique"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("version__gte", 1)), name="document_version_positive"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Setting',
+            name="Setting",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=128)),
-                ('value', models.TextField(blank=True)),
-                ('enforced', models.BooleanField(default=False)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('project', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='settings', to='agentdocs.project')),
-                ('updated_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='settings', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("key", models.CharField(max_length=128)),
+                ("value", models.TextField(blank=True)),
+                ("enforced", models.BooleanField(default=False)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="settings",
+                        to="agentdocs.project",
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="settings",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['key'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('project__isnull', True)), fields=('tenant', 'key'), name='tenant_setting_unique'), models.UniqueConstraint(condition=models.Q(('project__isnull', False)), fields=('project', 'key'), name='project_setting_unique'), models.CheckConstraint(condition=models.Q(('project__isnull', True), ('enforced', False), _connector='OR'), name='only_tenant_settings_are_enforced')],
+                "ordering": ["key"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("project__isnull", True)),
+                        fields=("tenant", "key"),
+                        name="tenant_setting_unique",
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("project__isnull", False)),
+                        fields=("project", "key"),
+                        name="project_setting_unique",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("project__isnull", True), ("enforced", False), _connector="OR"
+                        ),
+                        name="only_tenant_settings_are_enforced",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Recipe',
+            name="Recipe",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('profiles', models.JSONField(blank=True, default=dict)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('updated_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='recipes', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=64)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                ("profiles", models.JSONField(blank=True, default=dict)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="recipes",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
-                'constraints': [models.UniqueConstraint(fields=('tenant', 'name'), name='recipe_name_unique_per_tenant')],
+                "ordering": ["name"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("tenant", "name"), name="recipe_name_unique_per_tenant"
+                    )
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='project',
-            constraint=models.UniqueConstraint(fields=('tenant', 'slug'), name='project_slug_unique_per_tenant'),
+            model_name="project",
+            constraint=models.UniqueConstraint(
+                fields=("tenant", "slug"), name="project_slug_unique_per_tenant"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.UniqueConstraint(fields=('user', 'tenant'), name='one_membership_per_tenant'),
+            model_name="membership",
+            constraint=models.UniqueConstraint(
+                fields=("user", "tenant"), name="one_membership_per_tenant"
+            ),
         ),
     ]

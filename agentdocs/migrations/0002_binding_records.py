@@ -7,74 +7,206 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agentdocs', '0001_initial'),
+        ("agentdocs", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='HistoricalProviderMapping',
+            name="HistoricalProviderMapping",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('change_type', models.CharField(blank=True, choices=[('created', 'Created'), ('written', 'Written'), ('edited', 'Edited'), ('deleted', 'Deleted'), ('reverted', 'Reverted'), ('restored', 'Restored'), ('updated', 'Updated')], max_length=16)),
-                ('name', models.CharField(max_length=200)),
-                ('path', models.CharField(max_length=255)),
-                ('updated_at', models.DateTimeField(blank=True, editable=False)),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_change_reason', models.CharField(max_length=100, null=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.project')),
-                ('tenant', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.tenant')),
-                ('updated_by', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "change_type",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("created", "Created"),
+                            ("written", "Written"),
+                            ("edited", "Edited"),
+                            ("deleted", "Deleted"),
+                            ("reverted", "Reverted"),
+                            ("restored", "Restored"),
+                            ("updated", "Updated"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("path", models.CharField(max_length=255)),
+                ("updated_at", models.DateTimeField(blank=True, editable=False)),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                ("history_change_reason", models.CharField(max_length=100, null=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.project",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.tenant",
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical provider mapping',
-                'verbose_name_plural': 'historical provider mappings',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical provider mapping",
+                "verbose_name_plural": "historical provider mappings",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
         migrations.CreateModel(
-            name='BindingRecord',
+            name="BindingRecord",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('process', models.CharField(max_length=200)),
-                ('created_at', models.DateTimeField()),
-                ('schema', models.CharField(max_length=32)),
-                ('record', models.JSONField()),
-                ('problem_count', models.PositiveIntegerField()),
-                ('memory_block_sha256', models.CharField(blank=True, max_length=64)),
-                ('archive_path', models.CharField(blank=True, max_length=500)),
-                ('archive_sha256', models.CharField(blank=True, max_length=64)),
-                ('archived_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='agentdocs.project')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("process", models.CharField(max_length=200)),
+                ("created_at", models.DateTimeField()),
+                ("schema", models.CharField(max_length=32)),
+                ("record", models.JSONField()),
+                ("problem_count", models.PositiveIntegerField()),
+                ("memory_block_sha256", models.CharField(blank=True, max_length=64)),
+                ("archive_path", models.CharField(blank=True, max_length=500)),
+                ("archive_sha256", models.CharField(blank=True, max_length=64)),
+                ("archived_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="agentdocs.project",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['project', '-created_at', '-id'], name='agentdocs_b_project_b7115c_idx'), models.Index(fields=['project', 'process', '-created_at'], name='agentdocs_b_project_0cfb44_idx'), models.Index(condition=models.Q(('archived_at__isnull', True)), fields=['created_at'], name='binding_record_unarchived')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(
+                        fields=["project", "-created_at", "-id"],
+                        name="agentdocs_b_project_b7115c_idx",
+                    ),
+                    models.Index(
+                        fields=["project", "process", "-created_at"],
+                        name="agentdocs_b_project_0cfb44_idx",
+                    ),
+                    models.Index(
+                        condition=models.Q(("archived_at__isnull", True)),
+                        fields=["created_at"],
+                        name="binding_record_unarchived",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ProviderMapping',
+            name="ProviderMapping",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('path', models.CharField(max_length=255)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='agentdocs.project')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='providers', to='agentdocs.tenant')),
-                ('updated_by', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("path", models.CharField(max_length=255)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="agentdocs.project",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="providers",
+                        to="agentdocs.tenant",
+                    ),
+                ),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
-                'constraints': [models.UniqueConstraint(fields=('tenant', 'name'), name='provider_name_unique')],
+                "ordering": ["name"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("tenant", "name"), name="provider_name_unique")
+                ],
             },
         ),
     ]

@@ -4,45 +4,44 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agentdocs', '0002_binding_records'),
+        ("agentdocs", "0002_binding_records"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='historicaldocument',
-            name='history_change_reason',
+            model_name="historicaldocument",
+            name="history_change_reason",
             field=models.TextField(null=True),
         ),
         migrations.AlterField(
-            model_name='historicalmembership',
-            name='history_change_reason',
+            model_name="historicalmembership",
+            name="history_change_reason",
             field=models.TextField(null=True),
         ),
         migrations.AlterField(
-            model_name='historicalproject',
-            name='history_change_reason',
+            model_name="historicalproject",
+            name="history_change_reason",
             field=models.TextField(null=True),
         ),
         migrations.AlterField(
-            model_name='historicalprovidermapping',
-            name='history_change_reason',
+            model_name="historicalprovidermapping",
+            name="history_change_reason",
             field=models.TextField(null=True),
         ),
         migrations.AlterField(
-            model_name='historicalrecipe',
-            name='history_change_reason',
+            model_name="historicalrecipe",
+            name="history_change_reason",
             field=models.TextField(null=True),
         ),
         migrations.AlterField(
-            model_name='historicalsetting',
-            name='history_change_reason',
+            model_name="historicalsetting",
+            name="history_change_reason",
             field=models.TextField(null=True),
         ),
         migrations.AlterField(
-            model_name='historicaltenant',
-            name='history_change_reason',
+            model_name="historicaltenant",
+            name="history_change_reason",
             field=models.TextField(null=True),
         ),
     ]

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agentdocs', '0003_history_reasons_as_text'),
+        ("agentdocs", "0003_history_reasons_as_text"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='bindingrecord',
-            name='archive_enqueued_at',
+            model_name="bindingrecord",
+            name="archive_enqueued_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
     ]

@@ -8,59 +8,199 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agentdocs', '0005_api_tokens'),
+        ("agentdocs", "0005_api_tokens"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='HistoricalInvitation',
+            name="HistoricalInvitation",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('change_type', models.CharField(blank=True, choices=[('created', 'Created'), ('written', 'Written'), ('edited', 'Edited'), ('deleted', 'Deleted'), ('reverted', 'Reverted'), ('restored', 'Restored'), ('updated', 'Updated')], max_length=16)),
-                ('username', models.CharField(blank=True, max_length=150)),
-                ('email', models.EmailField(blank=True, max_length=254)),
-                ('role', models.CharField(choices=[('reader', 'Reader'), ('writer', 'Writer'), ('admin', 'Admin')], max_length=16)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('state', models.CharField(choices=[('pending', 'Pending'), ('accepted', 'Accepted'), ('declined', 'Declined'), ('cancelled', 'Cancelled')], default='pending', max_length=16)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_change_reason', models.TextField(null=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('accepted_user', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('invited_by', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "change_type",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("created", "Created"),
+                            ("written", "Written"),
+                            ("edited", "Edited"),
+                            ("deleted", "Deleted"),
+                            ("reverted", "Reverted"),
+                            ("restored", "Restored"),
+                            ("updated", "Updated"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("username", models.CharField(blank=True, max_length=150)),
+                ("email", models.EmailField(blank=True, max_length=254)),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("reader", "Reader"), ("writer", "Writer"), ("admin", "Admin")],
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("accepted", "Accepted"),
+                            ("declined", "Declined"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                ("history_change_reason", models.TextField(null=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "accepted_user",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "invited_by",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical invitation',
-                'verbose_name_plural': 'historical invitations',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical invitation",
+                "verbose_name_plural": "historical invitations",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
         migrations.CreateModel(
-            name='Invitation',
+            name="Invitation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('username', models.CharField(blank=True, max_length=150)),
-                ('email', models.EmailField(blank=True, max_length=254)),
-                ('role', models.CharField(choices=[('reader', 'Reader'), ('writer', 'Writer'), ('admin', 'Admin')], max_length=16)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('state', models.CharField(choices=[('pending', 'Pending'), ('accepted', 'Accepted'), ('declined', 'Declined'), ('cancelled', 'Cancelled')], default='pending', max_length=16)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('accepted_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('invited_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='invitations', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("username", models.CharField(blank=True, max_length=150)),
+                ("email", models.EmailField(blank=True, max_length=254)),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("reader", "Reader"), ("writer", "Writer"), ("admin", "Admin")],
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("accepted", "Accepted"),
+                            ("declined", "Declined"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="pending",
+                        max_length=16,
+                    ),
+                ),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "accepted_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "invited_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="invitations",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['state', 'username'], name='invitation_state_username'), models.Index(fields=['state', 'email'], name='invitation_state_email')],
-                'constraints': [models.CheckConstraint(condition=models.Q(models.Q(('username', ''), models.Q(('email', ''), _negated=True)), models.Q(models.Q(('username', ''), _negated=True), ('email', '')), _connector='OR'), name='invitation_names_username_or_email')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(fields=["state", "username"], name="invitation_state_username"),
+                    models.Index(fields=["state", "email"], name="invitation_state_email"),
+                ],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("username", ""), models.Q(("email", ""), _negated=True)),
+                            models.Q(models.Q(("username", ""), _negated=True), ("email", "")),
+                            _connector="OR",
+                        ),
+                        name="invitation_names_username_or_email",
+                    )
+                ],
             },
         ),
     ]

@@ -8,32 +8,76 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agentdocs', '0007_secret_acknowledgement'),
+        ("agentdocs", "0007_secret_acknowledgement"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Event',
+            name="Event",
             fields=[
-                ('id', models.CharField(default=agentdocs.models.events.new_event_id, editable=False, max_length=40, primary_key=True, serialize=False)),
-                ('type', models.CharField(max_length=40)),
-                ('kind', models.CharField(max_length=20)),
-                ('action', models.CharField(max_length=20)),
-                ('target', models.CharField(max_length=500)),
-                ('actor_name', models.CharField(blank=True, default='', max_length=150)),
-                ('reason', models.TextField(blank=True, default='')),
-                ('version', models.PositiveIntegerField(blank=True, null=True)),
-                ('data', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='events', to='agentdocs.project')),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.CharField(
+                        default=agentdocs.models.events.new_event_id,
+                        editable=False,
+                        max_length=40,
+                        primary_key=True,
+                        serialize=False,
+                    ),
+                ),
+                ("type", models.CharField(max_length=40)),
+                ("kind", models.CharField(max_length=20)),
+                ("action", models.CharField(max_length=20)),
+                ("target", models.CharField(max_length=500)),
+                ("actor_name", models.CharField(blank=True, default="", max_length=150)),
+                ("reason", models.TextField(blank=True, default="")),
+                ("version", models.PositiveIntegerField(blank=True, null=True)),
+                ("data", models.JSONField(default=dict)),
+                (
+                    "created_at",
+                    models.DateTimeField(db_index=True, default=django.utils.timezone.now),
+                ),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="agentdocs.project",
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="events",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['tenant', '-created_at'], name='event_tenant_recent'), models.Index(fields=['tenant', 'project', '-created_at'], name='event_project_recent'), models.Index(fields=['tenant', 'kind', '-created_at'], name='event_kind_recent')],
+                "indexes": [
+                    models.Index(fields=["tenant", "-created_at"], name="event_tenant_recent"),
+                    models.Index(
+                        fields=["tenant", "project", "-created_at"], name="event_project_recent"
+                    ),
+                    models.Index(
+                        fields=["tenant", "kind", "-created_at"], name="event_kind_recent"
+                    ),
+                ],
             },
         ),
     ]

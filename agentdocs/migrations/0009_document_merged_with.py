@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agentdocs', '0008_events'),
+        ("agentdocs", "0008_events"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='document',
-            name='merged_with',
+            model_name="document",
+            name="merged_with",
             field=models.PositiveIntegerField(blank=True, default=None, null=True),
         ),
         migrations.AddField(
-            model_name='historicaldocument',
-            name='merged_with',
+            model_name="historicaldocument",
+            name="merged_with",
             field=models.PositiveIntegerField(blank=True, default=None, null=True),
         ),
     ]

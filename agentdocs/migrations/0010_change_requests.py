@@ -8,133 +8,336 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agentdocs', '0009_document_merged_with'),
+        ("agentdocs", "0009_document_merged_with"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='document',
-            name='review_bypassed',
+            model_name="document",
+            name="review_bypassed",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='historicaldocument',
-            name='review_bypassed',
+            model_name="historicaldocument",
+            name="review_bypassed",
             field=models.BooleanField(default=False),
         ),
         migrations.CreateModel(
-            name='ChangeRequest',
+            name="ChangeRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('path', models.CharField(max_length=255)),
-                ('body', models.TextField(blank=True)),
-                ('base_version', models.PositiveIntegerField()),
-                ('reason', models.TextField(blank=True, default='')),
-                ('state', models.CharField(choices=[('open', 'Open'), ('approved', 'Approved'), ('merged', 'Merged'), ('rejected', 'Rejected'), ('withdrawn', 'Withdrawn')], default='open', max_length=16)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('merged_version', models.PositiveIntegerField(blank=True, null=True)),
-                ('merged_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='change_requests', to='agentdocs.project')),
-                ('proposer', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='change_requests', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("path", models.CharField(max_length=255)),
+                ("body", models.TextField(blank=True)),
+                ("base_version", models.PositiveIntegerField()),
+                ("reason", models.TextField(blank=True, default="")),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open"),
+                            ("approved", "Approved"),
+                            ("merged", "Merged"),
+                            ("rejected", "Rejected"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        default="open",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("merged_version", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "merged_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="change_requests",
+                        to="agentdocs.project",
+                    ),
+                ),
+                (
+                    "proposer",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="change_requests",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-id'],
+                "ordering": ["-id"],
             },
         ),
         migrations.CreateModel(
-            name='ChangeComment',
+            name="ChangeComment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('body', models.TextField()),
-                ('at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('author', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('change_request', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='comments', to='agentdocs.changerequest')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("body", models.TextField()),
+                ("at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "change_request",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="comments",
+                        to="agentdocs.changerequest",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['at', 'id'],
+                "ordering": ["at", "id"],
             },
         ),
         migrations.AddField(
-            model_name='document',
-            name='change_request',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='agentdocs.changerequest'),
+            model_name="document",
+            name="change_request",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="agentdocs.changerequest",
+            ),
         ),
         migrations.AddField(
-            model_name='historicaldocument',
-            name='change_request',
-            field=models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.changerequest'),
+            model_name="historicaldocument",
+            name="change_request",
+            field=models.ForeignKey(
+                blank=True,
+                db_constraint=False,
+                null=True,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                to="agentdocs.changerequest",
+            ),
         ),
         migrations.CreateModel(
-            name='HistoricalChangeRequest',
+            name="HistoricalChangeRequest",
             fields=[
-                ('id', models.BigIntegerField(auto_created=True, blank=True, db_index=True, verbose_name='ID')),
-                ('change_type', models.CharField(blank=True, choices=[('created', 'Created'), ('written', 'Written'), ('edited', 'Edited'), ('deleted', 'Deleted'), ('reverted', 'Reverted'), ('restored', 'Restored'), ('updated', 'Updated')], max_length=16)),
-                ('path', models.CharField(max_length=255)),
-                ('base_version', models.PositiveIntegerField()),
-                ('reason', models.TextField(blank=True, default='')),
-                ('state', models.CharField(choices=[('open', 'Open'), ('approved', 'Approved'), ('merged', 'Merged'), ('rejected', 'Rejected'), ('withdrawn', 'Withdrawn')], default='open', max_length=16)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('merged_version', models.PositiveIntegerField(blank=True, null=True)),
-                ('history_id', models.AutoField(primary_key=True, serialize=False)),
-                ('history_date', models.DateTimeField(db_index=True)),
-                ('history_change_reason', models.TextField(null=True)),
-                ('history_type', models.CharField(choices=[('+', 'Created'), ('~', 'Changed'), ('-', 'Deleted')], max_length=1)),
-                ('history_user', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('merged_by', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('project', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.project')),
-                ('proposer', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(blank=True, db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigIntegerField(
+                        auto_created=True, blank=True, db_index=True, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "change_type",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("created", "Created"),
+                            ("written", "Written"),
+                            ("edited", "Edited"),
+                            ("deleted", "Deleted"),
+                            ("reverted", "Reverted"),
+                            ("restored", "Restored"),
+                            ("updated", "Updated"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("path", models.CharField(max_length=255)),
+                ("base_version", models.PositiveIntegerField()),
+                ("reason", models.TextField(blank=True, default="")),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open"),
+                            ("approved", "Approved"),
+                            ("merged", "Merged"),
+                            ("rejected", "Rejected"),
+                            ("withdrawn", "Withdrawn"),
+                        ],
+                        default="open",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("merged_version", models.PositiveIntegerField(blank=True, null=True)),
+                ("history_id", models.AutoField(primary_key=True, serialize=False)),
+                ("history_date", models.DateTimeField(db_index=True)),
+                ("history_change_reason", models.TextField(null=True)),
+                (
+                    "history_type",
+                    models.CharField(
+                        choices=[("+", "Created"), ("~", "Changed"), ("-", "Deleted")], max_length=1
+                    ),
+                ),
+                (
+                    "history_user",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "merged_by",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "project",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.project",
+                    ),
+                ),
+                (
+                    "proposer",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'historical change request',
-                'verbose_name_plural': 'historical change requests',
-                'ordering': ('-history_date', '-history_id'),
-                'get_latest_by': ('history_date', 'history_id'),
+                "verbose_name": "historical change request",
+                "verbose_name_plural": "historical change requests",
+                "ordering": ("-history_date", "-history_id"),
+                "get_latest_by": ("history_date", "history_id"),
             },
             bases=(simple_history.models.HistoricalChanges, models.Model),
         ),
         migrations.CreateModel(
-            name='Review',
+            name="Review",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('decision', models.CharField(choices=[('approve', 'Approve'), ('reject', 'Reject')], max_length=16)),
-                ('comment', models.TextField(blank=True, default='')),
-                ('at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('change_request', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='reviews', to='agentdocs.changerequest')),
-                ('reviewer', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "decision",
+                    models.CharField(
+                        choices=[("approve", "Approve"), ("reject", "Reject")], max_length=16
+                    ),
+                ),
+                ("comment", models.TextField(blank=True, default="")),
+                ("at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "change_request",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="reviews",
+                        to="agentdocs.changerequest",
+                    ),
+                ),
+                (
+                    "reviewer",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['at', 'id'],
+                "ordering": ["at", "id"],
             },
         ),
         migrations.AddIndex(
-            model_name='changerequest',
-            index=models.Index(fields=['tenant', 'state', '-id'], name='change_tenant_state'),
+            model_name="changerequest",
+            index=models.Index(fields=["tenant", "state", "-id"], name="change_tenant_state"),
         ),
         migrations.AddIndex(
-            model_name='changerequest',
-            index=models.Index(fields=['project', 'state', '-id'], name='change_project_state'),
+            model_name="changerequest",
+            index=models.Index(fields=["project", "state", "-id"], name="change_project_state"),
         ),
         migrations.AddIndex(
-            model_name='changerequest',
-            index=models.Index(fields=['project', 'path', 'merged_version'], name='change_merged'),
+            model_name="changerequest",
+            index=models.Index(fields=["project", "path", "merged_version"], name="change_merged"),
         ),
         migrations.AddConstraint(
-            model_name='changerequest',
-            constraint=models.CheckConstraint(condition=models.Q(('state__in', ['open', 'approved', 'merged', 'rejected', 'withdrawn'])), name='change_request_state_known'),
+            model_name="changerequest",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("state__in", ["open", "approved", "merged", "rejected", "withdrawn"])
+                ),
+                name="change_request_state_known",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='changerequest',
-            constraint=models.CheckConstraint(condition=models.Q(('base_version__gte', 1)), name='change_request_base_version_positive'),
+            model_name="changerequest",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("base_version__gte", 1)),
+                name="change_request_base_version_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='review',
-            constraint=models.CheckConstraint(condition=models.Q(('decision__in', ['approve', 'reject'])), name='review_decision_known'),
+            model_name="review",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("decision__in", ["approve", "reject"])),
+                name="review_decision_known",
+            ),
         ),
     ]

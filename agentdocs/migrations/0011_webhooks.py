@@ -7,90 +7,145 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('agentdocs', '0010_change_requests'),
+        ("agentdocs", "0010_change_requests"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Delivery',
+            name="Delivery",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('event_id', models.CharField(max_length=40)),
-                ('event_type', models.CharField(max_length=40)),
-                ('payload', models.JSONField(default=dict)),
-                ('state', models.CharField(choices=[('pending', 'Pending'), ('retrying', 'Retrying'), ('succeeded', 'Succeeded'), ('failed', 'Failed')], default='pending', max_length=10)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('retries_left', models.PositiveIntegerField(default=0)),
-                ('manual', models.BooleanField(default=False)),
-                ('next_retry_at', models.DateTimeField(blank=True, null=True)),
-                ('enqueued_for', models.DateTimeField(blank=True, null=True)),
-                ('status_code', models.PositiveIntegerField(blank=True, null=True)),
-                ('duration_ms', models.PositiveIntegerField(blank=True, null=True)),
-                ('error', models.CharField(blank=True, default='', max_length=500)),
-                ('last_attempt_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("event_id", models.CharField(max_length=40)),
+                ("event_type", models.CharField(max_length=40)),
+                ("payload", models.JSONField(default=dict)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("retrying", "Retrying"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("retries_left", models.PositiveIntegerField(default=0)),
+                ("manual", models.BooleanField(default=False)),
+                ("next_retry_at", models.DateTimeField(blank=True, null=True)),
+                ("enqueued_for", models.DateTimeField(blank=True, null=True)),
+                ("status_code", models.PositiveIntegerField(blank=True, null=True)),
+                ("duration_ms", models.PositiveIntegerField(blank=True, null=True)),
+                ("error", models.CharField(blank=True, default="", max_length=500)),
+                ("last_attempt_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='DeliveryAttempt',
+            name="DeliveryAttempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('status_code', models.PositiveIntegerField(blank=True, null=True)),
-                ('duration_ms', models.PositiveIntegerField(default=0)),
-                ('succeeded', models.BooleanField(default=False)),
-                ('error', models.CharField(blank=True, default='', max_length=500)),
-                ('response_body', models.TextField(blank=True, default='')),
-                ('at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('delivery', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempt_log', to='agentdocs.delivery')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("status_code", models.PositiveIntegerField(blank=True, null=True)),
+                ("duration_ms", models.PositiveIntegerField(default=0)),
+                ("succeeded", models.BooleanField(default=False)),
+                ("error", models.CharField(blank=True, default="", max_length=500)),
+                ("response_body", models.TextField(blank=True, default="")),
+                ("at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "delivery",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attempt_log",
+                        to="agentdocs.delivery",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['delivery_id', 'number', 'id'],
+                "ordering": ["delivery_id", "number", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Webhook',
+            name="Webhook",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('url', models.CharField(max_length=2000)),
-                ('events', models.JSONField(default=list)),
-                ('projects', models.JSONField(blank=True, default=None, null=True)),
-                ('description', models.CharField(blank=True, default='', max_length=500)),
-                ('secret', models.CharField(max_length=100)),
-                ('active', models.BooleanField(default=True)),
-                ('disabled_at', models.DateTimeField(blank=True, null=True)),
-                ('disabled_reason', models.CharField(blank=True, default='', max_length=500)),
-                ('failing_since', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('tenant', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='webhooks', to='agentdocs.tenant')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("url", models.CharField(max_length=2000)),
+                ("events", models.JSONField(default=list)),
+                ("projects", models.JSONField(blank=True, default=None, null=True)),
+                ("description", models.CharField(blank=True, default="", max_length=500)),
+                ("secret", models.CharField(max_length=100)),
+                ("active", models.BooleanField(default=True)),
+                ("disabled_at", models.DateTimeField(blank=True, null=True)),
+                ("disabled_reason", models.CharField(blank=True, default="", max_length=500)),
+                ("failing_since", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "tenant",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="webhooks",
+                        to="agentdocs.tenant",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.AddField(
-            model_name='delivery',
-            name='webhook',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='agentdocs.webhook'),
+            model_name="delivery",
+            name="webhook",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="deliveries",
+                to="agentdocs.webhook",
+            ),
         ),
         migrations.AddIndex(
-            model_name='delivery',
-            index=models.Index(fields=['webhook', '-created_at'], name='delivery_webhook_recent'),
+            model_name="delivery",
+            index=models.Index(fields=["webhook", "-created_at"], name="delivery_webhook_recent"),
         ),
         migrations.AddIndex(
-            model_name='delivery',
-            index=models.Index(fields=['state', 'next_retry_at'], name='delivery_open_due'),
+            model_name="delivery",
+            index=models.Index(fields=["state", "next_retry_at"], name="delivery_open_due"),
         ),
         migrations.AddConstraint(
-            model_name='delivery',
-            constraint=models.UniqueConstraint(fields=('webhook', 'event_id'), name='delivery_one_per_webhook_and_event'),
+            model_name="delivery",
+            constraint=models.UniqueConstraint(
+                fields=("webhook", "event_id"), name="delivery_one_per_webhook_and_event"
+            ),
         ),
     ]

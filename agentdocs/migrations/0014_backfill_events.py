@@ -57,15 +57,26 @@ def backfill(apps: Any, schema_editor: Any) -> None:
         first -= timedelta(seconds=1)
 
     tenants = dict(Tenant.objects.values_list("pk", "slug"))
-    projects = {pk: (tenant_id, slug) for pk, tenant_id, slug in Project.objects.values_list(
-        "pk", "tenant_id", "slug"
-    )}
+    projects = {
+        pk: (tenant_id, slug)
+        for pk, tenant_id, slug in Project.objects.values_list("pk", "tenant_id", "slug")
+    }
     users = dict(User.objects.values_list("pk", "username"))
     batch: list[Any] = []
 
-    def add(*, tenant_id: int, project_id: int | None, type: str, action: str, target: str,
-            user_id: int | None, reason: str, at: Any, data: dict[str, Any],
-            version: int | None = None) -> None:
+    def add(
+        *,
+        tenant_id: int,
+        project_id: int | None,
+        type: str,
+        action: str,
+        target: str,
+        user_id: int | None,
+        reason: str,
+        at: Any,
+        data: dict[str, Any],
+        version: int | None = None,
+    ) -> None:
         batch.append(
             Event(
                 id=_event_id(),
@@ -127,8 +138,9 @@ def backfill(apps: Any, schema_editor: Any) -> None:
         previous[key] = row
         return None if last is None or last.history_type == "-" else last
 
-    for row in _rows(apps.get_model("agentdocs", "HistoricalSetting"), first,
-                     "tenant_id", "project_id", "key"):
+    for row in _rows(
+        apps.get_model("agentdocs", "HistoricalSetting"), first, "tenant_id", "project_id", "key"
+    ):
         if row.tenant_id not in tenants:
             continue
         last = before(("setting", row.tenant_id, row.project_id, row.key), row)
@@ -197,8 +209,9 @@ def backfill(apps: Any, schema_editor: Any) -> None:
             },
         )
 
-    for row in _rows(apps.get_model("agentdocs", "HistoricalMembership"), first,
-                     "tenant_id", "user_id"):
+    for row in _rows(
+        apps.get_model("agentdocs", "HistoricalMembership"), first, "tenant_id", "user_id"
+    ):
         if row.tenant_id not in tenants or row.user_id not in users:
             continue
         last = before(("membership", row.tenant_id, row.user_id), row)
@@ -227,8 +240,9 @@ def backfill(apps: Any, schema_editor: Any) -> None:
             },
         )
 
-    for row in _rows(apps.get_model("agentdocs", "HistoricalProviderMapping"), first,
-                     "tenant_id", "name"):
+    for row in _rows(
+        apps.get_model("agentdocs", "HistoricalProviderMapping"), first, "tenant_id", "name"
+    ):
         if row.tenant_id not in tenants:
             continue
         last = before(("provider", row.tenant_id, row.name), row)
@@ -265,8 +279,15 @@ def backfill(apps: Any, schema_editor: Any) -> None:
     records = apps.get_model("agentdocs", "BindingRecord").objects.order_by("created_at", "pk")
     if first is not None:
         records = records.filter(created_at__lt=first)
-    fields = ("pk", "tenant_id", "project_id", "process", "problem_count", "created_by_id",
-              "created_at")
+    fields = (
+        "pk",
+        "tenant_id",
+        "project_id",
+        "process",
+        "problem_count",
+        "created_by_id",
+        "created_at",
+    )
     for pk, tenant_id, project_id, process, problems, user_id, at in records.values_list(
         *fields
     ).iterator(chunk_size=BATCH):

@@ -17,32 +17,34 @@ from django.contrib.postgres.operations import AddIndexConcurrently, RemoveIndex
 from django.db import migrations, models
 
 
-def _postgres(schema_editor: Any) -> bool:
-    return schema_editor.connection.vendor == "postgresql"
+class _Online:
+    """The concurrent operation (the parent) on PostgreSQL; ``plain`` everywhere else."""
+
+    plain: Any
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_forwards(app_label, schema_editor, from_state, to_state)
+        else:
+            self.plain.database_forwards(self, app_label, schema_editor, from_state, to_state)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            super().database_backwards(app_label, schema_editor, from_state, to_state)
+        else:
+            self.plain.database_backwards(self, app_label, schema_editor, from_state, to_state)
 
 
-class AddIndexOnline(AddIndexConcurrently):
+class AddIndexOnline(_Online, AddIndexConcurrently):
     """`AddIndex`, built CONCURRENTLY where PostgreSQL can."""
 
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        operation = super() if _postgres(schema_editor) else super(AddIndexConcurrently, self)
-        operation.database_forwards(app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        operation = super() if _postgres(schema_editor) else super(AddIndexConcurrently, self)
-        operation.database_backwards(app_label, schema_editor, from_state, to_state)
+    plain = migrations.AddIndex
 
 
-class RemoveIndexOnline(RemoveIndexConcurrently):
+class RemoveIndexOnline(_Online, RemoveIndexConcurrently):
     """`RemoveIndex`, dropped CONCURRENTLY where PostgreSQL can."""
 
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        operation = super() if _postgres(schema_editor) else super(RemoveIndexConcurrently, self)
-        operation.database_forwards(app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        operation = super() if _postgres(schema_editor) else super(RemoveIndexConcurrently, self)
-        operation.database_backwards(app_label, schema_editor, from_state, to_state)
+    plain = migrations.RemoveIndex
 
 
 class Migration(migrations.Migration):
