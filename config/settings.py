@@ -97,6 +97,10 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# The access query every API request runs is prepared once per PostgreSQL connection
+# (agentdocs/sql/prepared.py). Off behind a pooler that does not track prepared
+# statements (PgBouncer in transaction mode before 1.21).
+AGENTDOCS_PREPARED_STATEMENTS = env_bool("DATABASE_PREPARED_STATEMENTS", True)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite has no server-side connection to keep; a long-lived handle only holds locks.
     DATABASES["default"]["CONN_MAX_AGE"] = 0

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, models
 
 from agentdocs.models import ApiToken, Membership, Project, Tenant
+from agentdocs.sql import prepared
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def access_row(*, user_id: int, tenant_slug: str, project_slug: str | None = Non
     """The access row of a user for a tenant or, with ``project_slug``, a project: one query."""
     with_project = project_slug is not None
     project_params = [project_slug] if with_project else []
-    with connection.cursor() as cursor:
+    with prepared.cursor() as cursor:
         cursor.execute(_access_sql(with_project), [user_id, *project_params, tenant_slug])
         values = cursor.fetchone()
     if values is None:
@@ -167,7 +168,7 @@ def token_and_access_row(
     row for the tenant or project, in one query; None for an unknown key."""
     with_project = project_slug is not None
     project_params = [project_slug] if with_project else []
-    with connection.cursor() as cursor:
+    with prepared.cursor() as cursor:
         cursor.execute(
             _token_and_access_sql(with_project),
             [tenant_slug, *project_params, key_hash],

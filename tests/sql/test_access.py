@@ -1,6 +1,7 @@
 """`agentdocs.sql.access` against its ORM twin: the same access row, read with the ORM.
 
-These run on the configured database: SQLite by default, PostgreSQL with DATABASE_URL.
+These run on the configured database: SQLite by default, PostgreSQL with DATABASE_URL,
+where each runs with the statements prepared (`agentdocs.sql.prepared`) and without.
 """
 
 from __future__ import annotations
@@ -15,6 +16,12 @@ from agentdocs.sql.access import AccessRow
 from tests.conftest import api_token_key
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True, params=[True, False], ids=["prepared", "unprepared"])
+def prepared_statements(request, settings):
+    settings.AGENTDOCS_PREPARED_STATEMENTS = request.param
+    return request.param
 
 
 def _orm_access_row(*, user_id: int, tenant_slug: str, project_slug: str | None) -> AccessRow:
