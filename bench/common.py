@@ -13,6 +13,7 @@ import http.client
 import json
 import multiprocessing
 import os
+import resource
 import secrets
 import signal
 import socket
@@ -151,6 +152,62 @@ def request_once(port: int, method: str, path: str, headers: dict, body: str | N
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+# Where the machine's CPU went during a phase (Linux: /proc). With every process of
+# the benchmark on one machine, throughput is bound by the CPU all of them spend per
+# request, not only the app's: a costlier SQL statement shows in PostgreSQL's share.
+
+CPU_GROUPS = ("app", "postgres", "redis", "client", "rest")
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _process_cpu() -> list[tuple[int, int, str, float]]:
+    """(pid, parent pid, command name, CPU seconds) of every process."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        seconds = (int(fields[11]) + int(fields[12])) / _TICK  # utime + stime
+        found.append((int(entry), int(fields[1]), name, seconds))
+    return found
+
+
+def cpu_sample(server_pid: int) -> dict[str, float] | None:
+    """CPU seconds used so far: by gunicorn (``server_pid`` and its workers), PostgreSQL,
+    Redis, this script's finished children (wrk or the client processes) and the whole
+    machine (``all``, from /proc/stat); None where there is no /proc."""
+    if not Path("/proc/stat").exists():
+        return None
+    sample = dict.fromkeys(CPU_GROUPS, 0.0)
+    for pid, parent, name, seconds in _process_cpu():
+        if server_pid in (pid, parent):
+            sample["app"] += seconds
+        elif name.startswith("postgres"):
+            sample["postgres"] += seconds
+        elif name.startswith("redis-server"):
+            sample["redis"] += seconds
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sample["client"] = children.ru_utime + children.ru_stime
+    ticks = [int(value) for value in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    sample["all"] = (sum(ticks) - ticks[3] - ticks[4]) / _TICK  # not idle, not I/O wait
+    return sample
+
+
+def cpu_used(before: dict[str, float] | None, after: dict[str, float] | None) -> dict[str, float]:
+    """The CPU seconds each group used between two samples; ``rest`` is what the machine
+    used beside them (the kernel's network work among it)."""
+    if before is None or after is None:
+        return {}
+    used = {group: after[group] - before[group] for group in (*CPU_GROUPS[:-1], "all")}
+    used["rest"] = max(0.0, used["all"] - sum(used[group] for group in CPU_GROUPS[:-1]))
+    return used
 
 
 # The server and its data

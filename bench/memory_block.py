@@ -32,9 +32,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import (
+    CPU_GROUPS,
     PhaseResult,
     WrkResult,
     app_environment,
+    cpu_sample,
+    cpu_used,
     database_url,
     drop_database,
     load_average,
@@ -137,6 +140,31 @@ def report(
         )
 
 
+def report_cpu(
+    totals: dict[str, PhaseResult | WrkResult], cpu: dict[str, dict[str, float]]
+) -> None:
+    """CPU per request by process group, over all rounds. Everything shares the
+    machine's cores, so when they are busy, throughput follows the whole machine's CPU
+    per request (``all``): ping's ``all`` over a scenario's is the ratio to expect."""
+    if not cpu.get("ping"):
+        return
+    print()
+    print(
+        f"{'CPU µs per request':<28}"
+        + "".join(f"{group:>9}" for group in (*CPU_GROUPS, "all"))
+        + f"{'ping all ÷ all':>16}"
+    )
+    ping_all = cpu["ping"]["all"] / max(1, totals["ping"].requests)
+    for scenario, used in cpu.items():
+        count = max(1, totals[scenario].requests)
+        each = {group: seconds / count * 1e6 for group, seconds in used.items()}
+        print(
+            f"{SCENARIOS[scenario][0]:<28}"
+            + "".join(f"{each.get(group, 0.0):>9.0f}" for group in (*CPU_GROUPS, "all"))
+            + f"{ping_all * 1e6 / each['all'] if each.get('all') else 0.0:>16.2f}"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--concurrency", type=int, default=8, help="client processes (8)")
@@ -201,14 +229,19 @@ def main(argv: list[str] | None = None) -> int:
             for s in scenarios
         }
         round_ratios: dict[str, list[float]] = {s: [] for s in scenarios}
+        cpu: dict[str, dict[str, float]] = {s: {} for s in scenarios}
         for round_number in range(args.rounds):
             requests = _requests(seeded, port, args.concurrency, str(round_number))
-            results = {
-                s: run_phase(s, port, requests[s], args.seconds, args.max_requests)
-                if args.client == "python"
-                else run_wrk_phase(s, port, requests[s], args.seconds)
-                for s in scenarios
-            }
+            results = {}
+            for s in scenarios:
+                before = cpu_sample(server.pid)
+                results[s] = (
+                    run_phase(s, port, requests[s], args.seconds, args.max_requests)
+                    if args.client == "python"
+                    else run_wrk_phase(s, port, requests[s], args.seconds)
+                )
+                for group, seconds in cpu_used(before, cpu_sample(server.pid)).items():
+                    cpu[s][group] = cpu[s].get(group, 0.0) + seconds
             ping_rps = results["ping"].rps
             line = [f"ping {ping_rps:.0f} rps"]
             for scenario, result in results.items():
@@ -218,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
                     line.append(f"{scenario} {round_ratios[scenario][-1]:.2f}")
             print(f"round {round_number + 1}: " + ", ".join(line))
         report(totals, round_ratios)
+        report_cpu(totals, cpu)
         print(f"load average at the start {load_before}, now {load_average()}")
         print(f"(cores: {os.cpu_count()})")
     finally:
