@@ -170,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=8, help="client processes (8)")
     parser.add_argument("--seconds", type=float, default=4.0, help="per phase (4)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every scenario (3)")
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers (4)")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="gunicorn workers (2, as issue 16 measures)"
+    )
     parser.add_argument("--threads", type=int, default=1, help="threads per worker (1: sync)")
     parser.add_argument("--max-requests", type=int, default=200_000, help="cap per phase (200000)")
     parser.add_argument(

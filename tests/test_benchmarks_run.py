@@ -79,9 +79,10 @@ def test_the_memory_block_benchmark_runs_and_reports(db, client):
         "GET memory-block 304",
         "GET document 304",
     )
+    throughput, cpu = result.stdout.split("CPU µs per request")
     rows = {
         name: line[len(name) :].split()
-        for line in result.stdout.splitlines()
+        for line in throughput.splitlines()
         for name in names
         if line.startswith(name)
     }
@@ -90,6 +91,17 @@ def test_the_memory_block_benchmark_runs_and_reports(db, client):
         requests, errors = int(row[0]), int(row[1])
         assert requests > 0 and errors == 0, (name, row)
     assert "load average" in result.stdout
+    # Where the CPU went: app, postgres, redis, client, rest, all, and ping's all ÷ this.
+    cpu_rows = {
+        name: [float(value) for value in line[len(name) :].split()]
+        for line in cpu.splitlines()
+        for name in names
+        if line.startswith(name)
+    }
+    assert set(cpu_rows) == set(names), result.stdout
+    for name, row in cpu_rows.items():
+        assert len(row) == 7 and row[0] > 0 and row[5] > 0, (name, row)
+    assert cpu_rows["GET /api/v1/ping"][6] == 1.0
 
 
 def test_the_large_tenant_benchmark_runs_and_reports(db):
