@@ -1,13 +1,17 @@
 """Enqueue webhook deliveries that are due, as the beat task does: without a broker
-(the embedded default) this is what sends retries, so run it from cron."""
+(the embedded default) this is what sends retries, so run it from cron, or keep it
+running with `--every` (`dev.py demo` does, beside its server)."""
 
 from __future__ import annotations
 
+import os
+import time
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import close_old_connections
 
 from agentdocs.services import webhooks as webhook_service
 
@@ -30,11 +34,40 @@ class Command(BaseCommand):
         parser.add_argument(
             "--limit", type=int, default=1000, help="At most this many deliveries per run."
         )
+        parser.add_argument(
+            "--every",
+            type=float,
+            default=None,
+            metavar="SECONDS",
+            help="Sweep again this many seconds after each sweep, until interrupted or "
+            "until the process that started this one exits; once when not given.",
+        )
 
-    def handle(self, *args: Any, older_than: int, limit: int, **options: Any) -> None:
+    def handle(
+        self, *args: Any, older_than: int, limit: int, every: float | None, **options: Any
+    ) -> None:
         if older_than < 0 or limit < 1:
             raise CommandError("--older-than must be at least 0 and --limit at least 1.")
-        delivery_ids = webhook_service.delivery_sweep(
-            older_than=timedelta(seconds=older_than), limit=limit
+        if every is not None and not every > 0:
+            raise CommandError("--every must be a positive number of seconds.")
+        if every is None:
+            self.stdout.write(f"Enqueued {self._sweep(older_than, limit)} webhook deliveries.")
+            return
+        parent = os.getppid()
+        try:
+            # A sweeper started beside a server (dev.py demo) ends with it, even when the
+            # server is killed rather than interrupted.
+            while os.getppid() == parent:
+                close_old_connections()  # as around a request: none held between sweeps
+                count = self._sweep(older_than, limit)
+                if count:
+                    self.stdout.write(f"Enqueued {count} webhook deliveries.")
+                    self.stdout.flush()
+                time.sleep(every)
+        except KeyboardInterrupt:
+            pass
+
+    def _sweep(self, older_than: int, limit: int) -> int:
+        return len(
+            webhook_service.delivery_sweep(older_than=timedelta(seconds=older_than), limit=limit)
         )
-        self.stdout.write(f"Enqueued {len(delivery_ids)} webhook deliveries.")

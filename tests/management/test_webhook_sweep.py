@@ -1,0 +1,71 @@
+"""`manage.py webhook_sweep --every`: the sweeper `dev.py demo` keeps beside its server,
+sending the retries that nothing in-process waits for without a broker."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("every", ["0", "-1", "nan"])
+def test_every_must_be_a_positive_number_of_seconds(db, every):
+    with pytest.raises(CommandError, match="--every"):
+        call_command("webhook_sweep", "--every", every)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")  # exited, whether or not anything reaped it yet
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
+def test_it_sweeps_until_the_process_that_started_it_exits(tmp_path):
+    """Started by a process that then exits (a server killed, not interrupted), the
+    sweeper does not outlive it by more than one period."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("AGENTDOCS_", "REDIS", "CELERY", "DATABASE"))
+    }
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        SECRET_KEY="a-test-key-" + "x" * 40,
+        DJANGO_SETTINGS_MODULE="config.settings",
+    )
+    manage = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*manage, "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    starter = (
+        "import subprocess, sys, time\n"
+        f"child = subprocess.Popen({[*manage, 'webhook_sweep', '--every', '0.2']!r},\n"
+        "    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(2)\n"
+    )
+    started = subprocess.run(
+        [sys.executable, "-c", starter],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    sweeper = int(started.stdout.strip())
+    try:
+        deadline = time.monotonic() + 10
+        while _alive(sweeper) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(sweeper), "the sweeper outlived the process that started it"
+    finally:
+        if _alive(sweeper):
+            os.kill(sweeper, 9)
