@@ -19,7 +19,8 @@ rollback, preparing them again on their next execution.
 
 A pooler that does not track prepared statements (PgBouncer in transaction mode
 before 1.21) hands a prepared statement's name to another server connection: set
-`DATABASE_PREPARED_STATEMENTS=0` there. Off, and on SQLite, `cursor()` is Django's.
+`DATABASE_PREPARED_STATEMENTS=0` there. Off, with `DATABASE_CONN_MAX_AGE=0` (a
+connection per request) and on SQLite, `cursor()` is Django's.
 """
 
 from __future__ import annotations
@@ -38,7 +39,14 @@ _ONLY_WHEN_ASKED = 2**62
 
 
 def enabled() -> bool:
-    return connection.vendor == "postgresql" and bool(settings.AGENTDOCS_PREPARED_STATEMENTS)
+    """On PostgreSQL when the setting allows and connections are kept between requests:
+    a connection closed after each request (`CONN_MAX_AGE` 0) would prepare a statement
+    to run it once, one round trip more than not preparing it."""
+    return (
+        connection.vendor == "postgresql"
+        and bool(settings.AGENTDOCS_PREPARED_STATEMENTS)
+        and connection.settings_dict.get("CONN_MAX_AGE") != 0
+    )
 
 
 @functools.cache

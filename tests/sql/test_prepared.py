@@ -85,6 +85,16 @@ def test_off_nothing_is_prepared(on_postgres, settings, project, reader):
 
 
 @pytest.mark.postgres
+def test_not_with_a_connection_per_request(on_postgres, monkeypatch, project, reader):
+    """Closed after each request, a connection would prepare a statement to run it once."""
+    assert prepared.enabled()
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 0)
+    assert not prepared.enabled()
+    assert _token_access(api_token_key(reader)) is not None
+    assert _prepared_statements() == {}
+
+
+@pytest.mark.postgres
 def test_each_execution_reads_what_is_committed_now(on_postgres, project, reader, admin):
     """A prepared statement keeps its plan, not its answer: a demoted member, a removed
     project and a revoked token are seen on the very next execution."""
