@@ -2,5 +2,8 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from config import malloc
+
+malloc.tune()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_asgi_application()
