@@ -15,7 +15,7 @@ from django.core.management import CommandError, call_command
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("every", ["0", "-1", "nan"])
+@pytest.mark.parametrize("every", ["0", "-1", "nan", "inf"])
 def test_every_must_be_a_positive_number_of_seconds(db, every):
     with pytest.raises(CommandError, match="--every"):
         call_command("webhook_sweep", "--every", every)

@@ -4,6 +4,7 @@ running with `--every` (`dev.py demo` does, beside its server)."""
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from datetime import timedelta
@@ -48,7 +49,7 @@ class Command(BaseCommand):
     ) -> None:
         if older_than < 0 or limit < 1:
             raise CommandError("--older-than must be at least 0 and --limit at least 1.")
-        if every is not None and not every > 0:
+        if every is not None and not (every > 0 and math.isfinite(every)):
             raise CommandError("--every must be a positive number of seconds.")
         if every is None:
             self.stdout.write(f"Enqueued {self._sweep(older_than, limit)} webhook deliveries.")
