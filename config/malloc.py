@@ -31,17 +31,28 @@ MMAP_THRESHOLD = 16 * 1024 * 1024
 TRIM_THRESHOLD = 32 * 1024 * 1024
 
 
+def glibc() -> ctypes.CDLL | None:
+    """This process's C library when it is glibc (whose `mallopt` does something; musl's
+    does nothing), else None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+        libc.gnu_get_libc_version  # noqa: B018  (only glibc has it)
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
 def tune() -> bool:
     """Raise glibc's mmap and trim thresholds for this process (and the processes it
     forks); False where it did nothing (turned off, not Linux, not glibc)."""
-    if not env_bool("AGENTDOCS_MALLOC_TUNING", True) or not sys.platform.startswith("linux"):
+    if not env_bool("AGENTDOCS_MALLOC_TUNING", True):
         return False
-    try:
-        libc = ctypes.CDLL(None)
-        libc.gnu_get_libc_version  # noqa: B018  (glibc only: musl's mallopt does nothing)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
+    libc = glibc()
+    if libc is None:
         return False
+    mallopt = libc.mallopt
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
     return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import os
 import subprocess
 import sys
@@ -15,14 +14,7 @@ from config import malloc
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _glibc() -> bool:
-    try:
-        return bool(ctypes.CDLL(None).gnu_get_libc_version)
-    except (OSError, AttributeError):
-        return False
-
-
-@pytest.mark.skipif(not (sys.platform.startswith("linux") and _glibc()), reason="tunes glibc only")
+@pytest.mark.skipif(malloc.glibc() is None, reason="tunes glibc only")
 def test_it_tunes_glibc_unless_turned_off(monkeypatch):
     assert malloc.tune() is True
     monkeypatch.setenv("AGENTDOCS_MALLOC_TUNING", "0")
