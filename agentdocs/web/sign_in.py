@@ -38,9 +38,7 @@ def client_address(request: HttpRequest) -> str | None:
     proxies = settings.AGENTDOCS_TRUSTED_PROXIES
     if proxies < 1:
         return remote
-    forwarded = [
-        entry.strip() for entry in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
-    ]
+    forwarded = [entry.strip() for entry in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
     if len(forwarded) < proxies:
         return remote
     try:
@@ -86,7 +84,8 @@ def pause_end(
 def _pause_sentence(*, reasons: list[str], until: datetime, now: datetime) -> str:
     minutes = max(1, math.ceil((until - now).total_seconds() / 60))
     local = timezone.localtime(until)
-    at = f"{local:%H:%M}" if local.date() == timezone.localtime(now).date() else f"{local:%Y-%m-%d %H:%M}"
+    same_day = local.date() == timezone.localtime(now).date()
+    at = f"{local:%H:%M}" if same_day else f"{local:%Y-%m-%d %H:%M}"
     unit = "minute" if minutes == 1 else "minutes"
     return (
         f"Too many failed sign-ins {' and '.join(reasons)}. Sign-in is paused for "
