@@ -32,19 +32,22 @@ def client_address(request: HttpRequest) -> str | None:
     app: each appends the address it was reached from to X-Forwarded-For, so the client
     is the n-th entry from the right. Entries left of it were written by the client
     and are never believed; a header shorter than n, or an entry that is not an
-    address, falls back to REMOTE_ADDR.
+    address, falls back to REMOTE_ADDR. None when there is no address at all (a Unix
+    socket): such requests share one count.
     """
-    remote = request.META.get("REMOTE_ADDR")
+    remote = _address(request.META.get("REMOTE_ADDR", ""))
     proxies = settings.AGENTDOCS_TRUSTED_PROXIES
-    if proxies < 1:
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+    if proxies < 1 or len(forwarded) < proxies:
         return remote
-    forwarded = [entry.strip() for entry in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
-    if len(forwarded) < proxies:
-        return remote
+    return _address(forwarded[-proxies]) or remote
+
+
+def _address(text: str) -> str | None:
     try:
-        return str(ipaddress.ip_address(forwarded[-proxies]))
+        return str(ipaddress.ip_address(text.strip()))
     except ValueError:
-        return remote
+        return None
 
 
 class SignInAttempts(AxesDatabaseHandler):
@@ -83,7 +86,10 @@ def pause_end(
 
 def _pause_sentence(*, reasons: list[str], until: datetime, now: datetime) -> str:
     minutes = max(1, math.ceil((until - now).total_seconds() / 60))
+    # Rounded up to the minute, so that trying again at the time shown works.
     local = timezone.localtime(until)
+    if local.second or local.microsecond:
+        local = local.replace(second=0, microsecond=0) + timedelta(minutes=1)
     same_day = local.date() == timezone.localtime(now).date()
     at = f"{local:%H:%M}" if same_day else f"{local:%Y-%m-%d %H:%M}"
     unit = "minute" if minutes == 1 else "minutes"
@@ -105,15 +111,15 @@ def paused_response(
     username = get_client_username(request, credentials)
     address = request.axes_ip_address  # type: ignore[attr-defined]
     recent = AccessAttempt.objects.filter(attempt_time__gte=now - cool_off)
+    # The two counters as axes counts them (a missing address is one more address).
     counters = {
-        "for this account": recent.filter(username=username) if username else None,
-        "from your network address": recent.filter(ip_address=address) if address else None,
+        "for this account": recent.filter(username=username),
+        "from your network address": recent.filter(ip_address=address),
     }
     ends = {
         reason: end
         for reason, attempts in counters.items()
-        if attempts is not None
-        and (
+        if (
             end := pause_end(
                 attempts.values_list("attempt_time", "failures_since_start"),
                 limit=limit,

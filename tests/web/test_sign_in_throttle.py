@@ -41,11 +41,14 @@ def fail_from_many_addresses(client: Client, username: str, times: int, **extra)
 
 
 def expected_pause(reason: str) -> str:
-    """The sentence of a pause that began with the latest failure counted."""
-    latest = AccessAttempt.objects.latest("attempt_time").attempt_time
+    """The sentence of a pause that ends 15 minutes after the oldest failure recorded
+    (each test here records only failures that count towards its pause)."""
+    oldest = AccessAttempt.objects.earliest("attempt_time").attempt_time
+    # The minute after the pause ends, when trying again works.
+    again = oldest.replace(second=0, microsecond=0) + timedelta(minutes=16)
     return (
         f"Too many failed sign-ins {reason}. Sign-in is paused for 15 minutes; "
-        f"try again at {latest + timedelta(minutes=15):%H:%M} UTC."
+        f"try again at {again:%H:%M} UTC."
     )
 
 
@@ -231,6 +234,18 @@ def test_behind_a_trusted_proxy_the_address_it_saw_counts(client, writer, settin
     assert paused.status_code == 429
     assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {HOME}
     assert other.status_code == 302
+
+
+def test_a_request_without_an_address_is_counted_without_one(client, writer, settings):
+    settings.AGENTDOCS_TRUSTED_PROXIES = 1
+    for attempt in range(settings.AXES_FAILURE_LIMIT):
+        sign_in(client, f"nobody{attempt}", "wrong", address="", HTTP_X_FORWARDED_FOR="junk")
+
+    paused = sign_in(client, "bob", "bob-password", address="")
+
+    assert paused.status_code == 429
+    assert expected_pause("from your network address") in paused.content.decode()
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {None}
 
 
 def test_a_pause_ends_when_the_failure_that_reached_the_limit_expires():
