@@ -158,12 +158,13 @@ AGENTDOCS_LOGIN_COOLOFF_MINUTES = env_int("AGENTDOCS_LOGIN_COOLOFF_MINUTES", 15)
 # Proxies in front of the app that each append their peer to X-Forwarded-For; 0 trusts
 # no header and counts failures against REMOTE_ADDR.
 AGENTDOCS_TRUSTED_PROXIES = env_int("AGENTDOCS_TRUSTED_PROXIES", 0)
-if AGENTDOCS_LOGIN_FAILURE_LIMIT < 1 or AGENTDOCS_LOGIN_COOLOFF_MINUTES < 1:
-    raise ImproperlyConfigured(
-        "AGENTDOCS_LOGIN_FAILURE_LIMIT and AGENTDOCS_LOGIN_COOLOFF_MINUTES must be at least 1."
-    )
-if AGENTDOCS_TRUSTED_PROXIES < 0:
-    raise ImproperlyConfigured("AGENTDOCS_TRUSTED_PROXIES must be at least 0.")
+for _name, _value, _least in [
+    ("AGENTDOCS_LOGIN_FAILURE_LIMIT", AGENTDOCS_LOGIN_FAILURE_LIMIT, 1),
+    ("AGENTDOCS_LOGIN_COOLOFF_MINUTES", AGENTDOCS_LOGIN_COOLOFF_MINUTES, 1),
+    ("AGENTDOCS_TRUSTED_PROXIES", AGENTDOCS_TRUSTED_PROXIES, 0),
+]:
+    if _value < _least:
+        raise ImproperlyConfigured(f"{_name} must be at least {_least}, not {_value}.")
 AXES_FAILURE_LIMIT = AGENTDOCS_LOGIN_FAILURE_LIMIT
 AXES_COOLOFF_TIME = timedelta(minutes=AGENTDOCS_LOGIN_COOLOFF_MINUTES)
 # Two counters: an account's failures from every address (a new address does not unpause
