@@ -82,6 +82,16 @@ def test_ten_failures_pause_the_account_even_for_the_right_password(client, writ
     assert client.get("/").status_code == 302
 
 
+def test_an_unknown_username_is_paused_like_a_real_one(client, writer, tenant):
+    """The pause tells no one whether an account exists."""
+    known = fail_from_many_addresses(client, "bob", settings.AXES_FAILURE_LIMIT)[-1]
+    unknown = fail_from_many_addresses(client, "nobody", settings.AXES_FAILURE_LIMIT)[-1]
+
+    assert known.status_code == unknown.status_code == 429
+    assert "for this account." in known.content.decode()
+    assert "for this account." in unknown.content.decode()
+
+
 def test_failures_from_one_address_pause_the_account_and_the_address(client, writer, tenant):
     fail(client, "bob", settings.AXES_FAILURE_LIMIT, address=HOME)
 
