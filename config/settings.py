@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -52,6 +53,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "simple_history",
+    # Counts failed sign-ins and pauses sign-in (agentdocs/web/sign_in.py).
+    "axes",
     "agentdocs",
 ]
 
@@ -69,6 +72,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
+    # Last, as django-axes asks: turns a paused sign-in into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -139,6 +144,42 @@ MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# Throttled sign-in (django-axes, agentdocs/web/sign_in.py). Its backend comes first: it
+# refuses a paused account or address before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failed sign-ins, of one account or from one address, that pause sign-in for it.
+AGENTDOCS_LOGIN_FAILURE_LIMIT = env_int("AGENTDOCS_LOGIN_FAILURE_LIMIT", 10)
+# How long a failure counts, and so how long a pause lasts after the last one.
+AGENTDOCS_LOGIN_COOLOFF_MINUTES = env_int("AGENTDOCS_LOGIN_COOLOFF_MINUTES", 15)
+# Proxies in front of the app that each append their peer to X-Forwarded-For; 0 trusts
+# no header and counts failures against REMOTE_ADDR.
+AGENTDOCS_TRUSTED_PROXIES = env_int("AGENTDOCS_TRUSTED_PROXIES", 0)
+for _name, _value, _least in [
+    ("AGENTDOCS_LOGIN_FAILURE_LIMIT", AGENTDOCS_LOGIN_FAILURE_LIMIT, 1),
+    ("AGENTDOCS_LOGIN_COOLOFF_MINUTES", AGENTDOCS_LOGIN_COOLOFF_MINUTES, 1),
+    ("AGENTDOCS_TRUSTED_PROXIES", AGENTDOCS_TRUSTED_PROXIES, 0),
+]:
+    if _value < _least:
+        raise ImproperlyConfigured(f"{_name} must be at least {_least}, not {_value}.")
+AXES_FAILURE_LIMIT = AGENTDOCS_LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(minutes=AGENTDOCS_LOGIN_COOLOFF_MINUTES)
+# Two counters: an account's failures from every address (a new address does not unpause
+# it), and an address's failures over every account (spraying many accounts is paused).
+AXES_LOCKOUT_PARAMETERS = [["username"], ["ip_address"]]
+# A success clears that account's failures from that address (SignInAttempts).
+AXES_RESET_ON_SUCCESS = True
+# An attempt while paused is refused unchecked and not counted, so the pause ends when
+# the page says it does (counting it would only let anyone extend another's pause).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_HANDLER = "agentdocs.web.sign_in.SignInAttempts"
+AXES_CLIENT_IP_CALLABLE = "agentdocs.web.sign_in.client_address"
+AXES_LOCKOUT_CALLABLE = "agentdocs.web.sign_in.paused_response"
+# Failures and pauses are still logged (warnings); no banner at every process start.
+AXES_VERBOSE = False
 
 # Security: safe defaults that `manage.py check --deploy` accepts. The demo and
 # the tests run over plain HTTP on localhost and turn the HTTPS-only ones off.

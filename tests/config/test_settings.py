@@ -108,6 +108,21 @@ def test_a_bad_value_fails_loudly_and_names_the_variable(name, value):
     assert name in result.stderr and repr(value) in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "least"),
+    [
+        ("AGENTDOCS_LOGIN_FAILURE_LIMIT", "0", 1),
+        ("AGENTDOCS_LOGIN_COOLOFF_MINUTES", "0", 1),
+        ("AGENTDOCS_TRUSTED_PROXIES", "-1", 0),
+    ],
+)
+def test_a_sign_in_throttle_setting_below_its_least_is_refused(name, value, least):
+    result = run_manage("check", SECRET_KEY=secrets.token_urlsafe(50), **{name: value})
+
+    assert result.returncode != 0
+    assert f"{name} must be at least {least}, not {value}." in result.stderr
+
+
 def test_compose_runs_the_five_services(compose):
     services = compose["services"]
 

@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
+from django.http import HttpRequest
 
 from agentdocs.models import (
     ApiToken,
@@ -144,7 +145,8 @@ def test_printed_credentials_and_token_work():
     credentials = parse_credentials(output)
     assert set(credentials) == {"admin", "writer", "reader"}
     for username, password in credentials.items():
-        assert authenticate(username=username, password=password) is not None, username
+        # The sign-in throttle (django-axes) counts attempts per request: give it one.
+        assert authenticate(HttpRequest(), username=username, password=password), username
     admin = get_user_model().objects.get(username="admin")
     assert admin.is_superuser and admin.is_staff
     key = parse_token(output)
@@ -181,7 +183,7 @@ def test_a_rerun_keeps_edits_made_in_the_demo_and_restores_the_passwords():
     document.refresh_from_db()
     assert (document.version, document.body) == (edited.version, edited.body)
     password = parse_credentials(output)["writer"]
-    assert authenticate(username="writer", password=password) is not None
+    assert authenticate(HttpRequest(), username="writer", password=password) is not None
 
 
 def test_a_deleted_demo_document_is_not_brought_back(django_user_model):
