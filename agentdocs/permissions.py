@@ -203,17 +203,12 @@ def token_mint_check(
     now: datetime,
 ) -> None:
     """A token creates only a token within itself, so a leaked token can never be turned
-    into a broader or longer-lived one: it needs the `admin` scope; the new token's
-    scopes are within its own, it is bound to the minter's tenant when the minter is
-    bound, and it expires no later than the minter. InsufficientScope (403) names the
-    field that asks for more. A session's user is limited by their role alone."""
+    into a broader or longer-lived one: the new token's scopes are within its own, the
+    minter holds the `admin` scope, the new token is bound to the minter's tenant when
+    the minter is bound, and it expires no later than the minter. InsufficientScope
+    (403) names the field that asks for more (None when the minter lacks `admin`). A
+    session's user is limited by their role alone: views call this for tokens only."""
     held = ", ".join(scope for scope in Scope.values if scope in (minter.scopes or [])) or "none"
-    if not minter.allows(Scope.ADMIN):
-        raise InsufficientScope(
-            f"This token's scopes ({held}) do not include 'admin', which creating a token needs.",
-            field=None,
-            required_scope=Scope.ADMIN.value,
-        )
     beyond = [scope for scope in scopes if not minter.allows(scope)]
     if beyond:
         raise InsufficientScope(
@@ -221,6 +216,12 @@ def token_mint_check(
             "only tokens within its own scopes.",
             field="scopes",
             required_scope=beyond[0],
+        )
+    if not minter.allows(Scope.ADMIN):
+        raise InsufficientScope(
+            f"This token's scopes ({held}) do not include 'admin', which creating a token needs.",
+            field=None,
+            required_scope=Scope.ADMIN.value,
         )
     if minter.tenant_id is not None:
         bound_to = minter.tenant.slug
