@@ -223,7 +223,7 @@ def token_mint_check(
             field=None,
             required_scope=Scope.ADMIN.value,
         )
-    if minter.tenant_id is not None:
+    if minter.tenant is not None:
         bound_to = minter.tenant.slug
         if tenant_slug != bound_to:
             raise InsufficientScope(

@@ -3,15 +3,19 @@ its reach; a person holds a bounded number of active tokens (issue 23, finding 1
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
+from django.db import connection, connections
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from agentdocs.core.errors import TooManyTokens
 from agentdocs.models import ApiToken, Role
 from agentdocs.services import tenants as tenant_service
 from agentdocs.services import tokens as token_service
+from tests.conftest import need_service
 
 pytestmark = pytest.mark.django_db
 
@@ -255,3 +259,37 @@ def test_token_creation_is_rate_limited_per_person_across_tokens_and_session(
     assert 1 <= int(refused["Retry-After"]) <= 3600
     assert ApiToken.objects.filter(name="minted").count() == 3
     assert mint(session(writer), scopes=["read"]).status_code == 201  # another person
+
+
+@pytest.fixture
+def postgres(transactional_db):
+    need_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "concurrent creations need concurrent connections; set DATABASE_URL",
+    )
+
+
+def test_concurrent_creations_never_pass_the_cap(postgres, admin, settings):
+    settings.AGENTDOCS_MAX_TOKENS_PER_USER = 3
+    token_service.token_create(user=admin, name="first", scopes=["read"])
+    barrier = threading.Barrier(6)
+    outcomes: list[str] = []
+
+    def create(number: int) -> None:
+        try:
+            barrier.wait(timeout=10)
+            token_service.token_create(user=admin, name=f"racer{number}", scopes=["read"])
+            outcomes.append("created")
+        except TooManyTokens:
+            outcomes.append("refused")
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sorted(outcomes) == ["created"] * 2 + ["refused"] * 4
+    assert ApiToken.objects.filter(user=admin).count() == 3

@@ -72,14 +72,15 @@ def token_list(request: HttpRequest) -> HttpResponse:
         return _page(request, form)
     data = form.cleaned_data
     try:
-        ratelimit.check("token_create", ratelimit.user_key(request.user.pk))
+        user = permissions.signed_in(request.user)
+        ratelimit.check("token_create", ratelimit.user_key(user.pk))
         tenant = (
             permissions.tenant_access(request.user, data["tenant"]).tenant
             if data["tenant"]
             else None
         )
         new = token_service.token_create(
-            user=permissions.signed_in(request.user),
+            user=user,
             name=data["name"],
             scopes=list(data["scopes"]),
             tenant=tenant,
