@@ -6,10 +6,11 @@ registers a hundred-odd response callbacks, a cost paid on every render's
 read-state lookup, the hot path. The client is thread-safe and holds no
 connection itself (the pool does), so one per pool is enough.
 
-`get_many_and_count` is what lets a render count itself against its rate limit
-without a round trip of its own: on Redis, the keys, the INCR and the EXPIRE go in
-one pipeline (Django's `add` then `incr` took three round trips). On any other
-cache it is `get_many` and the atomic `add`/`incr` of the cache API.
+`get_many_and_counts` is what lets a render count itself against its rate limits
+(the caller's and the person's) without a round trip of its own: on Redis, the keys
+and each counter's INCR and EXPIRE go in one pipeline (Django's `add` then `incr`
+took three round trips per counter). On any other cache it is `get_many` and the
+atomic `add`/`incr` of the cache API for each counter.
 
 `set_unanswered` is a write nobody waits for: a render's read state, sent on a
 connection of its own with Redis's replies turned off (`CLIENT REPLY OFF`), so a
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.core.cache import DEFAULT_CACHE_ALIAS, caches
@@ -70,31 +71,48 @@ def get_many_and_count(
     """``cache.get_many(keys)`` and, when ``counter`` is named, that counter incremented
     by one (created at 1, expiring ``ttl`` seconds after its last increment): one round
     trip on Redis. The count is None when no counter is named."""
+    found, counts = get_many_and_counts(keys, counters=[(counter, ttl)] if counter else [])
+    return found, counts[0] if counts else None
+
+
+def get_many_and_counts(
+    keys: list[str], *, counters: Sequence[tuple[str, int]]
+) -> tuple[dict[str, Any], list[int]]:
+    """``cache.get_many(keys)`` and each of ``counters`` (key, ttl) incremented by one
+    (created at 1, expiring ttl seconds after its last increment), its count in the
+    same order: one round trip on Redis however many keys and counters."""
     cache = caches[DEFAULT_CACHE_ALIAS]
-    if counter is None:
-        return (cache.get_many(keys) if keys else {}), None
+    if not counters:
+        return (cache.get_many(keys) if keys else {}), []
     if isinstance(cache, RedisCache):
         made = [cache.make_and_validate_key(key) for key in keys]
-        made_counter = cache.make_and_validate_key(counter)
         pipeline = cache.client.get_client(write=True).pipeline(transaction=False)
         if made:
             pipeline.mget(made)
-        pipeline.incr(made_counter)
-        pipeline.expire(made_counter, ttl)
+        for counter, ttl in counters:
+            made_counter = cache.make_and_validate_key(counter)
+            pipeline.incr(made_counter)
+            pipeline.expire(made_counter, ttl)
         results = pipeline.execute()
         values = results[0] if made else []
         loads = cache.client._serializer.loads
         pairs = zip(keys, values, strict=True)
         found = {key: loads(value) for key, value in pairs if value is not None}
-        return found, int(results[-2])
+        increments = results[1:] if made else results
+        return found, [int(count) for count in increments[::2]]
     found = cache.get_many(keys) if keys else {}
+    return found, [_count(cache, counter, ttl) for counter, ttl in counters]
+
+
+def _count(cache: Any, counter: str, ttl: int) -> int:
+    """The atomic `add`/`incr` of the cache API, for a cache other than Redis."""
     if cache.add(counter, 1, ttl):
-        return found, 1
+        return 1
     try:
-        return found, cache.incr(counter)
+        return int(cache.incr(counter))
     except ValueError:  # expired between add and incr: this request opens it again
         cache.add(counter, 1, ttl)
-        return found, 1
+        return 1
 
 
 # Writes nobody waits for: a render's read state.

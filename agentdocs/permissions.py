@@ -9,14 +9,16 @@ without the right get Forbidden.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 
-from agentdocs.core.errors import Forbidden, NotFound
+from agentdocs.core.errors import Forbidden, InsufficientScope, NotFound
 from agentdocs.core.paths import is_reserved_path
-from agentdocs.models import Project, Role, Tenant
+from agentdocs.models import ApiToken, Project, Role, Scope, Tenant
 from agentdocs.sql import access as access_sql
 from agentdocs.sql.access import AccessRow
 
@@ -187,3 +189,59 @@ def may_create_tenants(user: AnyUser) -> bool:
     if settings.AGENTDOCS_TENANT_CREATORS == "authenticated":
         return True
     return bool(getattr(user, "is_superuser", False))
+
+
+# What an API token may do with other tokens.
+
+
+def token_mint_check(
+    *,
+    minter: ApiToken,
+    scopes: Sequence[str],
+    tenant_slug: str | None,
+    expires_in_days: int | None,
+    now: datetime,
+) -> None:
+    """A token creates only a token within itself, so a leaked token can never be turned
+    into a broader or longer-lived one: the new token's scopes are within its own, the
+    minter holds the `admin` scope, the new token is bound to the minter's tenant when
+    the minter is bound, and it expires no later than the minter. InsufficientScope
+    (403) names the field that asks for more (None when the minter lacks `admin`). A
+    session's user is limited by their role alone: views call this for tokens only."""
+    held = ", ".join(scope for scope in Scope.values if scope in (minter.scopes or [])) or "none"
+    beyond = [scope for scope in scopes if not minter.allows(scope)]
+    if beyond:
+        raise InsufficientScope(
+            f"This token's scopes ({held}) do not include {beyond[0]!r}: a token creates "
+            "only tokens within its own scopes.",
+            field="scopes",
+            required_scope=beyond[0],
+        )
+    if not minter.allows(Scope.ADMIN):
+        raise InsufficientScope(
+            f"This token's scopes ({held}) do not include 'admin', which creating a token needs.",
+            field=None,
+            required_scope=Scope.ADMIN.value,
+        )
+    if minter.tenant is not None:
+        bound_to = minter.tenant.slug
+        if tenant_slug != bound_to:
+            raise InsufficientScope(
+                f"This token works only in tenant {bound_to!r}, so a token it creates must "
+                f"be bound to {bound_to!r} too.",
+                field="tenant",
+            )
+    if minter.expires_at is not None:
+        expires_at = now + timedelta(days=expires_in_days) if expires_in_days else None
+        if expires_at is None or expires_at > minter.expires_at:
+            whole_days = (minter.expires_at - now).days
+            raise InsufficientScope(
+                f"This token expires at {minter.expires_at:%Y-%m-%d %H:%M} UTC, so a token "
+                "it creates must expire no later: "
+                + (
+                    f"give `expires_in_days` of at most {whole_days}."
+                    if whole_days >= 1
+                    else "it has less than a day left, too little for any token it creates."
+                ),
+                field="expires_in_days",
+            )

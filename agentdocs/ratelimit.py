@@ -7,14 +7,18 @@ are read from `settings.AGENTDOCS_RATE_LIMITS` on every call, as
 `AGENTDOCS_RATE_LIMITS_ENABLED = False` turns every limit off (tests raise or remove
 single limits with the `settings` fixture).
 
-The count is an atomic increment (`agentdocs.cache.get_many_and_count`: INCR and
-EXPIRE in one Redis round trip; `cache.add` then `cache.incr` elsewhere). The render
-does not pay a round trip of its own: it passes its `Window` to the render, which
-counts in the same round trip as its cached reads and calls `Window.check` before
-reading anything else. With the local-memory cache each process counts for itself,
-so the limit is per process there and per deployment with Redis. A fixed window lets a
-caller send up to twice the limit across a window's edge, which is enough to stop
-one member from tying up the workers.
+Renders, binds, previews and token creations are limited per person too: a
+``*_user`` scope keyed by `user_key`, counted across all of a user's tokens and their
+session, above the per-token limit keyed by the caller (so a fresh token buys no
+more). The count is an atomic increment (`agentdocs.cache.get_many_and_counts`: each
+counter's INCR and EXPIRE in one Redis round trip; `cache.add` then `cache.incr`
+elsewhere). The render does not pay a round trip of its own: it passes its `Windows`
+(the token's and the person's) to the render, which counts them in the same round
+trip as its cached reads and calls `Windows.check` before reading anything else.
+With the local-memory cache each process counts for itself, so the limit is per
+process there and per deployment with Redis. A fixed window lets a caller send up to
+twice the limit across a window's edge, which is enough to stop one member from tying
+up the workers.
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from agentdocs.cache import get_many_and_count
+from agentdocs.cache import get_many_and_counts
 from agentdocs.core.errors import RateLimited
 
 _UNITS = {"s": 1, "sec": 1, "second": 1, "min": 60, "minute": 60, "h": 3600, "hour": 3600}
@@ -88,7 +93,7 @@ class Window:
 
 def window(scope: str, key: str) -> Window | None:
     """The window a request of ``scope`` by ``key`` counts in; None when not limited.
-    The caller counts it (`get_many_and_count`) and then calls `Window.check`."""
+    The caller counts it (`get_many_and_counts`) and then calls `Window.check`."""
     limit = limit_for(scope)
     if limit is None:
         return None
@@ -99,10 +104,47 @@ def window(scope: str, key: str) -> Window | None:
     return Window(counter=counter, requests=requests, period=period, window=number, now=now)
 
 
-def check(scope: str, key: str) -> None:
-    """Count one request of ``scope`` by ``key``; raise RateLimited past the limit."""
-    current = window(scope, key)
+@dataclass(frozen=True)
+class Windows:
+    """The windows one request counts in at once (a token's and its person's), counted
+    together in one round trip (`get_many_and_counts`) and checked together."""
+
+    windows: tuple[Window, ...]
+
+    @property
+    def counters(self) -> list[tuple[str, int]]:
+        return [(current.counter, current.ttl) for current in self.windows]
+
+    def check(self, counts: Sequence[int]) -> None:
+        """Raise RateLimited when any count is past its window's limit; of several, the
+        one that lasts longest, so its Retry-After is when every limit allows again."""
+        refusals: list[RateLimited] = []
+        for current, count in zip(self.windows, counts, strict=True):
+            try:
+                current.check(count)
+            except RateLimited as refusal:
+                refusals.append(refusal)
+        if refusals:
+            raise max(refusals, key=lambda refusal: refusal.retry_after)
+
+
+def windows(*limits: tuple[str, str]) -> Windows | None:
+    """The windows of these (scope, key) limits that are limited; None when none is."""
+    found = tuple(current for scope, key in limits if (current := window(scope, key)) is not None)
+    return Windows(found) if found else None
+
+
+def user_key(user_id: int) -> str:
+    """The key of a per-person limit: one counter for all of a user's tokens and their
+    session (`caller`, the key of a per-token limit, is one per token)."""
+    return f"user:{user_id}"
+
+
+def check(scope: str, key: str, *more: tuple[str, str]) -> None:
+    """Count one request of ``scope`` by ``key`` (and of each further (scope, key) in
+    ``more``, in the same round trip); raise RateLimited past any of the limits."""
+    current = windows((scope, key), *more)
     if current is None:
         return
-    _, count = get_many_and_count([], counter=current.counter, ttl=current.ttl)
-    current.check(count)
+    _, counts = get_many_and_counts([], counters=current.counters)
+    current.check(counts)

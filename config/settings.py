@@ -399,14 +399,29 @@ AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES = env_int(
     "AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES", 8 * 1024 * 1024
 )
 # Per-caller rate limits (agentdocs/ratelimit.py), as "requests/period" ("60/min",
-# "5/10s"); an empty value leaves that scope unlimited. The live Markdown preview is
-# per user; render and bind are meant per token.
+# "5/10s"); an empty value leaves that scope unlimited. `render` and `bind` count per
+# token (or session); the `*_user` scopes and `token_create` count per person, across
+# all their tokens and their session, so fresh tokens buy no more.
 AGENTDOCS_RATE_LIMITS_ENABLED = env_bool("AGENTDOCS_RATE_LIMITS_ENABLED", True)
 AGENTDOCS_RATE_LIMITS = {
+    # The edit page's live Markdown preview, per person.
     "markdown_preview": env_str("AGENTDOCS_RATE_LIMIT_MARKDOWN_PREVIEW", "60/min"),
+    # Memory Block renders per token, and per person across all their tokens.
     "render": env_str("AGENTDOCS_RATE_LIMIT_RENDER", "600/min"),
+    "render_user": env_str("AGENTDOCS_RATE_LIMIT_RENDER_PER_USER", "1200/min"),
+    # Binds per token, and per person across all their tokens.
     "bind": env_str("AGENTDOCS_RATE_LIMIT_BIND", "120/min"),
+    "bind_user": env_str("AGENTDOCS_RATE_LIMIT_BIND_PER_USER", "240/min"),
+    # Memory Block previews (API GET and the preview page), per person.
+    "preview_user": env_str("AGENTDOCS_RATE_LIMIT_PREVIEW_PER_USER", "300/min"),
+    # API token creations (API and the tokens page), per person.
+    "token_create": env_str("AGENTDOCS_RATE_LIMIT_TOKEN_CREATE", "30/hour"),
 }
+# Active (neither revoked nor expired) API tokens one person may hold; past it a new
+# one is refused with 409 `too_many_tokens`.
+AGENTDOCS_MAX_TOKENS_PER_USER = env_int("AGENTDOCS_MAX_TOKENS_PER_USER", 50)
+if AGENTDOCS_MAX_TOKENS_PER_USER < 1:
+    raise ImproperlyConfigured("AGENTDOCS_MAX_TOKENS_PER_USER must be at least 1.")
 
 # Webhooks. Deliveries never go to loopback, private, link-local, unique-local,
 # multicast, reserved or cloud-metadata addresses (checked on the resolved address

@@ -13,8 +13,8 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
 from agentdocs.api.authentication import TokenAuth
-from agentdocs.core.errors import Forbidden
-from agentdocs.models import Scope
+from agentdocs.core.errors import InsufficientScope
+from agentdocs.models import ApiToken, Scope
 from agentdocs.permissions import PrefetchedAccess
 from agentdocs.services.memory_block import caller_of
 
@@ -33,6 +33,12 @@ def token_tenant_id(request: Request) -> int | None:
     return auth.limits.tenant_id if isinstance(auth, TokenAuth) else None
 
 
+def calling_token(request: Request) -> ApiToken | None:
+    """The API token the request was sent with; None for a session."""
+    auth = request.auth
+    return auth.token if isinstance(auth, TokenAuth) else None
+
+
 def caller(request: Request) -> str:
     """Whom a render's read state belongs to: the request's API token, or its user."""
     auth = request.auth
@@ -40,17 +46,14 @@ def caller(request: Request) -> str:
     return caller_of(user_id=request.user.pk, token_id=token_id)
 
 
-class InsufficientScope(Forbidden):
-    code = "insufficient_scope"
-
-
 def required_scope(request: Request, view: Any) -> str:
     """The scope an operation needs: a view may name one per method in
     ``required_scopes``; otherwise reading needs `read` and any change `write`."""
     named = getattr(view, "required_scopes", {}).get(request.method)
     if named:
-        return str(named)
-    return Scope.READ if request.method in SAFE_METHODS else Scope.WRITE
+        return Scope(named).value
+    # `.value`: the wire name, which messages print (a member's repr is `Scope.WRITE`).
+    return Scope.READ.value if request.method in SAFE_METHODS else Scope.WRITE.value
 
 
 class TokenScopePermission(BasePermission):

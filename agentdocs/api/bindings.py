@@ -185,7 +185,8 @@ class BindingListCreate(APIView):
         "may bind; an API token needs the `render` scope. The manifest is inline or the "
         "project's `context.json`; `memory_block` renders and binds the block as well "
         "(404 for an unknown recipe or profile). 413 when the record would be larger than "
-        "the server keeps; 429 with Retry-After when the caller binds too often.",
+        "the server keeps; 429 with Retry-After when the token, or the person across all "
+        "their tokens, binds too often.",
         request=PostInputSerializer,
         responses={
             201: OutputSerializer,
@@ -211,7 +212,7 @@ class BindingListCreate(APIView):
         )
         serializer = self.PostInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        ratelimit.check("bind", caller(request))
+        ratelimit.check("bind", caller(request), ("bind_user", ratelimit.user_key(access.user.pk)))
         result = binding_service.binding_create(
             tenant=access.tenant,
             project=access.project,

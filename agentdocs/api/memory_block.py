@@ -265,7 +265,7 @@ class MemoryBlockView(APIView):
         "first). Readers may render; an API token needs the `render` scope. JSON by "
         "default; `Accept: text/plain` answers with the block text alone (errors stay "
         "JSON). 404 for an unknown recipe or profile; 429 with Retry-After when the "
-        "caller renders too often.",
+        "token, or the person across all their tokens, renders too often.",
         request=PostInputSerializer,
         responses={
             (200, JSON): OutputSerializer,
@@ -292,8 +292,11 @@ class MemoryBlockView(APIView):
             client_document=data["client_document"],
             reset=data["reset"],
             paths=data["paths"] or (),
-            # Counted in the render's own cache round trip, before it reads anything.
-            rate_limit=ratelimit.window("render", render_caller),
+            # Counted in the render's own cache round trip, before it reads anything:
+            # per token, and per person across all their tokens and their session.
+            rate_limit=ratelimit.windows(
+                ("render", render_caller), ("render_user", ratelimit.user_key(access.user.pk))
+            ),
         )
         if _wants_text(request):
             return Response(block.text)
@@ -306,16 +309,17 @@ class MemoryBlockView(APIView):
         description="The full block as a new process would get it, touching no read "
         "state. JSON by default; `Accept: text/plain` answers with the block text alone. "
         "Each answer has an ETag (per representation): with If-None-Match naming it, 304 "
-        "and no body. 404 for an unknown recipe or profile.",
+        "and no body. 404 for an unknown recipe or profile; 429 with Retry-After when the "
+        "person previews too often.",
         responses={
             (200, JSON): OutputSerializer,
             (200, TEXT): OpenApiResponse(
                 OpenApiTypes.STR, description="With `Accept: text/plain`: the block text."
             ),
             304: OpenApiResponse(description="Not modified: the If-None-Match ETag is current."),
-            **json_errors(404),
+            **json_errors(404, 429),
         },
-        parameters=[GetQuerySerializer, IF_NONE_MATCH, etag_header(200, 304)],
+        parameters=[GetQuerySerializer, IF_NONE_MATCH, etag_header(200, 304), RETRY_AFTER],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         """A preview: the full block, no read state touched."""
@@ -339,7 +343,11 @@ class MemoryBlockView(APIView):
             if validator.etag is not None and etag_matches(if_none_match, validator.etag):
                 return self._preview_response(None, validator.etag)
         block = memory_block_service.render_memory_block(
-            project=access.project, recipe_name=recipe, profile_name=profile, preview=True
+            project=access.project,
+            recipe_name=recipe,
+            profile_name=profile,
+            preview=True,
+            rate_limit=ratelimit.windows(("preview_user", ratelimit.user_key(access.user.pk))),
         )
         if wants_text:
             body: Any = block.text

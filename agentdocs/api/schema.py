@@ -106,7 +106,8 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
         ForbiddenErrorSerializer,
         description="`forbidden`: your role does not allow this (writers write, tenant admins "
         "administer); `insufficient_scope`: the API token's scopes do not include the one "
-        "this request needs (`required_scope`).",
+        "this request needs (`required_scope`), or a token it would create is broader than "
+        "itself (`field`: `scopes`, `tenant` or `expires_in_days`).",
         examples=[
             _example(
                 403,
@@ -128,7 +129,8 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
         "`invitation_decided`: the request conflicts with the current state; "
         "`review_required` (with `propose_url`): the path is protected by `review.required`, "
         "propose a change instead; on change requests `own_change`, `change_closed`, "
-        "`not_approved` and `merge_conflict` (with `conflicts`).",
+        "`not_approved` and `merge_conflict` (with `conflicts`). "
+        "`too_many_tokens`: you hold the most active API tokens one person may.",
         examples=[_example(409, "already_exists", "A document already exists at 'agent.md'.")],
     ),
     412: OpenApiResponse(

@@ -3,16 +3,17 @@ tokens scoped to their tenant. The key is in the response to its creation only."
 
 from __future__ import annotations
 
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs import permissions, ratelimit
+from agentdocs.api.access import calling_token, prefetched_access, token_tenant_id
 from agentdocs.api.common import ListView
-from agentdocs.api.schema import errors
+from agentdocs.api.schema import RETRY_AFTER, errors
 from agentdocs.api.serializers import StrictSerializer
 from agentdocs.models import Scope
 from agentdocs.selectors import tokens as token_selectors
@@ -61,12 +62,13 @@ class TokenList(ListView):
     @extend_schema(
         tags=TAGS,
         summary="List your API tokens",
-        description="Your tokens, revoked ones included, paged; never their keys.",
+        description="Your tokens, revoked ones included, paged; never their keys. A token "
+        "bound to a tenant lists only your tokens bound to that tenant.",
         responses={200: TokenOutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request) -> Response:
         tokens = token_selectors.token_list_for(
-            user=permissions.signed_in(request.user)
+            user=permissions.signed_in(request.user), reach=token_tenant_id(request)
         ).select_related("user")
         return self.paginate(request, tokens)
 
@@ -75,26 +77,45 @@ class TokenList(ListView):
         summary="Create an API token",
         description="The response holds the key (`adt_<prefix>_<secret>`) once; only its "
         "sha256 is stored. A token with a `tenant` works only in that tenant. Its rights "
-        "are always the smaller of its scopes and your current role.",
+        "are always the smaller of its scopes and your current role. Sent with an API "
+        "token, this needs the `admin` scope, and the new token must be within the calling "
+        "one: scopes among its own, bound to its tenant when it is bound, expiring no later "
+        "(403 `insufficient_scope` naming `scopes`, `tenant` or `expires_in_days`). At most "
+        "`AGENTDOCS_MAX_TOKENS_PER_USER` active tokens per person (409 `too_many_tokens`); "
+        "creations are rate-limited per person (429 with Retry-After).",
         request=InputSerializer,
-        responses={201: CreatedSerializer, **errors(400, 404, 413)},
+        responses={201: CreatedSerializer, **errors(400, 403, 404, 409, 413, 429)},
+        parameters=[RETRY_AFTER],
     )
     def post(self, request: Request) -> Response:
+        user = permissions.signed_in(request.user)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        ratelimit.check("token_create", ratelimit.user_key(user.pk))
+        now = timezone.now()
+        minter = calling_token(request)
+        if minter is not None:
+            permissions.token_mint_check(
+                minter=minter,
+                scopes=data["scopes"],
+                tenant_slug=data["tenant"],
+                expires_in_days=data["expires_in_days"],
+                now=now,
+            )
         tenant = None
         if data["tenant"] is not None:
             tenant = permissions.tenant_access(
                 request.user, data["tenant"], prefetched=prefetched_access(request)
             ).tenant
         new = token_service.token_create(
-            user=permissions.signed_in(request.user),
+            user=user,
             name=data["name"],
             scopes=data["scopes"],
             tenant=tenant,
             expires_in_days=data["expires_in_days"],
             reason=data["reason"],
+            now=now,
         )
         body = {**self.OutputSerializer(new.token).data, "token": new.key}
         return Response(body, status=status.HTTP_201_CREATED)
@@ -104,12 +125,15 @@ class TokenDetail(APIView):
     @extend_schema(
         tags=TAGS,
         summary="Show one of your API tokens",
-        description="404 if it is not yours.",
+        description="404 if it is not yours, or (sent with a token bound to a tenant) "
+        "not bound to that tenant.",
         responses={200: TokenOutputSerializer, **errors(404)},
     )
     def get(self, request: Request, token_id: str) -> Response:
         token = token_selectors.token_get_for(
-            user=permissions.signed_in(request.user), token_id=token_id
+            user=permissions.signed_in(request.user),
+            token_id=token_id,
+            reach=token_tenant_id(request),
         )
         return Response(TokenOutputSerializer(token).data)
 
@@ -117,12 +141,14 @@ class TokenDetail(APIView):
         tags=TAGS,
         summary="Revoke one of your API tokens",
         description="The next request that sends the token is refused with 401. 404 if it "
-        "is not yours.",
+        "is not yours, or (sent with a token bound to a tenant) not bound to that tenant.",
         responses={204: None, **errors(404)},
     )
     def delete(self, request: Request, token_id: str) -> Response:
         token = token_selectors.token_get_for(
-            user=permissions.signed_in(request.user), token_id=token_id
+            user=permissions.signed_in(request.user),
+            token_id=token_id,
+            reach=token_tenant_id(request),
         )
         token_service.token_revoke(
             token=token, actor=permissions.signed_in(request.user), reason="Revoked by its owner"

@@ -39,6 +39,12 @@ class Forbidden(AgentdocsError):
     status = 403
 
 
+class InsufficientScope(Forbidden):
+    """An API token's scopes, tenant or expiry do not reach what the request asks."""
+
+    code = "insufficient_scope"
+
+
 class AlreadyExists(AgentdocsError):
     code = "already_exists"
     status = 409
@@ -48,6 +54,13 @@ class Enforced(AgentdocsError):
     """A project tried to set what its tenant enforces."""
 
     code = "enforced"
+    status = 409
+
+
+class TooManyTokens(AgentdocsError):
+    """The user holds as many active API tokens as one person may."""
+
+    code = "too_many_tokens"
     status = 409
 
 

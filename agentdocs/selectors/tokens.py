@@ -10,8 +10,12 @@ from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.models import ApiToken, Tenant
 
 
-def token_list_for(*, user: User) -> QuerySet[ApiToken]:
-    return ApiToken.objects.filter(user=user).select_related("tenant")
+def token_list_for(*, user: User, reach: int | None = None) -> QuerySet[ApiToken]:
+    """The user's tokens; with ``reach`` (the tenant a tenant-bound API token works in,
+    `agentdocs.api.access.token_tenant_id`) only those bound to that tenant, so such a
+    token cannot see, nor revoke, a broader one."""
+    tokens = ApiToken.objects.filter(user=user).select_related("tenant")
+    return tokens if reach is None else tokens.filter(tenant_id=reach)
 
 
 def token_list_in(*, tenant: Tenant) -> QuerySet[ApiToken]:
@@ -25,9 +29,10 @@ def _token_id(token_id: object) -> int:
     return number
 
 
-def token_get_for(*, user: User, token_id: object) -> ApiToken:
-    """One of the user's own tokens; another user's is as missing as one that never was."""
-    token = token_list_for(user=user).filter(pk=_token_id(token_id)).first()
+def token_get_for(*, user: User, token_id: object, reach: int | None = None) -> ApiToken:
+    """One of the user's own tokens within ``reach`` (`token_list_for`); another user's,
+    or one out of reach, is as missing as one that never was."""
+    token = token_list_for(user=user, reach=reach).filter(pk=_token_id(token_id)).first()
     if token is None:
         raise NotFound("No such token.", field="id")
     return token

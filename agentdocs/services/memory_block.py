@@ -208,7 +208,7 @@ def _inputs_and_read_state(
     process: str | None,
     caller: str = "",
     paths: tuple[str, ...] = (),
-    rate_limit: ratelimit.Window | None = None,
+    rate_limit: ratelimit.Windows | None = None,
 ) -> tuple[MemoryBlockInputs, StoredReadState, dict[Hashable, Any]]:
     """The render's inputs, for a ``process`` its read state, and the memo of the rows
     they came from (`render_cache.Rows`): one cache round trip, which also counts the
@@ -320,7 +320,7 @@ def render_memory_block(
     reset: bool = False,
     preview: bool = False,
     paths: tuple[str, ...] = (),
-    rate_limit: ratelimit.Window | None = None,
+    rate_limit: ratelimit.Windows | None = None,
 ) -> MemoryBlock:
     """Render the Memory Block for one turn of one agent process in ``project``.
 
@@ -331,9 +331,9 @@ def render_memory_block(
     profile opts in; its name and size are the caller's to check (the API's
     serializer refuses what the wire may not carry). ``paths`` are the files the
     task touches (`validate_paths`): scoped `.AGENTS/` documents are included when
-    one matches their globs. ``rate_limit`` (`agentdocs.ratelimit.window`) is counted
-    in the render's first cache round trip; past the limit, RateLimited is raised
-    before anything else is read.
+    one matches their globs. ``rate_limit`` (`agentdocs.ratelimit.windows`: the
+    token's and the person's) is counted in the render's first cache round trip;
+    past a limit, RateLimited is raised before anything else is read.
 
     Unless ``preview``, the render uses and updates the read state of
     ``process`` as rendered by ``caller`` (both required then; `caller_of`):

@@ -53,7 +53,7 @@ from django.core.cache import cache
 from django.db import transaction
 
 from agentdocs import ratelimit
-from agentdocs.cache import get_many_and_count
+from agentdocs.cache import get_many_and_counts
 
 GENERATION_KEY = "render-generation:v1:{tenant_id}"
 ROWS_KEY = "render-rows:v1:{tenant_id}:{project_id}:{recipe}"
@@ -153,33 +153,32 @@ def cached_rows(
     read: Callable[[], Any],
     size: Callable[[Any], int] = lambda rows: 0,
     with_keys: Sequence[str] = (),
-    rate_limit: ratelimit.Window | None = None,
+    rate_limit: ratelimit.Windows | None = None,
 ) -> tuple[Rows, dict[str, Any]]:
     """``read()``'s result, from the cache when it is current for the tenant's generation.
 
     ``with_keys`` are other cache keys the caller needs (a process's read state):
-    they come back in the same round trip, as a dict of the ones found. A
-    ``rate_limit`` window is counted in that round trip too, and checked before
+    they come back in the same round trip, as a dict of the ones found. The
+    ``rate_limit`` windows are counted in that round trip too, and checked before
     anything is read from the database (RateLimited past the limit). ``size`` says
     roughly how many bytes the rows hold, for the bound on this process's copies.
 
     While this process holds the rows of the current generation, the round trip
     does not fetch them; when it holds older ones, a second round trip does.
     """
-    counter = rate_limit.counter if rate_limit is not None else None
-    ttl = rate_limit.ttl if rate_limit is not None else 0
+    counters = rate_limit.counters if rate_limit is not None else []
     if not enabled():
-        found, count = get_many_and_count(list(with_keys), counter=counter, ttl=ttl)
+        found, counts = get_many_and_counts(list(with_keys), counters=counters)
         if rate_limit is not None:
-            rate_limit.check(count)
+            rate_limit.check(counts)
         return Rows(read()), found
     generation_key = GENERATION_KEY.format(tenant_id=tenant_id)
     rows_key = ROWS_KEY.format(tenant_id=tenant_id, project_id=project_id, recipe=recipe or "")
     local = _local_get(rows_key)
     wanted = [generation_key, *with_keys] if local else [generation_key, rows_key, *with_keys]
-    found, count = get_many_and_count(wanted, counter=counter, ttl=ttl)
+    found, counts = get_many_and_counts(wanted, counters=counters)
     if rate_limit is not None:
-        rate_limit.check(count)
+        rate_limit.check(counts)
     extras = {key: found[key] for key in with_keys if key in found}
     generation = _current_generation(tenant_id, found)
     if local is not None and local.generation == generation:

@@ -13,11 +13,13 @@ import string
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from agentdocs.core.errors import InvalidInput, NotFound
+from agentdocs.core.errors import InvalidInput, NotFound, TooManyTokens
 from agentdocs.models import ApiToken, ChangeType, Membership, Scope, Tenant
 from agentdocs.models.history import mark_change
 
@@ -106,19 +108,24 @@ def token_create(
     actor: User | None = None,
     reason: str = "",
     key: tuple[str, str] | None = None,
+    now: datetime | None = None,
 ) -> NewToken:
     """Create a token for `user`; the returned key is the only time it is seen.
 
     A tenant token works only in that tenant, so its user must be a member there.
-    ``key`` (prefix, key) is for the demo, whose key is derived from the installation's
-    SECRET_KEY so that every run of `seed_demo` prints the same working token.
+    A user holds at most `AGENTDOCS_MAX_TOKENS_PER_USER` active tokens (TooManyTokens).
+    When an API token asks for this one, the view has checked it is within that token
+    (`permissions.token_mint_check`) at ``now``, which the expiry here counts from.
+    ``key`` (prefix, key) is for the demo, whose key is derived
+    from the installation's SECRET_KEY so that every run of `seed_demo` prints the same
+    working token.
     """
     name = validate_name(name)
     scopes = validate_scopes(scopes)
     expires_in_days = validate_expires_in_days(expires_in_days)
     if tenant is not None and not Membership.objects.filter(tenant=tenant, user=user).exists():
         raise NotFound(f"No tenant {tenant.slug!r}.", field="tenant")
-    now = timezone.now()
+    now = now or timezone.now()
     for _attempt in range(5):
         prefix, new_key = key or _new_key()
         token = ApiToken(
@@ -139,6 +146,7 @@ def token_create(
         )
         try:
             with transaction.atomic():
+                _require_room_for_a_token(user=user, now=now)
                 token.save()
         except IntegrityError:  # a prefix taken already: 62^8 makes a second clash unlikely
             if key is not None:
@@ -146,6 +154,28 @@ def token_create(
             continue
         return NewToken(token=token, key=new_key)
     raise RuntimeError("could not find a free token prefix")
+
+
+def active_tokens(*, user: User, now: datetime) -> int:
+    """How many of the user's tokens still work: neither revoked nor expired."""
+    return (
+        ApiToken.objects.filter(user=user, revoked_at__isnull=True)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .count()
+    )
+
+
+def _require_room_for_a_token(*, user: User, now: datetime) -> None:
+    """TooManyTokens when the user holds the most active tokens one person may. The
+    user's row is locked first, so two creations at once cannot both take the last place."""
+    User.objects.select_for_update().filter(pk=user.pk).first()
+    limit = settings.AGENTDOCS_MAX_TOKENS_PER_USER
+    if active_tokens(user=user, now=now) >= limit:
+        raise TooManyTokens(
+            f"You hold {limit} active API tokens, the most one person may: revoke one you "
+            "no longer use, then create this one.",
+            field=None,
+        )
 
 
 @transaction.atomic

@@ -101,7 +101,10 @@ def form_page(
         status = refusal.status
     else:
         status = 400 if form.errors else 200
-    return render(request, template_name, context, status=status)
+    response = render(request, template_name, context, status=status)
+    if isinstance(refusal, RateLimited):
+        response["Retry-After"] = str(refusal.retry_after)
+    return response
 
 
 def list_page(request: HttpRequest, rows: Any, *, per_page: int, param: str = "page") -> Page:

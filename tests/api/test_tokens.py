@@ -226,3 +226,20 @@ def test_the_secret_check_recognises_our_own_token_format(writer, tenant, projec
         document_service.document_create(
             project=project, path="leak.md", body=f"use {key} to deploy", user=writer, reason="x"
         )
+
+
+@pytest.mark.parametrize(
+    "method, path, scope",
+    [
+        ("put", "/api/v1/tenants/acme/projects/web/documents/notes.md", "write"),
+        ("post", "/api/v1/tenants/acme/projects/web/memory-block/", "render"),
+    ],
+)
+def test_a_refused_scope_is_named_by_its_wire_value(writer, tenant, project, method, path, scope):
+    """`write`, never `Scope.WRITE` (an f-string of the enum member's repr)."""
+    client = bearer(new_key(writer, scopes=["read"]))
+    response = getattr(client, method)(path, {"process": "p", "body": "x"}, format="json")
+    assert response.status_code == 403
+    body = response.json()
+    assert body["error"] == "insufficient_scope" and body["required_scope"] == scope
+    assert f"include '{scope}'" in body["detail"] and "Scope." not in body["detail"]

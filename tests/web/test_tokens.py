@@ -61,3 +61,28 @@ def test_nobody_sees_or_revokes_another_users_token_on_the_page(
 def test_the_page_needs_sign_in(browse):
     response = browse().get("/tokens/")
     assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_the_page_refuses_the_token_past_the_cap_with_a_409(browse, writer, tenant, settings):
+    settings.AGENTDOCS_MAX_TOKENS_PER_USER = 2
+    for name in ("a", "b"):
+        token_service.token_create(user=writer, name=name, scopes=["read"])
+    response = browse(writer).post("/tokens/", {"name": "third", "scopes": ["read"]})
+    assert response.status_code == 409
+    assert "the most one person may" in response.content.decode()
+    assert not ApiToken.objects.filter(name="third").exists()
+
+
+def test_the_page_and_the_api_share_the_per_person_creation_limit(
+    browse, api, writer, tenant, settings
+):
+    settings.AGENTDOCS_RATE_LIMITS = {"token_create": "2/hour"}
+    created = api(writer).post(
+        "/api/v1/tokens/", {"name": "api", "scopes": ["read"]}, format="json"
+    )
+    assert created.status_code == 201
+    assert browse(writer).post("/tokens/", {"name": "page", "scopes": ["read"]}).status_code == 200
+    refused = browse(writer).post("/tokens/", {"name": "again", "scopes": ["read"]})
+    assert refused.status_code == 429 and 1 <= int(refused["Retry-After"]) <= 3600
+    assert "Too many requests" in refused.content.decode()
+    assert not ApiToken.objects.filter(name="again").exists()

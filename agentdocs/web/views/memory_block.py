@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
-from agentdocs import permissions
+from agentdocs import permissions, ratelimit
 from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.core.memory_block import LayerKind
 from agentdocs.selectors import policy as policy_selectors
@@ -72,6 +72,7 @@ def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> Htt
                 client_document=client_document,
                 preview=True,
                 paths=validate_paths(form.cleaned_data["paths"]),
+                rate_limit=ratelimit.windows(("preview_user", ratelimit.user_key(access.user.pk))),
             )
         except (NotFound, InvalidInput) as error:
             if error.field not in PREVIEW_FIELDS:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from agentdocs import permissions
+from agentdocs import permissions, ratelimit
 from agentdocs.core.errors import AgentdocsError
 from agentdocs.models import Scope
 from agentdocs.selectors import tokens as token_selectors
@@ -72,13 +72,15 @@ def token_list(request: HttpRequest) -> HttpResponse:
         return _page(request, form)
     data = form.cleaned_data
     try:
+        user = permissions.signed_in(request.user)
+        ratelimit.check("token_create", ratelimit.user_key(user.pk))
         tenant = (
             permissions.tenant_access(request.user, data["tenant"]).tenant
             if data["tenant"]
             else None
         )
         new = token_service.token_create(
-            user=permissions.signed_in(request.user),
+            user=user,
             name=data["name"],
             scopes=list(data["scopes"]),
             tenant=tenant,
