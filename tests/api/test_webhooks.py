@@ -159,16 +159,22 @@ def test_another_tenants_admin_sees_none_of_it(
     assert Webhook.objects.get().active and Delivery.objects.count() == 1
 
 
-def test_test_sends_a_ping_and_the_log_shows_it(
-    api, admin, tenant, webhook_receiver, django_capture_on_commit_callbacks
+def test_test_queues_a_ping_and_the_log_shows_it_once_swept(
+    api, admin, tenant, webhook_receiver, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     created = _create(api, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
         response = api(admin).post(f"{BASE}{created['id']}/test")
     assert response.status_code == 202
     delivery = response.json()
-    # Answered before the test transaction "commits"; outside tests the task has run by then.
+    # Queued: answered without waiting on the receiver, which has been sent nothing.
     assert delivery["type"] == "ping" and delivery["state"] == "pending"
+    assert delivery["attempt"] == 0 and delivery["attempts"] == []
+    assert webhook_receiver.received == []
+    pending = api(admin).get(f"{BASE}{created['id']}/deliveries/").json()["results"]
+    assert [(d["id"], d["state"]) for d in pending] == [(delivery["id"], "pending")]
+
+    assert sweep_webhooks() == [delivery["id"]]
     body, headers = webhook_receiver.received[0]
     assert Verifier(created["secret"]).verify(body, headers)["id"] == delivery["event_id"]
 
@@ -196,7 +202,13 @@ def test_test_sends_a_ping_and_the_log_shows_it(
 
 
 def test_the_log_shows_retries_and_redeliver_resends_with_the_same_id(
-    api, admin, tenant, project, webhook_receiver, django_capture_on_commit_callbacks
+    api,
+    admin,
+    tenant,
+    project,
+    webhook_receiver,
+    django_capture_on_commit_callbacks,
+    sweep_webhooks,
 ):
     webhook_receiver.default = (500, "no")
     created = _create(api, admin, webhook_receiver.url)
@@ -204,6 +216,7 @@ def test_the_log_shows_retries_and_redeliver_resends_with_the_same_id(
         event = event_service.emit(
             type="document.updated", tenant=tenant, project=project, actor=admin, target="a.md"
         )
+    sweep_webhooks()
     log = api(admin).get(f"{BASE}{created['id']}/deliveries/").json()["results"]
     assert [(d["event_id"], d["state"], d["status_code"]) for d in log] == [
         (event.id, "retrying", 500)
@@ -213,7 +226,8 @@ def test_the_log_shows_retries_and_redeliver_resends_with_the_same_id(
     webhook_receiver.default = (204, "")
     with django_capture_on_commit_callbacks(execute=True):
         response = api(admin).post(f"{BASE}{created['id']}/deliveries/{log[0]['id']}/redeliver")
-    assert response.status_code == 202
+    assert response.status_code == 202 and len(webhook_receiver.received) == 1
+    sweep_webhooks()
     redelivered = api(admin).get(f"{BASE}{created['id']}/deliveries/").json()["results"]
     assert [(d["state"], d["attempt"]) for d in redelivered] == [("succeeded", 2)]
     assert [h["Webhook-Id"] for _, h in webhook_receiver.received] == [event.id, event.id]
@@ -259,6 +273,7 @@ def test_the_lists_run_a_constant_number_of_queries(
     webhook_receiver,
     django_assert_num_queries,
     django_capture_on_commit_callbacks,
+    sweep_webhooks,
     count,
 ):
     client = api(admin)
@@ -269,6 +284,7 @@ def test_the_lists_run_a_constant_number_of_queries(
         with django_capture_on_commit_callbacks(execute=True):
             client.post(f"{BASE}{first['id']}/test")
             client.post(f"{BASE}{other['id']}/test")
+    sweep_webhooks()
     with django_assert_num_queries(4):  # access, count, page, last deliveries
         assert len(client.get(BASE).json()["results"]) == count + 1
     with django_assert_num_queries(5):  # access, webhook, count, page, attempts

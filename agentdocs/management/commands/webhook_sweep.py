@@ -1,6 +1,7 @@
-"""Enqueue webhook deliveries that are due, as the beat task does: without a broker
-(the embedded default) this is what sends retries, so run it from cron, or keep it
-running with `--every` (`dev.py demo` does, beside its server)."""
+"""Enqueue webhook deliveries that are due, as the beat task does. Without a broker
+(the embedded default) this is what sends every delivery, first attempts and retries
+alike (no request sends one), so keep it running with `--every` beside the server
+(`dev.py demo` does) or run it from cron."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from agentdocs.services import webhooks as webhook_service
 class Command(BaseCommand):
     help = (
         "Enqueue webhook deliveries whose retry is due or whose task never ran (a worker "
-        "killed mid-delivery); the same sweep Celery beat runs."
+        "killed mid-delivery); the same sweep Celery beat runs. Without a broker it sends "
+        "them itself, new deliveries and test pings included."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -69,6 +71,7 @@ class Command(BaseCommand):
             pass
 
     def _sweep(self, older_than: int, limit: int) -> int:
+        # Without a broker the enqueued task runs here, when the sweep's claim commits.
         return len(
             webhook_service.delivery_sweep(older_than=timedelta(seconds=older_than), limit=limit)
         )

@@ -193,7 +193,11 @@ def webhook_test(request: HttpRequest, tenant: str, webhook_id: int) -> HttpResp
     except AgentdocsError as error:
         messages.error(request, error.detail)
     else:
-        messages.success(request, "Sent a ping: its delivery is at the top of the log.")
+        messages.success(
+            request,
+            "Queued a ping: it is sent within seconds, and the log at the top shows how it "
+            "went once it has been (reload the page).",
+        )
     return redirect("webhook", tenant=access.tenant.slug, webhook_id=webhook.pk)
 
 
@@ -220,5 +224,7 @@ def delivery_redeliver(
     except AgentdocsError as error:
         messages.error(request, error.detail)
     else:
-        messages.success(request, f"Redelivering {delivery.event_type} {delivery.event_id}.")
+        messages.success(
+            request, f"Queued {delivery.event_type} {delivery.event_id} to be sent again."
+        )
     return redirect("webhook", tenant=access.tenant.slug, webhook_id=webhook.pk)
