@@ -174,8 +174,8 @@ def webhook_create(
         Tenant.objects.select_for_update().filter(pk=tenant.pk).values_list("pk").first()
         if Webhook.objects.filter(tenant_id=tenant.pk).count() >= limit:
             raise TooManyWebhooks(
-                f"The tenant has {limit} webhooks, the most it may have "
-                "(AGENTDOCS_MAX_WEBHOOKS_PER_TENANT); delete one to make another.",
+                f"The tenant has the most webhooks it may have ({limit}, "
+                "AGENTDOCS_MAX_WEBHOOKS_PER_TENANT); delete one to make another.",
                 limit=limit,
             )
         webhook.save()

@@ -66,6 +66,18 @@ def test_a_refused_url_is_shown_beside_its_field(browse, admin, tenant, settings
     assert response.status_code == 400 and not Webhook.objects.exists()
 
 
+def test_past_the_cap_the_page_says_so_and_nothing_is_made(
+    browse, admin, tenant, hook, settings, webhook_receiver
+):
+    settings.AGENTDOCS_MAX_WEBHOOKS_PER_TENANT = 1
+    form = {"url": webhook_receiver.url, "events": ["ping"], "description": "one more"}
+    response = browse(admin).post(LIST, form)
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert "The tenant has the most webhooks it may have (1," in page
+    assert list(Webhook.objects.all()) == [hook]
+
+
 def test_editing_rotating_testing_redelivering_and_deleting(
     browse,
     admin,
