@@ -272,8 +272,9 @@ def event_payload(event: Event) -> core.WebhookPayload:
 
 def deliveries_create(*, event: Event) -> list[int]:
     """A delivery of ``event`` to each active webhook of its tenant that subscribes to it,
-    enqueued once committed. Returns their ids; an event already delivered to a webhook
-    (the signal sent twice) makes no second delivery there."""
+    handed over once committed (`_hand_over`). Returns their ids; an event already
+    delivered to a webhook (the signal sent twice) makes no second delivery there. The
+    same few queries whatever the number of webhooks."""
     webhooks = [
         webhook
         for webhook in Webhook.objects.filter(tenant_id=event.tenant_id, active=True)
@@ -284,24 +285,31 @@ def deliveries_create(*, event: Event) -> list[int]:
     now = timezone.now()
     payload = dict(event_payload(event))
     retries = len(settings.AGENTDOCS_WEBHOOK_RETRY_SCHEDULE)
-    ids = []
     with transaction.atomic():
-        for webhook in webhooks:
-            delivery, created = Delivery.objects.get_or_create(
+        already = set(
+            Delivery.objects.filter(event_id=event.id, webhook__in=webhooks).values_list(
+                "webhook_id", flat=True
+            )
+        )
+        # A concurrent second signal for the event fails on the unique constraint and
+        # rolls back: the first made the same deliveries.
+        made = Delivery.objects.bulk_create(
+            Delivery(
                 webhook=webhook,
                 event_id=event.id,
-                defaults={
-                    "event_type": event.type,
-                    "payload": payload,
-                    "retries_left": retries,
-                    "next_retry_at": now,
-                    "enqueued_for": _enqueued_for(now),
-                    "created_at": now,
-                },
+                event_type=event.type,
+                payload=payload,
+                retries_left=retries,
+                next_retry_at=now,
+                enqueued_for=_enqueued_for(now),
+                created_at=now,
             )
-            if created:
-                ids.append(delivery.pk)
-                _hand_over(delivery.pk)
+            for webhook in webhooks
+            if webhook.pk not in already
+        )
+        ids = [delivery.pk for delivery in made]
+        for delivery_id in ids:
+            _hand_over(delivery_id)
     return ids
 
 

@@ -506,3 +506,19 @@ def test_https_checks_the_urls_host_on_the_certificate_while_connecting_to_its_a
     _fake_dns(monkeypatch, {"hooks.example.test": ["127.0.0.1"]}, [])
     untrusted = webhook_sender.send(url=url, **options)
     assert untrusted.status_code is None and "certificate verify failed" in untrusted.error
+
+
+@pytest.mark.parametrize("count", [2, 20])
+def test_an_events_deliveries_are_made_in_the_same_queries_whatever_the_webhooks(
+    tenant, project, admin, webhook_receiver, django_assert_num_queries, count
+):
+    for _ in range(count):
+        _webhook(tenant, admin, webhook_receiver.url)
+    event = _emit(tenant, project, admin)  # its signal not sent: the test never commits
+    event = Event.objects.select_related("tenant", "project").get(pk=event.pk)
+    # webhooks, those already made, savepoint, insert, release
+    with django_assert_num_queries(5):
+        ids = webhook_service.deliveries_create(event=event)
+    assert len(ids) == count and webhook_receiver.received == []
+    assert webhook_service.deliveries_create(event=event) == []  # made once
+    assert Delivery.objects.filter(event_id=event.id).count() == count
