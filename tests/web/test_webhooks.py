@@ -75,6 +75,7 @@ def test_past_the_cap_the_page_says_so_and_nothing_is_made(
     assert response.status_code == 409
     page = response.content.decode()
     assert "The tenant has the most webhooks it may have (1," in page
+    assert "A tenant has at most 1 webhook." in page
     assert list(Webhook.objects.all()) == [hook]
 
 

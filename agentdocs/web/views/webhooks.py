@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -83,6 +84,7 @@ def _list_page(
         "rows": rows,
         "page": page,
         "disabled_count": sum(1 for w in page if not w.active and w.failing_since is not None),
+        "max_webhooks": settings.AGENTDOCS_MAX_WEBHOOKS_PER_TENANT,
     }
     return form_page(request, "agentdocs/webhooks.html", context, form=form, refusal=refusal)
 
