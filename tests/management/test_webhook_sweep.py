@@ -62,9 +62,11 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
-def test_it_sweeps_until_the_process_that_started_it_exits(tmp_path):
+@pytest.mark.parametrize("starter_lives", [2, 0])
+def test_it_sweeps_until_the_process_that_started_it_exits(tmp_path, starter_lives):
     """Started by a process that then exits (a server killed, not interrupted), the
-    sweeper does not outlive it by more than one period."""
+    sweeper does not outlive it by more than one period; nor when the process exited
+    while the sweeper was still starting (`--parent` names it)."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -78,11 +80,12 @@ def test_it_sweeps_until_the_process_that_started_it_exits(tmp_path):
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     starter = (
-        "import subprocess, sys, time\n"
-        f"child = subprocess.Popen({[*manage, 'webhook_sweep', '--every', '0.2']!r},\n"
+        "import os, subprocess, sys, time\n"
+        f"command = {[*manage, 'webhook_sweep', '--every', '0.2', '--parent']!r}\n"
+        "child = subprocess.Popen([*command, str(os.getpid())],\n"
         "    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         "print(child.pid, flush=True)\n"
-        "time.sleep(2)\n"
+        f"time.sleep({starter_lives})\n"
     )
     started = subprocess.run(
         [sys.executable, "-c", starter],

@@ -45,9 +45,24 @@ class Command(BaseCommand):
             help="Sweep again this many seconds after each sweep, until interrupted or "
             "until the process that started this one exits; once when not given.",
         )
+        parser.add_argument(
+            "--parent",
+            type=int,
+            default=None,
+            metavar="PID",
+            help="With --every: the process that started this one, as that process knows "
+            "its id; sweep only while it runs, even if it exited while this one was "
+            "starting (default: the parent as found once started).",
+        )
 
     def handle(
-        self, *args: Any, older_than: int, limit: int, every: float | None, **options: Any
+        self,
+        *args: Any,
+        older_than: int,
+        limit: int,
+        every: float | None,
+        parent: int | None,
+        **options: Any,
     ) -> None:
         if older_than < 0 or limit < 1:
             raise CommandError("--older-than must be at least 0 and --limit at least 1.")
@@ -56,7 +71,8 @@ class Command(BaseCommand):
         if every is None:
             self.stdout.write(f"Enqueued {self._sweep(older_than, limit)} webhook deliveries.")
             return
-        parent = os.getppid()
+        if parent is None:
+            parent = os.getppid()
         try:
             # A sweeper started beside a server (dev.py demo) ends with it, even when the
             # server is killed rather than interrupted.
