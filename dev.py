@@ -178,9 +178,11 @@ def demo(argv: list[str]) -> int:
     # runserver --insecure serves the static files from the apps; WhiteNoise only warns
     # when the folder collectstatic would fill does not exist.
     Path(env.get("STATIC_ROOT") or ROOT / "staticfiles").mkdir(parents=True, exist_ok=True)
-    # Without a broker a webhook's first attempt runs in the request; its retries wait
+    # Without a broker no request sends a webhook delivery: each waits in the outbox
     # for a sweep, which this child runs every 10 s until the server stops.
-    subprocess.Popen(manage("webhook_sweep", "--every", "10"), cwd=ROOT, env=env)
+    # This process becomes the server (exec below), so the sweeper's parent is its pid.
+    sweeper = manage("webhook_sweep", "--every", "10", "--parent", str(os.getpid()))
+    subprocess.Popen(sweeper, cwd=ROOT, env=env)
     say(f"serving agentdocs at http://{address}/ (Ctrl-C stops it)")
     say(f"sign in at http://{address}/ with one of the users printed above")
     command = manage("runserver", address, "--insecure")

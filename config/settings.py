@@ -444,6 +444,8 @@ AGENTDOCS_WEBHOOK_DISABLE_AFTER_SECONDS = env_int(
 # The sweep enqueues a due delivery again when its task has not run this long after
 # it was due (a worker killed mid-delivery).
 AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS", 60)
+# Webhooks a tenant may have (turned off ones count): each costs every write a delivery.
+AGENTDOCS_MAX_WEBHOOKS_PER_TENANT = env_int("AGENTDOCS_MAX_WEBHOOKS_PER_TENANT", 20)
 
 LOGGING = {
     "version": 1,

@@ -184,6 +184,19 @@ def webhook_receiver():
 
 
 @pytest.fixture
+def sweep_webhooks(django_capture_on_commit_callbacks):
+    """``sweep_webhooks()`` sends what the webhook outbox holds, as the sweeper
+    (`manage.py webhook_sweep`) does without a broker: no request sends a delivery."""
+    from agentdocs.services import webhooks as webhook_service
+
+    def sweep() -> list[int]:
+        with django_capture_on_commit_callbacks(execute=True):
+            return webhook_service.delivery_sweep()
+
+    return sweep
+
+
+@pytest.fixture
 def celery_eager():
     """Tasks run in-process, as with no broker, even when CELERY_BROKER_URL names one."""
     from config.celery import app as celery_app

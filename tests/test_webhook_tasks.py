@@ -119,3 +119,28 @@ def test_a_worker_killed_mid_delivery_loses_no_event(
     assert [(a.status_code, a.succeeded) for a in attempts] == [(200, True)]
     # The receiver saw the event twice, with the one id it deduplicates on.
     assert [h["Webhook-Id"] for _, h in webhook_receiver.received] == [event.id, event.id]
+
+
+def test_with_a_broker_the_write_enqueues_and_a_sweep_meanwhile_sends_nothing_twice(
+    worker_setup, admin, tenant, project, webhook_receiver
+):
+    new = webhook_service.webhook_create(
+        tenant=tenant,
+        url=webhook_receiver.url,
+        events=["document.updated"],
+        projects=None,
+        user=admin,
+    )
+    event = _emit(tenant, project, admin)  # no worker yet: its task waits in Redis
+    delivery = Delivery.objects.get(webhook=new.webhook)
+    assert delivery.enqueued_for is not None and delivery.attempts == 0
+    # Its task is on its way: the sweep (default --older-than) leaves it to the task.
+    assert webhook_service.delivery_sweep() == []
+    assert webhook_receiver.received == []
+
+    worker = worker_setup()
+    _wait_until(_closed({"webhook": new.webhook}), worker, "the delivery to close")
+    assert webhook_service.delivery_sweep(older_than=test_tasks.timedelta(0)) == []
+    delivery.refresh_from_db()
+    assert (delivery.state, delivery.attempts) == ("succeeded", 1)
+    assert [h["Webhook-Id"] for _, h in webhook_receiver.received] == [event.id]

@@ -193,9 +193,11 @@ class WebhookList(ListView):
         description="Subscribes `url` to `events` of the tenant (of the `projects` named, or "
         "all). The answer holds the signing secret (`whsec_…`) this once. 400 naming `url` "
         "for a URL that is not http(s), holds credentials or names a private address; "
-        f"`events` for an unknown event type; `projects` for an unknown project. {ADMINS}",
+        f"`events` for an unknown event type; `projects` for an unknown project. 409 "
+        "`too_many_webhooks` (its `limit` in the body) when the tenant has "
+        f"`AGENTDOCS_MAX_WEBHOOKS_PER_TENANT` webhooks (default 20) already. {ADMINS}",
         request=InputSerializer,
-        responses={201: WebhookWithSecretSerializer, **errors(400, 404, 413)},
+        responses={201: WebhookWithSecretSerializer, **errors(400, 404, 409, 413)},
     )
     def post(self, request: Request, tenant: str) -> Response:
         access = _admin_access(request, tenant)
@@ -269,9 +271,12 @@ class WebhookDetail(APIView):
 class WebhookTest(APIView):
     @extend_schema(
         tags=TAGS,
-        summary="Send a test ping",
-        description="Sends a `ping` event to the webhook, whatever it subscribes to: one "
-        "attempt, no retries. 202 with the delivery (its state says how it went once sent). "
+        summary="Queue a test ping",
+        description="Queues a `ping` event to the webhook, whatever it subscribes to: one "
+        "attempt, no retries. Answers at once, without waiting on the receiver: 202 with "
+        "the queued delivery (`pending`, no attempts yet). A worker sends it, or without a "
+        "broker the sweeper (`manage.py webhook_sweep`); the deliveries list then shows how "
+        "it went. "
         f"409 `webhook_disabled` when the webhook is off. {ADMINS}",
         request=None,
         responses={202: DeliveryOutputSerializer, **errors(404, 409)},
@@ -304,8 +309,9 @@ class DeliveryRedeliver(APIView):
     @extend_schema(
         tags=TAGS,
         summary="Redeliver",
-        description="Sends the delivery again now, with the same event id (`webhook-id`) and "
-        "payload: one more attempt, or the next retry brought forward. 202 with the delivery. "
+        description="Queues the delivery again now, with the same event id (`webhook-id`) and "
+        "payload: one more attempt, or the next retry brought forward. Answers at once: 202 "
+        "with the delivery; a worker or the sweeper sends it, as a test ping. "
         f"409 `webhook_disabled` when the webhook is off. {ADMINS}",
         request=None,
         responses={202: DeliveryOutputSerializer, **errors(404, 409)},

@@ -2,6 +2,11 @@
 webhook becomes a delivery, sent by a Celery task, signed per Standard Webhooks,
 retried on a schedule of about a day, and logged attempt by attempt.
 
+No request waits on a receiver. With a broker, a delivery is enqueued once committed
+and a worker sends it; without one (tasks run in-process), it waits in the outbox (the
+open `Delivery` rows with no task on their way, `enqueued_for` null) for the sweeper
+(`manage.py webhook_sweep --every 10`, or Celery beat), which sends it.
+
 Delivery is at least once and idempotent by event id: one `Delivery` per webhook
 and event (the event id is the `webhook-id` header on every attempt), and an
 attempt runs only while its row is locked and the delivery still open, so a task
@@ -49,6 +54,14 @@ EARLY_SLACK = timedelta(milliseconds=500)
 
 class WebhookDisabled(AgentdocsError):
     code = "webhook_disabled"
+    status = 409
+
+
+class TooManyWebhooks(AgentdocsError):
+    """The tenant has `AGENTDOCS_MAX_WEBHOOKS_PER_TENANT` webhooks: each one costs every
+    write of the tenant a delivery."""
+
+    code = "too_many_webhooks"
     status = 409
 
 
@@ -142,7 +155,9 @@ def webhook_create(
     description: str = "",
     user: User,
 ) -> NewSecret:
-    """A new active webhook; its secret is in the answer, and nowhere else after it."""
+    """A new active webhook; its secret is in the answer, and nowhere else after it.
+    Refused past `AGENTDOCS_MAX_WEBHOOKS_PER_TENANT` webhooks (turned off ones count:
+    they can be turned on again)."""
     webhook = Webhook(
         tenant=tenant,
         url=_validate_url(url),
@@ -152,7 +167,17 @@ def webhook_create(
         secret=new_secret(),
         created_by=user,
     )
+    limit = settings.AGENTDOCS_MAX_WEBHOOKS_PER_TENANT
     with transaction.atomic():
+        # The tenant's row is the lock two concurrent creations queue on, so neither
+        # counts before the other has saved.
+        Tenant.objects.select_for_update().filter(pk=tenant.pk).values_list("pk").first()
+        if Webhook.objects.filter(tenant_id=tenant.pk).count() >= limit:
+            raise TooManyWebhooks(
+                f"The tenant has the most webhooks it may have ({limit}, "
+                "AGENTDOCS_MAX_WEBHOOKS_PER_TENANT); delete one to make another.",
+                limit=limit,
+            )
         webhook.save()
         _emit("created", webhook, user, "Webhook created")
     return NewSecret(webhook=webhook, secret=webhook.secret)
@@ -247,8 +272,9 @@ def event_payload(event: Event) -> core.WebhookPayload:
 
 def deliveries_create(*, event: Event) -> list[int]:
     """A delivery of ``event`` to each active webhook of its tenant that subscribes to it,
-    enqueued once committed. Returns their ids; an event already delivered to a webhook
-    (the signal sent twice) makes no second delivery there."""
+    handed over once committed (`_hand_over`). Returns their ids; an event already
+    delivered to a webhook (the signal sent twice) makes no second delivery there. The
+    same few queries whatever the number of webhooks."""
     webhooks = [
         webhook
         for webhook in Webhook.objects.filter(tenant_id=event.tenant_id, active=True)
@@ -259,24 +285,31 @@ def deliveries_create(*, event: Event) -> list[int]:
     now = timezone.now()
     payload = dict(event_payload(event))
     retries = len(settings.AGENTDOCS_WEBHOOK_RETRY_SCHEDULE)
-    ids = []
     with transaction.atomic():
-        for webhook in webhooks:
-            delivery, created = Delivery.objects.get_or_create(
+        already = set(
+            Delivery.objects.filter(event_id=event.id, webhook__in=webhooks).values_list(
+                "webhook_id", flat=True
+            )
+        )
+        # A concurrent second signal for the event fails on the unique constraint and
+        # rolls back: the first made the same deliveries.
+        made = Delivery.objects.bulk_create(
+            Delivery(
                 webhook=webhook,
                 event_id=event.id,
-                defaults={
-                    "event_type": event.type,
-                    "payload": payload,
-                    "retries_left": retries,
-                    "next_retry_at": now,
-                    "enqueued_for": now,
-                    "created_at": now,
-                },
+                event_type=event.type,
+                payload=payload,
+                retries_left=retries,
+                next_retry_at=now,
+                enqueued_for=_enqueued_for(now),
+                created_at=now,
             )
-            if created:
-                ids.append(delivery.pk)
-                _enqueue_on_commit(delivery.pk, 0)
+            for webhook in webhooks
+            if webhook.pk not in already
+        )
+        ids = [delivery.pk for delivery in made]
+        for delivery_id in ids:
+            _hand_over(delivery_id)
     return ids
 
 
@@ -289,7 +322,8 @@ def event_committed_receiver(sender: Any, event: Event, **kwargs: Any) -> None:
 
 
 def webhook_test(*, webhook: Webhook, user: User) -> Delivery:
-    """Send a `ping` to the webhook, whatever it subscribes to: one attempt, no retries."""
+    """Queue a `ping` to the webhook, whatever it subscribes to: one attempt, no retries,
+    sent by a worker or the sweeper as any delivery is; its log shows how it went."""
     if not webhook.active:
         raise WebhookDisabled(
             "The webhook is turned off; turn it on (`active: true`) to send it anything."
@@ -318,15 +352,15 @@ def webhook_test(*, webhook: Webhook, user: User) -> Delivery:
             retries_left=0,
             manual=True,
             next_retry_at=now,
-            enqueued_for=now,
+            enqueued_for=_enqueued_for(now),
             created_at=now,
         )
-        _enqueue_on_commit(delivery.pk, 0)
+        _hand_over(delivery.pk)
     return delivery
 
 
 def delivery_redeliver(*, delivery: Delivery, user: User) -> Delivery:
-    """Send the delivery again now, with the same event id and payload. A closed one
+    """Queue the delivery again now, with the same event id and payload. A closed one
     gets one more attempt and no retries; an open one's next retry is brought forward."""
     if not delivery.webhook.active:
         raise WebhookDisabled(
@@ -340,7 +374,7 @@ def delivery_redeliver(*, delivery: Delivery, user: User) -> Delivery:
             locked.retries_left = 0
             locked.manual = True
         locked.next_retry_at = now
-        locked.enqueued_for = now
+        locked.enqueued_for = _enqueued_for(now)
         locked.save(
             update_fields=["state", "retries_left", "manual", "next_retry_at", "enqueued_for"]
         )
@@ -350,8 +384,27 @@ def delivery_redeliver(*, delivery: Delivery, user: User) -> Delivery:
             locked.event_id,
             locked.webhook_id,
         )
-        _enqueue_on_commit(locked.pk, 0)
+        _hand_over(locked.pk)
     return locked
+
+
+def _has_broker() -> bool:
+    """Tasks go to a broker's workers; without one they would run in the caller."""
+    return not current_app.conf.task_always_eager
+
+
+def _enqueued_for(now: datetime) -> datetime | None:
+    """When a new or brought-forward delivery's task is enqueued: now with a broker;
+    never without one, so the sweeper takes it from the outbox at its next sweep."""
+    return now if _has_broker() else None
+
+
+def _hand_over(delivery_id: int) -> None:
+    """Give a delivery due now to whoever sends it, never to the request that made it
+    (a slow receiver would hold the writer): with a broker a worker, once committed;
+    without one it stays in the outbox for the sweeper."""
+    if _has_broker():
+        _enqueue_on_commit(delivery_id, 0)
 
 
 def _enqueue_on_commit(delivery_id: int, countdown: float) -> None:
@@ -362,7 +415,8 @@ def _enqueue_on_commit(delivery_id: int, countdown: float) -> None:
 
 def _enqueue(delivery_id: int, countdown: float) -> None:
     """Hand a delivery to the task (`agentdocs.tasks.deliver_webhook`), named rather than
-    imported: tasks are an interface over this module, which never imports them."""
+    imported: tasks are an interface over this module, which never imports them. Without
+    a broker the task runs here: only the sweep calls this then, in the sweeper."""
     app = current_app
     if not app.conf.task_always_eager:
         app.send_task(DELIVER_TASK, args=(delivery_id,), countdown=countdown or None)
@@ -372,10 +426,6 @@ def _enqueue(delivery_id: int, countdown: float) -> None:
     if DELIVER_TASK not in app.tasks:
         app.autodiscover_tasks(force=True)
     app.tasks[DELIVER_TASK].delay(delivery_id)
-
-
-def _countdown_enqueues() -> bool:
-    return not current_app.conf.task_always_eager
 
 
 def _signed_request(delivery: Delivery, webhook: Webhook) -> tuple[bytes, dict[str, str]]:
@@ -491,7 +541,7 @@ def delivery_attempt(*, delivery_id: int) -> float | None:
                 delivery.state = DeliveryState.RETRYING
                 delivery.retries_left -= 1
                 delivery.next_retry_at = now + timedelta(seconds=delay)
-                enqueued = _countdown_enqueues() and delay <= MAX_COUNTDOWN_SECONDS
+                enqueued = _has_broker() and delay <= MAX_COUNTDOWN_SECONDS
                 delivery.enqueued_for = delivery.next_retry_at if enqueued else None
             _record_failure(webhook, delivery, now, gave_up=delay is None and not delivery.manual)
             if not webhook.active:  # turned off by this failure: nothing more is sent
@@ -503,9 +553,12 @@ def delivery_attempt(*, delivery_id: int) -> float | None:
 
 
 def delivery_sweep(*, older_than: timedelta | None = None, limit: int = 1000) -> list[int]:
-    """Enqueue every open delivery that is due and has no task on its way: its retry was
-    too far off to enqueue, the task was lost with a killed worker, or the broker was
-    down. Returns their ids. A delivery another worker is sending is left alone."""
+    """Enqueue every open delivery that is due and has no task on its way: new or
+    brought forward without a broker (the outbox), its retry was too far off to enqueue,
+    the task was lost with a killed worker, or the broker was down. Returns their ids.
+    Without a broker the sweep sends them itself, once its claim is committed. A
+    delivery with a task enqueued less than ``older_than`` ago, or that another worker
+    is sending (its row locked), is left alone: nothing is sent twice."""
     if older_than is None:
         older_than = timedelta(seconds=settings.AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS)
     now = timezone.now()

@@ -8,7 +8,7 @@ import json
 import pytest
 from standardwebhooks import Webhook as Verifier
 
-from agentdocs.models import Delivery, Webhook
+from agentdocs.models import Delivery, Event, Webhook
 from agentdocs.services import events as event_service
 
 pytestmark = pytest.mark.django_db
@@ -159,16 +159,22 @@ def test_another_tenants_admin_sees_none_of_it(
     assert Webhook.objects.get().active and Delivery.objects.count() == 1
 
 
-def test_test_sends_a_ping_and_the_log_shows_it(
-    api, admin, tenant, webhook_receiver, django_capture_on_commit_callbacks
+def test_test_queues_a_ping_and_the_log_shows_it_once_swept(
+    api, admin, tenant, webhook_receiver, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     created = _create(api, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
         response = api(admin).post(f"{BASE}{created['id']}/test")
     assert response.status_code == 202
     delivery = response.json()
-    # Answered before the test transaction "commits"; outside tests the task has run by then.
+    # Queued: answered without waiting on the receiver, which has been sent nothing.
     assert delivery["type"] == "ping" and delivery["state"] == "pending"
+    assert delivery["attempt"] == 0 and delivery["attempts"] == []
+    assert webhook_receiver.received == []
+    pending = api(admin).get(f"{BASE}{created['id']}/deliveries/").json()["results"]
+    assert [(d["id"], d["state"]) for d in pending] == [(delivery["id"], "pending")]
+
+    assert sweep_webhooks() == [delivery["id"]]
     body, headers = webhook_receiver.received[0]
     assert Verifier(created["secret"]).verify(body, headers)["id"] == delivery["event_id"]
 
@@ -195,8 +201,84 @@ def test_test_sends_a_ping_and_the_log_shows_it(
     assert listed["last_delivery"]["state"] == "succeeded"
 
 
+def test_a_writers_put_sends_nothing_and_the_sweep_delivers_to_every_webhook(
+    api,
+    admin,
+    writer,
+    tenant,
+    project,
+    make_document,
+    webhook_receiver,
+    settings,
+    django_capture_on_commit_callbacks,
+    sweep_webhooks,
+):
+    """Issue 23, finding 4: three subscriptions to a slow receiver held a PUT 15 s."""
+    settings.AGENTDOCS_WEBHOOK_TIMEOUT_SECONDS = 1.0
+    webhook_receiver.answer(*[(None, "slow")] * 3)  # each held until released
+    hooks = sorted(_create(api, admin, webhook_receiver.url)["id"] for _ in range(3))
+    make_document(project, "agent.md", "one\n")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api(writer).put(
+            "/api/v1/tenants/acme/projects/web/documents/agent.md",
+            {"body": "two\n", "version": 1, "reason": "more"},
+            format="json",
+        )
+    assert response.status_code == 200 and response.json()["version"] == 2
+    # Answered with the receiver sent nothing: the deliveries wait in the outbox.
+    assert webhook_receiver.received == []
+    waiting = list(Delivery.objects.order_by("webhook_id"))
+    assert [d.webhook_id for d in waiting] == hooks
+    assert {(d.state, d.attempts, d.enqueued_for) for d in waiting} == {("pending", 0, None)}
+
+    webhook_receiver.release()
+    assert sorted(sweep_webhooks()) == sorted(d.pk for d in waiting)
+    assert len(webhook_receiver.received) == 3
+    assert set(Delivery.objects.values_list("state", "attempts")) == {("succeeded", 1)}
+    assert sweep_webhooks() == []  # sent once
+
+
+def test_past_the_cap_a_webhook_is_refused_with_409_and_nothing_is_made(
+    api, admin, outsider, tenant, other_tenant, webhook_receiver
+):
+    for _ in range(20):
+        _create(api, admin, webhook_receiver.url)
+    body = {"url": webhook_receiver.url, "events": ["ping"]}
+    response = api(admin).post(BASE, body, format="json")
+    assert response.status_code == 409, response.content
+    refusal = response.json()
+    assert refusal["error"] == "too_many_webhooks" and refusal["limit"] == 20
+    assert "AGENTDOCS_MAX_WEBHOOKS_PER_TENANT" in refusal["detail"]
+    assert Webhook.objects.filter(tenant=tenant).count() == 20
+    assert Event.objects.filter(type="webhook.created").count() == 20
+    # The outsider is told nothing of acme's webhooks, and globex's cap is its own.
+    assert api(outsider).post(BASE, body, format="json").status_code == 404
+    theirs = api(outsider).post("/api/v1/tenants/globex/webhooks/", body, format="json")
+    assert theirs.status_code == 201
+    # Deleting one makes room for another.
+    first = Webhook.objects.filter(tenant=tenant).earliest("pk")
+    assert api(admin).delete(f"{BASE}{first.pk}").status_code == 204
+    assert api(admin).post(BASE, body, format="json").status_code == 201
+
+
+def test_turned_off_webhooks_count_towards_the_cap(api, admin, tenant, settings, webhook_receiver):
+    settings.AGENTDOCS_MAX_WEBHOOKS_PER_TENANT = 2
+    for _ in range(2):
+        created = _create(api, admin, webhook_receiver.url)
+        api(admin).patch(f"{BASE}{created['id']}", {"active": False}, format="json")
+    response = api(admin).post(BASE, {"url": webhook_receiver.url, "events": ["ping"]})
+    assert response.status_code == 409 and response.json()["limit"] == 2
+    assert Webhook.objects.count() == 2
+
+
 def test_the_log_shows_retries_and_redeliver_resends_with_the_same_id(
-    api, admin, tenant, project, webhook_receiver, django_capture_on_commit_callbacks
+    api,
+    admin,
+    tenant,
+    project,
+    webhook_receiver,
+    django_capture_on_commit_callbacks,
+    sweep_webhooks,
 ):
     webhook_receiver.default = (500, "no")
     created = _create(api, admin, webhook_receiver.url)
@@ -204,6 +286,7 @@ def test_the_log_shows_retries_and_redeliver_resends_with_the_same_id(
         event = event_service.emit(
             type="document.updated", tenant=tenant, project=project, actor=admin, target="a.md"
         )
+    sweep_webhooks()
     log = api(admin).get(f"{BASE}{created['id']}/deliveries/").json()["results"]
     assert [(d["event_id"], d["state"], d["status_code"]) for d in log] == [
         (event.id, "retrying", 500)
@@ -213,7 +296,8 @@ def test_the_log_shows_retries_and_redeliver_resends_with_the_same_id(
     webhook_receiver.default = (204, "")
     with django_capture_on_commit_callbacks(execute=True):
         response = api(admin).post(f"{BASE}{created['id']}/deliveries/{log[0]['id']}/redeliver")
-    assert response.status_code == 202
+    assert response.status_code == 202 and len(webhook_receiver.received) == 1
+    sweep_webhooks()
     redelivered = api(admin).get(f"{BASE}{created['id']}/deliveries/").json()["results"]
     assert [(d["state"], d["attempt"]) for d in redelivered] == [("succeeded", 2)]
     assert [h["Webhook-Id"] for _, h in webhook_receiver.received] == [event.id, event.id]
@@ -259,6 +343,7 @@ def test_the_lists_run_a_constant_number_of_queries(
     webhook_receiver,
     django_assert_num_queries,
     django_capture_on_commit_callbacks,
+    sweep_webhooks,
     count,
 ):
     client = api(admin)
@@ -269,6 +354,7 @@ def test_the_lists_run_a_constant_number_of_queries(
         with django_capture_on_commit_callbacks(execute=True):
             client.post(f"{BASE}{first['id']}/test")
             client.post(f"{BASE}{other['id']}/test")
+    sweep_webhooks()
     with django_assert_num_queries(4):  # access, count, page, last deliveries
         assert len(client.get(BASE).json()["results"]) == count + 1
     with django_assert_num_queries(5):  # access, webhook, count, page, attempts

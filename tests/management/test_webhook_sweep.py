@@ -1,8 +1,9 @@
 """`manage.py webhook_sweep --every`: the sweeper `dev.py demo` keeps beside its server,
-sending the retries that nothing in-process waits for without a broker."""
+sending every delivery without a broker (no request sends one), new ones at once."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -12,6 +13,10 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from agentdocs.models import Delivery
+from agentdocs.services import events as event_service
+from agentdocs.services import webhooks as webhook_service
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -19,6 +24,33 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_every_must_be_a_positive_number_of_seconds(db, every):
     with pytest.raises(CommandError, match="--every"):
         call_command("webhook_sweep", "--every", every)
+
+
+def test_one_sweep_sends_a_new_delivery_and_a_queued_ping_without_a_broker(
+    celery_eager, tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+):
+    hook = webhook_service.webhook_create(
+        tenant=tenant,
+        url=webhook_receiver.url,
+        events=["document.updated"],
+        projects=None,
+        user=admin,
+    ).webhook
+    with django_capture_on_commit_callbacks(execute=True):
+        ping = webhook_service.webhook_test(webhook=hook, user=admin)
+        event = event_service.emit(
+            type="document.updated", tenant=tenant, project=project, actor=admin, target="a.md"
+        )
+    assert webhook_receiver.received == []
+
+    out = io.StringIO()
+    # The default --older-than: a delivery no task was ever enqueued for is not "stuck".
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("webhook_sweep", stdout=out)
+    assert "2 webhook deliveries" in out.getvalue()
+    sent = sorted(h["Webhook-Id"] for _, h in webhook_receiver.received)
+    assert sent == sorted([ping.event_id, event.id])
+    assert set(Delivery.objects.values_list("state", flat=True)) == {"succeeded"}
 
 
 def _alive(pid: int) -> bool:
@@ -30,9 +62,11 @@ def _alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
-def test_it_sweeps_until_the_process_that_started_it_exits(tmp_path):
+@pytest.mark.parametrize("starter_lives", [2, 0])
+def test_it_sweeps_until_the_process_that_started_it_exits(tmp_path, starter_lives):
     """Started by a process that then exits (a server killed, not interrupted), the
-    sweeper does not outlive it by more than one period."""
+    sweeper does not outlive it by more than one period; nor when the process exited
+    while the sweeper was still starting (`--parent` names it)."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -46,11 +80,12 @@ def test_it_sweeps_until_the_process_that_started_it_exits(tmp_path):
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     starter = (
-        "import subprocess, sys, time\n"
-        f"child = subprocess.Popen({[*manage, 'webhook_sweep', '--every', '0.2']!r},\n"
+        "import os, subprocess, sys, time\n"
+        f"command = {[*manage, 'webhook_sweep', '--every', '0.2', '--parent']!r}\n"
+        "child = subprocess.Popen([*command, str(os.getpid())],\n"
         "    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         "print(child.pid, flush=True)\n"
-        "time.sleep(2)\n"
+        f"time.sleep({starter_lives})\n"
     )
     started = subprocess.run(
         [sys.executable, "-c", starter],

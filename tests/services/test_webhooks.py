@@ -1,6 +1,6 @@
-"""Webhook deliveries in-process (Celery eager, as with no broker): a real HTTP receiver
-on 127.0.0.1 gets each committed event, signed per Standard Webhooks; retries are sent
-by the sweep once due, as `manage.py webhook_sweep` or Celery beat sends them."""
+"""Webhook deliveries in-process (Celery eager, as with no broker): each committed event
+waits in the outbox until a sweep sends it, as `manage.py webhook_sweep` does, to a real
+HTTP receiver on 127.0.0.1, signed per Standard Webhooks; retries too, once due."""
 
 from __future__ import annotations
 
@@ -58,11 +58,12 @@ def _sweep_until_closed(capture, delivery_id: int, *, rounds: int = 10) -> Deliv
 
 
 def test_a_committed_event_is_delivered_signed_with_the_event_id(
-    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     new = _webhook(tenant, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
         event = _emit(tenant, project, admin)
+    sweep_webhooks()
 
     assert len(webhook_receiver.received) == 1
     body, headers = webhook_receiver.received[0]
@@ -84,11 +85,12 @@ def test_a_committed_event_is_delivered_signed_with_the_event_id(
 
 
 def test_a_wrong_secret_does_not_verify(
-    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     _webhook(tenant, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
         _emit(tenant, project, admin)
+    sweep_webhooks()
     body, headers = webhook_receiver.received[0]
     from standardwebhooks.webhooks import WebhookVerificationError
 
@@ -97,12 +99,13 @@ def test_a_wrong_secret_does_not_verify(
 
 
 def test_a_receiver_failing_twice_gets_one_success_and_three_logged_attempts(
-    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     webhook_receiver.answer((500, "down"), (503, "still down"))
     new = _webhook(tenant, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
         event = _emit(tenant, project, admin)
+    sweep_webhooks()
 
     first = Delivery.objects.get(webhook=new.webhook)
     assert first.state == "retrying" and first.attempts == 1 and first.next_retry_at is not None
@@ -126,13 +129,14 @@ def test_a_receiver_failing_twice_gets_one_success_and_three_logged_attempts(
 
 
 def test_running_the_task_again_for_a_delivered_event_sends_nothing(
-    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     new = _webhook(tenant, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
         event = _emit(tenant, project, admin)
         # The signal sent twice for one event makes no second delivery.
         event_service.event_committed.send(sender=Event, event=event)
+    sweep_webhooks()
     delivery = Delivery.objects.get(webhook=new.webhook)
 
     assert webhook_service.delivery_attempt(delivery_id=delivery.pk) is None
@@ -182,7 +186,13 @@ def test_a_rolled_back_change_delivers_nothing(tenant, project, admin, webhook_r
 
 
 def test_a_private_address_is_refused_when_not_allowed_and_reached_when_allowed(
-    tenant, project, admin, webhook_receiver, settings, django_capture_on_commit_callbacks
+    tenant,
+    project,
+    admin,
+    webhook_receiver,
+    settings,
+    django_capture_on_commit_callbacks,
+    sweep_webhooks,
 ):
     # `localhost` is a name: it is refused by what it resolves to, when sending.
     url = webhook_receiver.url.replace("127.0.0.1", "localhost")
@@ -190,6 +200,7 @@ def test_a_private_address_is_refused_when_not_allowed_and_reached_when_allowed(
     settings.AGENTDOCS_WEBHOOK_ALLOW_PRIVATE = False
     with django_capture_on_commit_callbacks(execute=True):
         _emit(tenant, project, admin)
+    sweep_webhooks()
 
     assert webhook_receiver.received == []
     attempt = DeliveryAttempt.objects.get()
@@ -207,12 +218,13 @@ def test_a_private_address_is_refused_when_not_allowed_and_reached_when_allowed(
 
 
 def test_a_redirect_is_not_followed_and_counts_as_a_failure(
-    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     webhook_receiver.answer((302, "elsewhere"))
     _webhook(tenant, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
         _emit(tenant, project, admin)
+    sweep_webhooks()
     attempt = DeliveryAttempt.objects.get()
     assert attempt.status_code == 302 and not attempt.succeeded
     assert attempt.error.startswith("redirect (HTTP 302")
@@ -220,26 +232,40 @@ def test_a_redirect_is_not_followed_and_counts_as_a_failure(
 
 
 def test_the_response_body_kept_is_capped(
-    tenant, project, admin, webhook_receiver, settings, django_capture_on_commit_callbacks
+    tenant,
+    project,
+    admin,
+    webhook_receiver,
+    settings,
+    django_capture_on_commit_callbacks,
+    sweep_webhooks,
 ):
     settings.AGENTDOCS_WEBHOOK_RESPONSE_BODY_BYTES = 100
     webhook_receiver.answer((200, "x" * 100_000))
     _webhook(tenant, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
         _emit(tenant, project, admin)
+    sweep_webhooks()
     attempt = DeliveryAttempt.objects.get()
     assert attempt.succeeded and attempt.response_body == "x" * 100
 
 
 def test_a_slow_receiver_times_out(
-    tenant, project, admin, webhook_receiver, settings, django_capture_on_commit_callbacks
+    tenant,
+    project,
+    admin,
+    webhook_receiver,
+    settings,
+    django_capture_on_commit_callbacks,
+    sweep_webhooks,
 ):
     settings.AGENTDOCS_WEBHOOK_TIMEOUT_SECONDS = 0.3
     webhook_receiver.answer((None, "late"))
     _webhook(tenant, admin, webhook_receiver.url)
-    started = time.monotonic()
     with django_capture_on_commit_callbacks(execute=True):
         _emit(tenant, project, admin)
+    started = time.monotonic()
+    sweep_webhooks()
     assert time.monotonic() - started < 3
     webhook_receiver.release()
     attempt = DeliveryAttempt.objects.get()
@@ -247,7 +273,7 @@ def test_a_slow_receiver_times_out(
 
 
 def test_a_refused_connection_is_logged_as_such_not_as_a_timeout(
-    tenant, project, admin, django_capture_on_commit_callbacks
+    tenant, project, admin, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
@@ -255,19 +281,27 @@ def test_a_refused_connection_is_logged_as_such_not_as_a_timeout(
     _webhook(tenant, admin, f"http://127.0.0.1:{port}/hook")
     with django_capture_on_commit_callbacks(execute=True):
         _emit(tenant, project, admin)
+    sweep_webhooks()
     attempt = DeliveryAttempt.objects.get()
     assert attempt.error.startswith("connection failed"), attempt.error
     assert "refused" in attempt.error.lower()
 
 
 def test_an_endpoint_whose_last_retry_fails_is_disabled(
-    tenant, project, admin, webhook_receiver, settings, django_capture_on_commit_callbacks
+    tenant,
+    project,
+    admin,
+    webhook_receiver,
+    settings,
+    django_capture_on_commit_callbacks,
+    sweep_webhooks,
 ):
     settings.AGENTDOCS_WEBHOOK_RETRY_SCHEDULE = (0.1,)
     webhook_receiver.default = (500, "broken")
     new = _webhook(tenant, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
         _emit(tenant, project, admin)
+    sweep_webhooks()
     delivery = _sweep_until_closed(django_capture_on_commit_callbacks, Delivery.objects.get().pk)
 
     assert delivery.state == "failed" and delivery.attempts == 2
@@ -277,6 +311,7 @@ def test_an_endpoint_whose_last_retry_fails_is_disabled(
     # A disabled webhook is sent nothing more.
     with django_capture_on_commit_callbacks(execute=True):
         _emit(tenant, project, admin)
+    sweep_webhooks()
     assert Delivery.objects.count() == 1
     # Turning it on again forgets the failures.
     webhook_service.webhook_update(webhook=webhook, user=admin, active=True)
@@ -285,7 +320,7 @@ def test_an_endpoint_whose_last_retry_fails_is_disabled(
 
 
 def test_an_endpoint_failing_for_a_day_is_disabled(
-    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     webhook_receiver.default = (500, "broken")
     new = _webhook(tenant, admin, webhook_receiver.url)
@@ -294,6 +329,7 @@ def test_an_endpoint_failing_for_a_day_is_disabled(
     )
     with django_capture_on_commit_callbacks(execute=True):
         _emit(tenant, project, admin)
+    sweep_webhooks()
     webhook = Webhook.objects.get(pk=new.webhook.pk)
     assert not webhook.active
     assert webhook.disabled_reason.startswith("Every delivery has failed since")
@@ -317,11 +353,12 @@ def test_webhook_events_name_the_host_not_a_url_that_may_hold_a_secret(tenant, a
 
 
 def test_a_ping_and_a_redelivery_resend_with_the_same_id(
-    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     new = _webhook(tenant, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
         ping = webhook_service.webhook_test(webhook=new.webhook, user=admin)
+    sweep_webhooks()
     body, headers = webhook_receiver.received[0]
     payload = Verifier(new.secret).verify(body, headers)
     assert payload["type"] == "ping" and payload["id"] == ping.event_id
@@ -329,6 +366,7 @@ def test_a_ping_and_a_redelivery_resend_with_the_same_id(
 
     with django_capture_on_commit_callbacks(execute=True):
         webhook_service.delivery_redeliver(delivery=ping, user=admin)
+    sweep_webhooks()
     assert len(webhook_receiver.received) == 2
     assert webhook_receiver.received[1][1]["Webhook-Id"] == ping.event_id
     ping.refresh_from_db()
@@ -337,13 +375,14 @@ def test_a_ping_and_a_redelivery_resend_with_the_same_id(
 
 
 def test_a_rotated_secret_signs_the_next_delivery(
-    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks
+    tenant, project, admin, webhook_receiver, django_capture_on_commit_callbacks, sweep_webhooks
 ):
     new = _webhook(tenant, admin, webhook_receiver.url)
     rotated = webhook_service.webhook_update(webhook=new.webhook, user=admin, rotate_secret=True)
     assert rotated.secret and rotated.secret != new.secret
     with django_capture_on_commit_callbacks(execute=True):
         _emit(tenant, project, admin)
+    sweep_webhooks()
     body, headers = webhook_receiver.received[0]
     Verifier(rotated.secret).verify(body, headers)
 
@@ -467,3 +506,19 @@ def test_https_checks_the_urls_host_on_the_certificate_while_connecting_to_its_a
     _fake_dns(monkeypatch, {"hooks.example.test": ["127.0.0.1"]}, [])
     untrusted = webhook_sender.send(url=url, **options)
     assert untrusted.status_code is None and "certificate verify failed" in untrusted.error
+
+
+@pytest.mark.parametrize("count", [2, 20])
+def test_an_events_deliveries_are_made_in_the_same_queries_whatever_the_webhooks(
+    tenant, project, admin, webhook_receiver, django_assert_num_queries, count
+):
+    for _ in range(count):
+        _webhook(tenant, admin, webhook_receiver.url)
+    event = _emit(tenant, project, admin)  # its signal not sent: the test never commits
+    event = Event.objects.select_related("tenant", "project").get(pk=event.pk)
+    # webhooks, those already made, savepoint, insert, release
+    with django_assert_num_queries(5):
+        ids = webhook_service.deliveries_create(event=event)
+    assert len(ids) == count and webhook_receiver.received == []
+    assert webhook_service.deliveries_create(event=event) == []  # made once
+    assert Delivery.objects.filter(event_id=event.id).count() == count

@@ -66,8 +66,27 @@ def test_a_refused_url_is_shown_beside_its_field(browse, admin, tenant, settings
     assert response.status_code == 400 and not Webhook.objects.exists()
 
 
+def test_past_the_cap_the_page_says_so_and_nothing_is_made(
+    browse, admin, tenant, hook, settings, webhook_receiver
+):
+    settings.AGENTDOCS_MAX_WEBHOOKS_PER_TENANT = 1
+    form = {"url": webhook_receiver.url, "events": ["ping"], "description": "one more"}
+    response = browse(admin).post(LIST, form)
+    assert response.status_code == 409
+    page = response.content.decode()
+    assert "The tenant has the most webhooks it may have (1," in page
+    assert "A tenant has at most 1 webhook." in page
+    assert list(Webhook.objects.all()) == [hook]
+
+
 def test_editing_rotating_testing_redelivering_and_deleting(
-    browse, admin, tenant, hook, webhook_receiver, django_capture_on_commit_callbacks
+    browse,
+    admin,
+    tenant,
+    hook,
+    webhook_receiver,
+    django_capture_on_commit_callbacks,
+    sweep_webhooks,
 ):
     client = browse(admin)
     page = f"{LIST}{hook.pk}/"
@@ -91,14 +110,21 @@ def test_editing_rotating_testing_redelivering_and_deleting(
     assert hook.secret != old_secret and hook.secret in rotated.content.decode()
 
     with django_capture_on_commit_callbacks(execute=True):
-        assert client.post(f"{page}test/").status_code == 302
+        tested = client.post(f"{page}test/", follow=True)
+    # Queued, not sent: the page answers without waiting on the receiver.
+    assert "Queued a ping" in tested.content.decode() and webhook_receiver.received == []
     delivery = Delivery.objects.get(webhook=hook)
-    assert delivery.event_type == "ping" and delivery.state == "succeeded"
+    assert delivery.event_type == "ping" and delivery.state == "pending"
+    sweep_webhooks()
+    delivery.refresh_from_db()
+    assert delivery.state == "succeeded"
     shown = client.get(page).content.decode()
     assert delivery.event_id in shown and "Redeliver" in shown
 
     with django_capture_on_commit_callbacks(execute=True):
         client.post(f"{page}deliveries/{delivery.pk}/redeliver/")
+    assert len(webhook_receiver.received) == 1
+    sweep_webhooks()
     delivery.refresh_from_db()
     assert delivery.attempts == 2 and len(webhook_receiver.received) == 2
 

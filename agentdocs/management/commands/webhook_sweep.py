@@ -1,6 +1,7 @@
-"""Enqueue webhook deliveries that are due, as the beat task does: without a broker
-(the embedded default) this is what sends retries, so run it from cron, or keep it
-running with `--every` (`dev.py demo` does, beside its server)."""
+"""Enqueue webhook deliveries that are due, as the beat task does. Without a broker
+(the embedded default) this is what sends every delivery, first attempts and retries
+alike (no request sends one), so keep it running with `--every` beside the server
+(`dev.py demo` does) or run it from cron."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from agentdocs.services import webhooks as webhook_service
 class Command(BaseCommand):
     help = (
         "Enqueue webhook deliveries whose retry is due or whose task never ran (a worker "
-        "killed mid-delivery); the same sweep Celery beat runs."
+        "killed mid-delivery); the same sweep Celery beat runs. Without a broker it sends "
+        "them itself, new deliveries and test pings included."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -43,9 +45,24 @@ class Command(BaseCommand):
             help="Sweep again this many seconds after each sweep, until interrupted or "
             "until the process that started this one exits; once when not given.",
         )
+        parser.add_argument(
+            "--parent",
+            type=int,
+            default=None,
+            metavar="PID",
+            help="With --every: the process that started this one, as that process knows "
+            "its id; sweep only while it runs, even if it exited while this one was "
+            "starting (default: the parent as found once started).",
+        )
 
     def handle(
-        self, *args: Any, older_than: int, limit: int, every: float | None, **options: Any
+        self,
+        *args: Any,
+        older_than: int,
+        limit: int,
+        every: float | None,
+        parent: int | None,
+        **options: Any,
     ) -> None:
         if older_than < 0 or limit < 1:
             raise CommandError("--older-than must be at least 0 and --limit at least 1.")
@@ -54,7 +71,8 @@ class Command(BaseCommand):
         if every is None:
             self.stdout.write(f"Enqueued {self._sweep(older_than, limit)} webhook deliveries.")
             return
-        parent = os.getppid()
+        if parent is None:
+            parent = os.getppid()
         try:
             # A sweeper started beside a server (dev.py demo) ends with it, even when the
             # server is killed rather than interrupted.
@@ -69,6 +87,7 @@ class Command(BaseCommand):
             pass
 
     def _sweep(self, older_than: int, limit: int) -> int:
+        # Without a broker the enqueued task runs here, when the sweep's claim commits.
         return len(
             webhook_service.delivery_sweep(older_than=timedelta(seconds=older_than), limit=limit)
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -83,6 +84,7 @@ def _list_page(
         "rows": rows,
         "page": page,
         "disabled_count": sum(1 for w in page if not w.active and w.failing_since is not None),
+        "max_webhooks": settings.AGENTDOCS_MAX_WEBHOOKS_PER_TENANT,
     }
     return form_page(request, "agentdocs/webhooks.html", context, form=form, refusal=refusal)
 
@@ -193,7 +195,11 @@ def webhook_test(request: HttpRequest, tenant: str, webhook_id: int) -> HttpResp
     except AgentdocsError as error:
         messages.error(request, error.detail)
     else:
-        messages.success(request, "Sent a ping: its delivery is at the top of the log.")
+        messages.success(
+            request,
+            "Queued a ping: it is sent within seconds, and the log at the top shows how it "
+            "went once it has been (reload the page).",
+        )
     return redirect("webhook", tenant=access.tenant.slug, webhook_id=webhook.pk)
 
 
@@ -220,5 +226,7 @@ def delivery_redeliver(
     except AgentdocsError as error:
         messages.error(request, error.detail)
     else:
-        messages.success(request, f"Redelivering {delivery.event_type} {delivery.event_id}.")
+        messages.success(
+            request, f"Queued {delivery.event_type} {delivery.event_id} to be sent again."
+        )
     return redirect("webhook", tenant=access.tenant.slug, webhook_id=webhook.pk)
