@@ -64,6 +64,14 @@ class TooManyTokens(AgentdocsError):
     status = 409
 
 
+class TooManyWebhooks(AgentdocsError):
+    """The tenant has `AGENTDOCS_MAX_WEBHOOKS_PER_TENANT` webhooks: each one costs every
+    write of the tenant a delivery."""
+
+    code = "too_many_webhooks"
+    status = 409
+
+
 class VersionRequired(AgentdocsError):
     code = "version_required"
     status = 428

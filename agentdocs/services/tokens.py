@@ -175,6 +175,7 @@ def _require_room_for_a_token(*, user: User, now: datetime) -> None:
             f"You hold {limit} active API tokens, the most one person may: revoke one you "
             "no longer use, then create this one.",
             field=None,
+            limit=limit,
         )
 
 

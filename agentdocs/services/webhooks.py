@@ -33,7 +33,7 @@ from django.utils import timezone
 from standardwebhooks import Webhook as Signer
 
 from agentdocs.core import webhooks as core
-from agentdocs.core.errors import AgentdocsError, InvalidInput
+from agentdocs.core.errors import AgentdocsError, InvalidInput, TooManyWebhooks
 from agentdocs.models import Delivery, DeliveryAttempt, DeliveryState, Event, Tenant, Webhook
 from agentdocs.models.events import new_event_id
 from agentdocs.models.webhooks import OPEN_STATES
@@ -54,14 +54,6 @@ EARLY_SLACK = timedelta(milliseconds=500)
 
 class WebhookDisabled(AgentdocsError):
     code = "webhook_disabled"
-    status = 409
-
-
-class TooManyWebhooks(AgentdocsError):
-    """The tenant has `AGENTDOCS_MAX_WEBHOOKS_PER_TENANT` webhooks: each one costs every
-    write of the tenant a delivery."""
-
-    code = "too_many_webhooks"
     status = 409
 
 
