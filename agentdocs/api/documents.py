@@ -8,6 +8,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from agentdocs import permissions
@@ -478,6 +479,11 @@ class DocumentHistory(ListView):
             help_text="Only the versions that introduced this phrase: their body holds it "
             "(case-insensitive) and the version before did not",
         )
+        before = _query_version(
+            "before",
+            help_text="With `q`: search the versions older than this one (the "
+            "`oldest_scanned_version` of the answer before, as `scan_next` gives it)",
+        )
 
     OutputSerializer = HistoryEntrySerializer
 
@@ -497,7 +503,12 @@ class DocumentHistory(ListView):
         "page); 404 if there is no such version. With `?q=phrase`, only the versions that "
         "introduced the phrase (its body holds it, case-insensitively, and the version "
         "before did not; the oldest one is where it first appeared); 400 naming `q` when "
-        "it is longer than 200 characters or given with `version`.",
+        "it is longer than 200 characters or given with `version`. A search reads the "
+        "bodies of at most `AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT` versions (40 by default), "
+        "newest first, and the page then also holds `scan_complete` (false when older "
+        "versions were not searched), `scanned` (how many were), `newest_scanned_version`, "
+        "`oldest_scanned_version` and `scan_next` (the URL searching the next older "
+        "versions, with `before`; null when complete).",
         parameters=[QuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -511,18 +522,37 @@ class DocumentHistory(ListView):
         version, phrase = query["version"], query["q"].strip()
         if phrase and version is not None:
             raise InvalidInput("Give `version` or `q`, not both.", field="q")
+        if query["before"] is not None and not phrase:
+            raise InvalidInput("`before` goes with `q`: it resumes a search.", field="before")
         if version is not None:
             record = document_selectors.document_version(document=document, version=version)
             return Response(self.VersionOutputSerializer(record).data)
         if phrase:
             phrase = validate_search_query(phrase)
-            introducing = document_selectors.document_history_introducing(
-                document=document, phrase=phrase
+            scan = document_selectors.document_history_introducing(
+                document=document, phrase=phrase, before=query["before"]
             )
-            return self.paginate(request, introducing)
+            response = self.paginate(request, scan.records)
+            response.data.update(_scan_data(request, scan))
+            return response
         return self.paginate(
             request, LateRows(document_selectors.document_history(document=document))
         )
+
+
+def _scan_data(request: Request, scan: document_selectors.IntroductionScan) -> dict[str, Any]:
+    """How far a bounded `?q=` search went, and the URL that goes on from there."""
+    scan_next = None
+    if scan.resume_before is not None:
+        url = remove_query_param(request.build_absolute_uri(), "page")
+        scan_next = replace_query_param(url, "before", scan.resume_before)
+    return {
+        "scan_complete": scan.complete,
+        "scanned": scan.scanned,
+        "newest_scanned_version": scan.newest_scanned,
+        "oldest_scanned_version": scan.oldest_scanned,
+        "scan_next": scan_next,
+    }
 
 
 class DiffLineSerializer(serializers.Serializer):
