@@ -114,8 +114,7 @@ class ChangeDetailSerializer(ChangeSerializer):
     diff_against_base = ChangeDiffSerializer()
     diff_against_current = ChangeDiffSerializer(allow_null=True)
     diff_truncated = serializers.BooleanField(
-        help_text="Either diff stops before its end (see their `truncated` and "
-        "`whole_diff_url`)"
+        help_text="Either diff stops before its end (see their `truncated` and `whole_diff_url`)"
     )
     conflicts = serializers.ListField(
         child=serializers.DictField(),

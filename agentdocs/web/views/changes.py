@@ -189,7 +189,7 @@ def change_diff_download(
 ) -> HttpResponse:
     """The whole unified diff of the proposal against its base (`?against=base`) or
     the current version (`?against=current`), as a file."""
-    access, change = _change(request, tenant, project, change_id)
+    _, change = _change(request, tenant, project, change_id)
     against = request.GET.get("against", "base")
     preview = change_service.merge_preview(change)
     text = change_service.change_whole_diff(change, preview, against=against)

@@ -16,7 +16,6 @@ from agentdocs.services import export as export_service
 from agentdocs.web.forms import ExportForm
 from agentdocs.web.pages import add_service_error, member_page
 
-
 # Each file's preview on the page, in characters; the whole file is a download.
 PREVIEW_CHARS = 2048
 
