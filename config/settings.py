@@ -353,7 +353,7 @@ if AGENTDOCS_PAGINATION_COUNT_LIMIT < 1:
     raise ImproperlyConfigured("AGENTDOCS_PAGINATION_COUNT_LIMIT must be at least 1.")
 # History `?q=` (API and page) reads the bodies of at most this many versions per
 # request, newest first, and says where it stopped so the next request resumes there.
-AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT = env_int("AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT", 40)
+AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT = env_int("AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT", 20)
 if AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT < 1:
     raise ImproperlyConfigured("AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT must be at least 1.")
 # An export whose files hold more UTF-8 bytes than this is refused (413 `too_large`,

@@ -118,7 +118,12 @@ class ChangeDetailSerializer(ChangeSerializer):
     )
     conflicts = serializers.ListField(
         child=serializers.DictField(),
-        help_text="Where the proposal and the current version overlap (as a merge's 409)",
+        help_text="Where the proposal and the current version overlap (as a merge's 409), "
+        f"their lines {change_service.CONFLICTS_MAX_SHOWN_BYTES // 1024} KiB at most in all",
+    )
+    conflicts_truncated = serializers.BooleanField(
+        help_text="`conflicts` stops before the end (the last one shown may be cut); "
+        "`diff_against_current.whole_diff_url` has the whole diff"
     )
     reviews = ReviewSerializer(many=True)
     comments = CommentSerializer(many=True)
@@ -137,6 +142,7 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
     """Everything the change request's page and API show, as plain data."""
     preview = change_service.merge_preview(change)
     against_base, against_current = change_service.change_diffs(change, preview)
+    conflicts, conflicts_truncated = change_service.change_conflicts(preview)
     document = preview.document
     current = None if document is None or document.is_deleted else document.version
     return {
@@ -154,7 +160,8 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
         ),
         "diff_truncated": against_base.truncated
         or (against_current is not None and against_current.truncated),
-        "conflicts": preview.result.conflicts_data() if preview.result is not None else [],
+        "conflicts": conflicts,
+        "conflicts_truncated": conflicts_truncated,
         "reviews": list(change.reviews.select_related("reviewer")),
         "comments": list(change.comments.select_related("author")),
     }
@@ -174,6 +181,7 @@ def _detail_response(request: Request, change: ChangeRequest, *, status_code: in
         "diff_against_current": data["diff_against_current"],
         "diff_truncated": data["diff_truncated"],
         "conflicts": data["conflicts"],
+        "conflicts_truncated": data["conflicts_truncated"],
         "reviews": ReviewSerializer(data["reviews"], many=True).data,
         "comments": CommentSerializer(data["comments"], many=True).data,
     }

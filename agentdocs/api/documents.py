@@ -504,7 +504,7 @@ class DocumentHistory(ListView):
         "introduced the phrase (its body holds it, case-insensitively, and the version "
         "before did not; the oldest one is where it first appeared); 400 naming `q` when "
         "it is longer than 200 characters or given with `version`. A search reads the "
-        "bodies of at most `AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT` versions (40 by default), "
+        "bodies of at most `AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT` versions (20 by default), "
         "newest first, and the page then also holds `scan_complete` (false when older "
         "versions were not searched), `scanned` (how many were), `newest_scanned_version`, "
         "`oldest_scanned_version` and `scan_next` (the URL searching the next older "

@@ -36,7 +36,7 @@ from agentdocs.core.errors import (
     NotFound,
     OwnChange,
 )
-from agentdocs.core.merge import MergeResult, three_way
+from agentdocs.core.merge import ConflictData, MergeResult, three_way
 from agentdocs.core.paths import validate_path
 from agentdocs.models import (
     ChangeComment,
@@ -61,6 +61,9 @@ MAX_REASON = 500
 DIFF_MAX_CHANGED_LINES = 1_000
 DIFF_MAX_SHOWN_BYTES = 48 * 1024
 DIFF_AGAINST = ("base", "current")
+# And of the conflicts with the current version, their lines together (the three
+# sides of a rewrite of a 256 KiB document would be three times that).
+CONFLICTS_MAX_SHOWN_BYTES = 48 * 1024
 MAX_COMMENT = 10_000
 
 
@@ -304,6 +307,33 @@ def _diff_sides(change: ChangeRequest, preview: MergePreview) -> list[tuple[str,
     if document is not None and not document.is_deleted:
         sides.append((document.body, f"{change.path}@{document.version}", new_label))
     return sides
+
+
+def change_conflicts(preview: MergePreview) -> tuple[list[ConflictData], bool]:
+    """The conflicts a merge would meet now, in order, bounded: their lines hold at
+    most `CONFLICTS_MAX_SHOWN_BYTES` in all (a region cut there keeps its `start`, and
+    no conflict follows it). The second value is True when some were left out."""
+    if preview.result is None:
+        return [], False
+    left = CONFLICTS_MAX_SHOWN_BYTES
+    shown: list[ConflictData] = []
+    for conflict in preview.result.conflicts_data():
+        cut = False
+        for side in ("base", "theirs", "yours"):
+            region = conflict[side]  # type: ignore[literal-required]
+            kept: list[str] = []
+            for line in region["lines"]:
+                size = len(line.encode("utf-8", "surrogatepass")) + 1
+                if size > left:
+                    cut = True
+                    break
+                left -= size
+                kept.append(line)
+            region["lines"] = kept
+        shown.append(conflict)
+        if cut:
+            return shown, True
+    return shown, False
 
 
 def change_whole_diff(change: ChangeRequest, preview: MergePreview, *, against: str) -> str:

@@ -129,7 +129,7 @@ def _change_page(
     may_review = access.may_write(change.path) and change.is_live
     reviews = list(change.reviews.select_related("reviewer"))
     reviewed = any(review.reviewer_id == access.user.pk for review in reviews)
-    conflicts = preview.result.conflicts if preview.result is not None else ()
+    conflicts, conflicts_truncated = change_service.change_conflicts(preview)
     context = {
         "access": access,
         "project": access.project,
@@ -141,6 +141,8 @@ def _change_page(
         "diff_current": _diff_against_current(current, change, preview),
         "mergeable": change.is_live and preview.mergeable,
         "conflicts": conflicts,
+        "conflicts_truncated": conflicts_truncated,
+        "conflict_count": len(preview.result.conflicts) if preview.result is not None else 0,
         "approvers": approvers,
         "approvals_required": needed,
         "reviews": reviews,

@@ -14,9 +14,13 @@ from agentdocs.core.export import ALL, EXPORT_FORMATS, Export
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import export as export_service
 from agentdocs.web.forms import ExportForm
-from agentdocs.web.pages import add_service_error, member_page
+from agentdocs.web.pages import add_service_error, list_page, member_page
 
-# Each file's preview on the page, in characters; the whole file is a download.
+# The page lists this many files at a time (a project of a thousand context documents
+# exports thousands), the first few with a preview of this many characters; each whole
+# file is a download.
+FILES_PER_PAGE = 100
+PREVIEWED_FILES = 5
 PREVIEW_CHARS = 2048
 
 
@@ -62,15 +66,18 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
     formats = [f for f in EXPORT_FORMATS if f != ALL]
     chosen = export.format if export is not None else ALL
     sync_formats = ",".join(formats) if chosen == ALL else chosen
+    page = list_page(
+        request, list(export.files) if export is not None else [], per_page=FILES_PER_PAGE
+    )
     files = [
         {
             "path": file.path,
             "size": file.size,
             "sha256": file.sha256,
-            "preview": file.preview(PREVIEW_CHARS),
+            "preview": file.preview(PREVIEW_CHARS) if index < PREVIEWED_FILES else None,
             "previewed_whole": len(file.content) <= PREVIEW_CHARS,
         }
-        for file in (export.files if export is not None else ())
+        for index, file in enumerate(page.object_list)
     ]
     return render(
         request,
@@ -83,6 +90,7 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             "recipes": list(policy_selectors.recipe_list(tenant=access.tenant)),
             "export": export,
             "files": files,
+            "files_page": page,
             "over_limit": export is not None and export_service.export_over_limit(export),
             "limit": settings.AGENTDOCS_MAX_EXPORT_BYTES,
             "refusal": refusal,
