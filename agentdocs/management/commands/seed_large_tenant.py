@@ -46,10 +46,41 @@ def _sha(text: str) -> str:
 
 
 _WORDS = (
-    "agent cascade document version tenant project recipe profile layer process "
-    "review merge token export search history budget policy scope context rule test "
-    "write read keep small name plainly first deploy branch commit change request"
-).split()
+    "agent",
+    "cascade",
+    "document",
+    "version",
+    "tenant",
+    "project",
+    "recipe",
+    "profile",
+    "layer",
+    "process",
+    "review",
+    "merge",
+    "token",
+    "export",
+    "search",
+    "history",
+    "budget",
+    "policy",
+    "scope",
+    "context",
+    "rule",
+    "test",
+    "write",
+    "read",
+    "keep",
+    "small",
+    "name",
+    "plainly",
+    "first",
+    "deploy",
+    "branch",
+    "commit",
+    "change",
+    "request",
+)
 
 
 def filler_text(size: int, *, seed: int, title: str = "# Rules") -> str:

@@ -22,6 +22,8 @@ from agentdocs.web.pages import add_service_error, list_page, member_page
 FILES_PER_PAGE = 100
 PREVIEWED_FILES = 5
 PREVIEW_CHARS = 2048
+# And this many of the documents the files came from.
+SHOWN_SOURCES = 100
 
 
 @member_page
@@ -91,6 +93,8 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             "export": export,
             "files": files,
             "files_page": page,
+            "sources": export.sources[:SHOWN_SOURCES] if export is not None else (),
+            "more_sources": max(len(export.sources) - SHOWN_SOURCES, 0) if export else 0,
             "over_limit": export is not None and export_service.export_over_limit(export),
             "limit": settings.AGENTDOCS_MAX_EXPORT_BYTES,
             "refusal": refusal,
