@@ -167,12 +167,15 @@ def document_history_introducing(
     if before is not None:
         versions = versions.filter(version__lt=before)
     # One row more than the limit: the version before the oldest scanned one, to know
-    # whether that one introduced the phrase or only kept it. The database reads a
-    # body only for the rows the limit keeps.
+    # whether that one introduced the phrase or only kept it. The rows are chosen in a
+    # subquery, so the database reads the bodies of those rows only (with the LIMIT
+    # in the same query as the match, PostgreSQL matches every row before sorting).
+    newest = versions.order_by("-version", "-history_id").values("history_id")[: limit + 1]
     window = list(
-        versions.order_by("-version", "-history_id")
+        document.history.filter(history_id__in=newest)
         .annotate(holds=ExpressionWrapper(Q(body__icontains=phrase), output_field=BooleanField()))
-        .values_list("history_id", "version", "holds")[: limit + 1]
+        .order_by("-version", "-history_id")
+        .values_list("history_id", "version", "holds")
     )
     scanned, complete = window[:limit], len(window) <= limit
     held_by_version: dict[int, bool] = {}
