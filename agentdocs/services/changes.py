@@ -320,7 +320,7 @@ def change_conflicts(preview: MergePreview) -> tuple[list[ConflictData], bool]:
     for conflict in preview.result.conflicts_data():
         cut = False
         for side in ("base", "theirs", "yours"):
-            region = conflict[side]  # type: ignore[literal-required]
+            region = conflict[side]
             kept: list[str] = []
             for line in region["lines"]:
                 size = len(line.encode("utf-8", "surrogatepass")) + 1
