@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView, base_version, document_etag, etag_matches
+from agentdocs.api.pagination import Pagination
 from agentdocs.api.schema import (
     IF_MATCH,
     IF_MATCH_OPTIONAL,
@@ -469,7 +470,45 @@ class _QuerySerializer(serializers.Serializer):
         return super().to_internal_value({key: value for key, value in data.items() if value != ""})
 
 
+class HistoryPagination(Pagination):
+    """The history's pages; with `?q=`, they also say how far the search went."""
+
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        paged = super().get_paginated_response_schema(schema)
+        version = {"type": "integer", "nullable": True}
+        paged["properties"].update(
+            {
+                "scan_complete": {
+                    "type": "boolean",
+                    "description": "With `q`: false when older versions were not searched",
+                },
+                "scanned": {
+                    "type": "integer",
+                    "description": "With `q`: how many versions' text was searched",
+                },
+                "newest_scanned_version": {
+                    **version,
+                    "description": "With `q`: the newest version searched",
+                },
+                "oldest_scanned_version": {
+                    **version,
+                    "description": "With `q`: the oldest version searched",
+                },
+                "scan_next": {
+                    "type": "string",
+                    "format": "uri",
+                    "nullable": True,
+                    "description": "With `q`: the URL searching the next older versions "
+                    "(`before`); null when the search reached version 1",
+                },
+            }
+        )
+        return paged
+
+
 class DocumentHistory(ListView):
+    pagination_class = HistoryPagination
+
     class QuerySerializer(_QuerySerializer):
         version = _query_version("version", help_text="Return this version's body")
         q = serializers.CharField(

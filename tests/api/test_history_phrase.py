@@ -167,3 +167,13 @@ def test_before_needs_q_and_a_version_number(api, reader, doc):
 
 def test_an_outsider_resuming_a_search_gets_404(api, outsider, doc):
     assert api(outsider).get(HISTORY, {"q": "tabs", "before": "3"}).status_code == 404
+
+
+def test_the_schema_documents_the_scan_fields_and_before(client):
+    schema = client.get("/api/schema/?format=json").json()
+    operation = schema["paths"]["/api/v1/tenants/{tenant}/projects/{project}/history/{path}"]["get"]
+    assert "before" in {parameter["name"] for parameter in operation["parameters"]}
+    ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    page = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    assert {"scan_complete", "scanned", "scan_next"} <= set(page["properties"])
+    assert "scan_complete" not in page["required"]
