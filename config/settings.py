@@ -392,6 +392,14 @@ AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_ARCHIVE_SWEEP_AFTER_S
 AGENTDOCS_PAGINATION_COUNT_LIMIT = env_int("AGENTDOCS_PAGINATION_COUNT_LIMIT", 10_000)
 if AGENTDOCS_PAGINATION_COUNT_LIMIT < 1:
     raise ImproperlyConfigured("AGENTDOCS_PAGINATION_COUNT_LIMIT must be at least 1.")
+# History `?q=` (API and page) reads the bodies of at most this many versions per
+# request, newest first, and says where it stopped so the next request resumes there.
+AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT = env_int("AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT", 20)
+if AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT < 1:
+    raise ImproperlyConfigured("AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT must be at least 1.")
+# An export whose files hold more UTF-8 bytes than this is refused (413 `too_large`,
+# field `format`), as JSON and as a zip; the Export page says so and lists the files.
+AGENTDOCS_MAX_EXPORT_BYTES = env_int("AGENTDOCS_MAX_EXPORT_BYTES", 2 * 1024 * 1024)
 # Size caps of one binding record, checked when binding: its row (the JSON the database
 # is sent) and its archive. A record over either is refused with 413 and not stored.
 AGENTDOCS_BINDING_MAX_RECORD_BYTES = env_int("AGENTDOCS_BINDING_MAX_RECORD_BYTES", 1024 * 1024)

@@ -153,3 +153,38 @@ def test_the_hostile_input_benchmark_runs_and_reports():
     )
     assert result.returncode == 0, result.stderr[-4000:]
     assert "secret scan" in result.stdout and "diff of two versions" in result.stdout
+
+
+def test_the_member_budgets_benchmark_runs_and_reports(db):
+    need_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "the benchmark seeds PostgreSQL; set DATABASE_URL to PostgreSQL",
+    )
+    db_settings = connection.settings_dict
+    host, port = db_settings.get("HOST") or "127.0.0.1", db_settings.get("PORT") or 5432
+    sizes = ["--documents", "20", "--versions", "30", "--version-kib", "4", "--records", "10"]
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "member_budgets.py"),
+            "--postgres",
+            f"postgres://{db_settings['USER']}@{host}:{port}/postgres",
+            "--database",
+            f"{db_settings['NAME']}_bench_budgets_smoke",
+            "--repeat",
+            "1",
+            *sizes,
+            "--proposal-kib",
+            "4",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    # Exit 0: every request answered the status it should (budgets are not asserted).
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-4000:]
+    for name in ("history API ?q=", "Export page", "MCP search_documents", "change request API"):
+        assert any(line.startswith(name) for line in result.stdout.splitlines()), name
+    assert "budget 0.5 s / 1 MB" in result.stdout

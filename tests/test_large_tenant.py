@@ -81,6 +81,17 @@ ENDPOINTS = {
         "api",
         4,
     ),
+    # Each version after the first holds "revision": a bounded search reads as many
+    # versions in both tenants.
+    "history API ?q=": (
+        "get",
+        "/api/v1/tenants/{t}/projects/web/history/agent.md?q=revision",
+        "api",
+        4,
+    ),
+    "history page ?q=": ("get", "/t/{t}/web/history/agent.md?q=revision", "page", 8),
+    "export of big": ("get", "/api/v1/tenants/{t}/projects/big/export/?format=cursor", "api", 4),
+    "export page of big": ("get", "/t/{t}/big/export/?format=cursor", "page", 8),
     "activity API": ("get", "/api/v1/tenants/{t}/activity/", "api", 4),
     "activity API, documents": ("get", "/api/v1/tenants/{t}/activity/?kind=document", "api", 4),
     "activity API, page 3": ("get", "/api/v1/tenants/{t}/activity/?page=3", "api", 4),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -19,7 +20,9 @@ from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
 from agentdocs.api.documents import DiffHunkSerializer
-from agentdocs.api.schema import MergeConflictErrorSerializer, errors
+from agentdocs.api.memory_block import PlainTextRenderer
+from agentdocs.api.renderers import JSONRenderer
+from agentdocs.api.schema import MergeConflictErrorSerializer, errors, json_errors
 from agentdocs.api.serializers import (
     JSONIntegerField,
     ReasonField,
@@ -83,8 +86,16 @@ class ChangeDiffSerializer(serializers.Serializer):
     hunks = DiffHunkSerializer(many=True)
     added = serializers.IntegerField()
     removed = serializers.IntegerField()
-    truncated = serializers.BooleanField()
+    truncated = serializers.BooleanField(
+        help_text="The hunks and the text stop before the end: at most "
+        f"{change_service.DIFF_MAX_CHANGED_LINES:,} changed lines and "
+        f"{change_service.DIFF_MAX_SHOWN_BYTES // 1024} KiB of line text are shown; "
+        "`whole_diff_url` has all of it"
+    )
     shown_changed_lines = serializers.IntegerField()
+    whole_diff_url = serializers.CharField(
+        help_text="The whole unified diff, unbounded, as text/plain"
+    )
 
 
 class ChangeDetailSerializer(ChangeSerializer):
@@ -102,24 +113,36 @@ class ChangeDetailSerializer(ChangeSerializer):
     approvals_required = serializers.IntegerField(help_text="`review.approvals` in force")
     diff_against_base = ChangeDiffSerializer()
     diff_against_current = ChangeDiffSerializer(allow_null=True)
+    diff_truncated = serializers.BooleanField(
+        help_text="Either diff stops before its end (see their `truncated` and `whole_diff_url`)"
+    )
     conflicts = serializers.ListField(
         child=serializers.DictField(),
-        help_text="Where the proposal and the current version overlap (as a merge's 409)",
+        help_text="Where the proposal and the current version overlap (as a merge's 409), "
+        f"their lines {change_service.CONFLICTS_MAX_SHOWN_BYTES // 1024} KiB at most in all",
+    )
+    conflicts_truncated = serializers.BooleanField(
+        help_text="`conflicts` stops before the end (the last one shown may be cut); "
+        "`diff_against_current.whole_diff_url` has the whole diff"
     )
     reviews = ReviewSerializer(many=True)
     comments = CommentSerializer(many=True)
 
 
-def _diff_data(diff: Diff | None, version: int | None) -> dict[str, Any] | None:
+def _diff_data(
+    diff: Diff | None, version: int | None, *, change: ChangeRequest, against: str
+) -> dict[str, Any] | None:
     if diff is None or version is None:
         return None
-    return {"from_version": version, **diff.as_dict()}
+    whole = change_service.change_diff_url(change, against=against)
+    return {"from_version": version, **diff.as_dict(), "whole_diff_url": whole}
 
 
 def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
     """Everything the change request's page and API show, as plain data."""
     preview = change_service.merge_preview(change)
     against_base, against_current = change_service.change_diffs(change, preview)
+    conflicts, conflicts_truncated = change_service.change_conflicts(preview)
     document = preview.document
     current = None if document is None or document.is_deleted else document.version
     return {
@@ -129,9 +152,16 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
         "mergeable": change.is_live and preview.mergeable,
         "approvals": change_service.approvers(change),
         "approvals_required": review_service.review_policy(project=change.project).approvals,
-        "diff_against_base": _diff_data(against_base, change.base_version),
-        "diff_against_current": _diff_data(against_current, current),
-        "conflicts": preview.result.conflicts_data() if preview.result is not None else [],
+        "diff_against_base": _diff_data(
+            against_base, change.base_version, change=change, against="base"
+        ),
+        "diff_against_current": _diff_data(
+            against_current, current, change=change, against="current"
+        ),
+        "diff_truncated": against_base.truncated
+        or (against_current is not None and against_current.truncated),
+        "conflicts": conflicts,
+        "conflicts_truncated": conflicts_truncated,
         "reviews": list(change.reviews.select_related("reviewer")),
         "comments": list(change.comments.select_related("author")),
     }
@@ -149,7 +179,9 @@ def _detail_response(request: Request, change: ChangeRequest, *, status_code: in
         "approvals_required": data["approvals_required"],
         "diff_against_base": data["diff_against_base"],
         "diff_against_current": data["diff_against_current"],
+        "diff_truncated": data["diff_truncated"],
         "conflicts": data["conflicts"],
+        "conflicts_truncated": data["conflicts_truncated"],
         "reviews": ReviewSerializer(data["reviews"], many=True).data,
         "comments": CommentSerializer(data["comments"], many=True).data,
     }
@@ -249,6 +281,49 @@ class ChangeDetail(APIView):
     def get(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
         _, change = _change(request, tenant, project, change_id)
         return _detail_response(request, change)
+
+
+class ChangeDiff(APIView):
+    """The whole diff of a change request, which its representation shows bounded."""
+
+    renderer_classes = [PlainTextRenderer, JSONRenderer]
+
+    def finalize_response(self, request: Request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if response.status_code >= 400:
+            # Errors are the JSON error shape, whatever was accepted.
+            response.accepted_renderer = JSONRenderer()
+            response.accepted_media_type = JSONRenderer.media_type
+        return response
+
+    class QuerySerializer(serializers.Serializer):
+        against = serializers.CharField(
+            required=False,
+            default="base",
+            help_text="`base` (the version the proposal was written against, the default) "
+            "or `current`",
+        )
+
+    @extend_schema(
+        tags=["changes"],
+        summary="The whole diff of a change request",
+        description="The unified diff, unbounded, of the proposal against its base "
+        "version (`?against=base`) or the current version (`?against=current`), as "
+        "text/plain: the change request's `diff_against_*` show at most "
+        f"{change_service.DIFF_MAX_CHANGED_LINES:,} changed lines. 400 naming `against` "
+        "for another value; 404 for `current` once the document was deleted.",
+        parameters=[QuerySerializer],
+        responses={
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="The diff"),
+            **json_errors(400, 404),
+        },
+    )
+    def get(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
+        _, change = _change(request, tenant, project, change_id)
+        against = validated(self.QuerySerializer, request.query_params)["against"]
+        preview = change_service.merge_preview(change)
+        text = change_service.change_whole_diff(change, preview, against=against)
+        return Response(text, content_type="text/plain; charset=utf-8")
 
 
 class ChangeReviewCreate(APIView):

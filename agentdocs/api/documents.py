@@ -8,11 +8,13 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView, base_version, document_etag, etag_matches
+from agentdocs.api.pagination import Pagination
 from agentdocs.api.schema import (
     IF_MATCH,
     IF_MATCH_OPTIONAL,
@@ -468,7 +470,45 @@ class _QuerySerializer(serializers.Serializer):
         return super().to_internal_value({key: value for key, value in data.items() if value != ""})
 
 
+class HistoryPagination(Pagination):
+    """The history's pages; with `?q=`, they also say how far the search went."""
+
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        paged = super().get_paginated_response_schema(schema)
+        version = {"type": "integer", "nullable": True}
+        paged["properties"].update(
+            {
+                "scan_complete": {
+                    "type": "boolean",
+                    "description": "With `q`: false when older versions were not searched",
+                },
+                "scanned": {
+                    "type": "integer",
+                    "description": "With `q`: how many versions' text was searched",
+                },
+                "newest_scanned_version": {
+                    **version,
+                    "description": "With `q`: the newest version searched",
+                },
+                "oldest_scanned_version": {
+                    **version,
+                    "description": "With `q`: the oldest version searched",
+                },
+                "scan_next": {
+                    "type": "string",
+                    "format": "uri",
+                    "nullable": True,
+                    "description": "With `q`: the URL searching the next older versions "
+                    "(`before`); null when the search reached version 1",
+                },
+            }
+        )
+        return paged
+
+
 class DocumentHistory(ListView):
+    pagination_class = HistoryPagination
+
     class QuerySerializer(_QuerySerializer):
         version = _query_version("version", help_text="Return this version's body")
         q = serializers.CharField(
@@ -477,6 +517,11 @@ class DocumentHistory(ListView):
             trim_whitespace=False,
             help_text="Only the versions that introduced this phrase: their body holds it "
             "(case-insensitive) and the version before did not",
+        )
+        before = _query_version(
+            "before",
+            help_text="With `q`: search the versions older than this one (the "
+            "`oldest_scanned_version` of the answer before, as `scan_next` gives it)",
         )
 
     OutputSerializer = HistoryEntrySerializer
@@ -497,7 +542,12 @@ class DocumentHistory(ListView):
         "page); 404 if there is no such version. With `?q=phrase`, only the versions that "
         "introduced the phrase (its body holds it, case-insensitively, and the version "
         "before did not; the oldest one is where it first appeared); 400 naming `q` when "
-        "it is longer than 200 characters or given with `version`.",
+        "it is longer than 200 characters or given with `version`. A search reads the "
+        "bodies of at most `AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT` versions (20 by default), "
+        "newest first, and the page then also holds `scan_complete` (false when older "
+        "versions were not searched), `scanned` (how many were), `newest_scanned_version`, "
+        "`oldest_scanned_version` and `scan_next` (the URL searching the next older "
+        "versions, with `before`; null when complete).",
         parameters=[QuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
@@ -511,18 +561,37 @@ class DocumentHistory(ListView):
         version, phrase = query["version"], query["q"].strip()
         if phrase and version is not None:
             raise InvalidInput("Give `version` or `q`, not both.", field="q")
+        if query["before"] is not None and not phrase:
+            raise InvalidInput("`before` goes with `q`: it resumes a search.", field="before")
         if version is not None:
             record = document_selectors.document_version(document=document, version=version)
             return Response(self.VersionOutputSerializer(record).data)
         if phrase:
             phrase = validate_search_query(phrase)
-            introducing = document_selectors.document_history_introducing(
-                document=document, phrase=phrase
+            scan = document_selectors.document_history_introducing(
+                document=document, phrase=phrase, before=query["before"]
             )
-            return self.paginate(request, introducing)
+            response = self.paginate(request, scan.records)
+            response.data.update(_scan_data(request, scan))
+            return response
         return self.paginate(
             request, LateRows(document_selectors.document_history(document=document))
         )
+
+
+def _scan_data(request: Request, scan: document_selectors.IntroductionScan) -> dict[str, Any]:
+    """How far a bounded `?q=` search went, and the URL that goes on from there."""
+    scan_next = None
+    if scan.resume_before is not None:
+        url = remove_query_param(request.build_absolute_uri(), "page")
+        scan_next = replace_query_param(url, "before", scan.resume_before)
+    return {
+        "scan_complete": scan.complete,
+        "scanned": scan.scanned,
+        "newest_scanned_version": scan.newest_scanned,
+        "oldest_scanned_version": scan.oldest_scanned,
+        "scan_next": scan_next,
+    }
 
 
 class DiffLineSerializer(serializers.Serializer):

@@ -97,7 +97,9 @@ class ExportView(APIView):
         "they came from. JSON by default; `Accept: application/zip` answers with the same "
         "files as a zip (Content-Disposition: attachment) whose bytes depend only on the "
         "files. Errors stay JSON. 400 for an unknown format, 404 for an unknown recipe or "
-        "profile.",
+        "profile, 413 `too_large` naming `format` (with `size` and `limit` in bytes) when "
+        "the files hold more than `AGENTDOCS_MAX_EXPORT_BYTES` (2 MiB by default): export "
+        "one format at a time.",
         parameters=[
             QuerySerializer,
             OpenApiParameter(
@@ -114,7 +116,7 @@ class ExportView(APIView):
             (200, ZIP): OpenApiResponse(
                 OpenApiTypes.BINARY, description="With `Accept: application/zip`: the files."
             ),
-            **json_errors(400, 404),
+            **json_errors(400, 404, 413),
         },
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:

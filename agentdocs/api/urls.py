@@ -147,6 +147,7 @@ urlpatterns = [
     # Change requests (issue 13): propose, review, merge.
     re_path(P + r"/changes/$", changes.ChangeListCreate.as_view(), name="api-changes"),
     re_path(P + CHANGE + r"$", changes.ChangeDetail.as_view(), name="api-change"),
+    re_path(P + CHANGE + r"/diff$", changes.ChangeDiff.as_view(), name="api-change-diff"),
     re_path(
         P + CHANGE + r"/reviews$", changes.ChangeReviewCreate.as_view(), name="api-change-reviews"
     ),

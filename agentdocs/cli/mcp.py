@@ -49,11 +49,8 @@ if TYPE_CHECKING:
 # A project's listing is followed for at most this many pages of PAGE_SIZE documents.
 PAGE_SIZE = 200
 MAX_LIST_PAGES = 25
-# What one search reads at most: the bodies are fetched one document at a time.
-MAX_SEARCH_DOCUMENTS = 200
-MAX_SEARCH_BYTES = 4 * 1024 * 1024
+# What one search answers at most: one page of the server's search.
 MAX_SEARCH_MATCHES = 50
-SNIPPET_CHARS = 120
 
 
 class ApiError(Exception):
@@ -240,30 +237,33 @@ class ProjectApi:
         )
 
     def search(self, query: str) -> SearchResult:
-        needle = query.casefold()
-        matches: list[SearchMatch] = []
-        searched = 0
-        read_bytes = 0
-        documents = self.documents()
-        complete = len(documents) <= MAX_SEARCH_DOCUMENTS
-        for summary in documents[:MAX_SEARCH_DOCUMENTS]:
-            if read_bytes + summary["size"] > MAX_SEARCH_BYTES:
-                complete = False
-                break
-            document = self.document(summary["path"])
-            searched += 1
-            read_bytes += summary["size"]
-            snippet = _snippet(document["body"], needle)
-            if snippet is None and needle in document["path"].casefold():
-                snippet = _snippet(document["body"], "") or ""
-            if snippet is not None:
-                matches.append(
-                    SearchMatch(path=document["path"], version=document["version"], snippet=snippet)
-                )
-                if len(matches) >= MAX_SEARCH_MATCHES:
-                    complete = False
-                    break
-        return SearchResult(matches=matches, documents_searched=searched, complete=complete)
+        """The server's search (`GET .../search/?project=`, its index on PostgreSQL), one
+        page of at most MAX_SEARCH_MATCHES matches: no document body is fetched."""
+        tenant_path = f"tenants/{quote(self.tenant, safe='')}/"
+        found = self._json(
+            self._send(
+                "GET",
+                self.client.base + tenant_path + "search/",
+                params={
+                    "q": query,
+                    "project": self.project,
+                    "page_size": str(MAX_SEARCH_MATCHES),
+                },
+            )
+        )
+        listing = self._json(self._send("GET", self._url("documents/"), params={"page_size": "1"}))
+        matches = [
+            SearchMatch(
+                path=hit["path"],
+                version=hit["version"],
+                snippet=" ".join(str(hit["snippet"]).split()),
+            )
+            for hit in found["results"]
+        ]
+        complete = found.get("next") is None and found.get("count_exact", True)
+        return SearchResult(
+            matches=matches, documents_searched=listing["count"], complete=bool(complete)
+        )
 
     def propose(
         self, path: str, body: str, reason: str, base_version: int | None
@@ -302,17 +302,6 @@ class ProjectApi:
             url=page,
             problems=record.get("problems", []),
         )
-
-
-def _snippet(body: str, needle: str) -> str | None:
-    """About SNIPPET_CHARS characters of ``body`` around the first ``needle``, on one line."""
-    at = body.casefold().find(needle)
-    if at < 0:
-        return None
-    start = max(0, at - (SNIPPET_CHARS - len(needle)) // 2)
-    text = body[start : start + max(SNIPPET_CHARS, len(needle))]
-    text = " ".join(text.split())
-    return ("…" if start > 0 else "") + text + ("…" if start + SNIPPET_CHARS < len(body) else "")
 
 
 # How a tool runs a blocking call of the REST API (``call(function, *args)``).
@@ -473,12 +462,13 @@ def build_server(
 
     @server.tool()
     async def search_documents(query: str) -> SearchResult:
-        """The project's documents whose body (or path) contains `query`, ignoring case,
-        each with a snippet of about 120 characters around the first match.
+        """The project's current documents whose body or path match `query`, best
+        first, each with a snippet of its text around the matches.
 
-        There is no search API on the server yet: this reads the project's documents
-        one by one, at most 200 documents and 4 MiB, and stops at 50 matches;
-        `complete` is false when it stopped early.
+        The server's search: on PostgreSQL a full-text search of the words (English
+        stemming; "quoted phrases", `or`, `-word`), elsewhere `query` as one
+        case-insensitive substring. At most 50 matches; `complete` is false when there
+        were more. `documents_searched` is how many documents the project holds.
         """
         if not query.strip():
             raise ApiError("invalid", "`query` must not be empty.", field="query", status=0)

@@ -100,6 +100,18 @@ class ExportFile:
     def sha256(self) -> str:
         return _sha256(self.content)
 
+    @property
+    def size(self) -> int:
+        """The file's length in bytes, as written (UTF-8)."""
+        return len(self.content.encode("utf-8"))
+
+    def preview(self, limit: int) -> str:
+        """The file's first ``limit`` characters or so: whole lines, or one cut line."""
+        if len(self.content) <= limit:
+            return self.content
+        cut = self.content[:limit]
+        return cut[: cut.rfind("\n") + 1] or cut
+
     def as_dict(self) -> ExportFileDict:
         return {"path": self.path, "content": self.content, "sha256": self.sha256}
 
@@ -120,6 +132,14 @@ class Export:
     @property
     def export_sha256(self) -> str:
         return export_sha256(self.files)
+
+    @property
+    def size(self) -> int:
+        """The bytes of all the files together, which any form of the export carries."""
+        return sum(file.size for file in self.files)
+
+    def file(self, path: str) -> ExportFile | None:
+        return next((file for file in self.files if file.path == path), None)
 
     def as_dict(self) -> ExportDict:
         return {

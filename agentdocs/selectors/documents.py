@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, QuerySet
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
 from agentdocs.core.errors import NotFound
 from agentdocs.core.paths import validate_path
@@ -123,17 +127,73 @@ def document_history(*, document: Document) -> QuerySet:
     )
 
 
-def document_history_introducing(*, document: Document, phrase: str) -> QuerySet:
-    """The versions that introduced ``phrase``, newest first, without the bodies: those
-    whose body holds it (a case-insensitive substring) while the version before did not
-    (version 1 when it held it from the start). A phrase removed and written again has
-    one introduction each time. One query, whatever the number of versions."""
+@dataclass(frozen=True)
+class IntroductionScan:
+    """What one bounded `?q=` search of a history found.
+
+    ``records``: the versions that introduced the phrase among those scanned, newest
+    first, without their bodies. ``scanned``: how many versions' bodies were read.
+    ``complete``: no older version is left. Otherwise ``resume_before`` is the oldest
+    version scanned: the next search passes it as ``before`` to go on from there.
+    """
+
+    records: list[Any]  # HistoricalDocument rows
+    scanned: int
+    complete: bool
+    newest_scanned: int | None
+    oldest_scanned: int | None
+
+    @property
+    def resume_before(self) -> int | None:
+        return None if self.complete else self.oldest_scanned
+
+
+def document_history_introducing(
+    *, document: Document, phrase: str, before: int | None = None, limit: int | None = None
+) -> IntroductionScan:
+    """The versions that introduced ``phrase``: those whose body holds it (a
+    case-insensitive substring) while the version before did not (version 1 when it
+    held it from the start). A phrase removed and written again has one introduction
+    each time.
+
+    Only the newest ``limit`` versions older than ``before`` (default: all versions,
+    `AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT` of them at most) are searched, and each body
+    is read once: reading every body of a long history of long versions costs seconds.
+    Two queries (whether each scanned row holds the phrase, then the introducing rows),
+    whatever the length of the history.
+    """
+    limit = settings.AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT if limit is None else limit
     versions = document.history.all()
-    held_before = versions.filter(version=OuterRef("version") - 1, body__icontains=phrase)
-    return (
-        versions.filter(body__icontains=phrase)
-        .exclude(Exists(held_before))
+    if before is not None:
+        versions = versions.filter(version__lt=before)
+    # One row more than the limit: the version before the oldest scanned one, to know
+    # whether that one introduced the phrase or only kept it. The rows are chosen in a
+    # subquery, so the database reads the bodies of those rows only (with the LIMIT
+    # in the same query as the match, PostgreSQL matches every row before sorting).
+    newest = versions.order_by("-version", "-history_id").values("history_id")[: limit + 1]
+    window = list(
+        document.history.filter(history_id__in=newest)
+        .annotate(holds=ExpressionWrapper(Q(body__icontains=phrase), output_field=BooleanField()))
+        .order_by("-version", "-history_id")
+        .values_list("history_id", "version", "holds")
+    )
+    scanned, complete = window[:limit], len(window) <= limit
+    held_by_version: dict[int, bool] = {}
+    for _, version, holds in window:
+        held_by_version[version] = held_by_version.get(version, False) or bool(holds)
+    introducing = [
+        pk for pk, version, holds in scanned if holds and not held_by_version.get(version - 1)
+    ]
+    records = list(
+        document.history.filter(history_id__in=introducing)
         .select_related("history_user")
         .defer("body")
         .order_by("-version", "-history_id")
+    )
+    return IntroductionScan(
+        records=records,
+        scanned=len(scanned),
+        complete=complete,
+        newest_scanned=scanned[0][1] if scanned else None,
+        oldest_scanned=scanned[-1][1] if scanned else None,
     )

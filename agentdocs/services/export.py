@@ -7,7 +7,9 @@ and hands it to `agentdocs.core.export.build_export`.
 
 from __future__ import annotations
 
-from agentdocs.core.errors import InvalidInput
+from django.conf import settings
+
+from agentdocs.core.errors import InvalidInput, TooLarge
 from agentdocs.core.export import EXPORT_FORMATS, Export, build_export
 from agentdocs.models import Project
 from agentdocs.services.memory_block import memory_block_inputs
@@ -28,12 +30,38 @@ def export_build(
     format: str,
     recipe_name: str | None = None,
     profile_name: str | None = None,
+    within_limit: bool = True,
 ) -> Export:
     """The files of ``format`` for ``project`` (the caller has checked access; readers
     may export). An unknown format is InvalidInput naming `format`; an unknown recipe
-    or profile is NotFound, as for a render."""
+    or profile is NotFound, as for a render. With ``within_limit`` (the default), an
+    export over `AGENTDOCS_MAX_EXPORT_BYTES` is TooLarge naming `format`, before any
+    JSON or zip of it is made; the Export page asks without it, to list the files."""
     format = validate_format(format)
     inputs = memory_block_inputs(
         project=project, recipe_name=recipe_name, profile_name=profile_name
     )
-    return build_export(inputs, tenant=project.tenant.slug, project=project.slug, format=format)
+    export = build_export(inputs, tenant=project.tenant.slug, project=project.slug, format=format)
+    if within_limit:
+        export_check_size(export)
+    return export
+
+
+def export_over_limit(export: Export) -> bool:
+    return export.size > settings.AGENTDOCS_MAX_EXPORT_BYTES
+
+
+def export_check_size(export: Export) -> None:
+    """TooLarge naming `format` when the export's files hold more than
+    `AGENTDOCS_MAX_EXPORT_BYTES`: one answer of that size would hold a worker's memory
+    and the member's connection for as long as it takes."""
+    limit = settings.AGENTDOCS_MAX_EXPORT_BYTES
+    if export.size > limit:
+        raise TooLarge(
+            f"The {export.format} export's files hold {export.size:,} bytes; an export "
+            f"holds at most {limit:,}. Export one format at a time, or a recipe whose "
+            "documents are fewer.",
+            field="format",
+            size=export.size,
+            limit=limit,
+        )

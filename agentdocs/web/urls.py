@@ -56,6 +56,7 @@ project_urls = [
     # Change requests (issue 13).
     path("changes/new/", changes.change_propose, name="change-propose"),
     path("changes/<int:change_id>/", changes.change_detail, name="change"),
+    path("changes/<int:change_id>/diff/", changes.change_diff_download, name="change-diff"),
     path("changes/<int:change_id>/review/", changes.change_review, name="change-review"),
     path("changes/<int:change_id>/merge/", changes.change_merge, name="change-merge"),
     path("changes/<int:change_id>/withdraw/", changes.change_withdraw, name="change-withdraw"),

@@ -500,3 +500,98 @@ def test_an_admins_write_scoped_token_may_not_bypass_review(client, agent_md, pr
     )
     assert_error(response, 403, "forbidden", "bypass_review")
     assert Document.objects.get(pk=agent_md.pk).version == 1
+
+
+def _long_text(tag: str, lines: int = 3000) -> str:
+    return "".join(
+        f"- {tag} rule {n}: keep every change small and named plainly.\n" for n in range(lines)
+    )
+
+
+@pytest.fixture
+def long_change(api, project, writer, reader, make_document):
+    """A proposal that rewrites every line of a long document, written against v1 while
+    v2 rewrote them too: the largest diffs and conflicts a change request shows."""
+    document = make_document(project, "long.md", _long_text("old"), user=writer)
+    document_service.document_write(
+        document=document, body=_long_text("current"), base_version=1, user=writer
+    )
+    response = propose(api, reader, path="long.md", body=_long_text("proposed"))
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def test_a_long_change_requests_diffs_and_conflicts_are_bounded_with_a_link_to_the_whole(
+    api, reader, long_change
+):
+    response = api(reader).get(f"{BASE}/changes/{long_change}")
+    assert response.status_code == 200
+    assert len(response.content) < 1_000_000
+    body = response.json()
+    assert body["body"] == _long_text("proposed")  # the proposal stays whole
+    assert body["diff_truncated"] is True
+    assert body["conflicts_truncated"] is True
+    conflict_bytes = sum(
+        len(line.encode()) + 1
+        for conflict in body["conflicts"]
+        for side in ("base", "theirs", "yours")
+        for line in conflict[side]["lines"]
+    )
+    assert 0 < conflict_bytes <= 48 * 1024
+    for name, against, version in (
+        ("diff_against_base", "base", 1),
+        ("diff_against_current", "current", 2),
+    ):
+        diff = body[name]
+        assert diff["truncated"] is True and diff["from_version"] == version
+        assert diff["shown_changed_lines"] <= 1000 < diff["added"] + diff["removed"]
+        assert diff["whole_diff_url"] == f"{BASE}/changes/{long_change}/diff?against={against}"
+        whole = api(reader).get(diff["whole_diff_url"])
+        assert whole.status_code == 200
+        assert whole["Content-Type"].startswith("text/plain")
+        text = whole.content.decode()
+        assert text.startswith(f"--- long.md@{version}\n")
+        assert "+- proposed rule 2999:" in text
+        assert text.count("\n+- proposed rule") == 3000
+
+
+def test_a_short_change_request_is_whole_and_says_so(api, agent_md, reader):
+    change_id = propose(api, reader).json()["id"]
+    body = api(reader).get(f"{BASE}/changes/{change_id}").json()
+    assert body["diff_truncated"] is False and body["conflicts_truncated"] is False
+    assert body["diff_against_base"]["truncated"] is False
+    whole = api(reader).get(body["diff_against_base"]["whole_diff_url"]).content.decode()
+    assert whole == body["diff_against_base"]["diff"]
+
+
+def test_the_whole_diff_refuses_another_against_and_outsiders(api, agent_md, reader, outsider):
+    change_id = propose(api, reader).json()["id"]
+    bad = api(reader).get(f"{BASE}/changes/{change_id}/diff", {"against": "theirs"})
+    assert_error(bad, 400, "invalid", "against")
+    assert bad["Content-Type"].startswith("application/json")
+    assert api(outsider).get(f"{BASE}/changes/{change_id}/diff").status_code == 404
+    assert api(reader).get(f"{BASE}/changes/999999/diff").status_code == 404
+
+
+def test_the_diff_of_a_deleted_documents_change_against_current_is_404(
+    api, agent_md, reader, writer
+):
+    change_id = propose(api, reader).json()["id"]
+    document_service.document_delete(document=agent_md, base_version=1, user=writer)
+    answer = api(reader).get(f"{BASE}/changes/{change_id}/diff", {"against": "current"})
+    assert_error(answer, 404, "not_found", "against")
+    assert api(reader).get(f"{BASE}/changes/{change_id}/diff").status_code == 200
+
+
+@pytest.mark.parametrize("lines", [200, 3000])
+def test_a_change_request_reads_the_same_queries_however_long(
+    api, project, writer, reader, make_document, lines, django_assert_max_num_queries
+):
+    document = make_document(project, "long.md", _long_text("old", lines), user=writer)
+    change_id = propose(api, reader, path="long.md", body=_long_text("new", lines)).json()["id"]
+    assert document.version == 1
+    client = api(reader)
+    with django_assert_max_num_queries(10):
+        assert client.get(f"{BASE}/changes/{change_id}").status_code == 200
+    with django_assert_max_num_queries(6):
+        assert client.get(f"{BASE}/changes/{change_id}/diff").status_code == 200

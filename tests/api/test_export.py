@@ -201,3 +201,49 @@ def test_the_export_runs_the_same_queries_for_1_and_50_documents(
     with django_assert_num_queries(2):
         response = client.get("/api/v1/tenants/acme/projects/big/export/", {"format": "all"})
     assert len(response.json()["sources"]) == 51
+
+
+def test_an_export_over_the_size_cap_is_a_413_naming_format_json_and_zip(
+    api, reader, documents, settings
+):
+    client = api(reader)
+    whole = export(client, "all").json()
+    size = sum(len(file["content"].encode("utf-8")) for file in whole["files"])
+    settings.AGENTDOCS_MAX_EXPORT_BYTES = size - 1
+    for headers in (None, {"HTTP_ACCEPT": "application/zip"}):
+        response = export(client, "all", headers=headers)
+        assert response.status_code == 413
+        assert response["Content-Type"].startswith("application/json")
+        body = response.json()
+        assert (body["error"], body["field"]) == ("too_large", "format")
+        assert (body["size"], body["limit"]) == (size, size - 1)
+    # One format alone fits.
+    assert export(client, "claude-md").status_code == 200
+    settings.AGENTDOCS_MAX_EXPORT_BYTES = size
+    assert export(client, "all").status_code == 200
+
+
+def test_an_outsider_gets_404_not_413(api, outsider, documents, settings):
+    settings.AGENTDOCS_MAX_EXPORT_BYTES = 1
+    assert export(api(outsider), "all").status_code == 404
+
+
+@pytest.mark.parametrize("count", [2, 25])
+def test_an_export_reads_the_same_queries_however_many_files(
+    api, reader, project, make_document, settings, count, django_assert_max_num_queries
+):
+    settings.AGENTDOCS_RENDER_CACHE = False
+    for n in range(count):
+        make_document(project, f".AGENTS/part{n:02}.md", f"Part {n}.\n")
+    client = api(reader)
+    with django_assert_max_num_queries(4):
+        assert export(client, "cursor").status_code == 200
+    settings.AGENTDOCS_MAX_EXPORT_BYTES = 10
+    with django_assert_max_num_queries(4):
+        assert export(client, "cursor").status_code == 413
+
+
+def test_the_schema_documents_the_413(client):
+    schema = client.get("/api/schema/?format=json").json()
+    operation = schema["paths"]["/api/v1/tenants/{tenant}/projects/{project}/export/"]["get"]
+    assert "413" in operation["responses"]

@@ -80,3 +80,100 @@ def test_the_schema_documents_q(client):
     schema = client.get("/api/schema/?format=json").json()
     operation = schema["paths"]["/api/v1/tenants/{tenant}/projects/{project}/history/{path}"]["get"]
     assert "q" in {parameter["name"] for parameter in operation["parameters"]}
+
+
+def _long_history(project, make_document, writer, versions: int):
+    """`needle` arrives in version 2 and stays to the last of ``versions``."""
+    document = make_document(project, "agent.md", "start\n")
+    for version in range(1, versions):
+        document = document_service.document_write(
+            document=document,
+            body=f"start\nneedle\nv{version + 1}\n",
+            base_version=version,
+            user=writer,
+        )
+    return document
+
+
+def test_a_small_history_is_searched_whole_and_says_so(api, reader, doc):
+    body = api(reader).get(HISTORY, {"q": "use tabs"}).json()
+    assert body["scan_complete"] is True
+    assert body["scanned"] == 5
+    assert (body["newest_scanned_version"], body["oldest_scanned_version"]) == (5, 1)
+    assert body["scan_next"] is None
+    assert {"count", "count_exact", "next", "previous", "results"} <= set(body)
+
+
+def test_a_long_history_is_searched_in_bounded_steps_that_resume_where_they_stopped(
+    api, reader, project, make_document, writer, settings
+):
+    settings.AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT = 5
+    _long_history(project, make_document, writer, 12)
+    client = api(reader)
+    first = client.get(HISTORY, {"q": "needle"}).json()
+    assert first["scan_complete"] is False
+    assert (first["scanned"], first["newest_scanned_version"]) == (5, 12)
+    assert first["oldest_scanned_version"] == 8
+    assert first["results"] == []  # versions 8 to 12 only kept the needle
+    assert "before=8" in first["scan_next"] and "q=needle" in first["scan_next"]
+    second = client.get(first["scan_next"]).json()
+    assert (second["newest_scanned_version"], second["oldest_scanned_version"]) == (7, 3)
+    assert second["results"] == [] and second["scan_complete"] is False
+    last = client.get(second["scan_next"]).json()
+    assert last["scan_complete"] is True and last["scan_next"] is None
+    assert last["scanned"] == 2
+    assert [entry["version"] for entry in last["results"]] == [2]
+
+
+def test_the_oldest_scanned_version_is_compared_with_the_one_before_it(
+    api, reader, project, make_document, writer, settings
+):
+    """A window's oldest version that only kept the phrase is not an introduction."""
+    settings.AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT = 3
+    _long_history(project, make_document, writer, 5)
+    body = api(reader).get(HISTORY, {"q": "needle"}).json()
+    assert body["oldest_scanned_version"] == 3
+    assert body["results"] == []
+
+
+@pytest.mark.parametrize("versions", [8, 40])
+def test_a_bounded_search_runs_the_same_queries_however_long_the_history(
+    api,
+    reader,
+    project,
+    make_document,
+    writer,
+    settings,
+    versions,
+    django_assert_max_num_queries,
+):
+    settings.AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT = 6
+    _long_history(project, make_document, writer, versions)
+    client = api(reader)
+    # token and access + document + the scan + the introducing rows (none when none)
+    with django_assert_max_num_queries(4):
+        assert client.get(HISTORY, {"q": "needle", "before": "5"}).status_code == 200
+    with django_assert_max_num_queries(4):
+        assert client.get(HISTORY, {"q": "needle"}).status_code == 200
+
+
+def test_before_needs_q_and_a_version_number(api, reader, doc):
+    client = api(reader)
+    alone = client.get(HISTORY, {"before": "3"})
+    assert alone.status_code == 400 and alone.json()["field"] == "before"
+    bad = client.get(HISTORY, {"q": "tabs", "before": "x"})
+    assert bad.status_code == 400 and bad.json()["field"] == "before"
+
+
+def test_an_outsider_resuming_a_search_gets_404(api, outsider, doc):
+    assert api(outsider).get(HISTORY, {"q": "tabs", "before": "3"}).status_code == 404
+
+
+def test_the_schema_documents_the_scan_fields_and_before(client):
+    schema = client.get("/api/schema/?format=json").json()
+    operation = schema["paths"]["/api/v1/tenants/{tenant}/projects/{project}/history/{path}"]["get"]
+    assert "before" in {parameter["name"] for parameter in operation["parameters"]}
+    ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    page = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    assert {"scan_complete", "scanned", "scan_next"} <= set(page["properties"])
+    assert "scan_complete" not in page["required"]

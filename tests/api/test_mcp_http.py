@@ -427,3 +427,38 @@ def test_an_unusable_token_is_refused_with_401(mcp_url, documents, reader, kind)
     assert answer.status_code == 401
     assert answer.headers["WWW-Authenticate"].startswith("Bearer")
     assert answer.json()["error"] in ("authentication_failed", "not_authenticated")
+
+
+def test_search_documents_reads_no_document_bodies_so_its_queries_do_not_grow(
+    client, project, make_document, reader_key
+):
+    """The tool asks the server's search for one page (on PostgreSQL its index) and
+    counts the project's documents: the same queries for 2 documents as for 22."""
+    headers = {
+        "HTTP_AUTHORIZATION": f"Bearer {reader_key}",
+        "HTTP_ACCEPT": JSON_RPC_HEADERS["Accept"],
+    }
+
+    def queries_of_one_search() -> tuple[int, dict[str, Any]]:
+        with CaptureQueriesContext(connection) as queries:
+            answer = client.post(
+                "/mcp/acme/web/",
+                call_tool("search_documents", {"query": "needle"}),
+                content_type="application/json",
+                **headers,
+            )
+        assert answer.status_code == 200
+        result = answer.json()["result"]
+        assert not result.get("isError"), answer.content
+        return len(queries), result["structuredContent"]
+
+    make_document(project, "a.md", "a needle here\n")
+    make_document(project, "b.md", "nothing\n")
+    small, found = queries_of_one_search()
+    assert [match["path"] for match in found["matches"]] == ["a.md"]
+    assert found["documents_searched"] == 2 and found["complete"] is True
+    for number in range(20):
+        make_document(project, f"more-{number}.md", f"needle {number}\n" * 50)
+    large, found = queries_of_one_search()
+    assert large == small
+    assert len(found["matches"]) == 21 and found["documents_searched"] == 22

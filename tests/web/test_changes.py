@@ -218,3 +218,45 @@ def test_the_change_pages_run_the_same_queries_at_two_sizes(
         client.get(url(change))
     with django_assert_num_queries(6):  # session, user, access, counts, count, page
         inbox_client.get("/t/acme/-/changes/")
+
+
+def _long_text(tag: str, lines: int = 3000) -> str:
+    return "".join(
+        f"- {tag} rule {n}: keep every change small and named plainly.\n" for n in range(lines)
+    )
+
+
+def test_a_long_change_page_folds_and_caps_its_diffs_with_a_link_to_the_whole(
+    browse, project, writer, reader, make_document
+):
+    document = make_document(project, "long.md", _long_text("old"), user=writer)
+    document_service.document_write(
+        document=document, body=_long_text("current"), base_version=1, user=writer
+    )
+    change = change_service.change_propose(
+        project=project,
+        path="long.md",
+        body=_long_text("proposed"),
+        base_version=1,
+        reason="",
+        user=reader,
+    )
+    client = browse(reader)
+    response = client.get(url(change))
+    assert response.status_code == 200
+    assert len(response.content) < 1_000_000
+    html = response.content.decode()
+    assert html.count("diff-truncated") == 2
+    assert f'href="{url(change)}diff/?against=base"' in html
+    assert f'href="{url(change)}diff/?against=current"' in html
+    assert "data-conflicts-truncated" in html
+    assert "proposed rule 2999" not in html
+    whole = client.get(f"{url(change)}diff/", {"against": "base"})
+    assert whole.status_code == 200
+    assert "attachment" in whole["Content-Disposition"]
+    assert "+- proposed rule 2999:" in whole.content.decode()
+    assert client.get(f"{url(change)}diff/", {"against": "nope"}).status_code == 400
+
+
+def test_an_outsider_gets_404_for_a_change_requests_whole_diff(browse, change, outsider):
+    assert browse(outsider).get(f"{url(change)}diff/").status_code == 404

@@ -83,3 +83,67 @@ def test_preview_bad_paths_are_an_error_beside_the_field(browse, reader, scoped)
     response = browse(reader).get(PREVIEW, {"paths": "../etc/passwd"})
     assert response.status_code == 400
     assert 'id="paths-error"' in response.content.decode()
+
+
+LONG = "# Long\n\n" + "".join(f"- line {n} of a long context document.\n" for n in range(400))
+
+
+def test_the_page_lists_files_with_sizes_and_downloads_not_their_whole_text(
+    browse, reader, project, make_document
+):
+    make_document(project, ".AGENTS/long.md", LONG)
+    client = browse(reader)
+    page = client.get(EXPORT, {"format": "cursor"}).content.decode()
+    assert "- line 10 of a long" in page  # the preview
+    assert "- line 399 of a long" not in page  # the rest is a download
+    assert "the beginning only: download the file" in page
+    size = len(LONG.encode())  # the document; the file holds more
+    assert 'data-export-file-size="' in page
+    link = "?format=cursor&amp;recipe=&amp;profile=&amp;file=.cursor/rules/long.mdc"
+    assert link in page
+    download = client.get(EXPORT, {"format": "cursor", "file": ".cursor/rules/long.mdc"})
+    assert download.status_code == 200
+    assert "attachment" in download["Content-Disposition"]
+    text = download.content.decode()
+    assert "- line 399 of a long" in text and len(text.encode()) > size
+    assert f'data-export-file-size="{len(text.encode())}"' in page
+    missing = client.get(EXPORT, {"format": "cursor", "file": "nope.md"})
+    assert missing.status_code == 404
+
+
+def test_many_files_are_listed_a_page_at_a_time_with_few_previews(
+    browse, reader, project, make_document
+):
+    for n in range(120):
+        make_document(project, f".AGENTS/doc{n:03}.md", f"Document {n}.\n")
+    client = browse(reader)
+    first = client.get(EXPORT, {"format": "cursor"}).content.decode()
+    assert first.count("data-export-file>") == 100
+    assert first.count("<details") <= 5
+    assert "121 files" in first
+    second = client.get(EXPORT, {"format": "cursor", "page": "2"}).content.decode()
+    assert second.count("data-export-file>") == 21
+    assert "doc119.mdc" in second and "doc119.mdc" not in first
+
+
+def test_an_export_over_the_cap_is_listed_but_its_zip_is_a_413(
+    browse, reader, agent_md, scoped, settings
+):
+    settings.AGENTDOCS_MAX_EXPORT_BYTES = 100
+    client = browse(reader)
+    page = client.get(EXPORT)
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "data-export-over-limit" in html and "refuse it (413)" in html
+    assert "download=zip" not in html
+    zipped = client.get(EXPORT, {"format": "all", "download": "zip"})
+    assert zipped.status_code == 413
+    assert "too_large" in zipped.content.decode()
+    one = client.get(EXPORT, {"format": "claude-md", "file": "CLAUDE.md"})
+    assert one.status_code == 413
+
+
+def test_an_outsider_gets_404_for_a_file_and_the_zip(browse, outsider, agent_md, scoped):
+    client = browse(outsider)
+    assert client.get(EXPORT, {"format": "claude-md", "file": "CLAUDE.md"}).status_code == 404
+    assert client.get(EXPORT, {"download": "zip"}).status_code == 404

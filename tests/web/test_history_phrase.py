@@ -50,3 +50,40 @@ def test_no_match_says_so_and_an_overlong_phrase_is_a_400(
 def test_an_outsider_gets_404(browse, outsider, other_tenant, project, make_document, writer):
     _doc(project, make_document, writer)
     assert browse(outsider).get(URL, {"q": "tabs"}).status_code == 404
+
+
+def test_a_long_history_says_how_far_it_searched_and_links_to_older_versions(
+    browse, reader, project, make_document, writer, settings
+):
+    settings.AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT = 3
+    document = make_document(project, "agent.md", "start\n")
+    for version in range(1, 7):
+        document = document_service.document_write(
+            document=document,
+            body=f"start\nneedle\nv{version + 1}\n",
+            base_version=version,
+            user=writer,
+        )
+    client = browse(reader)
+    html = client.get(URL, {"q": "needle"}).content.decode()
+    assert "Searched the newest 3 versions" in html
+    assert "None of the versions searched introduced" in html
+    assert "first introduced here" not in html
+    assert 'href="?q=needle&amp;before=5">search older ones</a>' in html
+    older = client.get(URL, {"q": "needle", "before": "5"}).content.decode()
+    assert "Searched versions 2 to 4" in older
+    last = client.get(URL, {"q": "needle", "before": "2"}).content.decode()
+    assert "Searched versions 1 to 1, back to the first." in last
+    last_section = last[last.index('id="introductions-title"') : last.index("data-diff-picker")]
+    assert "search older ones" not in last_section
+    assert "None of the versions searched introduced" in last_section
+    found = client.get(URL, {"q": "needle", "before": "3"}).content.decode()
+    assert "<strong>v2</strong>" in found and "first introduced here" in found
+
+
+def test_a_bad_before_is_a_400_and_an_outsider_gets_404(
+    browse, reader, outsider, project, make_document, writer
+):
+    _doc(project, make_document, writer)
+    assert browse(reader).get(URL, {"q": "tabs", "before": "x"}).status_code == 400
+    assert browse(outsider).get(URL, {"q": "tabs", "before": "2"}).status_code == 404

@@ -1,13 +1,18 @@
 """Make an existing tenant large, with bulk inserts: for benchmarks and size tests.
 
     manage.py seed_large_tenant TENANT [--projects 1000] [--documents 10000]
-        [--versions 10000] [--records 100000]
+        [--versions 10000] [--records 100000] [--documents-project big]
+        [--document-bytes 0] [--version-bytes 0]
 
 Adds to TENANT (which must have the project `web` with an `agent.md`):
 
 - ``--projects`` more projects (`p00000`, ...);
-- a project `big` holding ``--documents`` `.AGENTS/` documents of version 1;
-- ``--versions`` versions in all of `web/agent.md`'s history (the current version last);
+- a project `big` (or ``--documents-project``, created unless it exists) holding
+  ``--documents`` `.AGENTS/` documents of version 1, each of about ``--document-bytes``
+  when that is given;
+- ``--versions`` versions in all of `web/agent.md`'s history (the current version last),
+  each of about ``--version-bytes`` (varied text, each version a few lines apart from
+  the one before) when that is given;
 - ``--records`` binding records in `web`, copies of one bound through the service
   with their own process ids and times, already archived.
 
@@ -20,6 +25,7 @@ webhook is told.
 from __future__ import annotations
 
 import hashlib
+import random
 from datetime import timedelta
 from typing import Any
 
@@ -37,6 +43,68 @@ BATCH = 2000
 
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_WORDS = (
+    "agent",
+    "cascade",
+    "document",
+    "version",
+    "tenant",
+    "project",
+    "recipe",
+    "profile",
+    "layer",
+    "process",
+    "review",
+    "merge",
+    "token",
+    "export",
+    "search",
+    "history",
+    "budget",
+    "policy",
+    "scope",
+    "context",
+    "rule",
+    "test",
+    "write",
+    "read",
+    "keep",
+    "small",
+    "name",
+    "plainly",
+    "first",
+    "deploy",
+    "branch",
+    "commit",
+    "change",
+    "request",
+)
+
+
+def filler_text(size: int, *, seed: int, title: str = "# Rules") -> str:
+    """About ``size`` bytes of Markdown list lines of varied words (the same for the
+    same seed), which compress as prose does rather than as one repeated line."""
+    rng = random.Random(seed)
+    lines = [title, ""]
+    length = len(title) + 2
+    while length < size:
+        words = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14)))
+        line = f"- {words}."
+        lines.append(line)
+        length += len(line) + 1
+    return "\n".join(lines)[:size].rstrip() + "\n"
+
+
+def _version_text(base: str, version: int) -> str:
+    """``base`` with a few lines rewritten for ``version``: each version close to the last."""
+    lines = base.splitlines()
+    for offset in range(3):
+        index = 2 + (version * 7 + offset * 131) % max(len(lines) - 2, 1)
+        if index < len(lines):
+            lines[index] = f"- revision {version} rewrote this line ({offset})."
+    return "\n".join(lines) + f"\n\n<!-- revision {version} -->\n"
 
 
 def _history_row(document: Document, *, version: int, body: str, when: Any, user: Any) -> Any:
@@ -108,7 +176,16 @@ def _binding_event(record: BindingRecord, *, tenant: Tenant, project: Project) -
 
 @transaction.atomic
 def build_large_tenant(
-    *, tenant: Tenant, user: Any, projects: int, documents: int, versions: int, records: int
+    *,
+    tenant: Tenant,
+    user: Any,
+    projects: int,
+    documents: int,
+    versions: int,
+    records: int,
+    documents_project: str = "big",
+    document_bytes: int = 0,
+    version_bytes: int = 0,
 ) -> dict[str, int]:
     """Add the large tenant's rows to ``tenant`` (see the module's docstring)."""
     now = timezone.now()
@@ -117,8 +194,14 @@ def build_large_tenant(
         [Project(tenant=tenant, slug=f"p{n:05}", name=f"Project {n}") for n in range(projects)],
         batch_size=BATCH,
     )
-    big = Project.objects.create(tenant=tenant, slug="big", name="Big")
+    big = Project.objects.filter(tenant=tenant, slug=documents_project).first()
+    if big is None:
+        big = Project.objects.create(
+            tenant=tenant, slug=documents_project, name=documents_project.title()
+        )
     body = "# Context\n\n- one of many context documents.\n"
+    if document_bytes:
+        body = filler_text(document_bytes, seed=0, title="# Context")
     Document.objects.bulk_create(
         [
             Document(
@@ -135,7 +218,9 @@ def build_large_tenant(
         ],
         batch_size=BATCH,
     )
-    created = Document.objects.filter(project=big).only("pk", "project_id", "path")
+    created = Document.objects.filter(project=big, path__startswith=".AGENTS/doc").only(
+        "pk", "project_id", "path"
+    )
     history = Document.history.model.objects.bulk_create(
         [_history_row(d, version=1, body=body, when=now, user=user) for d in created],
         batch_size=BATCH,
@@ -148,8 +233,12 @@ def build_large_tenant(
     agent = web.documents.get(path="agent.md")
     start = agent.version + 1
     rows = []
+    long_text = filler_text(version_bytes - 64, seed=1) if version_bytes else ""
     for version in range(start, versions + 1):
-        text = f"{agent.body.rstrip()}\n\n<!-- revision {version} -->\n"
+        if long_text:
+            text = _version_text(long_text, version)
+        else:
+            text = f"{agent.body.rstrip()}\n\n<!-- revision {version} -->\n"
         when = now - timedelta(seconds=versions - version)
         rows.append(_history_row(agent, version=version, body=text, when=when, user=user))
     Document.history.model.objects.bulk_create(rows, batch_size=BATCH)
@@ -217,6 +306,9 @@ class Command(BaseCommand):
         parser.add_argument("--documents", type=int, default=10000)
         parser.add_argument("--versions", type=int, default=10000)
         parser.add_argument("--records", type=int, default=100000)
+        parser.add_argument("--documents-project", default="big")
+        parser.add_argument("--document-bytes", type=int, default=0)
+        parser.add_argument("--version-bytes", type=int, default=0)
 
     def handle(self, *args: Any, **options: Any) -> None:
         tenant = Tenant.objects.get(slug=options["tenant"])
@@ -230,5 +322,8 @@ class Command(BaseCommand):
             documents=options["documents"],
             versions=options["versions"],
             records=options["records"],
+            documents_project=options["documents_project"],
+            document_bytes=options["document_bytes"],
+            version_bytes=options["version_bytes"],
         )
         self.stdout.write(" ".join(f"{key}={value}" for key, value in summary.items()))

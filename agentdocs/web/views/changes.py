@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agentdocs import permissions
@@ -24,9 +25,8 @@ from agentdocs.selectors import changes as change_selectors
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import changes as change_service
 from agentdocs.services import review as review_service
-from agentdocs.web.diffview import side_by_side
+from agentdocs.web.diffview import SideBySide, side_by_side
 from agentdocs.web.forms import ChangeCommentForm, ChangeProposeForm, ChangeReviewForm
-from agentdocs.web.markdown import render_markdown
 from agentdocs.web.pages import form_page, list_page, member_page
 
 CHANGES_PER_PAGE = 50
@@ -129,19 +129,20 @@ def _change_page(
     may_review = access.may_write(change.path) and change.is_live
     reviews = list(change.reviews.select_related("reviewer"))
     reviewed = any(review.reviewer_id == access.user.pk for review in reviews)
-    conflicts = preview.result.conflicts if preview.result is not None else ()
+    conflicts, conflicts_truncated = change_service.change_conflicts(preview)
     context = {
         "access": access,
         "project": access.project,
         "change": change,
         "document": document,
         "current": current,
-        "proposal_html": render_markdown(change.body),
-        "diff_base": side_by_side(preview.base_body, change.body),
+        "diff_base": _bounded_diff(preview.base_body, change.body),
         "base_label": f"Version {change.base_version}",
         "diff_current": _diff_against_current(current, change, preview),
         "mergeable": change.is_live and preview.mergeable,
         "conflicts": conflicts,
+        "conflicts_truncated": conflicts_truncated,
+        "conflict_count": len(preview.result.conflicts) if preview.result is not None else 0,
         "approvers": approvers,
         "approvals_required": needed,
         "reviews": reviews,
@@ -169,8 +170,35 @@ def _diff_against_current(
     if current is None:
         return None
     if preview.result is not None and preview.result.clean:
-        return side_by_side(current.body, preview.result.text)
-    return side_by_side(current.body, change.body)
+        return _bounded_diff(current.body, preview.result.text)
+    return _bounded_diff(current.body, change.body)
+
+
+def _bounded_diff(old: str, new: str) -> SideBySide:
+    """The side-by-side view, folded as on the diff page and bounded as the API's
+    change request diffs: the page carries two of them, the whole is a download."""
+    return side_by_side(
+        old,
+        new,
+        max_changed_lines=change_service.DIFF_MAX_CHANGED_LINES,
+        max_bytes=change_service.DIFF_MAX_SHOWN_BYTES,
+    )
+
+
+@member_page
+def change_diff_download(
+    request: HttpRequest, tenant: str, project: str, change_id: int
+) -> HttpResponse:
+    """The whole unified diff of the proposal against its base (`?against=base`) or
+    the current version (`?against=current`), as a file."""
+    _, change = _change(request, tenant, project, change_id)
+    against = request.GET.get("against", "base")
+    preview = change_service.merge_preview(change)
+    text = change_service.change_whole_diff(change, preview, against=against)
+    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    filename = f"change-{change.pk}-against-{against}.diff"
+    response["Content-Disposition"] = content_disposition_header(True, filename) or "attachment"
+    return response
 
 
 @member_page

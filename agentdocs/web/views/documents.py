@@ -688,7 +688,7 @@ def document_history(request: HttpRequest, tenant: str, project: str, path: str)
     page_param = request.GET.get("page", "1")
     page = positive_int(page_param) or 1
     rows, has_older = _history_rows(document, page)
-    finding = _introductions(document, request.GET.get("q", ""))
+    finding = _introductions(document, request.GET.get("q", ""), request.GET.get("before", ""))
     return render(
         request,
         "agentdocs/document_history.html",
@@ -708,25 +708,37 @@ def document_history(request: HttpRequest, tenant: str, project: str, path: str)
     )
 
 
-def _introductions(document: Document, phrase: str) -> dict[str, Any]:
+def _introductions(document: Document, phrase: str, before: str = "") -> dict[str, Any]:
     """`?q=` on the history page: the versions that introduced the phrase, newest first
-    (the last of them, when all are shown, is where it first appeared)."""
-    found: dict[str, Any] = {"phrase": phrase.strip(), "introductions": None, "phrase_error": ""}
+    (the last of them, when the search reached version 1, is where it first appeared).
+    Like the API, one request searches a bounded number of versions, older than
+    `?before=` when given, and the page links to the next older ones."""
+    found: dict[str, Any] = {
+        "phrase": phrase.strip(),
+        "introductions": None,
+        "phrase_error": "",
+        "scan": None,
+        "scan_before": None,
+    }
     if not found["phrase"]:
         return found
     try:
         phrase = validate_search_query(phrase)
     except InvalidInput as error:
         return {**found, "phrase_error": error.detail}
-    introductions = list(
-        document_selectors.document_history_introducing(document=document, phrase=phrase)[
-            : HISTORY_PAGE_SIZE + 1
-        ]
+    before_version = positive_int(before) if before else None
+    if before and before_version is None:
+        return {**found, "phrase_error": "`before` must be a version number."}
+    scan = document_selectors.document_history_introducing(
+        document=document, phrase=phrase, before=before_version
     )
+    introductions = list(scan.records[: HISTORY_PAGE_SIZE + 1])
     return {
         **found,
         "introductions": introductions[:HISTORY_PAGE_SIZE],
         "more_introductions": len(introductions) > HISTORY_PAGE_SIZE,
+        "scan": scan,
+        "scan_before": before_version,
     }
 
 
