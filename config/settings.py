@@ -357,6 +357,9 @@ AGENTDOCS_BINDING_MAX_RECORD_BYTES = env_int("AGENTDOCS_BINDING_MAX_RECORD_BYTES
 AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES = env_int(
     "AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES", 8 * 1024 * 1024
 )
+# The request body an import (`POST .../import/`) may send: room for its 100 files of
+# 256 KiB as JSON. Every other request keeps DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MiB).
+AGENTDOCS_IMPORT_MAX_REQUEST_BYTES = env_int("AGENTDOCS_IMPORT_MAX_REQUEST_BYTES", 32 * 1024 * 1024)
 # Per-caller rate limits (agentdocs/ratelimit.py), as "requests/period" ("60/min",
 # "5/10s"); an empty value leaves that scope unlimited. The live Markdown preview is
 # per user; render and bind are meant per token.
