@@ -204,7 +204,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "agentdocs.api.pagination.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "agentdocs.api.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "agentdocs.api.schema.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": [
         "agentdocs.api.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -227,6 +227,9 @@ SPECTACULAR_SETTINGS = {
     "detected secret 422.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # No view validates a PATCH body partially, so its schema keeps the required fields
+    # (a separate "Patched" component would mark none, and `PATCH {}` answers 400).
+    "COMPONENT_SPLIT_PATCH": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
