@@ -301,9 +301,7 @@ def test_an_import_of_100_files_of_256_kib_is_accepted(api, project, writer, set
     assert [entry["action"] for entry in answer.json()["plan"]] == ["create"] * 100
 
 
-def test_an_import_over_its_request_cap_is_413_and_writes_nothing(
-    api, project, writer, settings
-):
+def test_an_import_over_its_request_cap_is_413_and_writes_nothing(api, project, writer, settings):
     settings.AGENTDOCS_IMPORT_MAX_REQUEST_BYTES = 1024 * 1024
     files = _files_of_the_largest_import()[:5]
     answer = api(writer).post(f"{BASE}/import/", {"files": files}, format="json")
