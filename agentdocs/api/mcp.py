@@ -132,7 +132,8 @@ def _id_of(message: Any) -> Any:
 
 def _message_of(request: Request) -> dict[str, Any]:
     """The one JSON-RPC message in the request's body, or JsonRpcRefusal."""
-    if request.content_type.lower() != "application/json":
+    # DRF's `content_type` is the whole header, parameters (`; charset=utf-8`) included.
+    if request.content_type.split(";")[0].strip().lower() != "application/json":
         raise JsonRpcRefusal(
             415, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json"
         )
@@ -172,20 +173,21 @@ def _message_of(request: Request) -> dict[str, Any]:
             "Invalid request: the body is one JSON-RPC 2.0 message, an "
             "object (batches are not supported).",
         )
-    given_id = message.get("id")
+    not_a_message = JsonRpcRefusal(
+        400,
+        INVALID_REQUEST,
+        "Invalid request: not a JSON-RPC 2.0 request, notification or response "
+        '(`"jsonrpc": "2.0"`, a `method` or a `result` or `error`, an `id` that is a string '
+        "or an integer).",
+        id=_id_of(message),
+    )
+    # The SDK would read a message with an id of another type (`true`) as a notification.
+    if message.get("id") is not None and _id_of(message) is None:
+        raise not_a_message
     try:
-        if given_id is not None and _id_of(message) is None:
-            raise ValueError("an id is a string or an integer")
         JSONRPCMessage.model_validate(message)
-    except (ValidationError, ValueError):
-        raise JsonRpcRefusal(
-            400,
-            INVALID_REQUEST,
-            "Invalid request: not a JSON-RPC 2.0 request, notification "
-            'or response (`"jsonrpc": "2.0"`, a `method` or a `result` or `error`, an `id` '
-            "that is a string or an integer).",
-            id=_id_of(message),
-        ) from None
+    except ValidationError:
+        raise not_a_message from None
     return message
 
 

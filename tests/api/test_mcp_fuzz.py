@@ -168,6 +168,13 @@ def test_a_refusal_names_the_field_and_keeps_the_request_id(keys):
     assert answer.json()["error"]["data"] == {"field": "params.name"}
 
 
+def test_a_json_content_type_with_a_charset_is_served(keys):
+    body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "ping"}).encode()
+    answer = post(keys["reader"], body, "application/json; charset=utf-8")
+    assert answer.status_code == 200
+    assert answer.json() == {"jsonrpc": "2.0", "id": 3, "result": {}}
+
+
 def test_an_invalid_token_is_still_401_whatever_the_body(keys):
     for body in [nested(100_000, "["), b"\xff", b"[]"]:
         answer = post(keys["invalid"], body)
