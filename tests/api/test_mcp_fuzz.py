@@ -168,6 +168,19 @@ def test_a_refusal_names_the_field_and_keeps_the_request_id(keys):
     assert answer.json()["error"]["data"] == {"field": "params.name"}
 
 
+@pytest.mark.parametrize(
+    "url", ["/mcp/?tenant=ac%00me&project=web", "/mcp/acme/w%00eb/", "/mcp/?%00=1"]
+)
+def test_a_nul_in_the_url_is_the_json_error_naming_it(keys, url):
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    answer = Client().post(
+        url, body, content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {keys['reader']}"
+    )
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "invalid"
+    assert answer.json()["field"] in {"tenant", "project", "query"}
+
+
 def test_a_json_content_type_with_a_charset_is_served(keys):
     body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "ping"}).encode()
     answer = post(keys["reader"], body, "application/json; charset=utf-8")
