@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import (
@@ -40,6 +42,17 @@ CHECKS = [
 def admin_key(db, admin, project, make_document):
     make_document(project, "agent.md", "# Rules\n")
     return api_token_key(admin)
+
+
+@pytest.fixture(autouse=True)
+def _connections_kept_through_requests():
+    """As Django's test client does: the WSGI app would otherwise close the database
+    connection at each request's start and end, and with it the test's transaction."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.mark.slow
