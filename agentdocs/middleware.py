@@ -3,8 +3,8 @@
 No name in agentdocs can hold a NUL (slugs, paths, recipe names and keys are
 all validated) and PostgreSQL text cannot store one, so such a request names
 nothing. Without this, a `%00` in a URL reached the database as a lookup value
-and failed there. The API answers with its JSON error naming the field (the URL
-part or query parameter); pages answer 400.
+and failed there. The API and `/mcp/` answer with the API's JSON error naming the
+field (the URL part or query parameter); pages answer 400 in plain text.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from agentdocs.api.errors import error_body
 from agentdocs.api.parsers import NUL
 
 API_PREFIX = "/api/"
+# Where clients read JSON only: the API, and MCP over HTTP (`/mcp/`, `/mcp/T/P/`).
+JSON_PREFIXES = (API_PREFIX, "/mcp")
 
 
 def _field_with_nul(request: HttpRequest) -> str | None:
@@ -45,6 +47,6 @@ class RejectNulMiddleware:
         if field is None:
             return self.get_response(request)
         detail = f"`{field}` contains a NUL character, which no name or value here can hold."
-        if request.path_info.startswith(API_PREFIX):
+        if request.path_info.startswith(JSON_PREFIXES):
             return JsonResponse(error_body("invalid", detail, field), status=400)
         return HttpResponseBadRequest(detail, content_type="text/plain; charset=utf-8")

@@ -245,7 +245,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "agentdocs.api.pagination.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "agentdocs.api.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "agentdocs.api.schema.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": [
         "agentdocs.api.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -268,6 +268,9 @@ SPECTACULAR_SETTINGS = {
     "detected secret 422.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # No view validates a PATCH body partially, so its schema keeps the required fields
+    # (a separate "Patched" component would mark none, and `PATCH {}` answers 400).
+    "COMPONENT_SPLIT_PATCH": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -406,6 +409,9 @@ AGENTDOCS_BINDING_MAX_RECORD_BYTES = env_int("AGENTDOCS_BINDING_MAX_RECORD_BYTES
 AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES = env_int(
     "AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES", 8 * 1024 * 1024
 )
+# The request body an import (`POST .../import/`) may send: room for its 100 files of
+# 256 KiB as JSON. Every other request keeps DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MiB).
+AGENTDOCS_IMPORT_MAX_REQUEST_BYTES = env_int("AGENTDOCS_IMPORT_MAX_REQUEST_BYTES", 32 * 1024 * 1024)
 # Per-caller rate limits (agentdocs/ratelimit.py), as "requests/period" ("60/min",
 # "5/10s"); an empty value leaves that scope unlimited. `render` and `bind` count per
 # token (or session); the `*_user` scopes and `token_create` count per person, across

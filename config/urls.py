@@ -6,6 +6,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from agentdocs.api.errors import json_not_found
 from agentdocs.api.mcp import McpView
 
 # The split view serves Swagger UI's start-up script as a file, not inline; the
@@ -22,6 +23,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
     path("api/v1/", include("agentdocs.api.urls")),
+    # Anything else under /api/ (/api/schema/ with a newline after it) is the API's
+    # JSON 404 too, never the HTML page.
+    re_path(r"^api/", json_not_found),
     # MCP over Streamable HTTP (issue 12): the trailing slash is optional, for clients
     # that drop it (a redirect would lose the POST).
     re_path(r"^mcp/?$", McpView.as_view(), name="mcp"),

@@ -122,6 +122,7 @@ class MemoryBlockRequestSerializer(StrictSerializer):
 class BindingListCreate(APIView):
     # Rendering and binding are what an agent's run does: a `render` token may.
     required_scopes = {"POST": Scope.RENDER}
+    pagination_class = Pagination  # the schema shows GET's answer as the page it is
 
     class GetQuerySerializer(serializers.Serializer):
         process = serializers.CharField(
@@ -171,7 +172,7 @@ class BindingListCreate(APIView):
             process=query["process"] or None,
             problems=query["problems"],
         )
-        paginator = Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(LateRows(records), request, view=self)
         return paginator.get_paginated_response(
             BindingRecordSummarySerializer(page, many=True).data

@@ -65,7 +65,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 @csrf_exempt
 def json_not_found(request, exception=None) -> JsonResponse:
-    """The answer to every method on a path under `/api/v1/` that names no endpoint.
+    """The answer to every method on a path under `/api/` that names no endpoint.
 
     Exempt from CSRF because it changes nothing: without the exemption a POST
     from a token client (which sends no CSRF cookie) met Django's HTML 403

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
+from agentdocs.api import parsers
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictBooleanField, StrictSerializer, TextField
@@ -68,6 +69,9 @@ class ImportPlanEntrySerializer(serializers.Serializer):
 
 
 class ProjectImport(APIView):
+    # JSON up to AGENTDOCS_IMPORT_MAX_REQUEST_BYTES, room for MAX_FILES files of 256 KiB.
+    parser_classes = [parsers.ImportJSONParser, parsers.FormParser, parsers.MultiPartParser]
+
     class InputSerializer(StrictSerializer):
         class Meta:
             ref_name = "ProjectImport"
@@ -107,7 +111,9 @@ class ProjectImport(APIView):
         "to a document and answers with the plan: create, update, unchanged or skipped, "
         "per file. With `dry_run` nothing is written; otherwise the plan is applied in one "
         "transaction. Writers import; a `_vance` target needs a tenant admin (403). 422 if "
-        "a file looks like it holds a secret (nothing is written).",
+        "a file looks like it holds a secret (nothing is written). The JSON body may be "
+        "up to `AGENTDOCS_IMPORT_MAX_REQUEST_BYTES` (32 MiB by default, room for 100 "
+        "files of 256 KiB); larger is 413 `too_large`.",
         request=InputSerializer,
         responses={200: OutputSerializer, **errors(400, 404, 413, 422)},
     )

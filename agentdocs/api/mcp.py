@@ -26,21 +26,34 @@ Only API tokens sign in here, never the session cookie: no browser page can make
 these requests for a signed-in user, so the view needs no CSRF token. A missing,
 invalid, revoked or expired token is 401 with `WWW-Authenticate: Bearer`; any token
 with the `read` scope may connect, and each tool needs what its REST operation needs.
+
+The body is judged here before the SDK sees it (`_message_of`), so that no body can
+make it fail (`json.loads` of 1,000 nested arrays raised RecursionError, a 500): what
+is not JSON in UTF-8 is a 400 with the JSON-RPC error -32700; what is nested deeper
+than the REST API takes (`parsers.MAX_DEPTH`), holds a string no value here can hold,
+or is not one JSON-RPC 2.0 message (a batch, a number) is a 400 with -32600; a body
+over the server's request cap is a 413 and another media type a 415, both -32600.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import MutableMapping
 from contextvars import ContextVar
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
 from asgiref.sync import async_to_sync, sync_to_async
-from django.http import HttpResponse
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpResponse, JsonResponse
 from django.urls import get_script_prefix
 from drf_spectacular.utils import extend_schema
+from mcp.types import INVALID_REQUEST, PARSE_ERROR, JSONRPCMessage
+from pydantic import ValidationError
 from rest_framework import exceptions
 from rest_framework.authentication import get_authorization_header
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -48,9 +61,11 @@ from rest_framework.views import APIView
 from agentdocs.api.access import TokenScopePermission
 from agentdocs.api.authentication import TokenAccessAuthentication
 from agentdocs.api.in_process import InProcessAdapter
+from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.cli.base import ServerClient
 from agentdocs.cli.mcp import ProjectApi, build_server
+from agentdocs.core.errors import InvalidInput
 from agentdocs.models import Scope
 
 if TYPE_CHECKING:
@@ -70,6 +85,110 @@ class BearerTokenAuthentication(TokenAccessAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="agentdocs"'
+
+
+class SdkJudgesAccept(BaseContentNegotiation):
+    """The SDK judges the Accept header (its 406 is a JSON-RPC error); what DRF answers
+    itself here (401, 405) is JSON whatever the client accepts."""
+
+    def select_parser(self, request: Request, parsers: Any) -> Any:
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request: Request, renderers: Any, format_suffix: Any = None) -> Any:
+        return renderers[0], renderers[0].media_type
+
+
+class JsonRpcRefusal(Exception):
+    """A body the endpoint refuses before the SDK reads it: the HTTP status, the
+    JSON-RPC error code, a sentence, and the field it is about (as the REST error's)."""
+
+    def __init__(
+        self, status: int, code: int, message: str, *, field: str | None = None, id: Any = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.id = id
+
+    def response(self) -> JsonResponse:
+        error = {"code": self.code, "message": self.message, "data": {"field": self.field}}
+        return JsonResponse({"jsonrpc": "2.0", "id": self.id, "error": error}, status=self.status)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _id_of(message: Any) -> Any:
+    """The request's id, when the message has a usable one (for the error's `id`)."""
+    if isinstance(message, dict):
+        given = message.get("id")
+        if isinstance(given, str) or (isinstance(given, int) and not isinstance(given, bool)):
+            return given
+    return None
+
+
+def _message_of(request: Request) -> dict[str, Any]:
+    """The one JSON-RPC message in the request's body, or JsonRpcRefusal."""
+    # DRF's `content_type` is the whole header, parameters (`; charset=utf-8`) included.
+    if request.content_type.split(";")[0].strip().lower() != "application/json":
+        raise JsonRpcRefusal(
+            415, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json"
+        )
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        raise JsonRpcRefusal(
+            413,
+            INVALID_REQUEST,
+            f"The request body is larger than the {limit} bytes this server reads.",
+        ) from None
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise JsonRpcRefusal(
+            400, PARSE_ERROR, f"Parse error: the body is not UTF-8 ({error.reason})."
+        ) from None
+    try:
+        message = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise JsonRpcRefusal(
+            400, INVALID_REQUEST, f"The request body is nested more than {MAX_DEPTH} levels deep."
+        ) from None
+    except ValueError as error:  # JSONDecodeError, and an integer of over 4,300 digits
+        raise JsonRpcRefusal(400, PARSE_ERROR, f"Parse error: {error}") from None
+    try:
+        refuse_unstorable_text(message)
+    except InvalidInput as error:
+        raise JsonRpcRefusal(
+            400, INVALID_REQUEST, error.detail, field=error.field, id=_id_of(message)
+        ) from None
+    if not isinstance(message, dict):
+        raise JsonRpcRefusal(
+            400,
+            INVALID_REQUEST,
+            "Invalid request: the body is one JSON-RPC 2.0 message, an "
+            "object (batches are not supported).",
+        )
+    not_a_message = JsonRpcRefusal(
+        400,
+        INVALID_REQUEST,
+        "Invalid request: not a JSON-RPC 2.0 request, notification or response "
+        '(`"jsonrpc": "2.0"`, a `method` or a `result` or `error`, an `id` that is a string '
+        "or an integer).",
+        id=_id_of(message),
+    )
+    # The SDK would read a message with an id of another type (`true`) as a notification.
+    if message.get("id") is not None and _id_of(message) is None:
+        raise not_a_message
+    try:
+        JSONRPCMessage.model_validate(message)
+    except ValidationError:
+        raise not_a_message from None
+    return message
 
 
 async def in_request_thread(function: Any, *args: Any) -> Any:
@@ -202,10 +321,15 @@ class McpView(APIView):
     permission_classes = [IsAuthenticated, TokenScopePermission]
     required_scopes = {"POST": Scope.READ}
     renderer_classes = [JSONRenderer]
+    content_negotiation_class = SdkJudgesAccept
 
     def post(
         self, request: Request, tenant: str | None = None, project: str | None = None
     ) -> HttpResponse:
+        try:
+            _message_of(request)
+        except JsonRpcRefusal as refusal:
+            return refusal.response()
         tenant, project = _where(request, tenant, project)
         api = _project_api(request, tenant, project)
         status, headers, body = async_to_sync(_serve)(api, _asgi_scope(request), request.body)

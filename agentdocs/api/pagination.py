@@ -1,15 +1,20 @@
 """The API's paged answers: `count` (exact up to `AGENTDOCS_PAGINATION_COUNT_LIMIT`,
-then a lower bound, which `count_exact` says), `next`, `previous`, `results`."""
+then a lower bound, which `count_exact` says), `next`, `previous`, `results`.
+
+`?page=` that names no page (`abc`, 0, past the end) is 404 naming `page`; `?page_size=`
+that is not a whole number from 1 (`null`, `abc`, `0`) is 400 naming `page_size`, and
+one over `max_page_size` is read as it (DRF ignored a bad size and answered 50 rows)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, cast
 
 from rest_framework import exceptions
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 
-from agentdocs.core.errors import NotFound
+from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.paging import CappedPaginator
 
 
@@ -26,6 +31,39 @@ class Pagination(PageNumberPagination):
             raise NotFound(
                 "No such page: `page` is a number from 1 to the last page.", field="page"
             ) from None
+
+    def get_page_size(self, request) -> int:
+        given = request.query_params.get(self.page_size_query_param)
+        if not given:  # as an empty `?page=` is the first page
+            return self.page_size
+        # ASCII digits only: int() also reads " 5", "+5", "5_0" and other scripts' digits.
+        significant = given.lstrip("0")
+        if not re.fullmatch(r"[0-9]+", given) or not significant:
+            raise InvalidInput(
+                f"`page_size` is a whole number from 1 (at most {self.max_page_size} are "
+                "answered).",
+                field=self.page_size_query_param,
+            )
+        if len(significant) > len(str(self.max_page_size)):
+            return self.max_page_size
+        return min(int(significant), self.max_page_size)
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["description"] = (
+                    f"Rows per page: a whole number from 1 (default {self.page_size}; more "
+                    f"than {self.max_page_size} is read as {self.max_page_size}). Anything "
+                    "else (`null`, `abc`, `0`) is a 400 naming `page_size`."
+                )
+                parameter["schema"] = {"type": "integer", "minimum": 1}
+            elif parameter["name"] == self.page_query_param:
+                parameter["description"] = (
+                    "The page, from 1 (or `last` while `count_exact`); one that names no "
+                    "page is a 404 naming `page`."
+                )
+        return parameters
 
     def get_page_number(self, request, paginator):
         asks_for_last = request.query_params.get(self.page_query_param) in self.last_page_strings

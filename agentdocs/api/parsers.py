@@ -9,13 +9,15 @@ exhaust Python's recursion limit.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from typing import Any
 
+from django.conf import settings
 from django.utils.datastructures import MultiValueDict
 from rest_framework import parsers
 
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import InvalidInput, TooLarge
 
 NUL = "\x00"
 MAX_DEPTH = 64
@@ -132,4 +134,32 @@ class FormParser(_RefusesUnstorableText, parsers.FormParser):
 
 
 class MultiPartParser(_RefusesUnstorableText, parsers.MultiPartParser):
+    pass
+
+
+class _JSONWithinImportCap(parsers.BaseParser):
+    """DRF's JSON parsing under a cap of its own, `AGENTDOCS_IMPORT_MAX_REQUEST_BYTES`.
+
+    DRF reads the body of its own JSONParser (and subclasses) through `HttpRequest.body`,
+    which refuses anything over the server-wide DATA_UPLOAD_MAX_MEMORY_SIZE; a parser
+    of another class is given the request's stream, read here up to the cap."""
+
+    media_type = "application/json"
+
+    def parse(self, stream, media_type=None, parser_context=None) -> Any:
+        limit = settings.AGENTDOCS_IMPORT_MAX_REQUEST_BYTES
+        request = (parser_context or {}).get("request")
+        declared = request.META.get("CONTENT_LENGTH") if request is not None else None
+        too_large = TooLarge(
+            f"The request body is larger than the {limit} bytes an import takes.", field=None
+        )
+        if declared and declared.isdigit() and int(declared) > limit:
+            raise too_large
+        body = stream.read(limit + 1)
+        if len(body) > limit:
+            raise too_large
+        return parsers.JSONParser().parse(io.BytesIO(body), media_type, parser_context)
+
+
+class ImportJSONParser(_RefusesUnstorableText, _JSONWithinImportCap):
     pass

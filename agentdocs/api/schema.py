@@ -1,5 +1,6 @@
 """The pieces of the OpenAPI description the API views share: the error answers per
-status, the conditional-request headers and the response headers.
+status, the conditional-request headers and the response headers, and the statuses
+answered beneath every view (`AutoSchema`).
 
 Only documentation lives here. What a status means is decided by the domain
 errors (`agentdocs.core.errors`) and `agentdocs.api.errors`; the sentences below
@@ -8,6 +9,9 @@ describe them so that `/api/docs/` says the same thing in every operation.
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
@@ -91,7 +95,8 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
     400: OpenApiResponse(
         ErrorSerializer,
         description="`invalid`: the body, a query parameter or a path segment is not "
-        "acceptable; `field` names the first offending field (dotted for nested ones).",
+        "acceptable (on every operation: one holding a NUL character); `field` names the "
+        "first offending field (dotted for nested ones).",
         examples=[_example(400, "invalid", "`body` is required.", "body")],
     ),
     401: OpenApiResponse(
@@ -149,10 +154,20 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
             )
         ],
     ),
+    406: OpenApiResponse(
+        ErrorSerializer,
+        description="`not_acceptable`: the Accept header names no media type this "
+        "operation answers in (JSON, or where documented text or a zip).",
+    ),
     413: OpenApiResponse(
         ErrorSerializer,
         description="`too_large`: the request body, or what it would store, is larger than "
         "this server takes. Nothing was stored.",
+    ),
+    415: OpenApiResponse(
+        ErrorSerializer,
+        description="`unsupported_media_type`: the body is not JSON (`application/json`) "
+        "or a form. Nothing was stored.",
     ),
     422: OpenApiResponse(
         UnprocessableErrorSerializer,
@@ -235,13 +250,22 @@ MERGE_CONFLICT = OpenApiResponse(
 )
 
 
+# What every operation may answer before its view decides anything: a NUL in the URL
+# (`RejectNulMiddleware`), no session or token, a token's scopes, an Accept header that
+# names nothing the operation answers in (DRF's content negotiation).
+EVERY_OPERATION = (400, 401, 403, 406)
+# What an operation with a request body may answer from reading it (DRF's parsers and
+# the server's request cap).
+WITH_A_BODY = (400, 413, 415)
+
+
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:
     """The error answers of an operation, for `extend_schema(responses=...)`.
 
-    401 and 403 are always included: every operation requires a session or an API
-    token, and a token's scopes are checked on every one.
+    Those of `EVERY_OPERATION` are always included (`AutoSchema` adds those of
+    `WITH_A_BODY` to an operation that takes a body).
     """
-    return {status: ERROR_RESPONSES[status] for status in sorted({401, 403, *statuses})}
+    return {status: ERROR_RESPONSES[status] for status in sorted({*EVERY_OPERATION, *statuses})}
 
 
 def json_errors(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
@@ -295,3 +319,24 @@ RETRY_AFTER = OpenApiParameter(
     description="Seconds to wait before the next request of this kind.",
     response=[429],
 )
+
+
+class AutoSchema(SpectacularAutoSchema):
+    """drf-spectacular's, documenting on every operation the statuses answered beneath
+    its view (`EVERY_OPERATION`, and `WITH_A_BODY` where it takes a body), so that no
+    operation's `errors(...)` can forget one.
+
+    Added to the response bodies the operation documents (`_get_response_bodies`, which
+    `extend_schema(responses=...)` feeds), not to its serializers: `extend_schema`
+    overrides `get_response_serializers` in a subclass of its own."""
+
+    def _get_response_bodies(self, direction: Any = "response") -> Any:
+        responses = super()._get_response_bodies(direction)
+        statuses = set(EVERY_OPERATION)
+        if self.method in ("PUT", "PATCH", "POST") and self.get_request_serializer() is not None:
+            statuses.update(WITH_A_BODY)
+        for status in sorted(statuses - {int(code) for code in responses}):
+            responses[str(status)] = self._get_response_for_code(
+                ERROR_RESPONSES[status], str(status), [JSON], direction
+            )
+        return dict(sorted(responses.items()))

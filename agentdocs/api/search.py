@@ -48,6 +48,8 @@ class SearchHitSerializer(serializers.Serializer):
 
 
 class Search(APIView):
+    pagination_class = Pagination  # the schema shows the answer as the page it is
+
     class QuerySerializer(serializers.Serializer):
         q = serializers.CharField(
             required=False,
@@ -93,7 +95,7 @@ class Search(APIView):
             project = None
         q = search_selectors.validate_search_query(query["q"])
         rows = search_selectors.document_search(tenant=access.tenant, q=q, project=project)
-        paginator = Pagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(rows, request, view=self)
         hits = search_selectors.search_hits(page or [], q=q)
         data = self.OutputSerializer(hits, many=True, context={"tenant": access.tenant.slug}).data

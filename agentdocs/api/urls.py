@@ -25,7 +25,9 @@ from agentdocs.api.errors import json_not_found
 
 T = r"^tenants/(?P<tenant>[^/]+)"
 P = T + r"/projects/(?P<project>[^/]+)"
-DOC = r"/(?P<path>.+)$"
+# `[\s\S]`: any character, a newline too (unlike `.`), so a path holding one reaches its view
+# (which refuses it with the JSON error) instead of missing every route.
+DOC = r"/(?P<path>[\s\S]+)$"
 BINDING = r"/bindings/(?P<record>[^/]+)"
 CHANGE = r"/changes/(?P<change_id>[^/]+)"
 
@@ -97,7 +99,9 @@ urlpatterns = [
     # The provider map; a name may contain slashes (`workstation/agent-baseline`).
     re_path(T + r"/providers/$", providers.ProviderList.as_view(), name="api-providers"),
     re_path(
-        T + r"/providers/(?P<name>.+)$", providers.ProviderDetail.as_view(), name="api-provider"
+        T + r"/providers/(?P<name>[\s\S]+)$",
+        providers.ProviderDetail.as_view(),
+        name="api-provider",
     ),
     # Binding records.
     re_path(P + r"/bindings/$", bindings.BindingListCreate.as_view(), name="api-bindings"),
@@ -140,7 +144,7 @@ urlpatterns = [
         name="api-membership-history",
     ),
     re_path(
-        T + r"/history/providers/(?P<name>.+)$",
+        T + r"/history/providers/(?P<name>[\s\S]+)$",
         activity.ProviderHistory.as_view(),
         name="api-provider-history",
     ),
@@ -184,7 +188,7 @@ urlpatterns = [
     ),
     # Search (issue 15): the tenant's current documents, by words of body and path.
     re_path(T + r"/search/$", search.Search.as_view(), name="api-search"),
-    # KEEP LAST: anything else under /api/v1/ is a JSON 404, not an HTML page.
-    # Add new routes above this line.
-    re_path(r"^.*$", json_not_found),
+    # KEEP LAST: anything else under /api/v1/ (a newline included) is a JSON 404, not an
+    # HTML page. Add new routes above this line.
+    re_path(r"^[\s\S]*$", json_not_found),
 ]

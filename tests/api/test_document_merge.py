@@ -176,7 +176,7 @@ def test_the_schema_documents_merge_and_the_409_body():
     schema = SchemaGenerator().get_schema(request=None, public=True)
     components = schema["components"]["schemas"]
     item = schema["paths"]["/api/v1/tenants/{tenant}/projects/{project}/documents/{path}"]
-    for method, request_ref in (("put", "DocumentWrite"), ("patch", "PatchedDocumentEdit")):
+    for method, request_ref in (("put", "DocumentWrite"), ("patch", "DocumentEdit")):
         operation = item[method]
         assert "merge" in {p["name"] for p in operation["parameters"] if p["in"] == "query"}
         assert "merge" in components[request_ref]["properties"]

@@ -3,6 +3,8 @@ write path, all or nothing; a dry run gives the same plan and writes nothing."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentdocs.models import Document
@@ -279,3 +281,44 @@ def test_a_token_with_read_scope_only_may_not_import(project, writer):
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     response = post_import(client, REPOSITORY, dry_run=True)
     assert_error(response, 403, "insufficient_scope")
+
+
+def _files_of_the_largest_import() -> list[dict[str, str]]:
+    """The README's limit: 100 files, each of 256 KiB of Markdown (one `.cursor/rules/`
+    rule per file, so each maps to a document of its own)."""
+    line = "- Keep views thin; logic lives in services.\n"
+    body = line * (256 * 1024 // len(line))
+    body += "x" * (256 * 1024 - len(body))
+    return [{"path": f".cursor/rules/rule-{index}.mdc", "content": body} for index in range(100)]
+
+
+def test_an_import_of_100_files_of_256_kib_is_accepted(api, project, writer, settings):
+    # Over Django's 2.5 MiB request cap, which every other request keeps.
+    files = _files_of_the_largest_import()
+    assert len(json.dumps({"files": files})) > 10 * settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    answer = api(writer).post(f"{BASE}/import/", {"files": files, "dry_run": True}, format="json")
+    assert answer.status_code == 200, answer.content[:300]
+    assert [entry["action"] for entry in answer.json()["plan"]] == ["create"] * 100
+
+
+def test_an_import_over_its_request_cap_is_413_and_writes_nothing(api, project, writer, settings):
+    settings.AGENTDOCS_IMPORT_MAX_REQUEST_BYTES = 1024 * 1024
+    files = _files_of_the_largest_import()[:5]
+    answer = api(writer).post(f"{BASE}/import/", {"files": files}, format="json")
+    assert_error(answer, 413, "too_large", None)
+    assert "1048576 bytes an import takes" in answer.json()["detail"]
+    assert not Document.objects.filter(project=project).exists()
+
+
+def test_other_requests_keep_the_server_wide_cap(api, project, writer, settings):
+    body = "x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
+    answer = api(writer).post(
+        f"{BASE}/documents/", {"path": "big.md", "body": body, "reason": "r"}, format="json"
+    )
+    assert_error(answer, 413, "too_large", None)
+
+
+def test_an_import_nested_too_deep_is_still_refused(api, project, writer):
+    body = '{"files": ' + "[" * 10_000 + "]" * 10_000 + "}"
+    answer = api(writer).post(f"{BASE}/import/", body, content_type="application/json")
+    assert_error(answer, 400, "invalid", None)
