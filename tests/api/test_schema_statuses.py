@@ -34,6 +34,15 @@ VALUES = {
 RATE_LIMITED = {
     ("POST", "/api/v1/tenants/{tenant}/projects/{project}/memory-block/"),
     ("POST", "/api/v1/tenants/{tenant}/projects/{project}/bindings/"),
+    # Limited per person (AGENTDOCS_RATE_LIMIT_PREVIEW_PER_USER, ..._TOKEN_CREATE).
+    ("GET", "/api/v1/tenants/{tenant}/projects/{project}/memory-block/"),
+    ("POST", "/api/v1/tokens/"),
+}
+
+# Refusals past a per-tenant or per-person cap.
+CAPPED = {
+    ("POST", "/api/v1/tokens/"),
+    ("POST", "/api/v1/tenants/{tenant}/webhooks/"),
 }
 
 # A 4xx whose body is not the error shape, by design: a bind stored with problems.
@@ -78,6 +87,8 @@ def test_every_operation_documents_what_is_answered_beneath_its_view():
             expected |= {400, 404}
         if (method, path) in RATE_LIMITED:
             expected.add(429)
+        if (method, path) in CAPPED:
+            expected.add(409)
         if not expected <= documented(operation):
             missing.append((method, path, sorted(expected - documented(operation))))
     assert not missing
