@@ -117,6 +117,10 @@ _SCRIPT_MIXES = (
     frozenset({"LATIN", "HAN", "HANGUL"}),
 )
 _ANY_SCRIPT = frozenset({"COMMON", "INHERITED", "Unknown"})
+# Scripts whose lower-case letters can spell a Latin word outright (`арі` reads as
+# `api`). Not Greek: confusables.txt maps γ to y and ι to i, so common words such as
+# `για` would read as Latin when nobody would take them for it.
+_WHOLE_SCRIPT_LOOK_ALIKES = frozenset({"CYRILLIC", "ARMENIAN"})
 # Latin letters of phonetic notation, not of any orthography (UTS #39 calls them
 # Technical): `ɑ` in `ɑgent.md` is a look-alike of `a` that no language writes.
 _TECHNICAL_LATIN = ((0x0250, 0x02AF), (0x1D00, 0x1DBF), (0xAB30, 0xAB6F))
@@ -176,7 +180,7 @@ def _confusable_in(segment: str) -> tuple[str, list[str]] | None:
             odd = [_label(c) for c in dict.fromkeys(word) if _script(c) in scripts - {main}]
             names = " and ".join(sorted(s.title() for s in scripts))
             return f"mixes {names} letters in {word!r}", odd
-        if scripts and scripts != {"LATIN"} and letters:
+        if len(scripts) == 1 and scripts <= _WHOLE_SCRIPT_LOOK_ALIKES and letters:
             look_alikes = [_latin_look_alike(c) for c in letters]
             if all(look_alikes):
                 skeleton = "".join(a for a in look_alikes if a)

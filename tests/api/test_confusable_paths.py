@@ -64,6 +64,7 @@ ONE_SCRIPT_PER_WORD = [
     ".AGENTS/한국어.md",
     "docs/документация.md",
     ".AGENTS/Ελληνικά.md",
+    ".AGENTS/για-όλους.md",  # Greek words are not taken for Latin ones
     ".AGENTS/kılavuz.md",
     ".AGENTS/straße-møde.md",
     "notes/team-2024_v2.md",
