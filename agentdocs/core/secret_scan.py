@@ -497,6 +497,8 @@ def _lines_containing(trigger: re.Pattern[str], text: str, starts: list[int]) ->
 # ASCII characters `visible_text` removes; any other character it may change is not ASCII.
 _ASCII_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _LINE_ENDS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+# The line breaks `visible_text` removes: without them its lines are the text's lines.
+_REMOVED_LINE_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def find_secret(text: str) -> SecretFinding | None:
@@ -513,15 +515,19 @@ def find_secret(text: str) -> SecretFinding | None:
     finding = _scan(text, lines, bare, list(range(len(lines))))
     if finding is not None or (text.isascii() and _ASCII_INVISIBLE.search(text) is None):
         return finding
-    changed: list[int] = []
-    seen = list(bare)
-    for index, line in enumerate(bare):
-        if line.isascii() and _ASCII_INVISIBLE.search(line) is None:
-            continue
-        visible = visible_text(line)
-        if visible != line:
-            seen[index] = visible
-            changed.append(index)
+    odd = [
+        index
+        for index, line in enumerate(bare)
+        if not line.isascii() or _ASCII_INVISIBLE.search(line) is not None
+    ]
+    seen: list[str] = []
+    if 4 * len(odd) > len(bare) and _REMOVED_LINE_BREAKS.search(text) is None:
+        seen = visible_text(text).splitlines()  # most lines: one pass over the text
+    if len(seen) != len(bare):
+        seen = list(bare)
+        for index in odd:
+            seen[index] = visible_text(bare[index])
+    changed = [index for index in odd if seen[index] != bare[index]]
     if not changed:
         return None
     searched = [seen[index] + "\n" for index in changed]
