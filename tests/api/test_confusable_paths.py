@@ -251,3 +251,13 @@ def test_the_reserved_folder_s_look_alikes_keep_their_sentence_with_the_new_code
         validate_new_path("_v\u0430nce/x.md")
     with pytest.raises(InvalidPath, match="looks like the reserved `_vance`"):
         validate_new_path("_vance\u200b/x.md")
+
+
+def test_the_create_page_refuses_a_look_alike_with_the_same_status(client, writer, project):
+    client.force_login(writer)
+    page = client.post("/t/acme/web/new/", {"path": LOOK_ALIKES[1], "body": "x\n"})
+    assert page.status_code == 400
+    assert "U+043E CYRILLIC SMALL LETTER O" in page.content.decode()
+    hidden = client.post("/t/acme/web/new/", {"path": INVISIBLE[0][0], "body": "x\n"})
+    assert hidden.status_code == 400 and "RIGHT-TO-LEFT OVERRIDE" in hidden.content.decode()
+    assert not Document.objects.exists()
