@@ -7,7 +7,10 @@ tests/data/secret_scan/labelled.py, and prints:
 - documents, and how many the check refused (false alarms: none holds a secret),
 - positives caught out of the labelled positives, and the rate,
 - placeholders refused out of the labelled negatives,
-- the scan time per MiB of corpus text (median of --repeat runs).
+- the scan time per MiB of corpus text (median of --repeat runs),
+- the scan time of three 256 KiB bodies (the largest a write may be): English agent
+  documents, agent documents in Persian, Japanese, Hindi and emoji, and a line with a
+  zero-width space repeated (every line is then read again as a reader sees it).
 
     .venv/bin/python bench/secret_scan.py [--repeat 5] [--show]
 
@@ -48,6 +51,38 @@ def corpus() -> list[tuple[str, str]]:
     ]
 
 
+LARGE = 256 * 1024
+MULTILINGUAL = (
+    "## قواعد\n- پیش از ادغام، آزمون\u200cها را اجرا کنید.\n"
+    "- テストを実行してからマージしてください（ＣＩ必須）。\n"
+    "- मर्ज करने से पहले परीक्षण चलाएँ। 🚀👩\u200d💻\n"
+)
+
+
+def _sized(text: str) -> str:
+    """``text`` repeated to 256 KiB of UTF-8 (whole characters)."""
+    body = text * (LARGE // len(text.encode("utf-8")) + 1)
+    return body.encode("utf-8")[:LARGE].decode("utf-8", errors="ignore")
+
+
+def large_bodies(documents: list[tuple[str, str]]) -> dict[str, str]:
+    english = "".join(text for _, text in documents)
+    return {
+        "English": _sized(english),
+        "multilingual": _sized(MULTILINGUAL + english[:4000]),
+        "zero-width lines": _sized("- Run the tests\u200b before merging.\n"),
+    }
+
+
+def _median_ms(text: str, repeat: int) -> float:
+    runs = []
+    for _ in range(max(1, repeat)):
+        start = time.perf_counter()
+        find_secret(text)
+        runs.append(time.perf_counter() - start)
+    return statistics.median(runs) * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -76,6 +111,8 @@ def main() -> None:
     print(f"catch rate               {caught / len(labelled.POSITIVES):.1%}")
     print(f"placeholders refused     {len(refused)} / {len(labelled.NEGATIVES)}")
     print(f"scan time                {per_mib:.1f} ms per MiB")
+    for name, text in large_bodies(documents).items():
+        print(f"256 KiB {name:16} {_median_ms(text, args.repeat):.1f} ms")
     if args.show:
         for name, finding in alarms:
             print(f"false alarm: {name} line {finding.line}: {finding.kind}")

@@ -29,6 +29,20 @@ class InvalidInput(AgentdocsError):
     status = 400
 
 
+class InvalidPath(InvalidInput):
+    """A new path or name holds an invisible or control character: a file name a
+    reader sees one way and a model or a file system reads another."""
+
+    code = "invalid_path"
+
+
+class ConfusablePath(InvalidInput):
+    """A new path or name can be mistaken for another (UTS #39: mixed scripts in a
+    word, a whole word of look-alikes, compatibility forms such as fullwidth letters)."""
+
+    code = "confusable_path"
+
+
 class NotFound(AgentdocsError):
     code = "not_found"
     status = 404

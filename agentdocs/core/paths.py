@@ -1,10 +1,19 @@
-"""Document paths: normalised relative POSIX paths, checked in one place."""
+"""Document paths: normalised relative POSIX paths, checked in one place.
+
+A new path (and a provider name) must also be a name a reader cannot misread
+(`validate_name`): no invisible or control character (400 `invalid_path`), and
+nothing Unicode's confusable detection (UTS #39) flags (400 `confusable_path`).
+Paths already stored stay readable: reads check only `validate_path`.
+"""
 
 from __future__ import annotations
 
 import unicodedata
+from functools import cache
+from typing import Any
 
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import ConfusablePath, InvalidInput, InvalidPath
+from agentdocs.core.hidden_characters import character_name
 
 MAX_PATH_LENGTH = 255
 RESERVED_PREFIX = "_vance"
@@ -76,6 +85,148 @@ _CONFUSABLES = str.maketrans(
 )
 
 
+def invisible_in_name(character: str) -> bool:
+    """Whether ``character`` may not be in a name: a format character (category Cf:
+    bidi controls, zero-width characters, ZWJ and ZWNJ, tags), a control, a line or
+    paragraph separator, a space other than U+0020, or one of the invisible
+    characters above (variation selectors, Hangul fillers).
+
+    Stricter than `hidden_characters.find_hidden`, which allows a ZWNJ between
+    Persian letters or a ZWJ in an emoji in prose: a path is a file name, and two
+    names that differ only by an invisible character are two files that look alike.
+    """
+    category = unicodedata.category(character)
+    return (
+        category in ("Cf", "Cc", "Zl", "Zp")
+        or (category == "Zs" and character != " ")
+        or ord(character) in _INVISIBLE
+        or character == "\u2800"  # BRAILLE PATTERN BLANK
+    )
+
+
+def _label(character: str) -> str:
+    return f"U+{ord(character):04X} {character_name(ord(character))}"
+
+
+# Scripts UTS #39 lets one word mix ("Highly Restrictive"): Japanese, Chinese with
+# Bopomofo, Korean, each with Latin. Common (digits, punctuation) and Inherited
+# (combining marks) characters belong to every script.
+_SCRIPT_MIXES = (
+    frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}),
+    frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+    frozenset({"LATIN", "HAN", "HANGUL"}),
+)
+_ANY_SCRIPT = frozenset({"COMMON", "INHERITED", "Unknown"})
+# Scripts whose lower-case letters can spell a Latin word outright (`арі` reads as
+# `api`). Not Greek: confusables.txt maps γ to y and ι to i, so common words such as
+# `για` would read as Latin when nobody would take them for it.
+_WHOLE_SCRIPT_LOOK_ALIKES = frozenset({"CYRILLIC", "ARMENIAN"})
+# Latin letters of phonetic notation, not of any orthography (UTS #39 calls them
+# Technical): `ɑ` in `ɑgent.md` is a look-alike of `a` that no language writes.
+_TECHNICAL_LATIN = ((0x0250, 0x02AF), (0x1D00, 0x1DBF), (0xAB30, 0xAB6F))
+
+
+@cache
+def _confusables() -> tuple[Any, Any]:
+    """confusable_homoglyphs' script and confusables tables (Unicode's Scripts.txt
+    and confusables.txt), loaded on the first check rather than at import."""
+    from confusable_homoglyphs import categories, confusables
+
+    return categories, confusables
+
+
+def _script(character: str) -> str:
+    return str(_confusables()[0].alias(character))
+
+
+def _latin_look_alike(character: str) -> str | None:
+    """The ASCII letters ``character`` can be mistaken for (confusables.txt), or None."""
+    for glyph in _confusables()[1].confusables_data.get(character, ()):
+        text = glyph["c"]
+        if text.isascii() and text.isalpha():
+            return str(text)
+    return None
+
+
+def _words(segment: str) -> list[str]:
+    """The words of a path segment: runs of letters, marks and digits, which the
+    punctuation of file names (`.`, `-`, `_`, spaces) separates."""
+    words: list[str] = []
+    run = ""
+    for character in segment + " ":
+        if unicodedata.category(character)[0] in "LMN":
+            run += character
+        elif run:
+            words.append(run)
+            run = ""
+    return words
+
+
+def _confusable_in(segment: str) -> tuple[str, list[str]] | None:
+    """Why ``segment`` can be mistaken for another name, and the characters to blame."""
+    composed = unicodedata.normalize("NFC", segment)
+    if composed != segment:
+        return f"is written with combining accents, as the composed {composed!r} looks", []
+    for character in segment:
+        folded = unicodedata.normalize("NFKC", character)
+        if folded != character:
+            return f"holds a compatibility form of {folded!r}", [_label(character)]
+    for word in _words(segment):
+        letters = [c for c in word if unicodedata.category(c)[0] == "L"]
+        scripts = {_script(c) for c in word} - _ANY_SCRIPT
+        if len(scripts) > 1 and not any(scripts <= mix for mix in _SCRIPT_MIXES):
+            counts = {script: sum(_script(c) == script for c in word) for script in scripts}
+            main = max(sorted(counts), key=counts.__getitem__)
+            odd = [_label(c) for c in dict.fromkeys(word) if _script(c) in scripts - {main}]
+            names = " and ".join(sorted(s.title() for s in scripts))
+            return f"mixes {names} letters in {word!r}", odd
+        if len(scripts) == 1 and scripts <= _WHOLE_SCRIPT_LOOK_ALIKES and letters:
+            look_alikes = [_latin_look_alike(c) for c in letters]
+            if all(look_alikes):
+                skeleton = "".join(a for a in look_alikes if a)
+                return (
+                    f"holds {word!r}, {next(iter(scripts)).title()} letters that all look "
+                    f"like Latin ones ({skeleton!r})",
+                    [_label(c) for c in dict.fromkeys(letters)],
+                )
+        for character in letters:
+            technical = any(a <= ord(character) <= b for a, b in _TECHNICAL_LATIN)
+            if technical and (look_alike := _latin_look_alike(character)):
+                return f"holds a phonetic letter that looks like {look_alike!r}", [
+                    _label(character)
+                ]
+    return None
+
+
+def validate_name(name: str, *, field: str = "path", what: str = "The path") -> str:
+    """Refuse a new path or name a reader could misread: an invisible or control
+    character is `InvalidPath`, a look-alike (UTS #39) is `ConfusablePath`. Each
+    `/`-separated segment is judged alone, so `.AGENTS/用語集.md` is fine."""
+    hidden = [c for c in dict.fromkeys(name) if invisible_in_name(c)]
+    if hidden:
+        labels = [_label(c) for c in hidden]
+        column = next(i for i, c in enumerate(name, start=1) if invisible_in_name(c))
+        noun = "an invisible or control character" if len(hidden) == 1 else "invisible characters"
+        raise InvalidPath(
+            f"{what} holds {noun} ({', '.join(labels)}; the first at column {column}). "
+            "A name is shown as it is typed: write it without them.",
+            field=field,
+            characters=labels,
+        )
+    for segment in name.split("/"):
+        found = _confusable_in(segment)
+        if found is not None:
+            why, characters = found
+            blamed = f" ({', '.join(characters)})" if characters else ""
+            raise ConfusablePath(
+                f"{what} {why}{blamed}, so it can be mistaken for another name: "
+                "write each word in one script, without look-alike or compatibility forms.",
+                field=field,
+                characters=characters,
+            )
+    return name
+
+
 def name_skeleton(name: str) -> str:
     """What ``name`` looks like, for comparing it with a reserved name.
 
@@ -84,9 +235,7 @@ def name_skeleton(name: str) -> str:
     Two names with the same skeleton are easy to mistake for each other.
     """
     text = unicodedata.normalize("NFKC", name)
-    text = "".join(
-        ch for ch in text if unicodedata.category(ch) != "Cf" and ord(ch) not in _INVISIBLE
-    )
+    text = "".join(ch for ch in text if not invisible_in_name(ch))
     return text.translate(_CONFUSABLES).casefold().translate(_CONFUSABLES)
 
 
@@ -111,7 +260,7 @@ def validate_path(path: object, *, field: str = "path") -> str:
     if path.startswith("/"):
         raise InvalidInput("The path must be relative: remove the leading '/'.", field=field)
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
-        raise InvalidInput("The path contains a control character.", field=field)
+        raise InvalidPath("The path contains a control character.", field=field)
     for segment in path.split("/"):
         if segment == "":
             raise InvalidInput(
@@ -125,7 +274,8 @@ def validate_path(path: object, *, field: str = "path") -> str:
 
 
 def validate_new_path(path: object, *, field: str = "path") -> str:
-    """`validate_path`, and a new path may not begin with a look-alike of `_vance`.
+    """`validate_path`, and a name nobody can misread (`validate_name`), which may
+    not begin with a look-alike of `_vance` either.
 
     Only `_vance` itself names the reserved space (admin-only to write); a
     folder that merely looks like it would show tenant-wide rules to a reader
@@ -135,12 +285,16 @@ def validate_new_path(path: object, *, field: str = "path") -> str:
     checked = validate_path(path, field=field)
     first = checked.split("/", 1)[0]
     if first != RESERVED_PREFIX and looks_reserved(first):
-        raise InvalidInput(
+        detail = (
             f"The folder {first!r} looks like the reserved `{RESERVED_PREFIX}`; "
-            "choose a name that cannot be mistaken for it.",
-            field=field,
+            "choose a name that cannot be mistaken for it."
         )
-    return checked
+        try:
+            validate_name(first, field=field)
+        except InvalidInput as refusal:  # the same refusal, with its code
+            raise type(refusal)(detail, field=field, **refusal.extra) from None
+        raise InvalidInput(detail, field=field)
+    return validate_name(checked, field=field)
 
 
 def is_reserved_path(path: str) -> bool:

@@ -9,6 +9,10 @@ examples with placeholder values (`JWT_SECRET=your-secret-key`,
 a rule that names the `-----BEGIN PRIVATE KEY-----` marker, published example
 keys (`AKIAIOSFODNN7EXAMPLE`).
 
+The check reads the text as a reader sees it too: a key split by a zero-width
+character (`AKIA` + U+200B + the rest) or written in fullwidth letters is found in
+`hidden_characters.visible_text` of each line that has any such character.
+
 How well it does is measured on a corpus of public agent documents (no false
 alarm allowed) and a labelled set of token formats (see
 `tests/data/secret_scan/` and `bench/secret_scan.py`).
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from agentdocs.core.errors import SecretDetected
+from agentdocs.core.hidden_characters import visible_text
 
 # Every pattern runs on every line of every write, and a line may be 256 KiB long, so
 # none may backtrack without bound: where a name may start is a lookbehind, not a
@@ -472,8 +477,11 @@ _RULES: list[_Rule] = [
 
 @dataclass(frozen=True)
 class SecretFinding:
+    """``hidden``: found only once invisible characters were removed (and NFKC)."""
+
     line: int
     kind: str
+    hidden: bool = False
 
 
 def _lines_containing(trigger: re.Pattern[str], text: str, starts: list[int]) -> list[int]:
@@ -486,9 +494,53 @@ def _lines_containing(trigger: re.Pattern[str], text: str, starts: list[int]) ->
     return indexes
 
 
+# ASCII characters `visible_text` removes; any other character it may change is not ASCII.
+_ASCII_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_LINE_ENDS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+# The line breaks `visible_text` removes: without them its lines are the text's lines.
+_REMOVED_LINE_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def find_secret(text: str) -> SecretFinding | None:
-    """Return the first secret-like line in ``text`` (1-based), or None."""
+    """Return the first secret-like line in ``text`` (1-based), or None.
+
+    First the text as stored; then, if any line holds an invisible character or a
+    compatibility form (U+200B, fullwidth letters), those lines as a reader sees them
+    (`visible_text`), each in its place among the others, so line numbers and the
+    rules that look at neighbouring lines hold (``hidden`` is then true). Only the
+    changed lines are searched again: an English page with a few `…` costs little.
+    """
     lines = text.splitlines(keepends=True)
+    bare = [line.rstrip(_LINE_ENDS) for line in lines]
+    finding = _scan(text, lines, bare, list(range(len(lines))))
+    if finding is not None or (text.isascii() and _ASCII_INVISIBLE.search(text) is None):
+        return finding
+    odd = [
+        index
+        for index, line in enumerate(bare)
+        if not line.isascii() or _ASCII_INVISIBLE.search(line) is not None
+    ]
+    seen: list[str] = []
+    if 4 * len(odd) > len(bare) and _REMOVED_LINE_BREAKS.search(text) is None:
+        seen = visible_text(text).splitlines()  # most lines: one pass over the text
+    if len(seen) != len(bare):
+        seen = list(bare)
+        for index in odd:
+            seen[index] = visible_text(bare[index])
+    changed = [index for index in odd if seen[index] != bare[index]]
+    if not changed:
+        return None
+    searched = [seen[index] + "\n" for index in changed]
+    found = _scan("".join(searched), searched, seen, changed)
+    return None if found is None else SecretFinding(found.line, found.kind, hidden=True)
+
+
+def _scan(
+    text: str, lines: list[str], bare: list[str], index_of: list[int]
+) -> SecretFinding | None:
+    """The first secret-like line among ``lines`` (the lines of ``text``, ends kept):
+    the ``i``-th of them is line ``index_of[i]`` of ``bare``, the whole text's lines
+    without their ends, which the rules read (and their neighbours)."""
     starts = list(accumulate((len(line) for line in lines), initial=0))
     lowered = text.lower()
     if len(lowered) != len(text):  # a few letters lower-case to two characters
@@ -502,14 +554,19 @@ def find_secret(text: str) -> SecretFinding | None:
                 rule.trigger.pattern, lowered if rule.trigger.any_case else text, starts
             )
         for index in lines_with[rule.trigger]:
-            candidates.setdefault(index, []).append(rule)
-    bare = [line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029") for line in lines]
+            candidates.setdefault(index_of[index], []).append(rule)
     for index in sorted(candidates):
         for rule in candidates[index]:
             for match in rule.pattern.finditer(bare[index]):
                 if rule.check is None or rule.check(match, (bare, index)):
                     return SecretFinding(line=index + 1, kind=rule.kind)
     return None
+
+
+def _found(finding: SecretFinding, text: str, what: str) -> str:
+    where = f" on line {finding.line}" if "\n" in text.strip() else ""
+    hidden = " once its invisible characters are removed" if finding.hidden else ""
+    return f"{what} looks like {finding.kind}{where}{hidden}."
 
 
 def refuse_secret(text: str, *, field: str, what: str) -> None:
@@ -520,10 +577,25 @@ def refuse_secret(text: str, *, field: str, what: str) -> None:
     """
     finding = find_secret(text)
     if finding is not None:
-        where = f" on line {finding.line}" if "\n" in text.strip() else ""
         raise SecretDetected(
-            f"{what} looks like {finding.kind}{where}. It would go into prompts verbatim: "
+            f"{_found(finding, text, what)} It would go into prompts verbatim: "
             "reference the secret (for example its vault path) instead of its value.",
+            field=field,
+            line=finding.line,
+        )
+
+
+def refuse_secret_in_text(text: str, *, field: str, what: str) -> None:
+    """`refuse_secret` for a stored free-text field people and receivers see rather
+    than prompts: a history reason, a change request's reason, a review, a comment, a
+    webhook's description, a token's name, a binding record's process. The one check
+    every service that stores such a field calls."""
+    finding = find_secret(text)
+    if finding is not None:
+        raise SecretDetected(
+            f"{_found(finding, text, what)} Members, the activity feed and webhook "
+            "receivers see it: leave the secret out (name where it is kept instead). "
+            "Nothing was stored.",
             field=field,
             line=finding.line,
         )

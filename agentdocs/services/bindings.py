@@ -49,6 +49,7 @@ from agentdocs.core.memory_block import (
 )
 from agentdocs.core.policy import PolicySetting
 from agentdocs.core.recipes import RenderOptions
+from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import archival, events
@@ -189,6 +190,7 @@ def binding_create(
     `context.json`); ``memory_block``, when given, is rendered and bound too.
     """
     process = memory_block_service.validate_process(process)
+    refuse_secret_in_text(process, field="process", what="The process")
     if manifest is None:
         parsed, manifest_source = _project_manifest(project)
     else:

@@ -84,8 +84,9 @@ def _validate_text(body: object, *, field: str) -> str:
 def _refuse_secret(body: str, *, field: str) -> None:
     finding = find_secret(body)
     if finding is not None:
+        hidden = " once its invisible characters are removed" if finding.hidden else ""
         raise SecretDetected(
-            f"Line {finding.line} looks like {finding.kind}. Documents go into prompts "
+            f"Line {finding.line} looks like {finding.kind}{hidden}. Documents go into prompts "
             "verbatim: reference the secret (for example its vault path) instead of its value.",
             field=field,
             line=finding.line,

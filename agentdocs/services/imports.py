@@ -5,7 +5,8 @@ documents of a project.
 what text; this module compares that with the project's documents, gives the
 plan, and (unless it is a dry run) writes through the one write path in one
 transaction: versions, history with the reason "imported from <source>", the
-secret check. A refused file fails the whole import and nothing is written.
+secret check, the check of the target's name. A refused file fails the whole
+import and nothing is written.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from django.db import transaction
 from agentdocs.core import agent_files
 from agentdocs.core.agent_files import Action, MappedFile, SourceFile
 from agentdocs.core.errors import InvalidInput, SecretDetected
+from agentdocs.core.paths import validate_new_path
 from agentdocs.models import Document, Project
 from agentdocs.services import documents as document_service
 
@@ -71,6 +73,23 @@ def _source_line(content: str, text: str, line: int) -> int:
         if candidate == wanted:
             return number
     return line
+
+
+def _check_target(step: _Step) -> None:
+    """The document a file becomes needs a name nobody can misread: a Cursor rule
+    named `\u202etxt.mdc` would become `.AGENTS/\u202etxt.md`. Refused naming the
+    file's path, before anything is written."""
+    field = f"files.{step.index}.path"
+    try:
+        validate_new_path(step.mapped.target, field=field)
+    except InvalidInput as refusal:
+        raise type(refusal)(
+            f"{step.mapped.source} would become {step.mapped.target!r}: {refusal.detail} "
+            "Nothing was imported.",
+            field=field,
+            source=step.mapped.source,
+            **refusal.extra,
+        ) from None
 
 
 def _check_text(step: _Step, content: str) -> None:
@@ -178,6 +197,7 @@ def project_import(
         steps = _plan(project=project, files=files)
         for step in steps:
             if step.action in ("create", "update"):
+                _check_target(step)
                 _check_text(step, contents[step.index])
         if not dry_run:
             for step in steps:

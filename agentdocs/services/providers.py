@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 
 from agentdocs.core.errors import AlreadyExists, InvalidInput
 from agentdocs.core.manifest import ManifestError, validate_symbolic_name
-from agentdocs.core.paths import validate_path
+from agentdocs.core.paths import validate_name, validate_new_path
 from agentdocs.models import ChangeType, ProviderMapping, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import policy as policy_selectors
@@ -15,6 +15,8 @@ from agentdocs.services import events, render_cache
 
 
 def validate_provider_name(name: object) -> str:
+    if isinstance(name, str):
+        validate_name(name, field="name", what="The name")
     try:
         return validate_symbolic_name(name, entry="name")
     except ManifestError as error:
@@ -36,7 +38,7 @@ def provider_set(
     missing as unresolved, which is the evidence a later reader needs.
     """
     validate_provider_name(name)
-    validate_path(path)
+    validate_new_path(path)
     if not isinstance(project_slug, str) or not project_slug:
         raise InvalidInput(
             "`project` must be the slug of a project of this tenant.", field="project"

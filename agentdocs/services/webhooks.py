@@ -34,6 +34,7 @@ from standardwebhooks import Webhook as Signer
 
 from agentdocs.core import webhooks as core
 from agentdocs.core.errors import AgentdocsError, InvalidInput, TooManyWebhooks
+from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.models import Delivery, DeliveryAttempt, DeliveryState, Event, Tenant, Webhook
 from agentdocs.models.events import new_event_id
 from agentdocs.models.webhooks import OPEN_STATES
@@ -104,6 +105,7 @@ def _validate_description(description: object) -> str:
             f"The description is longer than {core.MAX_DESCRIPTION_LENGTH} characters.",
             field="description",
         )
+    refuse_secret_in_text(description, field="description", what="The description")
     return description
 
 

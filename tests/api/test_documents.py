@@ -319,16 +319,23 @@ def test_writer_cannot_write_the_reserved_space(api, vance, project, writer, adm
 
 
 @pytest.mark.parametrize(
-    "folder", ["_VANCE", "\uff3fvance", "_v\u0430nce", "_vance\u200b", "_VAN\u200cCE"]
+    ("folder", "code"),
+    [
+        ("_VANCE", "invalid"),
+        ("\uff3fvance", "confusable_path"),  # a compatibility form (issue 24)
+        ("_v\u0430nce", "confusable_path"),  # Cyrillic in a Latin word
+        ("_vance\u200b", "invalid_path"),  # an invisible character
+        ("_VAN\u200cCE", "invalid_path"),
+    ],
 )
 def test_a_look_alike_of_the_reserved_folder_is_a_400_naming_the_path(
-    api, project, writer, admin, folder
+    api, project, writer, admin, folder, code
 ):
     for user in (writer, admin):
         response = api(user).post(
             f"{BASE}/documents/", {"path": f"{folder}/x.md", "body": "x"}, format="json"
         )
-        assert_error(response, 400, "invalid", "path")
+        assert_error(response, 400, code, "path")
     assert not Document.objects.exists()
 
 

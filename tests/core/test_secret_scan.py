@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from agentdocs.core.errors import SecretDetected
-from agentdocs.core.secret_scan import find_secret, refuse_secret
+from agentdocs.core.secret_scan import find_secret, refuse_secret, refuse_secret_in_text
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "secret_scan"
@@ -230,3 +230,90 @@ def test_the_secret_scan_benchmark_runs_and_reports():
     )
     assert "false alarms             0" in result.stdout
     assert "positives caught" in result.stdout and "ms per MiB" in result.stdout
+
+
+# Read as a reader sees it (issue 24) ---------------------------------------------
+
+AWS_KEY_ID = "AKIA" + S("t-aws-hidden", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+ADT_TOKEN = f"adt_{S('t-adt-hidden', 8)}_{S('t-adt-hidden2', 32, LABELLED.URLSAFE)}"
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    ["\u200b", "\u2060", "\ufeff", "\u00ad", "\u200c", "\u200d", "\U000e0041", "\x01", "\u202e"],
+    ids=lambda c: f"U+{ord(c):04X}",
+)
+def test_a_key_split_by_an_invisible_character_is_caught_on_its_line(hidden):
+    text = f"# Deploy\n\nUse {AWS_KEY_ID[:4]}{hidden}{AWS_KEY_ID[4:]} for the bucket.\n"
+    assert find_secret(text.replace(hidden, "")) is not None  # the key itself
+    finding = find_secret(text)
+    assert finding is not None and finding.line == 3 and finding.hidden
+    assert finding.kind == "an AWS access key id"
+
+
+def test_an_agentdocs_token_with_a_zero_width_space_inside_is_caught():
+    split = ADT_TOKEN[:12] + "\u200b" + ADT_TOKEN[12:]
+    finding = find_secret(f"- The render bot's key is {split}, rotate it monthly.")
+    assert finding is not None and finding.kind == "an agentdocs API token" and finding.hidden
+
+
+def test_a_key_in_fullwidth_letters_is_caught_through_nfkc():
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) for c in AWS_KEY_ID)
+    assert find_secret(f"key: {fullwidth}\n") is not None
+
+
+def test_line_numbers_hold_when_the_line_breaks_are_unusual():
+    split = AWS_KEY_ID[:6] + "\u200b" + AWS_KEY_ID[6:]
+    assert find_secret(f"a\u2028b\r\nc\x0cd\n{split}\n").line == 5
+    assert find_secret(f"a\r\n\r\n{split}").line == 3
+
+
+def test_a_published_example_key_stays_accepted_when_split():
+    assert find_secret("aws_access_key_id = AKIA\u200bIOSFODNN7EXAMPLE\n") is None
+
+
+MULTILINGUAL = [
+    # Persian, with ZWNJ inside words (visible_text removes them: the rescan must stay quiet)
+    "# قواعد پروژه\n\n- پیش از ادغام، آزمون\u200cها را اجرا کنید.\n- رمز عبور را در مخزن "
+    "نگذارید؛ از `vault:kv/app/db` استفاده کنید.\n- توکن\u200cها را هر ماه عوض کنید.\n",
+    # Hindi
+    "# परियोजना के नियम\n\n- मर्ज करने से पहले परीक्षण चलाएँ।\n- पासवर्ड कभी कोड में न लिखें; "
+    "`SECRET_KEY` वॉल्ट से आता है।\n- क्\u200dष और क्\u200cष दोनों सही हैं।\n",
+    # Japanese, with fullwidth punctuation NFKC folds
+    "# プロジェクトのルール\n\n- マージ前にテストを実行すること（ＣＩ必須）。\n"
+    "- トークン：`${API_TOKEN}` を使い、値は書かないこと！\n- パスワード：ボールトから取得。\n",
+    # Emoji-heavy
+    "# Team norms 🚀\n\n- 👩\u200d💻 Pair on risky changes ❤️\u200d🔥\n- 🏴\U000e0067\U000e0062"
+    "\U000e0065\U000e006e\U000e0067\U000e007f London office: token rotation on Mondays ✅\n"
+    "- Password: never commit one ❌ — use 1Password 🔐\n",
+]
+
+
+@pytest.mark.parametrize("text", MULTILINGUAL, ids=["persian", "hindi", "japanese", "emoji"])
+def test_no_false_alarm_on_agent_documents_in_other_scripts(text):
+    assert find_secret(text) is None
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["Run the tests\u200b before merging.\n", "آزمون\u200cها token=\u200b\n", "ｔｏｋｅｎ＝"],
+)
+def test_a_256_kib_body_with_hidden_characters_on_every_line_scans_in_linear_time(unit):
+    body = (unit * (256 * 1024 // len(unit) + 1))[: 256 * 1024]
+    start = time.perf_counter()
+    find_secret(body)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_refuse_secret_in_text_names_the_field_and_says_nothing_was_stored():
+    with pytest.raises(SecretDetected) as error:
+        refuse_secret_in_text(f"rotated {AWS_KEY_ID}", field="reason", what="The reason")
+    assert (error.value.status, error.value.code, error.value.field) == (
+        422,
+        "secret_detected",
+        "reason",
+    )
+    assert AWS_KEY_ID not in error.value.detail and "Nothing was stored" in error.value.detail
+    with pytest.raises(SecretDetected, match="once its invisible characters are removed"):
+        refuse_secret_in_text(f"{AWS_KEY_ID[:5]}\u200b{AWS_KEY_ID[5:]}", field="name", what="x")
+    refuse_secret_in_text("Rotated the deploy key (vault:kv/deploy).", field="reason", what="x")

@@ -1,0 +1,271 @@
+"""Characters a reader cannot see but a model reads: bidi controls, zero-width
+characters, Unicode tags, variation selectors out of place, and the other invisible
+format and control characters.
+
+Documents go verbatim into agents' system prompts, so text that displays one way and
+reads another ("Rules File Backdoor": a bidi override that reverses a line, tag
+characters that spell an instruction nobody sees) must be found before it is stored.
+What ordinary writing needs is left alone:
+
+- a ZERO WIDTH (NON-)JOINER between letters of a script that uses them (Persian and
+  the other Arabic-script languages, the Indic scripts, Sinhala, Tibetan, Myanmar,
+  Khmer, Mongolian, Syriac, Thaana, N'Ko, Hebrew);
+- a ZERO WIDTH JOINER inside an emoji sequence (👩‍💻), and the tag characters of an
+  emoji tag sequence (the flags of England, Scotland and Wales: 🏴 + tags + CANCEL TAG);
+- one variation selector right after the character it selects a form of (❤️, 葛󠄀);
+- a byte order mark at the very start of the text;
+- the prepended concatenation marks (U+0600-0605 and kin), which are visible.
+
+`find_hidden(text)` lists each hidden character with its line, column and name;
+`visible_text(text)` is the text with every invisible character removed and NFKC
+applied, which is what the secret check reads so that a zero-width character cannot
+split a key.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_right
+from dataclasses import dataclass
+
+ZWNJ = 0x200C
+ZWJ = 0x200D
+BOM = 0xFEFF
+WAVING_BLACK_FLAG = 0x1F3F4
+CANCEL_TAG = 0xE007F
+
+# Every character that may be hidden: the format characters (category Cf, as of
+# Unicode 15.1: a test checks the running Python's tables against this list), the
+# controls but tab, line feed and carriage return, the line and paragraph separators,
+# the Hangul fillers, which draw nothing, and the variation selectors.
+_CANDIDATE_RANGES: tuple[tuple[int, int], ...] = (
+    (0x0000, 0x0008),
+    (0x000B, 0x000C),
+    (0x000E, 0x001F),
+    (0x007F, 0x009F),
+    (0x00AD, 0x00AD),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x180E, 0x180E),
+    (0x200B, 0x200F),
+    (0x2028, 0x202E),
+    (0x2060, 0x2064),
+    (0x2066, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF9, 0xFFFB),
+    (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+    (0xE0100, 0xE01EF),
+)
+
+# Format characters that are visible: the prepended concatenation marks.
+VISIBLE_FORMAT_CHARACTERS = frozenset({0x0600, 0x0601, 0x0602, 0x0603, 0x0604, 0x0605, 0x06DD})
+VISIBLE_FORMAT_CHARACTERS |= {0x070F, 0x0890, 0x0891, 0x08E2, 0x110BD, 0x110CD}
+
+
+def _character_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    parts = []
+    for first, last in ranges:
+        parts.append(re.escape(chr(first)))
+        if last > first:
+            parts.append("-" + re.escape(chr(last)))
+    return "[" + "".join(parts) + "]"
+
+
+_CANDIDATE = re.compile(_character_class(_CANDIDATE_RANGES))
+
+# Scripts whose writing uses ZWJ and ZWNJ between letters.
+_JOINING_SCRIPTS: tuple[tuple[int, int], ...] = (
+    (0x0590, 0x05FF),  # Hebrew
+    (0x0600, 0x06FF),  # Arabic (Persian, Urdu, Kurdish, ...)
+    (0x0700, 0x074F),  # Syriac
+    (0x0750, 0x077F),  # Arabic Supplement
+    (0x0780, 0x07BF),  # Thaana
+    (0x07C0, 0x07FF),  # N'Ko
+    (0x0870, 0x08FF),  # Arabic Extended-B and -A
+    (0x0900, 0x0DFF),  # Devanagari to Sinhala: the Indic scripts
+    (0x0F00, 0x0FFF),  # Tibetan
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x18AF),  # Khmer, Mongolian
+    (0x1CD0, 0x1CFF),  # Vedic Extensions
+    (0xA8E0, 0xA8FF),  # Devanagari Extended
+    (0xA9E0, 0xA9FF),  # Myanmar Extended-B
+    (0xAA60, 0xAA7F),  # Myanmar Extended-A
+    (0xFB1D, 0xFDFF),  # Hebrew and Arabic presentation forms
+    (0xFE70, 0xFEFE),  # Arabic Presentation Forms-B
+    (0x10E60, 0x10E7F),  # Rumi numerals (Arabic script)
+    (0x11000, 0x111FF),  # Brahmi, Kaithi, Sora Sompeng, Chakma, Mahajani, Sharada
+    (0x11200, 0x114DF),  # Khojki to Tirhuta
+    (0x11580, 0x116CF),  # Siddham, Modi, Takri
+    (0x1EE00, 0x1EEFF),  # Arabic Mathematical Alphabetic Symbols
+)
+
+# Where emoji are: the pictographic blocks, the arrows, symbols and dingbats with
+# emoji presentations, and the few older symbols (©, ®, ‼, ™, ...).
+_EMOJI: tuple[tuple[int, int], ...] = (
+    (0x00A9, 0x00A9),
+    (0x00AE, 0x00AE),
+    (0x203C, 0x203C),
+    (0x2049, 0x2049),
+    (0x2122, 0x2122),
+    (0x2139, 0x2139),
+    (0x2194, 0x21AA),
+    (0x231A, 0x23FF),
+    (0x24C2, 0x24C2),
+    (0x25AA, 0x25FE),
+    (0x2600, 0x27BF),
+    (0x2934, 0x2935),
+    (0x2B05, 0x2B55),
+    (0x3030, 0x3030),
+    (0x303D, 0x303D),
+    (0x3297, 0x3299),
+    (0x1F000, 0x1FAFF),
+)
+_KEYCAP = 0x20E3
+_TAG_SPEC_FIRST, _TAG_SPEC_LAST = 0xE0020, 0xE007E
+_LONGEST_TAG_SPEC = 32
+
+
+def _within(code_point: int, ranges: tuple[tuple[int, int], ...]) -> bool:
+    return any(first <= code_point <= last for first, last in ranges)
+
+
+def _is_variation_selector(code_point: int) -> bool:
+    return 0xFE00 <= code_point <= 0xFE0F or 0xE0100 <= code_point <= 0xE01EF
+
+
+def _joining_letter(character: str) -> bool:
+    return unicodedata.category(character)[0] in "LM" and _within(ord(character), _JOINING_SCRIPTS)
+
+
+def _emoji_part(character: str) -> bool:
+    code_point = ord(character)
+    return code_point in (0xFE0F, _KEYCAP, CANCEL_TAG) or _within(code_point, _EMOJI)
+
+
+@dataclass(frozen=True)
+class HiddenCharacter:
+    """One hidden character: where it is (1-based line and column, counted in
+    characters) and which it is."""
+
+    offset: int
+    line: int
+    column: int
+    code_point: int
+
+    @property
+    def name(self) -> str:
+        return character_name(self.code_point)
+
+    @property
+    def label(self) -> str:
+        """`U+202E RIGHT-TO-LEFT OVERRIDE`."""
+        return f"U+{self.code_point:04X} {self.name}"
+
+
+_CONTROL_NAMES = {0x1B: "ESCAPE", 0x7F: "DELETE", 0x85: "NEXT LINE"}
+
+
+def character_name(code_point: int) -> str:
+    """The character's Unicode name; a control character has none, so it is named
+    as one."""
+    name = unicodedata.name(chr(code_point), "")
+    return name or _CONTROL_NAMES.get(code_point, "CONTROL CHARACTER")
+
+
+def _allowed(text: str, index: int, code_point: int) -> bool:
+    """Whether the candidate at ``index`` is part of ordinary writing (see the module's
+    docstring)."""
+    before = text[index - 1] if index > 0 else ""
+    after = text[index + 1] if index + 1 < len(text) else ""
+    if code_point in VISIBLE_FORMAT_CHARACTERS:
+        return True
+    if code_point == BOM:
+        return index == 0
+    if code_point in (ZWJ, ZWNJ):
+        if before and after and _joining_letter(before) and _joining_letter(after):
+            return True
+        return (
+            code_point == ZWJ
+            and bool(before and after)
+            and _emoji_part(before)
+            and (_within(ord(after), _EMOJI))
+        )
+    if _is_variation_selector(code_point):
+        # One selector, right after the character whose form it selects.
+        return bool(before) and not (
+            _is_variation_selector(ord(before)) or _CANDIDATE.match(before) or before.isspace()
+        )
+    if 0xE0020 <= code_point <= CANCEL_TAG:
+        return _in_emoji_tag_sequence(text, index)
+    if code_point in (0x115F, 0x1160):
+        # Hangul fillers stand in for a missing jamo inside a conjoining syllable.
+        return any(0x1100 <= ord(c) <= 0x11FF for c in (before, after) if c)
+    return False
+
+
+def _in_emoji_tag_sequence(text: str, index: int) -> bool:
+    """Whether the tag character at ``index`` belongs to 🏴 + tag spec + CANCEL TAG."""
+    start = index
+    while start > 0 and _TAG_SPEC_FIRST <= ord(text[start - 1]) <= _TAG_SPEC_LAST:
+        start -= 1
+    if start == 0 or ord(text[start - 1]) != WAVING_BLACK_FLAG:
+        return False
+    end = index if ord(text[index]) != CANCEL_TAG else index - 1
+    while end + 1 < len(text) and _TAG_SPEC_FIRST <= ord(text[end + 1]) <= _TAG_SPEC_LAST:
+        end += 1
+    spec = end - start + 1
+    closed = end + 1 < len(text) and ord(text[end + 1]) == CANCEL_TAG
+    if ord(text[index]) == CANCEL_TAG:
+        closed = end + 1 == index
+    return closed and 1 <= spec <= _LONGEST_TAG_SPEC
+
+
+def find_hidden(text: str, *, limit: int | None = None) -> list[HiddenCharacter]:
+    """Every hidden character of ``text`` in order (at most ``limit`` of them)."""
+    found: list[HiddenCharacter] = []
+    line_starts: list[int] | None = None
+    for match in _CANDIDATE.finditer(text):
+        index = match.start()
+        code_point = ord(match.group())
+        if _allowed(text, index, code_point):
+            continue
+        if line_starts is None:
+            line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        line = bisect_right(line_starts, index)
+        found.append(HiddenCharacter(index, line, index - line_starts[line - 1] + 1, code_point))
+        if limit is not None and len(found) >= limit:
+            break
+    return found
+
+
+def has_hidden(text: str) -> bool:
+    return bool(find_hidden(text, limit=1))
+
+
+def count_hidden(text: str) -> int:
+    return len(find_hidden(text))
+
+
+def describe(found: list[HiddenCharacter], *, shown: int = 5) -> str:
+    """One sentence naming where the first few are and which they are."""
+    places = "; ".join(
+        f"line {item.line}, column {item.column}: {item.label}" for item in found[:shown]
+    )
+    more = len(found) - shown
+    tail = f"; and {more} more" if more > 0 else ""
+    noun = "character" if len(found) == 1 else "characters"
+    return f"{len(found)} hidden {noun} that readers cannot see ({places}{tail})"
+
+
+def visible_text(text: str) -> str:
+    """``text`` without any invisible character, NFKC-normalized: what a reader sees,
+    as the secret check must read it."""
+    return unicodedata.normalize("NFKC", _CANDIDATE.sub("", text))
