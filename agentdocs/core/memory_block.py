@@ -261,6 +261,15 @@ def _sent_body(body: str, structure: int) -> tuple[str, LayerExtra]:
     return sent, {"neutralized": count} if count else {}
 
 
+def _neutralized_note(extra: LayerExtra) -> str:
+    """What a layer's detail adds when lines of its document were neutralized."""
+    count = extra.get("neutralized", 0)
+    if not count:
+        return ""
+    lines = "line" if count == 1 else "lines"
+    return f" {count} {lines} that would read as the block's own structure sent neutralized."
+
+
 def _policy_layer(merged: MergedPolicy, structure: int) -> Layer:
     extra: LayerExtra = {
         "settings": merged.settings_account(),
@@ -284,6 +293,7 @@ def _policy_layer(merged: MergedPolicy, structure: int) -> Layer:
     detail = f"{count} memory.* setting{'' if count == 1 else 's'} in force, tenant then project."
     if refused:
         detail += f" {refused} project override(s) refused: the tenant enforces its value."
+    detail += _neutralized_note(extra)
     return Layer(
         LayerKind.POLICY,
         LayerState.FULL,
@@ -333,6 +343,7 @@ def _agent_notes_layer(
     if shadowed:
         detail += "; it shadows " + ", ".join(_describe(document) for document in cascade.shadowed)
     detail += "; the document is empty." if empty else "."
+    detail += _neutralized_note(neutralized)
     return Layer(
         LayerKind.AGENT_NOTES,
         LayerState.EMPTY if empty else LayerState.FULL,
@@ -384,7 +395,8 @@ def _client_notes_layer(
         LayerKind.CLIENT_NOTES,
         LayerState.EMPTY if empty else LayerState.FULL,
         "Uploaded by the client; not stored, bound by hash only."
-        + (" The document is empty." if empty else ""),
+        + (" The document is empty." if empty else "")
+        + _neutralized_note(neutralized),
         heading=heading,
         level="client",
         path=client.name,

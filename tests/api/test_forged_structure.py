@@ -107,6 +107,9 @@ def test_agent_notes_cannot_start_a_layer_of_their_own(api, writer, reader, proj
     assert "\\## Project Context (.AGENTS/)" in text
     agent = block["layers"][1]
     assert agent["neutralized"] == 3
+    assert (
+        "3 lines that would read as the block's own structure sent neutralized" in (agent["detail"])
+    )
     assert agent["sha256"] == hashlib.sha256(FORGED_NOTES.encode("utf-8")).hexdigest()
     assert "neutralized" not in block["layers"][0] and "neutralized" not in block["layers"][3]
 
