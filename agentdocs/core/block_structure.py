@@ -50,6 +50,16 @@ _LAYER_HEADING = re.compile(
     r"#+\s*(?:(?:policy|agent\s*notes|project\s*context)\s*\(|\.agents/)", re.IGNORECASE
 )
 
+# Text of printable ASCII, tabs and line feeds only (most documents) has no invisible
+# character, no other line boundary and nothing NFKC changes: there the rules above are
+# this one expression, which finds in one pass whether there is anything to do.
+_NOT_PLAIN = re.compile(r"[^\n\t\x20-\x7e]")
+_PLAIN_STRUCTURE_LINE = re.compile(
+    r"^[ \t]*(?:<[ \t]*/?[ \t]*context|#+[ \t]*(?:(?:policy|agent[ \t]*notes|"
+    r"project[ \t]*context)[ \t]*\(|\.agents/))",
+    re.IGNORECASE | re.MULTILINE,
+)
+
 
 def _starts_structure(line: str) -> str | None:
     """``"tag"`` or ``"heading"`` when ``line`` reads as the block's structure."""
@@ -98,7 +108,10 @@ def _neutral_line(line: str) -> str | None:
 
 def neutralize_lines(text: str) -> tuple[str, tuple[int, ...]]:
     """``text`` neutralized, and the offset (in the returned text) of each line changed."""
-    if not any(trigger in text for trigger in _TRIGGERS):
+    no_trigger = "<" not in text and "#" not in text
+    if no_trigger and (text.isascii() or not any(t in text for t in _TRIGGERS)):
+        return text, ()
+    if _NOT_PLAIN.search(text) is None and _PLAIN_STRUCTURE_LINE.search(text) is None:
         return text, ()
     lines = text.splitlines(keepends=True)
     changed: list[int] = []
