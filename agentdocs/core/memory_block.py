@@ -8,6 +8,8 @@ Layers, in order: policy (`memory.*` settings), agent notes (the cascade),
 client agent notes (opt-in per profile) and project context (`.AGENTS/`).
 Each layer is sent in full once per process; later renders with the same
 read state replace an unchanged layer by one stub sentence under its heading.
+A document's lines that would read as the block's own structure (a `<context>` tag, a
+layer heading) are sent neutralized (`agentdocs.core.block_structure`).
 """
 
 from __future__ import annotations
