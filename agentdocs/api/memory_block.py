@@ -174,6 +174,11 @@ class LayerSerializer(serializers.Serializer):
     shadowed = serializers.JSONField(
         required=False, help_text="Agent notes: the documents this one shadows"
     )
+    neutralized = serializers.IntegerField(
+        required=False,
+        help_text="Lines of the layer's document(s) that would have read as the block's own "
+        "structure (a <context> tag, a layer heading), sent neutralized; only when any were",
+    )
 
 
 class MemoryBlockSerializer(serializers.Serializer):

@@ -161,6 +161,10 @@ class BoundMemoryBlock(TypedDict):
     context_documents: list[BoundInput]
     # The render's `paths` (scoped `.AGENTS/` documents follow them); absent when none.
     paths: NotRequired[list[str]]
+    # The rules that kept documents from forging the block's structure
+    # (`agentdocs.core.block_structure.STRUCTURE_VERSION`); absent in a record bound
+    # before them, which is rendered again without them.
+    structure: NotRequired[int]
 
 
 class RecordHeader(TypedDict):

@@ -22,8 +22,9 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
+from agentdocs.core.block_structure import neutralize_lines
 from agentdocs.core.scope import DocumentScope, ParsedDocument, parse_document
 
 CONTEXT_FOLDER = ".AGENTS"
@@ -86,6 +87,9 @@ class ContextSourceAccount(TypedDict):
     bytes: int
     total_bytes: int
     truncated: bool
+    # Lines of the sent text that would have read as the block's structure
+    # (`agentdocs.core.block_structure`); only when there were any.
+    neutralized: NotRequired[int]
 
 
 class DroppedAccount(TypedDict):
@@ -122,22 +126,33 @@ class ContextAccount(TypedDict):
 
 @dataclass(frozen=True)
 class ContextSource:
-    """A file that was loaded, whole or as a truncated head."""
+    """A file that was loaded, whole or as a truncated head.
+
+    ``content`` is what is sent: the text with its structure lines neutralized
+    (``neutralized`` of them, in the part sent), cut when truncated; ``total_bytes``
+    is the whole neutralized text's size (None: the document's own text size)."""
 
     document: ContextDocument
     content: str
     bytes: int
     truncated: bool
+    neutralized: int = 0
+    total_bytes: int | None = None
 
     def as_dict(self) -> ContextSourceAccount:
-        return {
+        account: ContextSourceAccount = {
             "path": self.document.path,
             "version": self.document.version,
             "sha256": self.document.sha256,
             "bytes": self.bytes,
-            "total_bytes": self.document.text_size,
+            "total_bytes": self.document.text_size
+            if self.total_bytes is None
+            else self.total_bytes,
             "truncated": self.truncated,
         }
+        if self.neutralized:
+            account["neutralized"] = self.neutralized
+        return account
 
 
 @dataclass(frozen=True)
@@ -153,6 +168,11 @@ class LoadedContext:
     @property
     def truncated(self) -> bool:
         return any(source.truncated for source in self.sources)
+
+    @property
+    def neutralized(self) -> int:
+        """Structure lines neutralized in the sent sources, all together."""
+        return sum(source.neutralized for source in self.sources)
 
     def as_dict(self) -> ContextAccount:
         """The account (the same object on every call: a render of a kept context
@@ -249,6 +269,7 @@ def load_context(
     *,
     budget_bytes: int = DEFAULT_BUDGET_BYTES,
     paths: Sequence[str] = (),
+    neutralize_structure: bool = True,
 ) -> LoadedContext:
     """Load ``documents`` in priority order until the byte budget is spent.
 
@@ -261,6 +282,12 @@ def load_context(
     of budget remain, and loading stops there; every later file (and that one,
     when too little remained to truncate it) is dropped. The budget counts the
     files' own bytes (without frontmatter), not the marker or the `<context>` wrapping.
+
+    Each file's lines that would read as the block's own structure (a `<context>` tag,
+    a layer heading) are neutralized first (`agentdocs.core.block_structure`), unless
+    ``neutralize_structure`` is False (a block rendered again as it was before that
+    rule); the budget counts the neutralized text, which is what is sent. A dropped file
+    is listed with its own size.
     """
     if budget_bytes < 0:
         raise ValueError("budget_bytes must not be negative")
@@ -270,18 +297,41 @@ def load_context(
     used = 0
     stopped_at = len(ordered)
     for index, document in enumerate(ordered):
-        size = document.text_size
+        text, changed = (
+            neutralize_lines(document.text) if neutralize_structure else (document.text, ())
+        )
+        size = len(text.encode("utf-8")) if changed else document.text_size
         remaining = budget_bytes - used
+        total = size if changed else None
         if size <= remaining:
-            sources.append(ContextSource(document, document.text, size, truncated=False))
+            sources.append(
+                ContextSource(
+                    document,
+                    text,
+                    size,
+                    truncated=False,
+                    neutralized=len(changed),
+                    total_bytes=total,
+                )
+            )
             used += size
             continue
         stopped_at = index
         if remaining >= MIN_TRUNCATED_BYTES:
-            head = utf8_head(document.text, remaining)
+            head = utf8_head(text, remaining)
             head_bytes = len(head.encode("utf-8"))
             marker = f"\n\n[truncated: {size - head_bytes} more bytes]"
-            sources.append(ContextSource(document, head + marker, head_bytes, truncated=True))
+            sent = sum(1 for offset in changed if offset < len(head))
+            sources.append(
+                ContextSource(
+                    document,
+                    head + marker,
+                    head_bytes,
+                    truncated=True,
+                    neutralized=sent,
+                    total_bytes=total,
+                )
+            )
             used += head_bytes
             stopped_at = index + 1
         break

@@ -14,6 +14,11 @@ after its frontmatter if it has any, with one provenance line::
     sources: web/agent.md@v3 0123456789ab, ... -->
 
 (one line in the file). Import recognises it by its start and strips it.
+
+Inside each document's text, a line that would read as the structure of these files
+(a layer heading such as `## Agent Notes (`, a `### .AGENTS/...` section heading, a
+`<context>` tag) is neutralized as in the Memory Block (`agentdocs.core.block_structure`):
+it displays the same, but cannot start a section that names another source.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import TypedDict
 
+from agentdocs.core.block_structure import neutralize
 from agentdocs.core.cascade import SourceDocument, resolve_cascade
 from agentdocs.core.context import ContextDocument, order_documents
 from agentdocs.core.memory_block import POLICY_HEADING, MemoryBlockInputs, agent_notes_heading
@@ -197,6 +203,11 @@ def _frontmatter(fields: list[tuple[str, str | bool]]) -> str:
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 
+def _sent(text: str) -> str:
+    """A document's text as an export holds it: stripped, its structure lines neutralized."""
+    return neutralize(text.strip())[0]
+
+
 def _tool_globs(document: ContextDocument) -> str:
     globs = (tool_glob(pattern) for pattern in document.scope.globs)
     return ",".join(glob for glob in globs if glob is not None)
@@ -220,7 +231,7 @@ class _Parts:
 def _parts(inputs: MemoryBlockInputs, *, project: str) -> _Parts:
     options = inputs.options
     merged = merge_policy(inputs.settings)
-    policy = f"{POLICY_HEADING}\n\n{merged.lines}" if merged.values else ""
+    policy = f"{POLICY_HEADING}\n\n{_sent(merged.lines)}" if merged.values else ""
     notes = ""
     notes_source = None
     winner: SourceDocument | None = None
@@ -228,7 +239,7 @@ def _parts(inputs: MemoryBlockInputs, *, project: str) -> _Parts:
         winner = resolve_cascade(options.agent_document, inputs.agent_candidates).winner
     if winner is not None:
         heading = agent_notes_heading(winner.level, winner.path)
-        body = winner.body.strip()
+        body = _sent(winner.body)
         notes = f"{heading}\n\n{body}" if body else ""
         notes_source = ExportSource(winner.project, winner.path, winner.version, winner.sha256)
     context = tuple(order_documents(inputs.context_documents)) if options.context_enabled else ()
@@ -244,8 +255,8 @@ def _context_section(document: ContextDocument) -> str:
     heading = f"### {document.path}"
     if scope.scoped:
         heading += f" (applies to files matching: {', '.join(scope.globs) or 'none'})"
-    lead = f"{heading}\n\n{scope.description}" if scope.description else heading
-    text = document.text.strip()
+    lead = f"{heading}\n\n{neutralize(scope.description)[0]}" if scope.description else heading
+    text = _sent(document.text)
     return f"{lead}\n\n{text}" if text else lead
 
 
@@ -296,7 +307,7 @@ class _Builder:
             files.append(
                 _file(
                     f".github/instructions/{_name(document)}.instructions.md",
-                    [document.text.strip()],
+                    [_sent(document.text)],
                     head,
                     _frontmatter(fields),
                 )
@@ -331,7 +342,7 @@ class _Builder:
                 project=self.project,
                 sources=self.sources((document,), notes=False),
             )
-            files.append(_file(path, [document.text.strip()], head, _frontmatter(fields)))
+            files.append(_file(path, [_sent(document.text)], head, _frontmatter(fields)))
         return files
 
     def files(self, format: str) -> list[ExportFile]:

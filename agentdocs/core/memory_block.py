@@ -8,6 +8,8 @@ Layers, in order: policy (`memory.*` settings), agent notes (the cascade),
 client agent notes (opt-in per profile) and project context (`.AGENTS/`).
 Each layer is sent in full once per process; later renders with the same
 read state replace an unchanged layer by one stub sentence under its heading.
+A document's lines that would read as the block's own structure (a `<context>` tag, a
+layer heading) are sent neutralized (`agentdocs.core.block_structure`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NotRequired, TypedDict
 
+from agentdocs.core.block_structure import STRUCTURE_VERSION, neutralize
 from agentdocs.core.cascade import (
     CascadeReference,
     CascadeResult,
@@ -126,6 +129,7 @@ class LayerExtra(TypedDict, total=False):
     settings: list[SettingAccount]
     refused_overrides: list[RefusedOverride]
     shadowed: list[CascadeReference]
+    neutralized: int
 
 
 class LayerAccount(TypedDict):
@@ -145,6 +149,9 @@ class LayerAccount(TypedDict):
     settings: NotRequired[list[SettingAccount]]
     refused_overrides: NotRequired[list[RefusedOverride]]
     shadowed: NotRequired[list[CascadeReference]]
+    # Lines of the layer's document(s) neutralized because they would read as the
+    # block's own structure (`agentdocs.core.block_structure`); only when there were any.
+    neutralized: NotRequired[int]
 
 
 class MemoryBlockAccount(TypedDict):
@@ -215,6 +222,9 @@ class MemoryBlockInputs:
     # The files the task touches: a scoped context document is included when one
     # matches its globs. None given, scoped documents are left out (and named).
     paths: tuple[str, ...] = ()
+    # Which rules keep documents from forging the block's structure
+    # (`agentdocs.core.block_structure`): 0 renders a block as it was before them.
+    structure: int = STRUCTURE_VERSION
 
 
 @dataclass(frozen=True)
@@ -244,7 +254,25 @@ def _full_text(heading: str, body: str) -> str:
     return f"{heading}\n\n{body}" if body else heading
 
 
-def _policy_layer(merged: MergedPolicy) -> Layer:
+def _sent_body(body: str, structure: int) -> tuple[str, LayerExtra]:
+    """A document's text as the block sends it (its structure lines neutralized, from
+    rules version 1 on) and what its layer's account says of that."""
+    if structure < 1:
+        return body, {}
+    sent, count = neutralize(body)
+    return sent, {"neutralized": count} if count else {}
+
+
+def _neutralized_note(extra: LayerExtra) -> str:
+    """What a layer's detail adds when lines of its document were neutralized."""
+    count = extra.get("neutralized", 0)
+    if not count:
+        return ""
+    lines = "line" if count == 1 else "lines"
+    return f" {count} {lines} that would read as the block's own structure sent neutralized."
+
+
+def _policy_layer(merged: MergedPolicy, structure: int) -> Layer:
     extra: LayerExtra = {
         "settings": merged.settings_account(),
         "refused_overrides": merged.refused_account(),
@@ -257,12 +285,17 @@ def _policy_layer(merged: MergedPolicy) -> Layer:
             extra=extra,
         )
     lines = merged.lines
-    text = _full_text(POLICY_HEADING, lines)
+    # A value is one line, but one of the other line boundaries a model reads
+    # (U+2028, ...) could still start a structure line.
+    sent, neutralized = _sent_body(lines, structure)
+    extra.update(neutralized)
+    text = _full_text(POLICY_HEADING, sent)
     refused = len(merged.refused)
     count = len(merged.values)
     detail = f"{count} memory.* setting{'' if count == 1 else 's'} in force, tenant then project."
     if refused:
         detail += f" {refused} project override(s) refused: the tenant enforces its value."
+    detail += _neutralized_note(extra)
     return Layer(
         LayerKind.POLICY,
         LayerState.FULL,
@@ -282,7 +315,9 @@ def _describe(document: SourceDocument) -> str:
     return f"{document.project}/{document.path}"
 
 
-def _agent_notes_layer(options: RenderOptions, cascade: CascadeResult | None) -> Layer:
+def _agent_notes_layer(
+    options: RenderOptions, cascade: CascadeResult | None, structure: int
+) -> Layer:
     if cascade is None:
         return Layer(
             LayerKind.AGENT_NOTES,
@@ -302,13 +337,15 @@ def _agent_notes_layer(options: RenderOptions, cascade: CascadeResult | None) ->
             extra={"shadowed": []},
         )
     heading = agent_notes_heading(winner.level, winner.path)
-    text = _full_text(heading, winner.body)
+    body, neutralized = _sent_body(winner.body, structure)
+    text = _full_text(heading, body)
     empty = not winner.body.strip()
     shadowed = [document.reference() for document in cascade.shadowed]
     detail = f"From the {winner.level.value} level"
     if shadowed:
         detail += "; it shadows " + ", ".join(_describe(document) for document in cascade.shadowed)
     detail += "; the document is empty." if empty else "."
+    detail += _neutralized_note(neutralized)
     return Layer(
         LayerKind.AGENT_NOTES,
         LayerState.EMPTY if empty else LayerState.FULL,
@@ -322,11 +359,13 @@ def _agent_notes_layer(options: RenderOptions, cascade: CascadeResult | None) ->
         bytes=winner.size,
         text=text,
         text_sha256=sha256_text(text),
-        extra={"shadowed": shadowed},
+        extra={"shadowed": shadowed, **neutralized},
     )
 
 
-def _client_notes_layer(options: RenderOptions, client: ClientDocument | None) -> Layer:
+def _client_notes_layer(
+    options: RenderOptions, client: ClientDocument | None, structure: int
+) -> Layer:
     if client is None:
         if options.use_client_document:
             return Layer(
@@ -351,13 +390,15 @@ def _client_notes_layer(options: RenderOptions, client: ClientDocument | None) -
             bytes=client.size,
         )
     heading = client_notes_heading(client.name)
-    text = _full_text(heading, client.body)
+    body, neutralized = _sent_body(client.body, structure)
+    text = _full_text(heading, body)
     empty = not client.body.strip()
     return Layer(
         LayerKind.CLIENT_NOTES,
         LayerState.EMPTY if empty else LayerState.FULL,
         "Uploaded by the client; not stored, bound by hash only."
-        + (" The document is empty." if empty else ""),
+        + (" The document is empty." if empty else "")
+        + _neutralized_note(neutralized),
         heading=heading,
         level="client",
         path=client.name,
@@ -365,6 +406,7 @@ def _client_notes_layer(options: RenderOptions, client: ClientDocument | None) -
         bytes=client.size,
         text=text,
         text_sha256=sha256_text(text),
+        extra=neutralized,
     )
 
 
@@ -432,6 +474,10 @@ def _context_layer(options: RenderOptions, loaded: LoadedContext, available: int
     if loaded.frontmatter_problems:
         names = ", ".join(document.path for document in loaded.frontmatter_problems)
         detail += f"; frontmatter not understood, rendered whole and always applied: {names}"
+    neutralized = [source for source in loaded.sources if source.neutralized]
+    if neutralized:
+        names = ", ".join(f"{s.document.path} ({s.neutralized})" for s in neutralized)
+        detail += f"; lines that would read as the block's structure neutralized: {names}"
     return Layer(
         LayerKind.CONTEXT,
         LayerState.TRUNCATED if cut else LayerState.FULL,
@@ -443,6 +489,7 @@ def _context_layer(options: RenderOptions, loaded: LoadedContext, available: int
         bytes=loaded.used_bytes,
         text=text,
         text_sha256=sha256_text(text),
+        extra={"neutralized": loaded.neutralized} if loaded.neutralized else {},
     )
 
 
@@ -479,6 +526,7 @@ def _context(
         options.context_enabled,
         options.context_budget_bytes,
         inputs.paths,
+        inputs.structure,
     )
     if memo is not None and key in memo:
         kept: tuple[LoadedContext, Layer] = memo[key]
@@ -488,6 +536,7 @@ def _context(
             inputs.context_documents,
             budget_bytes=options.context_budget_bytes,
             paths=inputs.paths,
+            neutralize_structure=inputs.structure >= 1,
         )
     else:
         loaded = empty_context(options.context_budget_bytes)
@@ -522,9 +571,9 @@ def compose_memory_block(
     )
     loaded, context_layer = _context(inputs, memo)
     layers: tuple[Layer, ...] = (
-        _policy_layer(merge_policy(inputs.settings)),
-        _agent_notes_layer(options, cascade),
-        _client_notes_layer(options, inputs.client_document),
+        _policy_layer(merge_policy(inputs.settings), inputs.structure),
+        _agent_notes_layer(options, cascade, inputs.structure),
+        _client_notes_layer(options, inputs.client_document, inputs.structure),
         context_layer,
     )
     if read_state:

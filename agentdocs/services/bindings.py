@@ -452,6 +452,7 @@ def _bind_memory_block(
         "sha256": block.sha256,
         "bytes": len(block.text.encode("utf-8")),
         "options": inputs.options.as_dict(),
+        "structure": inputs.structure,
         "layers": [layer.as_dict() for layer in block.layers],
         "settings": [
             {"key": s.key, "value": s.value, "level": s.level, "enforced": s.enforced}
@@ -560,6 +561,8 @@ def _reconstruct_memory_block(*, record: BindingRecord) -> dict[str, Any]:
                 for entry in bound["context_documents"]
             ),
             paths=tuple(bound.get("paths", ())),
+            # A record bound before the structure rules renders as it was then.
+            structure=bound.get("structure", 0),
         )
     )
     verified = rebuilt.sha256 == bound["sha256"]
