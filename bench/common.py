@@ -1,6 +1,6 @@
 """What the HTTP benchmarks share: a fresh database, the seed, gunicorn, the load driver.
 
-`bench/memory_block.py`, `bench/large_tenant.py` and `bench/mcp.py` each migrate a
+`bench/memory_block.py`, `bench/large_tenant.py` and `bench/mcp_render.py` each migrate a
 database, seed it with `memory_block_seed.py` (a tenant, a project, documents,
 settings, a recipe and a reader's `render` token), serve it with gunicorn on a free
 port of 127.0.0.1 and stop it at the end; the first two also drive it with

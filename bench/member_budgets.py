@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-# The repository instead of bench/, whose mcp.py would shadow the MCP SDK in process.
+# The repository instead of bench/ on the path: `bench.common` imports as a package.
 sys.path[0] = str(Path(__file__).resolve().parent.parent)
 
 from bench.common import (  # noqa: E402

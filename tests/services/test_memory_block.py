@@ -353,6 +353,18 @@ def test_dedup_full_stub_edit_full_reset_full(project, make_document, writer, pr
     assert agent_layer(turn()).state is LayerState.UNCHANGED
 
 
+def _landed(read, landed, timeout: float = 2.0):
+    """What ``read`` answers once ``landed`` holds of it (or at the timeout): a read
+    state is written without waiting for Redis's answer, on a connection of its own, so
+    a read on another connection may come before it lands."""
+    deadline = time.monotonic() + timeout
+    value = read()
+    while not landed(value) and time.monotonic() < deadline:
+        time.sleep(0.005)
+        value = read()
+    return value
+
+
 def test_a_reset_writes_the_read_state_only_when_it_changes(
     project, make_document, writer, process
 ):
@@ -361,7 +373,7 @@ def test_a_reset_writes_the_read_state_only_when_it_changes(
     document = make_document(project, "agent.md", "version one")
     key = read_state_key(project=project, process=process, caller=CALLER)
     render_memory_block(project=project, process=process, caller=CALLER)
-    stored = cache.get(key)
+    stored = _landed(lambda: cache.get(key), lambda state: state is not None)
     # Nothing changed since the full text was sent: after the reset the process holds
     # what the state says already, so the state is left as it is (not written again).
     after_reset = render_memory_block(project=project, process=process, caller=CALLER, reset=True)
@@ -371,7 +383,8 @@ def test_a_reset_writes_the_read_state_only_when_it_changes(
         document=document, body="version two", base_version=1, user=writer
     )
     render_memory_block(project=project, process=process, caller=CALLER, reset=True)
-    assert cache.get(key)["layers"] != stored["layers"]
+    rewritten = _landed(lambda: cache.get(key), lambda state: state != stored)
+    assert rewritten["layers"] != stored["layers"]
     assert agent_layer(
         render_memory_block(project=project, process=process, caller=CALLER)
     ).state is (LayerState.UNCHANGED)

@@ -8,8 +8,8 @@ the web app's `/mcp/` over Streamable HTTP. Prints the median and p95 of each an
 their ratios (MCP / REST): the cost of the stdio hop (or of the HTTP endpoint's
 per-request server), JSON-RPC and the SDK.
 
-    .venv/bin/python bench/mcp.py [--calls 300] [--full]
-    .venv/bin/python bench/mcp.py --url URL --token TOKEN --tenant T --project P
+    .venv/bin/python bench/mcp_render.py [--calls 300] [--full]
+    .venv/bin/python bench/mcp_render.py --url URL --token TOKEN --tenant T --project P
 
 Without --url it starts its own server: a fresh SQLite database in a temporary
 folder, migrated and seeded by `memory_block_seed.py` (`bench/common.py`), served
