@@ -28,6 +28,9 @@ import re
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import TypedDict
+
+from agentdocs.core.errors import HiddenCharacters
 
 ZWNJ = 0x200C
 ZWJ = 0x200D
@@ -269,3 +272,49 @@ def visible_text(text: str) -> str:
     """``text`` without any invisible character, NFKC-normalized: what a reader sees,
     as the secret check must read it."""
     return unicodedata.normalize("NFKC", _CANDIDATE.sub("", text))
+
+
+# At most this many hidden characters are listed in a refusal's body; `count` has all.
+LISTED_IN_REFUSAL = 50
+
+
+class HiddenCharacterData(TypedDict):
+    """One hidden character as a refusal's body lists it."""
+
+    line: int
+    column: int
+    code_point: str  # "U+202E"
+    name: str  # "RIGHT-TO-LEFT OVERRIDE"
+
+
+def as_data(
+    found: list[HiddenCharacter], *, limit: int = LISTED_IN_REFUSAL
+) -> list[HiddenCharacterData]:
+    return [
+        HiddenCharacterData(
+            line=item.line,
+            column=item.column,
+            code_point=f"U+{item.code_point:04X}",
+            name=item.name,
+        )
+        for item in found[:limit]
+    ]
+
+
+def refuse_hidden(text: str, *, field: str, what: str = "The text") -> None:
+    """Raise HiddenCharacters (422, naming ``field``, the first one's line and column and
+    each code point) if ``text`` holds a character a reader cannot see."""
+    found = find_hidden(text)
+    if not found:
+        return
+    first = found[0]
+    raise HiddenCharacters(
+        f"{what} holds {describe(found)}. It would go into prompts verbatim, so a model "
+        "would read what nobody reviewing it sees: remove them, or, if they are intended, "
+        'save with `"acknowledge_hidden": "intended"` and a reason.',
+        field=field,
+        line=first.line,
+        column=first.column,
+        count=len(found),
+        characters=as_data(found),
+    )
