@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import NamedTuple, TypedDict
+from typing import Literal, NamedTuple, TypedDict
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -136,6 +136,10 @@ def _validate_hidden_acknowledgement(acknowledge_hidden: object) -> str:
     return str(acknowledge_hidden)
 
 
+# What becomes of an acknowledgement the text does not need (see `_checked_body`).
+Unneeded = Literal["refuse", "keep", "drop"]
+
+
 class CheckedBody(NamedTuple):
     """A body that may be stored, and the acknowledgements to record with it ("" for
     each check the text passed on its own)."""
@@ -152,6 +156,7 @@ def _checked_body(
     acknowledge_hidden: object = "",
     reason: str,
     tenant_id: Callable[[], int],
+    unneeded: Unneeded = "refuse",
 ) -> CheckedBody:
     """``validate_body``, where an acknowledgement may override the secret check and
     another the hidden-character check.
@@ -159,7 +164,9 @@ def _checked_body(
     An acknowledgement needs a reason and a tenant that allows overrides; one sent
     for a text the check passes is refused, so nobody marks ordinary writes.
     ``tenant_id`` is called only when an acknowledgement meets a refusal: ordinary
-    writes read no setting."""
+    writes read no setting. ``unneeded`` says what becomes of an acknowledgement the
+    text does not need: refused; kept, for a text that may yet be merged with
+    another (the merged text is checked again); or dropped, for that merged text."""
     text = _validate_text(body, field="body")
     acknowledgement = _validate_acknowledgement(acknowledge_secret)
     hidden = _validate_hidden_acknowledgement(acknowledge_hidden)
@@ -174,6 +181,7 @@ def _checked_body(
         needs_reason="Saving a text holding hidden characters needs a reason: say why "
         "they are intended.",
         nothing="Nothing to acknowledge: the text holds no hidden characters.",
+        unneeded=unneeded,
     )
     acknowledgement = _overridable(
         lambda: _refuse_secret(text, field="body"),
@@ -186,6 +194,7 @@ def _checked_body(
         needs_reason="Saving a text the secret check refused needs a reason: say why "
         "the value is not a real secret.",
         nothing="Nothing to acknowledge: the secret check finds no secret in this text.",
+        unneeded=unneeded,
     )
     return CheckedBody(text, acknowledgement, hidden)
 
@@ -201,6 +210,7 @@ def _overridable(
     reason: str,
     needs_reason: str,
     nothing: str,
+    unneeded: Unneeded,
 ) -> str:
     """Run ``check``; an ``acknowledgement`` (with a reason, where the tenant allows it
     by ``key``) overrides its refusal. Returns the acknowledgement to record."""
@@ -218,9 +228,9 @@ def _overridable(
         if not reason:
             raise InvalidInput(needs_reason, field="reason") from None
         return acknowledgement
-    if acknowledgement:
+    if acknowledgement and unneeded == "refuse":
         raise InvalidInput(nothing, field=field)
-    return ""
+    return acknowledgement if unneeded == "keep" else ""
 
 
 def _validate_reason(reason: object) -> str:
@@ -268,22 +278,15 @@ def _base_text(current: Document, base_version: int) -> str:
         ) from None
 
 
-def _merged(current: Document, *, base_version: int, body: str, checked: CheckedBody) -> str:
-    """``body`` (based on ``base_version``) merged onto the current text, checked as
-    any body is; raises MergeConflict where both changed the same lines."""
+def _merged(current: Document, *, base_version: int, body: str) -> str:
+    """``body`` (based on ``base_version``) merged onto the current text; raises
+    MergeConflict where both changed the same lines."""
     result = three_way(_base_text(current, base_version), current.body, body)
     if not result.clean:
         raise MergeConflict(
             result=result, base_version=base_version, current_version=current.version
         )
-    merged = _validate_text(result.text, field="body")
-    # A secret may span lines from both sides, and the current text may hold hidden
-    # characters; what the writer acknowledged stays acknowledged.
-    if not checked.hidden_acknowledgement:
-        refuse_hidden(merged, field="body")
-    if not checked.secret_acknowledgement:
-        _refuse_secret(merged, field="body")
-    return merged
+    return result.text
 
 
 def _check_not_deleted(current: Document) -> None:
@@ -469,12 +472,14 @@ def document_write(
     ``change_request_id``: the write merges that change request (`services.changes`),
     whose reviews stand in for the review gate."""
     reason = _validate_reason(reason)
+    tenant_id = lambda: document.project.tenant_id  # noqa: E731
     checked = _checked_body(
         body,
         acknowledge_secret=acknowledge_secret,
         acknowledge_hidden=acknowledge_hidden,
         reason=reason,
-        tenant_id=lambda: document.project.tenant_id,
+        tenant_id=tenant_id,
+        unneeded="keep" if merge else "refuse",
     )
     body = checked.text
     with transaction.atomic():
@@ -484,8 +489,20 @@ def document_write(
         _check_lock(current, user)
         merged_with = None
         if must_merge:
-            body = _merged(current, base_version=base_version, body=body, checked=checked)
+            body = _merged(current, base_version=base_version, body=body)
             merged_with = current.version
+        if merge and (must_merge or any(checked[1:])):
+            # The text to store, checked as any: a secret may span lines from both
+            # sides, the current text may hold hidden characters, and what the writer
+            # acknowledged must be there.
+            checked = _checked_body(
+                body,
+                acknowledge_secret=checked.secret_acknowledgement,
+                acknowledge_hidden=checked.hidden_acknowledgement,
+                reason=reason,
+                tenant_id=tenant_id,
+                unneeded="refuse" if not must_merge else "drop",
+            )
         if current.body == body:
             return current
         bypassed = change_request_id is None and review_service.review_gate(
