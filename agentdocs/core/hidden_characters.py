@@ -12,7 +12,8 @@ What ordinary writing needs is left alone:
   Khmer, Mongolian, Syriac, Thaana, N'Ko, Hebrew);
 - a ZERO WIDTH JOINER inside an emoji sequence (👩‍💻), and the tag characters of an
   emoji tag sequence (the flags of England, Scotland and Wales: 🏴 + tags + CANCEL TAG);
-- one variation selector right after the character it selects a form of (❤️, 葛󠄀);
+- one variation selector right after the character it selects a form of (❤️, 葛󠄀,
+  a Mongolian letter), and a combining grapheme joiner between combining marks;
 - a byte order mark at the very start of the text;
 - the prepended concatenation marks (U+0600-0605 and kin), which are visible.
 
@@ -32,6 +33,7 @@ from typing import TypedDict
 
 from agentdocs.core.errors import HiddenCharacters
 
+CGJ = 0x034F
 ZWNJ = 0x200C
 ZWJ = 0x200D
 BOM = 0xFEFF
@@ -41,31 +43,34 @@ CANCEL_TAG = 0xE007F
 # Every character that may be hidden: the format characters (category Cf, as of
 # Unicode 15.1: a test checks the running Python's tables against this list), the
 # controls but tab, line feed and carriage return, the line and paragraph separators,
-# the Hangul fillers, which draw nothing, and the variation selectors.
+# the Hangul fillers, which draw nothing, the variation selectors, and the other
+# default-ignorable code points, which a renderer draws as nothing (the combining
+# grapheme joiner, the Khmer inherent vowels, the Mongolian free variation selectors,
+# and the unassigned ones around the format characters and in plane 14, where the
+# tags are).
 _CANDIDATE_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x0008),
     (0x000B, 0x000C),
     (0x000E, 0x001F),
     (0x007F, 0x009F),
     (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
     (0x061C, 0x061C),
     (0x115F, 0x1160),
-    (0x180E, 0x180E),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
     (0x200B, 0x200F),
     (0x2028, 0x202E),
-    (0x2060, 0x2064),
-    (0x2066, 0x206F),
+    (0x2060, 0x206F),
     (0x3164, 0x3164),
     (0xFE00, 0xFE0F),
     (0xFEFF, 0xFEFF),
     (0xFFA0, 0xFFA0),
-    (0xFFF9, 0xFFFB),
+    (0xFFF0, 0xFFFB),
     (0x13430, 0x1343F),
     (0x1BCA0, 0x1BCA3),
     (0x1D173, 0x1D17A),
-    (0xE0001, 0xE0001),
-    (0xE0020, 0xE007F),
-    (0xE0100, 0xE01EF),
+    (0xE0000, 0xE0FFF),
 )
 
 # Format characters that are visible: the prepended concatenation marks.
@@ -177,10 +182,14 @@ _CONTROL_NAMES = {0x1B: "ESCAPE", 0x7F: "DELETE", 0x85: "NEXT LINE"}
 
 
 def character_name(code_point: int) -> str:
-    """The character's Unicode name; a control character has none, so it is named
-    as one."""
+    """The character's Unicode name; a control character and an unassigned code point
+    have none, so they are named as what they are."""
     name = unicodedata.name(chr(code_point), "")
-    return name or _CONTROL_NAMES.get(code_point, "CONTROL CHARACTER")
+    if name:
+        return name
+    if unicodedata.category(chr(code_point)) == "Cn":
+        return "UNASSIGNED CODE POINT"
+    return _CONTROL_NAMES.get(code_point, "CONTROL CHARACTER")
 
 
 def _allowed(text: str, index: int, code_point: int) -> bool:
@@ -208,6 +217,17 @@ def _allowed(text: str, index: int, code_point: int) -> bool:
         )
     if 0xE0020 <= code_point <= CANCEL_TAG:
         return _in_emoji_tag_sequence(text, index)
+    if code_point == CGJ:
+        # Between combining marks (after a letter or a mark), it keeps them from being
+        # reordered: Hebrew and other texts' ordinary use.
+        return (
+            bool(before and after)
+            and unicodedata.category(before)[0] in "LM"
+            and unicodedata.category(after)[0] == "M"
+        )
+    if 0x180B <= code_point <= 0x180F and code_point != 0x180E:
+        # A Mongolian free variation selector, right after the letter it selects.
+        return bool(before) and 0x1820 <= ord(before) <= 0x18AA
     if code_point in (0x115F, 0x1160):
         # Hangul fillers stand in for a missing jamo inside a conjoining syllable.
         return any(0x1100 <= ord(c) <= 0x11FF for c in (before, after) if c)

@@ -157,3 +157,22 @@ def test_every_format_character_of_this_python_is_a_candidate():
         and not find_hidden("x" + chr(cp) + "x")
     ]
     assert missing == []
+
+
+@pytest.mark.parametrize(
+    "code_point",
+    [0x034F, 0x17B4, 0x17B5, 0x180B, 0x180F, 0x2065, 0xFFF0, 0xE0000, 0xE0002, 0xE0080, 0xE0FFF],
+)
+def test_the_other_default_ignorable_code_points_are_found(code_point):
+    """Drawn as nothing by a renderer, so they smuggle text as well as the tags do
+    (the unassigned ones of plane 14 among them)."""
+    [found] = find_hidden("x" + chr(code_point) + "x")
+    assert found.code_point == code_point
+    if code_point in (0x2065, 0xFFF0, 0xE0000, 0xE0002, 0xE0080, 0xE0FFF):
+        assert found.name == "UNASSIGNED CODE POINT"
+
+
+def test_a_joiner_between_combining_marks_and_a_mongolian_selector_are_ordinary():
+    assert find_hidden("a\u0301\u034f\u0300 and \u05d1\u05b8\u034f\u05b4") == []
+    assert find_hidden("\u1820\u180b\u1821") == []  # MONGOLIAN LETTER A + FVS1
+    assert labels("x\u180bx") == ["U+180B MONGOLIAN FREE VARIATION SELECTOR ONE"]
