@@ -463,3 +463,49 @@ def test_an_ordinary_multilingual_corpus_saves_and_renders_unchanged(api, projec
         assert f'<context path=".AGENTS/{name}">\n{body.rstrip()}\n</context>' in block["text"], (
             name
         )
+
+
+def test_the_account_costs_no_query_and_does_not_grow_with_the_documents(
+    api, project, writer, reader, django_assert_num_queries, settings
+):
+    settings.AGENTDOCS_RENDER_CACHE = False
+    for index in range(30):
+        document_service.document_create(
+            project=project,
+            path=f".AGENTS/quoted-{index:02}.md",
+            body=f"# {index}\n\nBe kind.{TAGGED}\n",
+            user=writer,
+            reason="red team",
+            acknowledge_hidden="intended",
+        )
+    client = api(reader)
+    # The token with the caller's access, then one query for the rest, as without any.
+    with django_assert_num_queries(2):
+        block = client.post(f"{BASE}/memory-block/", {"process": "p-1"}, format="json").json()
+    assert len(block["hidden_characters"]) == 30
+
+
+def test_a_client_document_holding_hidden_characters_is_in_the_account(
+    api, admin, tenant, project, reader
+):
+    response = api(admin).post(
+        "/api/v1/tenants/acme/recipes/",
+        {"name": "coder", "params": {}, "profiles": {"cli": {"useClientAgentDoc": True}}},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    block = (
+        api(reader)
+        .post(
+            f"{BASE}/memory-block/",
+            {
+                "process": "p-1",
+                "recipe": "coder",
+                "profile": "cli",
+                "client_document": {"name": "CLAUDE.md", "body": "x\u200by\n"},
+            },
+            format="json",
+        )
+        .json()
+    )
+    assert block["hidden_characters"] == [{"path": "CLAUDE.md", "count": 1}]
