@@ -89,6 +89,21 @@ def _character_class(ranges: tuple[tuple[int, int], ...]) -> str:
 
 _CANDIDATE = re.compile(_character_class(_CANDIDATE_RANGES))
 
+# What the scan looks for: the candidates of the Basic Multilingual Plane, and any
+# character beyond it, which is then looked up in the list. A class of BMP ranges only
+# is a table lookup per character for the regex engine, several times faster than
+# comparing each character with every range (documents are read on every render).
+_ASTRAL_CANDIDATES = tuple((first, last) for first, last in _CANDIDATE_RANGES if last > 0xFFFF)
+_SCAN = re.compile(
+    _character_class(tuple(r for r in _CANDIDATE_RANGES if r[1] <= 0xFFFF))
+    + "|[\U00010000-\U0010ffff]"
+)
+_LAST_SMP_CANDIDATE = max(last for _, last in _ASTRAL_CANDIDATES if last < 0xE0000)
+_FIRST_SSP_CANDIDATE = min(first for first, _ in _ASTRAL_CANDIDATES if first >= 0xE0000)
+# Printable ASCII and the three line characters: an ASCII text of nothing else holds
+# nothing hidden, which bytes.translate says at memory speed.
+_PLAIN_ASCII = bytes([0x09, 0x0A, 0x0D, *range(0x20, 0x7F)])
+
 # Scripts whose writing uses ZWJ and ZWNJ between letters.
 _JOINING_SCRIPTS: tuple[tuple[int, int], ...] = (
     (0x0590, 0x05FF),  # Hebrew
@@ -141,8 +156,21 @@ _TAG_SPEC_FIRST, _TAG_SPEC_LAST = 0xE0020, 0xE007E
 _LONGEST_TAG_SPEC = 32
 
 
-def _within(code_point: int, ranges: tuple[tuple[int, int], ...]) -> bool:
-    return any(first <= code_point <= last for first, last in ranges)
+class _RangeTable:
+    """Sorted, non-overlapping ranges of code points, looked up by bisection."""
+
+    def __init__(self, ranges: tuple[tuple[int, int], ...]) -> None:
+        self.ranges = ranges
+        self.starts = [first for first, _ in ranges]
+
+    def __contains__(self, code_point: int) -> bool:
+        at = bisect_right(self.starts, code_point) - 1
+        return at >= 0 and code_point <= self.ranges[at][1]
+
+
+_IN_JOINING_SCRIPT = _RangeTable(_JOINING_SCRIPTS)
+_IN_EMOJI = _RangeTable(_EMOJI)
+_IN_ASTRAL_CANDIDATES = _RangeTable(_ASTRAL_CANDIDATES)
 
 
 def _is_variation_selector(code_point: int) -> bool:
@@ -150,12 +178,12 @@ def _is_variation_selector(code_point: int) -> bool:
 
 
 def _joining_letter(character: str) -> bool:
-    return unicodedata.category(character)[0] in "LM" and _within(ord(character), _JOINING_SCRIPTS)
+    return unicodedata.category(character)[0] in "LM" and ord(character) in _IN_JOINING_SCRIPT
 
 
 def _emoji_part(character: str) -> bool:
     code_point = ord(character)
-    return code_point in (0xFE0F, _KEYCAP, CANCEL_TAG) or _within(code_point, _EMOJI)
+    return code_point in (0xFE0F, _KEYCAP, CANCEL_TAG) or code_point in _IN_EMOJI
 
 
 @dataclass(frozen=True)
@@ -208,7 +236,7 @@ def _allowed(text: str, index: int, code_point: int) -> bool:
             code_point == ZWJ
             and bool(before and after)
             and _emoji_part(before)
-            and (_within(ord(after), _EMOJI))
+            and ord(after) in _IN_EMOJI
         )
     if _is_variation_selector(code_point):
         # One selector, right after the character whose form it selects.
@@ -235,14 +263,19 @@ def _allowed(text: str, index: int, code_point: int) -> bool:
 
 
 def _in_emoji_tag_sequence(text: str, index: int) -> bool:
-    """Whether the tag character at ``index`` belongs to 🏴 + tag spec + CANCEL TAG."""
+    """Whether the tag character at ``index`` belongs to 🏴 + tag spec + CANCEL TAG.
+
+    Each scan stops past the longest tag spec: a longer run is no flag, and a text of
+    nothing but tags would otherwise cost the square of its length."""
     start = index
-    while start > 0 and _TAG_SPEC_FIRST <= ord(text[start - 1]) <= _TAG_SPEC_LAST:
+    floor = max(0, index - _LONGEST_TAG_SPEC - 1)
+    while start > floor and _TAG_SPEC_FIRST <= ord(text[start - 1]) <= _TAG_SPEC_LAST:
         start -= 1
     if start == 0 or ord(text[start - 1]) != WAVING_BLACK_FLAG:
         return False
     end = index if ord(text[index]) != CANCEL_TAG else index - 1
-    while end + 1 < len(text) and _TAG_SPEC_FIRST <= ord(text[end + 1]) <= _TAG_SPEC_LAST:
+    ceiling = min(len(text) - 1, start + _LONGEST_TAG_SPEC)
+    while end < ceiling and _TAG_SPEC_FIRST <= ord(text[end + 1]) <= _TAG_SPEC_LAST:
         end += 1
     spec = end - start + 1
     closed = end + 1 < len(text) and ord(text[end + 1]) == CANCEL_TAG
@@ -254,10 +287,18 @@ def _in_emoji_tag_sequence(text: str, index: int) -> bool:
 def find_hidden(text: str, *, limit: int | None = None) -> list[HiddenCharacter]:
     """Every hidden character of ``text`` in order (at most ``limit`` of them)."""
     found: list[HiddenCharacter] = []
+    if text.isascii() and not text.encode("ascii").translate(None, _PLAIN_ASCII):
+        return found
     line_starts: list[int] | None = None
-    for match in _CANDIDATE.finditer(text):
+    for match in _SCAN.finditer(text):
         index = match.start()
         code_point = ord(match.group())
+        # Emoji, the usual characters past the BMP, lie between the candidates there.
+        if code_point > 0xFFFF and (
+            _LAST_SMP_CANDIDATE < code_point < _FIRST_SSP_CANDIDATE
+            or code_point not in _IN_ASTRAL_CANDIDATES
+        ):
+            continue
         if _allowed(text, index, code_point):
             continue
         if line_starts is None:
