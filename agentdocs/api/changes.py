@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
-from agentdocs.api.documents import DiffHunkSerializer
+from agentdocs.api.documents import AcknowledgeHiddenField, DiffHunkSerializer
 from agentdocs.api.memory_block import PlainTextRenderer
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.api.schema import MergeConflictErrorSerializer, errors, json_errors
@@ -50,6 +50,9 @@ class ChangeSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
     merged_version = serializers.IntegerField(allow_null=True)
     merged_by = serializers.CharField(source="merged_by.username", allow_null=True)
+    hidden_acknowledgement = serializers.CharField(
+        help_text="`intended` when the proposer acknowledged hidden characters in the body"
+    )
     url = serializers.SerializerMethodField(help_text="The change request's page")
     api_url = serializers.SerializerMethodField(help_text="This resource")
 
@@ -221,6 +224,7 @@ class ChangeListCreate(ListView):
         body = TextField()
         base_version = JSONIntegerField(help_text="The version the body was written against")
         reason = ReasonField()
+        acknowledge_hidden = AcknowledgeHiddenField()
 
     OutputSerializer = ChangeSerializer
 
@@ -250,7 +254,8 @@ class ChangeListCreate(ListView):
         description="Proposes `body` for the document at `path`, written against "
         "`base_version`, for writers of the project to review (tenant admins for `_vance`). "
         "Any member may propose, with a token of any scope. 404 if there is no such "
-        "document or version; 422 if the body looks like it holds a secret.",
+        "document or version; 422 if the body looks like it holds a secret, or holds hidden "
+        "characters (`hidden_characters`; see `acknowledge_hidden`).",
         request=InputSerializer,
         responses={201: ChangeSerializer, **errors(400, 404, 413, 422)},
     )

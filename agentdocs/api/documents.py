@@ -36,6 +36,7 @@ from agentdocs.api.serializers import (
 from agentdocs.core import paths
 from agentdocs.core.diffs import diff_texts
 from agentdocs.core.errors import Forbidden, InvalidInput
+from agentdocs.core.hidden_characters import count_hidden
 from agentdocs.models import Document
 from agentdocs.paging import LateRows
 from agentdocs.selectors import documents as document_selectors
@@ -55,6 +56,22 @@ class AcknowledgeSecretField(TextField):
             "`false_positive` or `test_value`: save a text the secret check refused "
             "(needs a `reason`; recorded in history), unless the tenant set "
             "`security.secretOverride: off`.",
+        )
+        super().__init__(**kwargs)
+
+
+class AcknowledgeHiddenField(TextField):
+    """The optional override of a hidden-character refusal; the service checks its value."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("default", "")
+        kwargs.setdefault(
+            "help_text",
+            "`intended`: save a text holding hidden characters (bidi controls, zero-width "
+            "or tag characters) that the check refused with 422 `hidden_characters` (needs "
+            "a `reason`; recorded in history), unless the tenant set "
+            "`security.hiddenOverride: off`.",
         )
         super().__init__(**kwargs)
 
@@ -141,6 +158,13 @@ class DocumentSerializer(DocumentSummarySerializer):
         help_text="When this version was a stale write merged onto the version then "
         "current (`merge`): that version's number; null otherwise",
     )
+    hidden_characters = serializers.SerializerMethodField(
+        help_text="How many characters of the body a reader cannot see (bidi controls, "
+        "zero-width or tag characters; saved with `acknowledge_hidden`)"
+    )
+
+    def get_hidden_characters(self, document: Document) -> int:
+        return count_hidden(document.body)
 
     def get_lock(self, document: Document) -> document_service.LockState | None:
         return document_service.lock_state(document)
@@ -176,6 +200,7 @@ class DocumentListCreate(ListView):
         body = TextField()
         reason = ReasonField()
         acknowledge_secret = AcknowledgeSecretField()
+        acknowledge_hidden = AcknowledgeHiddenField()
         bypass_review = BypassReviewField()
 
         def validate_path(self, value: str) -> str:
@@ -234,6 +259,7 @@ class DocumentDetail(APIView):
         body = TextField()
         reason = ReasonField()
         acknowledge_secret = AcknowledgeSecretField()
+        acknowledge_hidden = AcknowledgeHiddenField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
         merge = MergeField()
         bypass_review = BypassReviewField()
@@ -246,6 +272,7 @@ class DocumentDetail(APIView):
         new = TextField()
         reason = ReasonField()
         acknowledge_secret = AcknowledgeSecretField()
+        acknowledge_hidden = AcknowledgeHiddenField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
         merge = MergeField()
         bypass_review = BypassReviewField()
@@ -331,7 +358,8 @@ class DocumentDetail(APIView):
         "names the version it was merged onto; edits of the same lines answer 409 "
         "`merge_conflict` with the `conflicts` and nothing is written, a base version not "
         "in the history 412. 423 while another user holds the lock; 422 if the body looks "
-        "like it holds a secret (see `acknowledge_secret`).",
+        "like it holds a secret (see `acknowledge_secret`) or holds hidden characters "
+        "(`hidden_characters`, see `acknowledge_hidden`).",
         request=WriteInputSerializer,
         responses={
             200: OutputSerializer,
@@ -354,6 +382,7 @@ class DocumentDetail(APIView):
             user=permissions.signed_in(request.user),
             reason=data["reason"],
             acknowledge_secret=data["acknowledge_secret"],
+            acknowledge_hidden=data["acknowledge_hidden"],
             merge=_merge_requested(request, data),
             bypass_review=data["bypass_review"],
         )
@@ -390,6 +419,7 @@ class DocumentDetail(APIView):
             user=permissions.signed_in(request.user),
             reason=data["reason"],
             acknowledge_secret=data["acknowledge_secret"],
+            acknowledge_hidden=data["acknowledge_hidden"],
             merge=_merge_requested(request, data),
             bypass_review=data["bypass_review"],
         )
@@ -434,6 +464,10 @@ class HistoryEntrySerializer(serializers.Serializer):
     secret_acknowledgement = serializers.CharField(
         help_text="`false_positive` or `test_value` when the writer saved a text the "
         "secret check refused; empty otherwise"
+    )
+    hidden_acknowledgement = serializers.CharField(
+        help_text="`intended` when the writer saved a text holding hidden characters "
+        "(`acknowledge_hidden`); empty otherwise"
     )
     merged_with = serializers.IntegerField(
         allow_null=True,
@@ -699,6 +733,7 @@ class DocumentRevert(APIView):
         )
         reason = ReasonField()
         acknowledge_secret = AcknowledgeSecretField()
+        acknowledge_hidden = AcknowledgeHiddenField()
         base_version = VersionField(
             strings=False,
             required=False,
@@ -743,6 +778,7 @@ class DocumentRevert(APIView):
             reason=data["reason"],
             base_version=base,
             acknowledge_secret=data["acknowledge_secret"],
+            acknowledge_hidden=data["acknowledge_hidden"],
             bypass_review=data["bypass_review"],
         )
         return _document_response(document)

@@ -181,6 +181,11 @@ class LayerSerializer(serializers.Serializer):
     )
 
 
+class HiddenCharactersAccountSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    count = serializers.IntegerField()
+
+
 class MemoryBlockSerializer(serializers.Serializer):
     """A rendered block (`MemoryBlock.as_dict()`) and the names it was rendered with."""
 
@@ -189,6 +194,12 @@ class MemoryBlockSerializer(serializers.Serializer):
     layers = LayerSerializer(many=True)
     context = serializers.DictField()  # type: ignore[assignment]  # the wire name; shadows Field.context in the stubs
     options = serializers.DictField()
+    hidden_characters = HiddenCharactersAccountSerializer(
+        many=True,
+        help_text="The documents of the block that hold characters a reader cannot see "
+        "(bidi controls, zero-width or tag characters, saved with `acknowledge_hidden`): "
+        "they reach the model as they are. Empty when none does.",
+    )
     process = serializers.CharField(allow_null=True)
     recipe = serializers.CharField(allow_null=True)
     profile = serializers.CharField(allow_null=True)

@@ -45,6 +45,13 @@ class VersionConflictErrorSerializer(ErrorSerializer):
     )
 
 
+class HiddenCharacterSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    column = serializers.IntegerField()
+    code_point = serializers.CharField(help_text="U+202E")
+    name = serializers.CharField(help_text="RIGHT-TO-LEFT OVERRIDE")
+
+
 class UnprocessableErrorSerializer(ErrorSerializer):
     """A 422: a detected secret (with the line it is on), or a request that is
     well-formed but not possible."""
@@ -53,7 +60,20 @@ class UnprocessableErrorSerializer(ErrorSerializer):
         ref_name = "UnprocessableError"
 
     line = serializers.IntegerField(
-        required=False, help_text="With `secret_detected`: the line the secret is on."
+        required=False,
+        help_text="With `secret_detected`: the line the secret is on; with "
+        "`hidden_characters`: the line of the first hidden character.",
+    )
+    column = serializers.IntegerField(
+        required=False, help_text="With `hidden_characters`: the first one's column."
+    )
+    count = serializers.IntegerField(
+        required=False, help_text="With `hidden_characters`: how many the text holds."
+    )
+    characters = HiddenCharacterSerializer(
+        many=True,
+        required=False,
+        help_text="With `hidden_characters`: each one (the first 50), where and which.",
     )
     # The wire name; DRF's metaclass takes it off the class, so it does not shadow
     # `Field.source`, but mypy sees only the class attribute.
@@ -173,6 +193,9 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
         UnprocessableErrorSerializer,
         description="`secret_detected`: the text holds what looks like a secret (send "
         "`acknowledge_secret` with a `reason` to save it anyway, where the tenant allows); "
+        "`hidden_characters`: the text holds characters a reader cannot see (bidi "
+        "controls, zero-width or tag characters), named by line, column and code point "
+        '(send `"acknowledge_hidden": "intended"` with a `reason` to save it anyway); '
         "`unprocessable`: well-formed but not possible (such as removing the last admin).",
         examples=[
             _example(422, "secret_detected", "The body looks like it holds a secret.", "body")

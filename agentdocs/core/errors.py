@@ -161,6 +161,16 @@ class SecretDetected(AgentdocsError):
     status = 422
 
 
+class HiddenCharacters(AgentdocsError):
+    """The text holds characters a reader cannot see but a model reads (bidi controls,
+    zero-width or tag characters: `core.hidden_characters`). The body names the first
+    one's ``line`` and ``column``, the ``count`` of all and the first of them as
+    ``characters``."""
+
+    code = "hidden_characters"
+    status = 422
+
+
 class TooLarge(AgentdocsError):
     """What the request would store is over a configured size cap; nothing was stored.
     The code is the one the API gives a request body over the server's limit."""

@@ -12,7 +12,8 @@ What ordinary writing needs is left alone:
   Khmer, Mongolian, Syriac, Thaana, N'Ko, Hebrew);
 - a ZERO WIDTH JOINER inside an emoji sequence (👩‍💻), and the tag characters of an
   emoji tag sequence (the flags of England, Scotland and Wales: 🏴 + tags + CANCEL TAG);
-- one variation selector right after the character it selects a form of (❤️, 葛󠄀);
+- one variation selector right after the character it selects a form of (❤️, 葛󠄀,
+  a Mongolian letter), and a combining grapheme joiner between combining marks;
 - a byte order mark at the very start of the text;
 - the prepended concatenation marks (U+0600-0605 and kin), which are visible.
 
@@ -28,7 +29,11 @@ import re
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
+from typing import TypedDict
 
+from agentdocs.core.errors import HiddenCharacters
+
+CGJ = 0x034F
 ZWNJ = 0x200C
 ZWJ = 0x200D
 BOM = 0xFEFF
@@ -38,31 +43,34 @@ CANCEL_TAG = 0xE007F
 # Every character that may be hidden: the format characters (category Cf, as of
 # Unicode 15.1: a test checks the running Python's tables against this list), the
 # controls but tab, line feed and carriage return, the line and paragraph separators,
-# the Hangul fillers, which draw nothing, and the variation selectors.
+# the Hangul fillers, which draw nothing, the variation selectors, and the other
+# default-ignorable code points, which a renderer draws as nothing (the combining
+# grapheme joiner, the Khmer inherent vowels, the Mongolian free variation selectors,
+# and the unassigned ones around the format characters and in plane 14, where the
+# tags are).
 _CANDIDATE_RANGES: tuple[tuple[int, int], ...] = (
     (0x0000, 0x0008),
     (0x000B, 0x000C),
     (0x000E, 0x001F),
     (0x007F, 0x009F),
     (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
     (0x061C, 0x061C),
     (0x115F, 0x1160),
-    (0x180E, 0x180E),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
     (0x200B, 0x200F),
     (0x2028, 0x202E),
-    (0x2060, 0x2064),
-    (0x2066, 0x206F),
+    (0x2060, 0x206F),
     (0x3164, 0x3164),
     (0xFE00, 0xFE0F),
     (0xFEFF, 0xFEFF),
     (0xFFA0, 0xFFA0),
-    (0xFFF9, 0xFFFB),
+    (0xFFF0, 0xFFFB),
     (0x13430, 0x1343F),
     (0x1BCA0, 0x1BCA3),
     (0x1D173, 0x1D17A),
-    (0xE0001, 0xE0001),
-    (0xE0020, 0xE007F),
-    (0xE0100, 0xE01EF),
+    (0xE0000, 0xE0FFF),
 )
 
 # Format characters that are visible: the prepended concatenation marks.
@@ -80,6 +88,21 @@ def _character_class(ranges: tuple[tuple[int, int], ...]) -> str:
 
 
 _CANDIDATE = re.compile(_character_class(_CANDIDATE_RANGES))
+
+# What the scan looks for: the candidates of the Basic Multilingual Plane, and any
+# character beyond it, which is then looked up in the list. A class of BMP ranges only
+# is a table lookup per character for the regex engine, several times faster than
+# comparing each character with every range (documents are read on every render).
+_ASTRAL_CANDIDATES = tuple((first, last) for first, last in _CANDIDATE_RANGES if last > 0xFFFF)
+_SCAN = re.compile(
+    _character_class(tuple(r for r in _CANDIDATE_RANGES if r[1] <= 0xFFFF))
+    + "|[\U00010000-\U0010ffff]"
+)
+_LAST_SMP_CANDIDATE = max(last for _, last in _ASTRAL_CANDIDATES if last < 0xE0000)
+_FIRST_SSP_CANDIDATE = min(first for first, _ in _ASTRAL_CANDIDATES if first >= 0xE0000)
+# Printable ASCII and the three line characters: an ASCII text of nothing else holds
+# nothing hidden, which bytes.translate says at memory speed.
+_PLAIN_ASCII = bytes([0x09, 0x0A, 0x0D, *range(0x20, 0x7F)])
 
 # Scripts whose writing uses ZWJ and ZWNJ between letters.
 _JOINING_SCRIPTS: tuple[tuple[int, int], ...] = (
@@ -133,8 +156,21 @@ _TAG_SPEC_FIRST, _TAG_SPEC_LAST = 0xE0020, 0xE007E
 _LONGEST_TAG_SPEC = 32
 
 
-def _within(code_point: int, ranges: tuple[tuple[int, int], ...]) -> bool:
-    return any(first <= code_point <= last for first, last in ranges)
+class _RangeTable:
+    """Sorted, non-overlapping ranges of code points, looked up by bisection."""
+
+    def __init__(self, ranges: tuple[tuple[int, int], ...]) -> None:
+        self.ranges = ranges
+        self.starts = [first for first, _ in ranges]
+
+    def __contains__(self, code_point: int) -> bool:
+        at = bisect_right(self.starts, code_point) - 1
+        return at >= 0 and code_point <= self.ranges[at][1]
+
+
+_IN_JOINING_SCRIPT = _RangeTable(_JOINING_SCRIPTS)
+_IN_EMOJI = _RangeTable(_EMOJI)
+_IN_ASTRAL_CANDIDATES = _RangeTable(_ASTRAL_CANDIDATES)
 
 
 def _is_variation_selector(code_point: int) -> bool:
@@ -142,12 +178,12 @@ def _is_variation_selector(code_point: int) -> bool:
 
 
 def _joining_letter(character: str) -> bool:
-    return unicodedata.category(character)[0] in "LM" and _within(ord(character), _JOINING_SCRIPTS)
+    return unicodedata.category(character)[0] in "LM" and ord(character) in _IN_JOINING_SCRIPT
 
 
 def _emoji_part(character: str) -> bool:
     code_point = ord(character)
-    return code_point in (0xFE0F, _KEYCAP, CANCEL_TAG) or _within(code_point, _EMOJI)
+    return code_point in (0xFE0F, _KEYCAP, CANCEL_TAG) or code_point in _IN_EMOJI
 
 
 @dataclass(frozen=True)
@@ -174,10 +210,14 @@ _CONTROL_NAMES = {0x1B: "ESCAPE", 0x7F: "DELETE", 0x85: "NEXT LINE"}
 
 
 def character_name(code_point: int) -> str:
-    """The character's Unicode name; a control character has none, so it is named
-    as one."""
+    """The character's Unicode name; a control character and an unassigned code point
+    have none, so they are named as what they are."""
     name = unicodedata.name(chr(code_point), "")
-    return name or _CONTROL_NAMES.get(code_point, "CONTROL CHARACTER")
+    if name:
+        return name
+    if unicodedata.category(chr(code_point)) == "Cn":
+        return "UNASSIGNED CODE POINT"
+    return _CONTROL_NAMES.get(code_point, "CONTROL CHARACTER")
 
 
 def _allowed(text: str, index: int, code_point: int) -> bool:
@@ -196,7 +236,7 @@ def _allowed(text: str, index: int, code_point: int) -> bool:
             code_point == ZWJ
             and bool(before and after)
             and _emoji_part(before)
-            and (_within(ord(after), _EMOJI))
+            and ord(after) in _IN_EMOJI
         )
     if _is_variation_selector(code_point):
         # One selector, right after the character whose form it selects.
@@ -205,6 +245,17 @@ def _allowed(text: str, index: int, code_point: int) -> bool:
         )
     if 0xE0020 <= code_point <= CANCEL_TAG:
         return _in_emoji_tag_sequence(text, index)
+    if code_point == CGJ:
+        # Between combining marks (after a letter or a mark), it keeps them from being
+        # reordered: Hebrew and other texts' ordinary use.
+        return (
+            bool(before and after)
+            and unicodedata.category(before)[0] in "LM"
+            and unicodedata.category(after)[0] == "M"
+        )
+    if 0x180B <= code_point <= 0x180F and code_point != 0x180E:
+        # A Mongolian free variation selector, right after the letter it selects.
+        return bool(before) and 0x1820 <= ord(before) <= 0x18AA
     if code_point in (0x115F, 0x1160):
         # Hangul fillers stand in for a missing jamo inside a conjoining syllable.
         return any(0x1100 <= ord(c) <= 0x11FF for c in (before, after) if c)
@@ -212,14 +263,19 @@ def _allowed(text: str, index: int, code_point: int) -> bool:
 
 
 def _in_emoji_tag_sequence(text: str, index: int) -> bool:
-    """Whether the tag character at ``index`` belongs to 🏴 + tag spec + CANCEL TAG."""
+    """Whether the tag character at ``index`` belongs to 🏴 + tag spec + CANCEL TAG.
+
+    Each scan stops past the longest tag spec: a longer run is no flag, and a text of
+    nothing but tags would otherwise cost the square of its length."""
     start = index
-    while start > 0 and _TAG_SPEC_FIRST <= ord(text[start - 1]) <= _TAG_SPEC_LAST:
+    floor = max(0, index - _LONGEST_TAG_SPEC - 1)
+    while start > floor and _TAG_SPEC_FIRST <= ord(text[start - 1]) <= _TAG_SPEC_LAST:
         start -= 1
     if start == 0 or ord(text[start - 1]) != WAVING_BLACK_FLAG:
         return False
     end = index if ord(text[index]) != CANCEL_TAG else index - 1
-    while end + 1 < len(text) and _TAG_SPEC_FIRST <= ord(text[end + 1]) <= _TAG_SPEC_LAST:
+    ceiling = min(len(text) - 1, start + _LONGEST_TAG_SPEC)
+    while end < ceiling and _TAG_SPEC_FIRST <= ord(text[end + 1]) <= _TAG_SPEC_LAST:
         end += 1
     spec = end - start + 1
     closed = end + 1 < len(text) and ord(text[end + 1]) == CANCEL_TAG
@@ -231,10 +287,18 @@ def _in_emoji_tag_sequence(text: str, index: int) -> bool:
 def find_hidden(text: str, *, limit: int | None = None) -> list[HiddenCharacter]:
     """Every hidden character of ``text`` in order (at most ``limit`` of them)."""
     found: list[HiddenCharacter] = []
+    if text.isascii() and not text.encode("ascii").translate(None, _PLAIN_ASCII):
+        return found
     line_starts: list[int] | None = None
-    for match in _CANDIDATE.finditer(text):
+    for match in _SCAN.finditer(text):
         index = match.start()
         code_point = ord(match.group())
+        # Emoji, the usual characters past the BMP, lie between the candidates there.
+        if code_point > 0xFFFF and (
+            _LAST_SMP_CANDIDATE < code_point < _FIRST_SSP_CANDIDATE
+            or code_point not in _IN_ASTRAL_CANDIDATES
+        ):
+            continue
         if _allowed(text, index, code_point):
             continue
         if line_starts is None:
@@ -269,3 +333,49 @@ def visible_text(text: str) -> str:
     """``text`` without any invisible character, NFKC-normalized: what a reader sees,
     as the secret check must read it."""
     return unicodedata.normalize("NFKC", _CANDIDATE.sub("", text))
+
+
+# At most this many hidden characters are listed in a refusal's body; `count` has all.
+LISTED_IN_REFUSAL = 50
+
+
+class HiddenCharacterData(TypedDict):
+    """One hidden character as a refusal's body lists it."""
+
+    line: int
+    column: int
+    code_point: str  # "U+202E"
+    name: str  # "RIGHT-TO-LEFT OVERRIDE"
+
+
+def as_data(
+    found: list[HiddenCharacter], *, limit: int = LISTED_IN_REFUSAL
+) -> list[HiddenCharacterData]:
+    return [
+        HiddenCharacterData(
+            line=item.line,
+            column=item.column,
+            code_point=f"U+{item.code_point:04X}",
+            name=item.name,
+        )
+        for item in found[:limit]
+    ]
+
+
+def refuse_hidden(text: str, *, field: str, what: str = "The text") -> None:
+    """Raise HiddenCharacters (422, naming ``field``, the first one's line and column and
+    each code point) if ``text`` holds a character a reader cannot see."""
+    found = find_hidden(text)
+    if not found:
+        return
+    first = found[0]
+    raise HiddenCharacters(
+        f"{what} holds {describe(found)}. It would go into prompts verbatim, so a model "
+        "would read what nobody reviewing it sees: remove them, or, if they are intended, "
+        'save with `"acknowledge_hidden": "intended"` and a reason.',
+        field=field,
+        line=first.line,
+        column=first.column,
+        count=len(found),
+        characters=as_data(found),
+    )

@@ -35,6 +35,7 @@ from agentdocs.core.context import (
     load_context,
     sha256_text,
 )
+from agentdocs.core.hidden_characters import count_hidden
 from agentdocs.core.policy import (
     MergedPolicy,
     PolicySetting,
@@ -154,6 +155,14 @@ class LayerAccount(TypedDict):
     neutralized: NotRequired[int]
 
 
+class HiddenCharactersAccount(TypedDict):
+    """A document of the block that holds characters a reader cannot see (saved with
+    `acknowledge_hidden`): they reach the model as they are."""
+
+    path: str
+    count: int
+
+
 class MemoryBlockAccount(TypedDict):
     """A rendered block and its account (`MemoryBlock.as_dict`)."""
 
@@ -162,6 +171,7 @@ class MemoryBlockAccount(TypedDict):
     layers: list[LayerAccount]
     context: ContextAccount
     options: RenderOptionsDict
+    hidden_characters: list[HiddenCharactersAccount]
 
 
 @dataclass(frozen=True)
@@ -235,6 +245,8 @@ class MemoryBlock:
     context: LoadedContext
     options: RenderOptions
     read_state: dict[str, str]  # the process's read state after this render
+    # The documents of the block's layers that hold hidden characters, in layer order.
+    hidden_characters: tuple[HiddenCharactersAccount, ...] = ()
 
     def layer(self, kind: LayerKind | str) -> Layer:
         return next(layer for layer in self.layers if layer.kind == kind)
@@ -246,6 +258,7 @@ class MemoryBlock:
             "layers": [layer.as_dict() for layer in self.layers],
             "context": self.context.as_dict(),
             "options": self.options.as_dict(),
+            "hidden_characters": list(self.hidden_characters),
         }
 
 
@@ -513,12 +526,23 @@ def _deduplicated(layer: Layer, read_state: ReadState) -> Layer:
     )
 
 
+def _hidden_in(sources: Iterable[tuple[str, str]]) -> tuple[HiddenCharactersAccount, ...]:
+    """(path, body) → the account of those whose body holds hidden characters."""
+    found: list[HiddenCharactersAccount] = []
+    for path, body in sources:
+        count = count_hidden(body)
+        if count:
+            found.append({"path": path, "count": count})
+    return tuple(found)
+
+
 def _context(
     inputs: MemoryBlockInputs, memo: MutableMapping[Hashable, Any] | None
-) -> tuple[LoadedContext, Layer]:
-    """The loaded `.AGENTS/` context and its layer, kept in ``memo`` when one is given:
-    they depend only on the context documents, the options that load them and the
-    task's paths, which is the key (the documents by identity)."""
+) -> tuple[LoadedContext, Layer, tuple[HiddenCharactersAccount, ...]]:
+    """The loaded `.AGENTS/` context, its layer and the hidden characters of its
+    sources, kept in ``memo`` when one is given: they depend only on the context
+    documents, the options that load them and the task's paths, which is the key
+    (the documents by identity)."""
     options = inputs.options
     key = (
         "context",
@@ -529,7 +553,7 @@ def _context(
         inputs.structure,
     )
     if memo is not None and key in memo:
-        kept: tuple[LoadedContext, Layer] = memo[key]
+        kept: tuple[LoadedContext, Layer, tuple[HiddenCharactersAccount, ...]] = memo[key]
         return kept
     if options.context_enabled and inputs.context_documents:
         loaded = load_context(
@@ -540,7 +564,9 @@ def _context(
         )
     else:
         loaded = empty_context(options.context_budget_bytes)
-    made = loaded, _context_layer(options, loaded, len(inputs.context_documents))
+    # Scanned once per kept context, not per render.
+    hidden = _hidden_in((source.document.path, source.document.body) for source in loaded.sources)
+    made = loaded, _context_layer(options, loaded, len(inputs.context_documents)), hidden
     if memo is not None:
         memo[key] = made
     return made
@@ -569,7 +595,7 @@ def compose_memory_block(
         if options.agent_document is not None
         else None
     )
-    loaded, context_layer = _context(inputs, memo)
+    loaded, context_layer, context_hidden = _context(inputs, memo)
     layers: tuple[Layer, ...] = (
         _policy_layer(merge_policy(inputs.settings), inputs.structure),
         _agent_notes_layer(options, cascade, inputs.structure),
@@ -585,6 +611,14 @@ def compose_memory_block(
         for layer in layers
         if layer.state in _SENT_STATES and layer.text_sha256
     }
+    hidden: tuple[HiddenCharactersAccount, ...] = ()
+    if cascade is not None and cascade.winner is not None:
+        # One scan of one document per render.
+        hidden += _hidden_in([(cascade.winner.path, cascade.winner.body)])
+    client = inputs.client_document
+    if client is not None and options.use_client_document:
+        hidden += _hidden_in([(client.name, client.body)])
+    hidden += context_hidden
     return MemoryBlock(
         text=text,
         sha256=sha256_text(text),
@@ -592,6 +626,7 @@ def compose_memory_block(
         context=loaded,
         options=options,
         read_state=new_state,
+        hidden_characters=hidden,
     )
 
 

@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
+from agentdocs.models.documents import HiddenAcknowledgement
 from agentdocs.models.history import HistoryChangeType
 from agentdocs.models.tenancy import Project, Tenant
 
@@ -53,6 +54,11 @@ class ChangeRequest(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
     merged_version = models.PositiveIntegerField(null=True, blank=True)
+    # `intended` when the proposer acknowledged hidden characters in the body; the merge
+    # passes it on to the write, whose history row then keeps it.
+    hidden_acknowledgement = models.CharField(
+        max_length=16, choices=HiddenAcknowledgement.choices, blank=True, default=""
+    )
     merged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

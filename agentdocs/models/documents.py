@@ -23,6 +23,13 @@ class SecretAcknowledgement(models.TextChoices):
     TEST_VALUE = "test_value", "Test value"
 
 
+class HiddenAcknowledgement(models.TextChoices):
+    """Why a writer saved a text holding characters a reader cannot see (bidi controls,
+    zero-width or tag characters): its history row says so."""
+
+    INTENDED = "intended", "Intended"
+
+
 class Document(models.Model):
     """One versioned Markdown document at a path inside a project.
 
@@ -50,6 +57,10 @@ class Document(models.Model):
     # (and why) its writer overrode the check.
     secret_acknowledgement = models.CharField(
         max_length=16, choices=SecretAcknowledgement.choices, blank=True, default=""
+    )
+    # Likewise for a text holding hidden characters (`core.hidden_characters`).
+    hidden_acknowledgement = models.CharField(
+        max_length=16, choices=HiddenAcknowledgement.choices, blank=True, default=""
     )
     # Set by a write whose base version was stale and that was merged (three-way) onto
     # the version current then: that version's number. None on every other write, and
@@ -109,6 +120,7 @@ class HistoricalDocument(Protocol):
     version: int
     is_deleted: bool
     secret_acknowledgement: str
+    hidden_acknowledgement: str
     merged_with: int | None
 
     review_bypassed: bool

@@ -3,7 +3,8 @@
 Any member may propose (a reader's agent token included), `_vance` too; the views
 check who may review and merge (writers of the path: tenant admins for `_vance`)
 before calling in here. What is checked here is everything else: the proposal
-passes the same checks as a document write (path, size, secret scan), nobody
+passes the same checks as a document write (path, size, hidden characters, which
+the proposer may acknowledge as intended, and the secret scan), nobody
 reviews their own change (409 `own_change`), a merged, rejected or withdrawn
 request no longer changes (409 `change_closed`), and a merge needs the approvals
 `review.approvals` asks for (409 `not_approved`).
@@ -36,6 +37,7 @@ from agentdocs.core.errors import (
     NotFound,
     OwnChange,
 )
+from agentdocs.core.hidden_characters import has_hidden
 from agentdocs.core.merge import ConflictData, MergeResult, three_way
 from agentdocs.core.paths import validate_path
 from agentdocs.core.secret_scan import refuse_secret_in_text
@@ -155,12 +157,22 @@ def _locked(change: ChangeRequest) -> ChangeRequest:
 
 
 def change_propose(
-    *, project: Project, path: str, body: object, base_version: object, reason: object, user: User
+    *,
+    project: Project,
+    path: str,
+    body: object,
+    base_version: object,
+    reason: object,
+    user: User,
+    acknowledge_hidden: object = "",
 ) -> ChangeRequest:
     """Propose ``body`` for the document at ``path``, written against ``base_version``."""
     validate_path(path)
-    body = document_service.validate_body(body)
     reason = _text(reason, field="reason", limit=MAX_REASON)
+    checked = document_service.validate_proposed_body(
+        body, acknowledge_hidden=acknowledge_hidden, reason=reason, tenant_id=project.tenant_id
+    )
+    body = checked.text
     if not isinstance(base_version, int) or isinstance(base_version, bool) or base_version < 1:
         raise InvalidInput("`base_version` must be a positive integer.", field="base_version")
     document = Document.objects.filter(project=project, path=path).select_related("project").first()
@@ -193,6 +205,7 @@ def change_propose(
             base_version=base_version,
             reason=reason,
             proposer=user,
+            hidden_acknowledgement=checked.hidden_acknowledgement,
         )
         mark_change(change, user=user, reason=reason, change_type=ChangeType.CREATED)
         change.save()
@@ -409,6 +422,8 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
             base_version=document.version,
             user=change.proposer or user,
             reason=_merge_reason(change, names=names, user=user),
+            # The proposer's acknowledgement, while the merged text still holds some.
+            acknowledge_hidden=change.hidden_acknowledgement if has_hidden(result.text) else "",
             change_request_id=change.pk,
         )
         change.merged_version = saved.version

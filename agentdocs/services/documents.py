@@ -11,6 +11,12 @@ A writer may save a text the secret check refused by acknowledging it
 unless the tenant set `security.secretOverride: off`; the history row keeps
 the acknowledgement. It overrides the secret check only, nothing else.
 
+A text holding characters a reader cannot see but a model reads (bidi controls,
+zero-width or tag characters: `agentdocs.core.hidden_characters`) is refused the
+same way (422 `hidden_characters`, naming the line, the column and each code
+point); ``acknowledge_hidden="intended"`` with a reason saves it anyway, unless the
+tenant set `security.hiddenOverride: off`, and the history row keeps that too.
+
 A write based on a stale version is refused, unless it asks to be merged
 (``merge``): then its change is merged, line by line, onto the current version
 (`agentdocs.core.merge.three_way` of its base version, the current text and its
@@ -23,7 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import TypedDict
+from typing import Literal, NamedTuple, TypedDict
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -32,6 +38,7 @@ from django.utils import timezone
 
 from agentdocs.core.errors import (
     AlreadyExists,
+    HiddenCharacters,
     InvalidInput,
     Locked,
     MergeConflict,
@@ -39,11 +46,12 @@ from agentdocs.core.errors import (
     SecretDetected,
     VersionConflict,
 )
+from agentdocs.core.hidden_characters import refuse_hidden
 from agentdocs.core.merge import three_way
 from agentdocs.core.paths import validate_new_path
 from agentdocs.core.secret_scan import find_secret
 from agentdocs.models import ChangeType, Document, Project
-from agentdocs.models.documents import SecretAcknowledgement
+from agentdocs.models.documents import HiddenAcknowledgement, SecretAcknowledgement
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import events, render_cache
@@ -60,8 +68,23 @@ def sha256_of(text: str) -> str:
 def validate_body(body: object, *, field: str = "body") -> str:
     """Return ``body`` if it may be stored, else raise with the field and line."""
     text = _validate_text(body, field=field)
+    refuse_hidden(text, field=field)
     _refuse_secret(text, field=field)
     return text
+
+
+def validate_proposed_body(
+    body: object, *, acknowledge_hidden: object, reason: str, tenant_id: int
+) -> CheckedBody:
+    """A change request's body, checked as a write's; its hidden characters may be
+    acknowledged as for a write (the merge's write records it), a secret may not."""
+    return _checked_body(
+        body,
+        acknowledge_secret="",
+        acknowledge_hidden=acknowledge_hidden,
+        reason=reason,
+        tenant_id=lambda: tenant_id,
+    )
 
 
 def _validate_text(body: object, *, field: str) -> str:
@@ -104,43 +127,111 @@ def _validate_acknowledgement(acknowledge_secret: object) -> str:
     return str(acknowledge_secret)
 
 
-def _checked_body(
-    body: object, *, acknowledge_secret: object, reason: str, tenant_id: Callable[[], int]
-) -> tuple[str, str]:
-    """``validate_body``, where an acknowledgement may override the secret check.
+def _validate_hidden_acknowledgement(acknowledge_hidden: object) -> str:
+    if acknowledge_hidden is None or acknowledge_hidden == "":
+        return ""
+    if acknowledge_hidden not in HiddenAcknowledgement.values:
+        raise InvalidInput(
+            "`acknowledge_hidden` is `intended` (or left out).", field="acknowledge_hidden"
+        )
+    return str(acknowledge_hidden)
 
-    Returns the body and the acknowledgement to record ("" when there was no secret).
+
+# What becomes of an acknowledgement the text does not need (see `_checked_body`).
+Unneeded = Literal["refuse", "keep", "drop"]
+
+
+class CheckedBody(NamedTuple):
+    """A body that may be stored, and the acknowledgements to record with it ("" for
+    each check the text passed on its own)."""
+
+    text: str
+    secret_acknowledgement: str
+    hidden_acknowledgement: str
+
+
+def _checked_body(
+    body: object,
+    *,
+    acknowledge_secret: object,
+    acknowledge_hidden: object = "",
+    reason: str,
+    tenant_id: Callable[[], int],
+    unneeded: Unneeded = "refuse",
+) -> CheckedBody:
+    """``validate_body``, where an acknowledgement may override the secret check and
+    another the hidden-character check.
+
     An acknowledgement needs a reason and a tenant that allows overrides; one sent
-    for a text without a secret is refused, so nobody marks ordinary writes.
-    ``tenant_id`` is called only when an acknowledgement meets a secret: ordinary
-    writes read no setting."""
+    for a text the check passes is refused, so nobody marks ordinary writes.
+    ``tenant_id`` is called only when an acknowledgement meets a refusal: ordinary
+    writes read no setting. ``unneeded`` says what becomes of an acknowledgement the
+    text does not need: refused; kept, for a text that may yet be merged with
+    another (the merged text is checked again); or dropped, for that merged text."""
     text = _validate_text(body, field="body")
     acknowledgement = _validate_acknowledgement(acknowledge_secret)
+    hidden = _validate_hidden_acknowledgement(acknowledge_hidden)
+    hidden = _overridable(
+        lambda: refuse_hidden(text, field="body"),
+        acknowledgement=hidden,
+        field="acknowledge_hidden",
+        allowed=lambda: policy_service.hidden_override_allowed(tenant_id=tenant_id()),
+        key=policy_service.HIDDEN_OVERRIDE_KEY,
+        what="hidden-character check",
+        reason=reason,
+        needs_reason="Saving a text holding hidden characters needs a reason: say why "
+        "they are intended.",
+        nothing="Nothing to acknowledge: the text holds no hidden characters.",
+        unneeded=unneeded,
+    )
+    acknowledgement = _overridable(
+        lambda: _refuse_secret(text, field="body"),
+        acknowledgement=acknowledgement,
+        field="acknowledge_secret",
+        allowed=lambda: policy_service.secret_override_allowed(tenant_id=tenant_id()),
+        key=policy_service.SECRET_OVERRIDE_KEY,
+        what="secret check",
+        reason=reason,
+        needs_reason="Saving a text the secret check refused needs a reason: say why "
+        "the value is not a real secret.",
+        nothing="Nothing to acknowledge: the secret check finds no secret in this text.",
+        unneeded=unneeded,
+    )
+    return CheckedBody(text, acknowledgement, hidden)
+
+
+def _overridable(
+    check: Callable[[], None],
+    *,
+    acknowledgement: str,
+    field: str,
+    allowed: Callable[[], bool],
+    key: str,
+    what: str,
+    reason: str,
+    needs_reason: str,
+    nothing: str,
+    unneeded: Unneeded,
+) -> str:
+    """Run ``check``; an ``acknowledgement`` (with a reason, where the tenant allows it
+    by ``key``) overrides its refusal. Returns the acknowledgement to record."""
     try:
-        _refuse_secret(text, field="body")
-    except SecretDetected as refusal:
+        check()
+    except (SecretDetected, HiddenCharacters) as refusal:
         if not acknowledgement:
             raise
-        if not policy_service.secret_override_allowed(tenant_id=tenant_id()):
-            raise SecretDetected(
-                f"{refusal.detail} The tenant forbids overriding the secret check "
-                f"(`{policy_service.SECRET_OVERRIDE_KEY}: off`).",
+        if not allowed():
+            raise type(refusal)(
+                f"{refusal.detail} The tenant forbids overriding the {what} (`{key}: off`).",
                 field=refusal.field,
                 **refusal.extra,
             ) from None
         if not reason:
-            raise InvalidInput(
-                "Saving a text the secret check refused needs a reason: say why "
-                "the value is not a real secret.",
-                field="reason",
-            ) from None
-        return text, acknowledgement
-    if acknowledgement:
-        raise InvalidInput(
-            "Nothing to acknowledge: the secret check finds no secret in this text.",
-            field="acknowledge_secret",
-        )
-    return text, ""
+            raise InvalidInput(needs_reason, field="reason") from None
+        return acknowledgement
+    if acknowledgement and unneeded == "refuse":
+        raise InvalidInput(nothing, field=field)
+    return acknowledgement if unneeded == "keep" else ""
 
 
 def _validate_reason(reason: object) -> str:
@@ -188,19 +279,15 @@ def _base_text(current: Document, base_version: int) -> str:
         ) from None
 
 
-def _merged(current: Document, *, base_version: int, body: str, acknowledgement: str) -> str:
-    """``body`` (based on ``base_version``) merged onto the current text, checked as
-    any body is; raises MergeConflict where both changed the same lines."""
+def _merged(current: Document, *, base_version: int, body: str) -> str:
+    """``body`` (based on ``base_version``) merged onto the current text; raises
+    MergeConflict where both changed the same lines."""
     result = three_way(_base_text(current, base_version), current.body, body)
     if not result.clean:
         raise MergeConflict(
             result=result, base_version=base_version, current_version=current.version
         )
-    merged = _validate_text(result.text, field="body")
-    # A secret may span lines from both sides; an acknowledged one stays acknowledged.
-    if not acknowledgement:
-        _refuse_secret(merged, field="body")
-    return merged
+    return result.text
 
 
 def _check_not_deleted(current: Document) -> None:
@@ -256,6 +343,7 @@ def _save_version(
     event_type: str,
     is_deleted: bool = False,
     secret_acknowledgement: str = "",
+    hidden_acknowledgement: str = "",
     restored_from: int | None = None,
     merged_with: int | None = None,
     review_bypassed: bool = False,
@@ -267,6 +355,7 @@ def _save_version(
     document.version = (document.version or 0) + 1
     document.is_deleted = is_deleted
     document.secret_acknowledgement = secret_acknowledgement
+    document.hidden_acknowledgement = hidden_acknowledgement
     document.merged_with = merged_with
 
     document.review_bypassed = review_bypassed
@@ -317,6 +406,7 @@ def document_create(
     user: User,
     reason: str = "",
     acknowledge_secret: str = "",
+    acknowledge_hidden: str = "",
     bypass_review: bool = False,
 ) -> Document:
     """Create a document; a deleted one at the same path comes back as its next version."""
@@ -325,9 +415,10 @@ def document_create(
     bypassed = review_service.review_gate(
         project=project, path=path, user=user, bypass_review=bypass_review, reason=reason
     )
-    body, acknowledgement = _checked_body(
+    checked = _checked_body(
         body,
         acknowledge_secret=acknowledge_secret,
+        acknowledge_hidden=acknowledge_hidden,
         reason=reason,
         tenant_id=lambda: project.tenant_id,
     )
@@ -346,12 +437,13 @@ def document_create(
             document = existing or Document(project=project, path=path, version=0)
             return _save_version(
                 document,
-                body=body,
+                body=checked.text,
                 user=user,
                 reason=reason,
                 change_type=ChangeType.CREATED,
                 event_type=events.DOCUMENT_CREATED,
-                secret_acknowledgement=acknowledgement,
+                secret_acknowledgement=checked.secret_acknowledgement,
+                hidden_acknowledgement=checked.hidden_acknowledgement,
                 review_bypassed=bypassed,
             )
     except IntegrityError:
@@ -368,6 +460,7 @@ def document_write(
     reason: str = "",
     change_type: ChangeType = ChangeType.WRITTEN,
     acknowledge_secret: str = "",
+    acknowledge_hidden: str = "",
     merge: bool = False,
     bypass_review: bool = False,
     change_request_id: int | None = None,
@@ -380,12 +473,16 @@ def document_write(
     ``change_request_id``: the write merges that change request (`services.changes`),
     whose reviews stand in for the review gate."""
     reason = _validate_reason(reason)
-    body, acknowledgement = _checked_body(
+    tenant_id = lambda: document.project.tenant_id  # noqa: E731
+    checked = _checked_body(
         body,
         acknowledge_secret=acknowledge_secret,
+        acknowledge_hidden=acknowledge_hidden,
         reason=reason,
-        tenant_id=lambda: document.project.tenant_id,
+        tenant_id=tenant_id,
+        unneeded="keep" if merge else "refuse",
     )
+    body = checked.text
     with transaction.atomic():
         current = _lock_for_write(document)
         must_merge = _check_base(current, base_version, merge=merge)
@@ -393,10 +490,20 @@ def document_write(
         _check_lock(current, user)
         merged_with = None
         if must_merge:
-            body = _merged(
-                current, base_version=base_version, body=body, acknowledgement=acknowledgement
-            )
+            body = _merged(current, base_version=base_version, body=body)
             merged_with = current.version
+        if merge and (must_merge or any(checked[1:])):
+            # The text to store, checked as any: a secret may span lines from both
+            # sides, the current text may hold hidden characters, and what the writer
+            # acknowledged must be there.
+            checked = _checked_body(
+                body,
+                acknowledge_secret=checked.secret_acknowledgement,
+                acknowledge_hidden=checked.hidden_acknowledgement,
+                reason=reason,
+                tenant_id=tenant_id,
+                unneeded="refuse" if not must_merge else "drop",
+            )
         if current.body == body:
             return current
         bypassed = change_request_id is None and review_service.review_gate(
@@ -413,7 +520,8 @@ def document_write(
             reason=reason,
             change_type=change_type,
             event_type=events.DOCUMENT_UPDATED,
-            secret_acknowledgement=acknowledgement,
+            secret_acknowledgement=checked.secret_acknowledgement,
+            hidden_acknowledgement=checked.hidden_acknowledgement,
             merged_with=merged_with,
             review_bypassed=bypassed,
             change_request_id=change_request_id,
@@ -441,6 +549,7 @@ def document_edit(
     user: User,
     reason: str = "",
     acknowledge_secret: str = "",
+    acknowledge_hidden: str = "",
     merge: bool = False,
     bypass_review: bool = False,
 ) -> Document:
@@ -480,6 +589,7 @@ def document_edit(
             reason=reason,
             change_type=ChangeType.EDITED,
             acknowledge_secret=acknowledge_secret,
+            acknowledge_hidden=acknowledge_hidden,
             merge=merge,
             bypass_review=bypass_review,
         )
@@ -529,16 +639,19 @@ def document_revert(
     reason: str = "",
     base_version: int | None = None,
     acknowledge_secret: str = "",
+    acknowledge_hidden: str = "",
     bypass_review: bool = False,
 ) -> Document:
     """Make an earlier version's body current again, as a new version.
 
     The earlier text passes the secret check like any other write: a version saved
-    with an acknowledged secret comes back only with a new acknowledgement."""
+    with an acknowledged secret (or hidden characters) comes back only with a new
+    acknowledgement."""
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise InvalidInput("The version to revert to must be a positive integer.", field="version")
     reason = _validate_reason(reason)
     _validate_acknowledgement(acknowledge_secret)
+    _validate_hidden_acknowledgement(acknowledge_hidden)
     with transaction.atomic():
         current = _lock_for_write(document)
         if base_version is not None:
@@ -552,9 +665,10 @@ def document_revert(
             )
         if not current.is_deleted and current.body == target.body:
             return current
-        body, acknowledgement = _checked_body(
+        checked = _checked_body(
             target.body,
             acknowledge_secret=acknowledge_secret,
+            acknowledge_hidden=acknowledge_hidden,
             reason=reason,
             tenant_id=lambda: current.project.tenant_id,
         )
@@ -568,12 +682,13 @@ def document_revert(
         )
         return _save_version(
             current,
-            body=body,
+            body=checked.text,
             user=user,
             reason=reason or f"Revert to version {version}",
             change_type=change_type,
             event_type=events.DOCUMENT_RESTORED,
-            secret_acknowledgement=acknowledgement,
+            secret_acknowledgement=checked.secret_acknowledgement,
+            hidden_acknowledgement=checked.hidden_acknowledgement,
             restored_from=version,
             review_bypassed=bypassed,
         )

@@ -5,8 +5,8 @@ documents of a project.
 what text; this module compares that with the project's documents, gives the
 plan, and (unless it is a dry run) writes through the one write path in one
 transaction: versions, history with the reason "imported from <source>", the
-secret check, the check of the target's name. A refused file fails the whole
-import and nothing is written.
+hidden-character and secret checks, the check of the target's name. A refused file fails
+the whole import and nothing is written.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from django.db import transaction
 
 from agentdocs.core import agent_files
 from agentdocs.core.agent_files import Action, MappedFile, SourceFile
-from agentdocs.core.errors import InvalidInput, SecretDetected
+from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected
+from agentdocs.core.hidden_characters import LISTED_IN_REFUSAL, find_hidden
+from agentdocs.core.hidden_characters import as_data as hidden_as_data
 from agentdocs.core.paths import validate_new_path
 from agentdocs.models import Document, Project
 from agentdocs.services import documents as document_service
@@ -107,6 +109,23 @@ def _check_text(step: _Step, content: str) -> None:
             source=step.mapped.source,
             line=line,
         ) from None
+    except HiddenCharacters as refusal:
+        # The lines of the source file, which the user sees (the stored text may drop
+        # a front matter).
+        found = find_hidden(step.mapped.text, limit=LISTED_IN_REFUSAL)
+        characters = [
+            {**item, "line": _source_line(content, step.mapped.text, item["line"])}
+            for item in hidden_as_data(found)
+        ]
+        raise HiddenCharacters(
+            f"{step.mapped.source}: {refusal.detail} Nothing was imported.",
+            field=field,
+            source=step.mapped.source,
+            line=characters[0]["line"],
+            column=characters[0]["column"],
+            count=refusal.extra["count"],
+            characters=characters,
+        ) from None
     except InvalidInput as refusal:
         raise InvalidInput(
             f"{step.mapped.source}: {refusal.detail} Nothing was imported.", field=field
@@ -166,7 +185,7 @@ def _apply(step: _Step, *, project: Project, user: User, reason: str) -> None:
                 user=user,
                 reason=_reason(reason, mapped.source),
             )
-    except (SecretDetected, InvalidInput) as refusal:
+    except (SecretDetected, HiddenCharacters, InvalidInput) as refusal:
         if refusal.field != "body":
             raise
         raise type(refusal)(

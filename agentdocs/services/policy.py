@@ -1,9 +1,11 @@
 """`memory.*` settings (policy) and recipes: validated on the way in, history kept.
 
-One setting is not policy for agents but for the tenant's own writes:
+Two settings are not policy for agents but for the tenant's own writes:
 `security.secretOverride` (tenant scope, `on` or `off`, default on) says whether a
-writer may save a text the secret check refused by acknowledging it. It is stored
-like the others; the policy layer of the Memory Block shows only `memory.*` keys.
+writer may save a text the secret check refused by acknowledging it, and
+`security.hiddenOverride` the same for a text holding hidden characters (bidi
+controls, zero-width or tag characters). They are stored like the others; the
+policy layer of the Memory Block shows only `memory.*` keys.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from agentdocs.services import events, render_cache
 SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}\Z")
 SECRET_OVERRIDE_KEY = "security.secretOverride"
 SECRET_OVERRIDE_VALUES = ("on", "off")
+HIDDEN_OVERRIDE_KEY = "security.hiddenOverride"
+SECURITY_KEYS = (SECRET_OVERRIDE_KEY, HIDDEN_OVERRIDE_KEY)
 MAX_SETTING_VALUE = 4096
 RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 PROFILE_NAME = RECIPE_NAME
@@ -53,11 +57,12 @@ def _mark(
 
 def validate_setting_key(key: object) -> str:
     if not isinstance(key, str) or not (
-        key in (SECRET_OVERRIDE_KEY, *review_rules.REVIEW_KEYS) or SETTING_KEY.match(key)
+        key in (*SECURITY_KEYS, *review_rules.REVIEW_KEYS) or SETTING_KEY.match(key)
     ):
         raise InvalidInput(
             "Setting keys start with `memory.` followed by letters, digits, '_', '.' or '-' "
             f"(at most 128 characters); the other keys are `{SECRET_OVERRIDE_KEY}`, "
+            f"`{HIDDEN_OVERRIDE_KEY}`, "
             f"`{review_rules.REVIEW_REQUIRED_KEY}` and `{review_rules.REVIEW_APPROVALS_KEY}`.",
             field="key",
         )
@@ -74,26 +79,37 @@ def _validate_review_setting(*, key: str, value: str) -> None:
 
 def _validate_security_setting(*, key: str, value: str, project: Project | None) -> None:
     """`security.*` settings govern the tenant's writes: tenant scope, a known value."""
-    if key != SECRET_OVERRIDE_KEY:
+    if key not in SECURITY_KEYS:
         return
     if project is not None:
         raise InvalidInput(
-            f"`{SECRET_OVERRIDE_KEY}` is a tenant setting; a project cannot set it.",
+            f"`{key}` is a tenant setting; a project cannot set it.",
             field="key",
         )
     if value not in SECRET_OVERRIDE_VALUES:
-        raise InvalidInput(f"`{SECRET_OVERRIDE_KEY}` is `on` or `off`.", field="value")
+        raise InvalidInput(f"`{key}` is `on` or `off`.", field="value")
+
+
+def _override_allowed(*, tenant_id: int, key: str) -> bool:
+    value = (
+        Setting.objects.filter(tenant_id=tenant_id, project=None, key=key)
+        .values_list("value", flat=True)
+        .first()
+    )
+    return value != "off"
 
 
 def secret_override_allowed(*, tenant_id: int) -> bool:
     """Whether the tenant lets a writer save a refused text by acknowledging it (on
     unless the tenant set `security.secretOverride: off`)."""
-    value = (
-        Setting.objects.filter(tenant_id=tenant_id, project=None, key=SECRET_OVERRIDE_KEY)
-        .values_list("value", flat=True)
-        .first()
-    )
-    return value != "off"
+    return _override_allowed(tenant_id=tenant_id, key=SECRET_OVERRIDE_KEY)
+
+
+def hidden_override_allowed(*, tenant_id: int) -> bool:
+    """Whether the tenant lets a writer save a text holding hidden characters by
+    acknowledging them as intended (on unless the tenant set
+    `security.hiddenOverride: off`)."""
+    return _override_allowed(tenant_id=tenant_id, key=HIDDEN_OVERRIDE_KEY)
 
 
 def _validate_setting_value(value: object) -> str:

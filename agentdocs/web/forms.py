@@ -75,6 +75,26 @@ class AcknowledgeSecretField(forms.ChoiceField):
         return True
 
 
+class AcknowledgeHiddenField(forms.ChoiceField):
+    """Offered after a save was refused for hidden characters: save it anyway.
+
+    Not validated against its choices here: the service names a bad value."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            required=False,
+            choices=[
+                ("", "No: let me change the text"),
+                ("intended", "They are intended"),
+            ],
+            help_text="Save anyway, recorded in the history with your reason.",
+            **kwargs,
+        )
+
+    def valid_value(self, value: Any) -> bool:
+        return True
+
+
 class DocumentCreateForm(forms.Form):
     path = forms.CharField(
         max_length=255,
@@ -83,12 +103,14 @@ class DocumentCreateForm(forms.Form):
     body = BodyField()
     reason = ReasonField()
     acknowledge_secret = AcknowledgeSecretField()
+    acknowledge_hidden = AcknowledgeHiddenField()
 
 
 class DocumentEditForm(forms.Form):
     body = BodyField()
     reason = ReasonField()
     acknowledge_secret = AcknowledgeSecretField()
+    acknowledge_hidden = AcknowledgeHiddenField()
     base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     # A protected document (`review.required`): a tenant admin saves without review.
     bypass_review = forms.BooleanField(required=False)
@@ -103,6 +125,7 @@ class RevertForm(forms.Form):
     base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     reason = ReasonField()
     acknowledge_secret = AcknowledgeSecretField()
+    acknowledge_hidden = AcknowledgeHiddenField()
 
 
 class DeleteForm(forms.Form):
@@ -425,6 +448,7 @@ class MergeResolutionForm(forms.Form):
     theirs_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
     reason = ReasonField()
     acknowledge_secret = AcknowledgeSecretField()
+    acknowledge_hidden = AcknowledgeHiddenField()
     discard_theirs = forms.BooleanField(required=False)
 
     def __init__(self, *args: Any, conflicts: int = 0, **kwargs: Any) -> None:
@@ -460,6 +484,7 @@ class ChangeProposeForm(forms.Form):
     base_version = forms.IntegerField(min_value=1, max_value=MAX_VERSION, widget=forms.HiddenInput)
     body = BodyField()
     reason = ReasonField(help_text="Say why, in a sentence: reviewers read it first.")
+    acknowledge_hidden = AcknowledgeHiddenField()
 
 
 class ChangeReviewForm(forms.Form):

@@ -3,7 +3,8 @@
 Two independent guards: markdown-it runs with raw HTML disabled (a `<script>`
 in a document comes out as text), and nh3 sanitises the result anyway, so a
 future parser option or plugin cannot let an `onerror=` or a `javascript:`
-link through.
+link through. Characters a reader cannot see (bidi controls, zero-width and tag
+characters) are marked visibly afterwards (`agentdocs.web.hidden_characters`).
 
 Bounded in size and time, because markdown-it's inline rules cost far more on some
 text than on prose: each `[` starts a search for the end of a link label, each
@@ -26,6 +27,8 @@ from django.utils.html import escape
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+
+from agentdocs.web.hidden_characters import mark_html
 
 MAX_MARKDOWN_BYTES = 128 * 1024
 MAX_INLINE_CHARS = 8 * 1024
@@ -71,7 +74,7 @@ _ALLOWED_ATTRIBUTES = {
 
 # Bump when the parser options, the bounds or the sanitiser's rules change: cached HTML
 # is keyed by it.
-RENDERER_VERSION = 2
+RENDERER_VERSION = 3
 CACHE_SECONDS = 24 * 3600
 # A live preview's text is usually gone at the next keystroke: kept only long enough
 # that sending the same text again (a retry, a hostile loop) costs nothing.
@@ -126,11 +129,14 @@ def _render(text: str) -> str:
             "the rest follows as plain text.</em></p>"
             f"<pre>{escape(rest)}</pre>"
         )
-    return nh3.clean(
-        html,
-        tags=_ALLOWED_TAGS,
-        attributes=_ALLOWED_ATTRIBUTES,
-        url_schemes={"http", "https", "mailto"},
-        link_rel="noopener noreferrer nofollow",
-        filter_style_properties={"text-align"},
+    # Marked after sanitising: the placeholders are our markup, not the document's.
+    return mark_html(
+        nh3.clean(
+            html,
+            tags=_ALLOWED_TAGS,
+            attributes=_ALLOWED_ATTRIBUTES,
+            url_schemes={"http", "https", "mailto"},
+            link_rel="noopener noreferrer nofollow",
+            filter_style_properties={"text-align"},
+        )
     )

@@ -3,6 +3,7 @@ name; what ordinary writing in many scripts and emoji holds is not."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 import unicodedata
 
@@ -157,3 +158,51 @@ def test_every_format_character_of_this_python_is_a_candidate():
         and not find_hidden("x" + chr(cp) + "x")
     ]
     assert missing == []
+
+
+@pytest.mark.parametrize(
+    "code_point",
+    [0x034F, 0x17B4, 0x17B5, 0x180B, 0x180F, 0x2065, 0xFFF0, 0xE0000, 0xE0002, 0xE0080, 0xE0FFF],
+)
+def test_the_other_default_ignorable_code_points_are_found(code_point):
+    """Drawn as nothing by a renderer, so they smuggle text as well as the tags do
+    (the unassigned ones of plane 14 among them)."""
+    [found] = find_hidden("x" + chr(code_point) + "x")
+    assert found.code_point == code_point
+    if code_point in (0x2065, 0xFFF0, 0xE0000, 0xE0002, 0xE0080, 0xE0FFF):
+        assert found.name == "UNASSIGNED CODE POINT"
+
+
+def test_a_joiner_between_combining_marks_and_a_mongolian_selector_are_ordinary():
+    assert find_hidden("a\u0301\u034f\u0300 and \u05d1\u05b8\u034f\u05b4") == []
+    assert find_hidden("\u1820\u180b\u1821") == []  # MONGOLIAN LETTER A + FVS1
+    assert labels("x\u180bx") == ["U+180B MONGOLIAN FREE VARIATION SELECTOR ONE"]
+
+
+def test_the_range_tables_are_sorted_and_do_not_overlap():
+    from agentdocs.core import hidden_characters as module
+
+    for ranges in (module._CANDIDATE_RANGES, module._JOINING_SCRIPTS, module._EMOJI):
+        assert all(first <= last for first, last in ranges)
+        assert all(a[1] < b[0] for a, b in itertools.pairwise(ranges)), ranges
+
+
+def test_public_agent_documents_hold_nothing_hidden():
+    """The secret check's corpus of public AGENTS.md, CLAUDE.md, Cursor rules, ... (kept
+    byte for byte): none of them is refused, so none would be marked."""
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[1] / "data" / "secret_scan" / "corpus"
+    documents = [path for path in sorted(corpus.iterdir()) if path.is_file()]
+    assert len(documents) > 50
+    refused = [path.name for path in documents if has_hidden(path.read_text("utf-8"))]
+    assert refused == []
+
+
+def test_a_tag_spec_longer_than_any_flag_is_hidden():
+    """Scans of a tag run stop past 32 tags (bench/hidden_characters.py times a text of
+    nothing but tags: it was quadratic before)."""
+    assert find_hidden("🏴" + "\U000e0067" * 32 + "\U000e007f") == []
+    assert len(find_hidden("🏴" + "\U000e0067" * 33 + "\U000e007f")) == 34
+    tags = "".join(chr(0xE0000 + ord(c)) for c in "ignore rules ") * 100
+    assert len(find_hidden("🏴" + tags + "\U000e007f")) == len(tags) + 1

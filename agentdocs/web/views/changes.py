@@ -25,6 +25,7 @@ from agentdocs.selectors import changes as change_selectors
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import changes as change_service
 from agentdocs.services import review as review_service
+from agentdocs.web import hidden_characters
 from agentdocs.web.diffview import SideBySide, side_by_side
 from agentdocs.web.forms import ChangeCommentForm, ChangeProposeForm, ChangeReviewForm
 from agentdocs.web.pages import form_page, list_page, member_page
@@ -103,7 +104,15 @@ def _propose_page(
     *,
     refusal: AgentdocsError | None = None,
 ) -> HttpResponse:
-    context = {"access": access, "project": access.project, "document": document, "form": form}
+    context = {
+        "access": access,
+        "project": access.project,
+        "document": document,
+        "form": form,
+        "offer_hidden_acknowledgement": hidden_characters.offers_acknowledgement(
+            tenant_id=access.tenant.pk, form=form, refusal=refusal
+        ),
+    }
     return form_page(request, "agentdocs/change_propose.html", context, form=form, refusal=refusal)
 
 

@@ -6,7 +6,8 @@ shows it (GET) or hands it to `_save_*` (POST), which calls one service and
 redirects, or shows the page again with the refusal under its own status
 (`agentdocs.web.pages.form_page`). A refused save keeps what the user typed on
 the page: nothing here throws text away. After the secret check refused a save,
-the page offers to save it anyway with an acknowledgement and a reason.
+the page offers to save it anyway with an acknowledgement and a reason; the same
+after a refusal for hidden characters, which the editor lists by line and column.
 
 A save based on a stale version is merged onto the current one (three-way, by
 lines): the page then says with whom and shows which lines came from whom. Where
@@ -49,6 +50,7 @@ from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.selectors.search import validate_search_query
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
+from agentdocs.web import hidden_characters
 from agentdocs.web.diffview import side_by_side, whole_unified_diff
 from agentdocs.web.forms import (
     DeleteForm,
@@ -237,6 +239,7 @@ def _save_create(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
             user=access.user,
             reason=form.cleaned_data["reason"],
             acknowledge_secret=form.cleaned_data["acknowledge_secret"],
+            acknowledge_hidden=form.cleaned_data["acknowledge_hidden"],
         )
     except AgentdocsError as error:
         return _create_page(request, access, form, refusal=error)
@@ -259,6 +262,9 @@ def _create_page(
         "measure": measure(body),
         "preview_html": render_markdown(body),
         "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
+        "offer_hidden_acknowledgement": hidden_characters.offers_acknowledgement(
+            tenant_id=access.tenant.pk, form=form, refusal=refusal
+        ),
         "inherited": _inherited_document(access, form["path"].value()),
     }
     return form_page(request, "agentdocs/document_create.html", context, form=form, refusal=refusal)
@@ -293,6 +299,7 @@ def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpRe
             user=access.user,
             reason=form.cleaned_data["reason"],
             acknowledge_secret=form.cleaned_data["acknowledge_secret"],
+            acknowledge_hidden=form.cleaned_data["acknowledge_hidden"],
             merge=True,
             bypass_review=form.cleaned_data["bypass_review"],
         )
@@ -305,6 +312,7 @@ def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpRe
             body=body,
             reason=form.cleaned_data["reason"],
             acknowledge_secret=form.cleaned_data["acknowledge_secret"],
+            acknowledge_hidden=form.cleaned_data["acknowledge_hidden"],
         )
     except VersionConflict as error:
         # Deleted meanwhile, or a base version the history does not hold: nothing to
@@ -380,6 +388,9 @@ def _edit_page(
         "reach": _reach(access, document.path),
         "shadowed": _shadowed_tenant_document(access, document.path),
         "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
+        "offer_hidden_acknowledgement": hidden_characters.offers_acknowledgement(
+            tenant_id=access.tenant.pk, form=form, refusal=refusal
+        ),
         **_lock_context(access, document),
     }
     # The conflict panel explains a stale save in its own words, with the diff.
@@ -468,6 +479,7 @@ def _conflict_page(
     body: str,
     reason: str,
     acknowledge_secret: str,
+    acknowledge_hidden: str,
 ) -> HttpResponse:
     """The three-way page for a save whose change overlaps the current version's: the
     user's text, reason and base version ride along, so the choices are saved as theirs."""
@@ -481,6 +493,7 @@ def _conflict_page(
             "theirs_version": error.current_version,
             "reason": reason,
             "acknowledge_secret": acknowledge_secret,
+            "acknowledge_hidden": acknowledge_hidden,
         },
         conflicts=len(error.result.conflicts),
     )
@@ -528,6 +541,7 @@ def document_resolve(request: HttpRequest, tenant: str, project: str, path: str)
     theirs_version = form.cleaned_data["theirs_version"]
     reason = form.cleaned_data["reason"]
     acknowledge_secret = form.cleaned_data["acknowledge_secret"]
+    acknowledge_hidden = form.cleaned_data["acknowledge_hidden"]
     try:
         saved = document_service.document_write(
             document=document,
@@ -536,6 +550,7 @@ def document_resolve(request: HttpRequest, tenant: str, project: str, path: str)
             user=access.user,
             reason=reason,
             acknowledge_secret=acknowledge_secret,
+            acknowledge_hidden=acknowledge_hidden,
             merge=True,
         )
     except MergeConflict as error:
@@ -548,6 +563,7 @@ def document_resolve(request: HttpRequest, tenant: str, project: str, path: str)
             body=resolved,
             reason=reason,
             acknowledge_secret=acknowledge_secret,
+            acknowledge_hidden=acknowledge_hidden,
         )
     except VersionConflict as error:
         current = _current(access, path)
@@ -557,6 +573,7 @@ def document_resolve(request: HttpRequest, tenant: str, project: str, path: str)
                 "base_version": current.version,
                 "reason": reason,
                 "acknowledge_secret": acknowledge_secret,
+                "acknowledge_hidden": acknowledge_hidden,
             }
         )
         edit_form.is_valid()
@@ -594,6 +611,9 @@ def _resolve_page(
         "segments": story.segments(form),
         "conflict_count": len(story.result.conflicts),
         "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
+        "offer_hidden_acknowledgement": hidden_characters.offers_acknowledgement(
+            tenant_id=access.tenant.pk, form=form, refusal=refusal
+        ),
     }
     # A merge conflict is what the page is about: it says so in its own words.
     return form_page(
@@ -629,6 +649,7 @@ def markdown_preview(request: HttpRequest, tenant: str, project: str) -> HttpRes
             else render_markdown(body, cache_seconds=PREVIEW_CACHE_SECONDS),
             "too_large": too_large,
             "measure": size,
+            "preview_text": body,
             "oob": True,
         },
     )
@@ -841,6 +862,7 @@ def _save_revert(
             user=access.user,
             reason=form.cleaned_data["reason"],
             acknowledge_secret=form.cleaned_data["acknowledge_secret"],
+            acknowledge_hidden=form.cleaned_data["acknowledge_hidden"],
         )
     except VersionConflict as error:
         stale = _stale_save(request, access, path, RevertForm)
@@ -887,6 +909,9 @@ def _revert_page(
         "diff": side_by_side(current, target.body),
         "unchanged": not document.is_deleted and document.body == target.body,
         "offer_acknowledgement": _offers_acknowledgement(access, form, refusal),
+        "offer_hidden_acknowledgement": hidden_characters.offers_acknowledgement(
+            tenant_id=access.tenant.pk, form=form, refusal=refusal
+        ),
         **_lock_context(access, document),
     }
     return form_page(
