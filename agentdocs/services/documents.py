@@ -171,19 +171,8 @@ def _checked_body(
     text = _validate_text(body, field="body")
     acknowledgement = _validate_acknowledgement(acknowledge_secret)
     hidden = _validate_hidden_acknowledgement(acknowledge_hidden)
-    hidden = _overridable(
-        lambda: refuse_hidden(text, field="body"),
-        acknowledgement=hidden,
-        field="acknowledge_hidden",
-        allowed=lambda: policy_service.hidden_override_allowed(tenant_id=tenant_id()),
-        key=policy_service.HIDDEN_OVERRIDE_KEY,
-        what="hidden-character check",
-        reason=reason,
-        needs_reason="Saving a text holding hidden characters needs a reason: say why "
-        "they are intended.",
-        nothing="Nothing to acknowledge: the text holds no hidden characters.",
-        unneeded=unneeded,
-    )
+    # The secret check first: a key split by a hidden character is named as the
+    # secret it is, and acknowledging the hidden character never lets it through.
     acknowledgement = _overridable(
         lambda: _refuse_secret(text, field="body"),
         acknowledgement=acknowledgement,
@@ -195,6 +184,19 @@ def _checked_body(
         needs_reason="Saving a text the secret check refused needs a reason: say why "
         "the value is not a real secret.",
         nothing="Nothing to acknowledge: the secret check finds no secret in this text.",
+        unneeded=unneeded,
+    )
+    hidden = _overridable(
+        lambda: refuse_hidden(text, field="body"),
+        acknowledgement=hidden,
+        field="acknowledge_hidden",
+        allowed=lambda: policy_service.hidden_override_allowed(tenant_id=tenant_id()),
+        key=policy_service.HIDDEN_OVERRIDE_KEY,
+        what="hidden-character check",
+        reason=reason,
+        needs_reason="Saving a text holding hidden characters needs a reason: say why "
+        "they are intended.",
+        nothing="Nothing to acknowledge: the text holds no hidden characters.",
         unneeded=unneeded,
     )
     return CheckedBody(text, acknowledgement, hidden)

@@ -305,9 +305,16 @@ def test_hidden_override_is_a_tenant_setting_of_on_or_off(api, project, admin):
 
 
 def test_the_secret_acknowledgement_does_not_override_hidden_characters(api, plain, writer):
+    # A text holding a secret and hidden characters: the secret is acknowledged (the
+    # secret check runs first), the hidden characters are still refused.
+    body = REVERSED + "aws_access_key_id = AKIAQ7RS2T9VWXY3Z4AB\n"
+    secret_only = api(writer).put(
+        f"{BASE}/documents/agent.md", {"body": body, "version": 1}, format="json"
+    )
+    assert_error(secret_only, 422, "secret_detected", "body")
     response = api(writer).put(
         f"{BASE}/documents/agent.md",
-        {"body": REVERSED, "version": 1, "reason": "x", "acknowledge_secret": "false_positive"},
+        {"body": body, "version": 1, "reason": "x", "acknowledge_secret": "false_positive"},
         format="json",
     )
     assert_hidden(response)
