@@ -54,19 +54,17 @@ class ReasonField(forms.CharField):
         super().__init__(required=False, max_length=500, **kwargs)
 
 
-class AcknowledgeSecretField(forms.ChoiceField):
-    """Offered after the secret check refused a save: why the text may be saved anyway.
+class _AcknowledgeField(forms.ChoiceField):
+    """Offered after a check refused a save: why the text may be saved anyway.
 
     Not validated against its choices here: the service names a bad value."""
+
+    reasons: list[tuple[str, str]] = []
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(
             required=False,
-            choices=[
-                ("", "No: let me change the text"),
-                ("false_positive", "It is not a secret (a false positive)"),
-                ("test_value", "It is a test value, not a real credential"),
-            ],
+            choices=[("", "No: let me change the text"), *self.reasons],
             help_text="Save anyway, recorded in the history with your reason.",
             **kwargs,
         )
@@ -75,24 +73,19 @@ class AcknowledgeSecretField(forms.ChoiceField):
         return True
 
 
-class AcknowledgeHiddenField(forms.ChoiceField):
-    """Offered after a save was refused for hidden characters: save it anyway.
+class AcknowledgeSecretField(_AcknowledgeField):
+    """After the secret check refused a save."""
 
-    Not validated against its choices here: the service names a bad value."""
+    reasons = [
+        ("false_positive", "It is not a secret (a false positive)"),
+        ("test_value", "It is a test value, not a real credential"),
+    ]
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(
-            required=False,
-            choices=[
-                ("", "No: let me change the text"),
-                ("intended", "They are intended"),
-            ],
-            help_text="Save anyway, recorded in the history with your reason.",
-            **kwargs,
-        )
 
-    def valid_value(self, value: Any) -> bool:
-        return True
+class AcknowledgeHiddenField(_AcknowledgeField):
+    """After a save was refused for hidden characters."""
+
+    reasons = [("intended", "They are intended")]
 
 
 class DocumentCreateForm(forms.Form):
