@@ -2,6 +2,14 @@
 
 from django.db import migrations, models
 
+# On SQLite, adding (and removing) a column with a default rebuilds the table, which
+# drops the history index 0012 made without a model state: it is made again after
+# the rebuild, both ways. Elsewhere the index is still there and nothing is done.
+HISTORY_INDEX = (
+    "CREATE INDEX IF NOT EXISTS agentdocs_historicaldocument_versions "
+    "ON agentdocs_historicaldocument (id, version DESC, history_id DESC)"
+)
+
 
 class Migration(migrations.Migration):
 
@@ -10,6 +18,8 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        # Unapplied last, after the column is removed again.
+        migrations.RunSQL(migrations.RunSQL.noop, reverse_sql=HISTORY_INDEX),
         migrations.AddField(
             model_name='changerequest',
             name='hidden_acknowledgement',
@@ -30,4 +40,5 @@ class Migration(migrations.Migration):
             name='hidden_acknowledgement',
             field=models.CharField(blank=True, choices=[('intended', 'Intended')], default='', max_length=16),
         ),
+        migrations.RunSQL(HISTORY_INDEX, reverse_sql=migrations.RunSQL.noop),
     ]
