@@ -65,16 +65,6 @@ class RedisCache(DjangoRedisCache):
         return client
 
 
-def get_many_and_count(
-    keys: list[str], *, counter: str | None, ttl: int
-) -> tuple[dict[str, Any], int | None]:
-    """``cache.get_many(keys)`` and, when ``counter`` is named, that counter incremented
-    by one (created at 1, expiring ``ttl`` seconds after its last increment): one round
-    trip on Redis. The count is None when no counter is named."""
-    found, counts = get_many_and_counts(keys, counters=[(counter, ttl)] if counter else [])
-    return found, counts[0] if counts else None
-
-
 def get_many_and_counts(
     keys: list[str], *, counters: Sequence[tuple[str, int]]
 ) -> tuple[dict[str, Any], list[int]]:

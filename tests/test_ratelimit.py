@@ -13,7 +13,7 @@ from django.db import connection, connections
 from rest_framework.test import APIClient
 
 from agentdocs import ratelimit
-from agentdocs.cache import RedisCache, get_many_and_count
+from agentdocs.cache import RedisCache, get_many_and_counts
 from agentdocs.core.errors import RateLimited
 from agentdocs.models import ApiToken
 from agentdocs.services.memory_block import caller_of
@@ -39,10 +39,10 @@ def _client(user) -> tuple[APIClient, str]:
 
 def test_the_counter_starts_at_one_and_comes_back_with_the_keys():
     cache.set("a", {"x": 1})
-    found, count = get_many_and_count(["a", "b"], counter="count", ttl=30)
-    assert found == {"a": {"x": 1}} and count == 1
-    assert get_many_and_count([], counter="count", ttl=30) == ({}, 2)
-    assert get_many_and_count(["a"], counter=None, ttl=30) == ({"a": {"x": 1}}, None)
+    found, counts = get_many_and_counts(["a", "b"], counters=[("count", 30)])
+    assert found == {"a": {"x": 1}} and counts == [1]
+    assert get_many_and_counts([], counters=[("count", 30)]) == ({}, [2])
+    assert get_many_and_counts(["a"], counters=[]) == ({"a": {"x": 1}}, [])
     assert cache.get("count") == 2  # the cache API reads the same counter
     if isinstance(caches["default"], RedisCache):  # `cache` is a proxy, never the backend
         client = cache.client.get_client(write=True)
