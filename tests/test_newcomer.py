@@ -355,9 +355,7 @@ def _documented_text() -> str:
     reader follows them, and the one the examples' exports rely on)."""
     from tests.test_docs import nav_pages
 
-    return "\n".join(
-        [README.read_text(), *((DOCS / page).read_text() for page in nav_pages())]
-    )
+    return "\n".join([README.read_text(), *((DOCS / page).read_text() for page in nav_pages())])
 
 
 def _readme_shell_examples() -> list[str]:
