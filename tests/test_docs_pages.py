@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from agentdocs.web import docs
+from agentdocs.web import docs, markdown
 from tests.config.test_settings import run_manage
 from tests.conftest import need_service
 from tests.test_docs import DOCS, ROOT, nav_pages
@@ -230,3 +230,14 @@ def test_the_app_and_the_built_site_give_every_heading_the_same_id(tmp_path):
         expected = IDS.findall(article.split("</article>", 1)[0])
         ours = IDS.findall(docs.docs_page(name).html)
         assert ours == expected, name
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_is_formatted_whole_within_the_renderers_bounds(anonymous, name):
+    size = len((DOCS / f"{name}.md").read_bytes())
+    page = served(anonymous, name)
+
+    assert size <= markdown.MAX_MARKDOWN_BYTES, f"docs/{name}.md: split it into pages"
+    assert "shown above without formatting" not in page
+    assert "are shown formatted" not in page
