@@ -141,3 +141,36 @@ def test_the_site_builds_strictly_with_every_link_and_anchor_checked(tmp_path):
     assert built.returncode == 0, built.stdout + built.stderr
     assert (tmp_path / "index.html").is_file()
     assert (tmp_path / "api" / "index.html").is_file()
+
+
+def markdown_anchors(text: str) -> set[str]:
+    """The ids MkDocs gives the headings of a Markdown text (code blocks skipped)."""
+    from agentdocs.web.docs import heading_slug
+
+    anchors: set[str] = set()
+    in_code = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        heading = None if in_code else re.match(r"#{1,6} (.+)$", line)
+        if heading:
+            words = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading.group(1)).replace("`", "")
+            slug = heading_slug(words)
+            anchors.add(slug if slug not in anchors else f"{slug}_1")
+    return anchors
+
+
+def test_every_link_of_the_readme_lands_on_a_file_and_an_anchor_it_has():
+    links = re.findall(r"\]\(([^)\s]+)\)", README.read_text())
+    broken = []
+    for link in links:
+        if re.match(r"[a-z]+:", link):
+            continue
+        path, _, anchor = link.partition("#")
+        target = ROOT / path
+        if not target.exists():
+            broken.append((link, "no such file"))
+        elif anchor and anchor not in markdown_anchors(target.read_text()):
+            broken.append((link, "no such anchor"))
+
+    assert links and broken == []
