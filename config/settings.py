@@ -383,6 +383,14 @@ AGENTDOCS_LOCK_MAX_TTL_SECONDS = env_int("AGENTDOCS_LOCK_MAX_TTL_SECONDS", 24 * 
 AGENTDOCS_DEFAULT_DOCUMENTS_DIR = Path(
     env_str("AGENTDOCS_DEFAULT_DOCUMENTS_DIR", str(BASE_DIR / "agentdocs" / "defaults"))
 )
+# The documentation: mkdocs.yml and its docs/ pages, served at /docs/ (agentdocs/web/docs.py).
+# The footer links there, or to AGENTDOCS_DOCS_URL when a hosted copy of the site is named.
+AGENTDOCS_DOCS_CONFIG = BASE_DIR / "mkdocs.yml"
+AGENTDOCS_DOCS_URL = env_str("AGENTDOCS_DOCS_URL", "")
+if AGENTDOCS_DOCS_URL and not re.match(r"https?://[^/\s]+(/\S*)?\Z", AGENTDOCS_DOCS_URL):
+    raise ImproperlyConfigured(
+        f"AGENTDOCS_DOCS_URL must be an http:// or https:// URL, not {AGENTDOCS_DOCS_URL!r}"
+    )
 AGENTDOCS_READ_STATE_TTL_SECONDS = env_int("AGENTDOCS_READ_STATE_TTL_SECONDS", 24 * 60 * 60)
 # Keep a render's database reads in the cache, replaced on every write: only safe when
 # the cache is shared by every process (Redis), so it follows REDIS_URL by default.

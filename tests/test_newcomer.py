@@ -26,6 +26,7 @@ from tests.management.test_seed_demo import parse_credentials, parse_token
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 DEV_PY = ROOT / "dev.py"
 
 
@@ -135,15 +136,15 @@ def test_the_install_is_skipped_until_pyproject_changes(dev, monkeypatch):
     assert len(installs) == 2
 
 
-def test_readme_lists_every_environment_variable_settings_reads():
-    readme = README.read_text()
+def test_the_configuration_page_lists_every_environment_variable_settings_reads():
+    page = (DOCS / "configuration.md").read_text()
 
-    missing = {name for name in settings_environment_variables() if f"`{name}`" not in readme}
-    assert not missing, f"README.md does not document {sorted(missing)}"
+    missing = {name for name in settings_environment_variables() if f"`{name}`" not in page}
+    assert not missing, f"docs/configuration.md does not document {sorted(missing)}"
 
 
-def test_readme_links_the_screenshots_folder():
-    assert "](docs/screenshots/)" in README.read_text()
+def test_readme_links_the_screenshots_page():
+    assert "](docs/screenshots.md)" in README.read_text()
 
 
 _LOGIN_CHECK = """
@@ -349,9 +350,18 @@ def test_the_commands_the_demo_prints_run_as_printed(demo_server, tmp_path):
     assert (tmp_path / "website-agent-files" / "CLAUDE.md").exists()
 
 
+def _documented_text() -> str:
+    """The README, then every docs page in the order of mkdocs.yml's nav (the order a
+    reader follows them, and the one the examples' exports rely on)."""
+    from tests.test_docs import nav_pages
+
+    return "\n".join([README.read_text(), *((DOCS / page).read_text() for page in nav_pages())])
+
+
 def _readme_shell_examples() -> list[str]:
-    """The README's sh blocks that talk to a running agentdocs: curl and agentdocs."""
-    blocks = re.findall(r"^```sh\n(.*?)^```", README.read_text(), re.M | re.S)
+    """The sh blocks of the README and docs/ that talk to a running agentdocs: curl and
+    agentdocs."""
+    blocks = re.findall(r"^```sh\n(.*?)^```", _documented_text(), re.M | re.S)
     return [
         block
         for block in blocks
@@ -361,7 +371,7 @@ def _readme_shell_examples() -> list[str]:
 
 
 @pytest.mark.slow
-def test_the_readme_examples_run_as_written_against_the_demo(demo_server, tmp_path):
+def test_the_documented_examples_run_as_written_against_the_demo(demo_server, tmp_path):
     need_service("curl", shutil.which("curl") is not None, "no curl on PATH")
     examples = _readme_shell_examples()
     assert len(examples) >= 4, examples  # ping, the Memory Block, the CLI, sync, MCP
@@ -371,8 +381,8 @@ def test_the_readme_examples_run_as_written_against_the_demo(demo_server, tmp_pa
         _DEMO_URL, demo_server["url"]
     )
     # The CI example checks what the sync example wrote, as CI would after it.
-    ci_check = re.search(r"^\s*(agentdocs sync --check .*)$", README.read_text(), re.M)
-    assert ci_check, "README.md lost its CI example"
+    ci_check = re.search(r"^\s*(agentdocs sync --check .*)$", _documented_text(), re.M)
+    assert ci_check, "the docs lost their CI example"
     script += f"\nexport AGENTDOCS_URL={demo_server['url']} AGENTDOCS_TOKEN={token}\n"
     script += ci_check.group(1)
 

@@ -9,6 +9,7 @@ from agentdocs.web.views import (
     activity,
     bindings,
     changes,
+    docs,
     documents,
     export,
     history,
@@ -119,5 +120,9 @@ urlpatterns = [
         invitations.invitation_decline,
         name="invitation-decline",
     ),
+    # The documentation (docs/*.md), public and served with no internet.
+    path("docs/", docs.docs_index, name="docs"),
+    path("docs/screenshots/<str:name>", docs.docs_screenshot, name="docs-screenshot"),
+    path("docs/<slug:page>/", docs.docs_page, name="docs-page"),
     path("t/<slug:tenant>/", include(tenant_urls)),
 ]
