@@ -79,7 +79,6 @@ def test_at_1366_px_the_reasons_read_as_lines_not_letters(signed_in, admin, acti
     ), "the list scrolls sideways"
     target = page.locator("table.activity-table td.path", has_text=LONG_KEY).first
     assert target.bounding_box()["x"] + target.bounding_box()["width"] <= box["x"]
-    screenshot(page, "activity-desktop")
     page.set_viewport_size(PHONE)
     screenshot(page, "activity-phone", full_page=False)
 
@@ -230,15 +229,35 @@ def webhook(tenant, admin):
     return created.webhook.pk
 
 
+# The pictures in docs/screenshots/ this test takes on its way, by width.
+PICTURES = {
+    "390px": {
+        "/t/acme/web/doc/agent.md": "document-phone",
+        "/t/acme/web/edit/agent.md": "edit-phone",
+        "/t/acme/web/history/agent.md": "history-phone",
+        "/t/acme/web/memory-block/?recipe=coder&profile=cli": "preview-phone",
+        "/t/acme/web/bindings/{first}/": "binding-record-phone",
+        "/t/acme/-/search/?q=rule": "search-phone",
+        "/t/acme/-/webhooks/{webhook}/": "webhook-phone",
+    },
+    "1366px": {"/t/acme/-/search/?q=rule": "search"},
+}
+
+
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390px", "1366px"])
-def test_no_main_page_is_wider_than_the_window(signed_in, admin, reader, busy, webhook, viewport):
+def test_no_main_page_is_wider_than_the_window(
+    signed_in, admin, reader, busy, webhook, viewport, screenshot
+):
     page = signed_in(admin, viewport=viewport)
+    pictures = PICTURES[f"{viewport['width']}px"]
     wider = {}
     for url in [*PAGES, *MORE_PAGES]:
         response = page.goto(url.format(**busy, webhook=webhook))
         assert response.status in (200, 404), url
         if (extra := _overflow(page)) > 0:
             wider[url] = extra
+        if url in pictures:
+            screenshot(page, pictures[url], full_page=False)
     # What a sent form shows: a new token, once.
     page.goto("/tokens/")
     page.get_by_label("Name").fill("A token with a long name for the nightly documentation runs")
