@@ -229,4 +229,5 @@ def query_words(q: str) -> list[str]:
     suggest when the whole query found nothing (`or` and `-excluded` words left out)."""
     words = [word.strip('"') for word in q.split()]
     kept = [word for word in words if word and word.lower() != "or" and not word.startswith("-")]
-    return list(dict.fromkeys(kept)) if len(kept) > 1 else []
+    distinct = list(dict.fromkeys(kept))
+    return distinct if len(distinct) > 1 else []
