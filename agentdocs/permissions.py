@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 
-from agentdocs.core.errors import Forbidden, InsufficientScope, NotFound
+from agentdocs.core.errors import AdminOnly, ChangeForbidden, InsufficientScope, NotFound
 from agentdocs.core.paths import is_reserved_path
 from agentdocs.models import ApiToken, Project, Role, Scope, Tenant
 from agentdocs.sql import access as access_sql
@@ -61,14 +61,17 @@ class Access:
         if self.may_write(path):
             return
         if self.is_reserved(path):
-            raise Forbidden(
+            raise ChangeForbidden(
                 "The reserved `_vance` space is written by tenant admins only.", field="path"
             )
-        raise Forbidden(f"Your role in this tenant is {self.role}; writing needs writer or admin.")
+        raise ChangeForbidden(
+            f"Your role in this tenant is {self.role}; writing needs writer or admin."
+        )
 
-    def require_admin(self) -> None:
+    def require_admin(self, detail: str = "Only tenant admins may do this.") -> None:
+        """``detail`` says what is reserved, for the refusal (the 403 page, the API)."""
         if not self.is_admin:
-            raise Forbidden("Only tenant admins may do this.")
+            raise AdminOnly(detail)
 
 
 @dataclass(frozen=True, kw_only=True)

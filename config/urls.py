@@ -32,3 +32,6 @@ urlpatterns = [
     re_path(r"^mcp/(?P<tenant>[^/]+)/(?P<project>[^/]+)/?$", McpView.as_view(), name="mcp-project"),
     path("", include("agentdocs.web.urls")),
 ]
+
+# The 403 page says what is true of each refusal (agentdocs.web.pages.refusal_heading).
+handler403 = "agentdocs.web.pages.permission_denied"

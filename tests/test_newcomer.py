@@ -346,6 +346,10 @@ def test_the_commands_the_demo_prints_run_as_printed(demo_server, tmp_path):
     assert ran.returncode == 0, ran.stderr
     assert "# Website agent notes" in ran.stdout  # the document, the block, agentdocs block
     assert ran.stdout.count("## Agent Notes (agent.md)") == 2  # the curl and agentdocs block
+    # Each render is its process's first turn, so both carry the text, not stubs: the
+    # document, the curl's block and agentdocs block's.
+    assert ran.stdout.count("Components are PascalCase, one per file") == 3, ran.stdout
+    assert "unchanged from an earlier turn" not in ran.stdout
     assert (tmp_path / "website-agent-files" / "AGENTS.md").exists()
     assert (tmp_path / "website-agent-files" / "CLAUDE.md").exists()
 

@@ -53,6 +53,16 @@ class Forbidden(AgentdocsError):
     status = 403
 
 
+class ChangeForbidden(Forbidden):
+    """A member may read what they asked to change, but their role does not let them
+    change it (every member reads the whole tenant)."""
+
+
+class AdminOnly(Forbidden):
+    """Reserved to tenant admins: what is refused may be something the member cannot
+    even read (the webhooks, the members), so nothing is said of reading."""
+
+
 class InsufficientScope(Forbidden):
     """An API token's scopes, tenant or expiry do not reach what the request asks."""
 

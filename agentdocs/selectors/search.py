@@ -214,3 +214,20 @@ def grouped_by_project(hits: Sequence[SearchHit]) -> list[tuple[str, list[Search
     for hit in hits:
         groups.setdefault(hit.project, []).append(hit)
     return list(groups.items())
+
+
+def search_syntax() -> str:
+    """How `document_search` reads a query on this database, for the page that says
+    what to try when nothing matched: "words" (PostgreSQL's web search syntax: every
+    word, by its stem; "a phrase", `or`, `-word`) or "substring" (SQLite: the whole
+    query as one case-insensitive piece of text)."""
+    return "words" if connection.vendor == "postgresql" else "substring"
+
+
+def query_words(q: str) -> list[str]:
+    """The words of a query that asks for more than one, each a search of its own to
+    suggest when the whole query found nothing (`or` and `-excluded` words left out)."""
+    words = [word.strip('"') for word in q.split()]
+    kept = [word for word in words if word and word.lower() != "or" and not word.startswith("-")]
+    distinct = list(dict.fromkeys(kept))
+    return distinct if len(distinct) > 1 else []

@@ -25,7 +25,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from agentdocs.core.errors import (
+    AdminOnly,
     AgentdocsError,
+    ChangeForbidden,
     Forbidden,
     InvalidInput,
     Locked,
@@ -49,6 +51,7 @@ def member_page(view: View) -> View:
         except NotFound as error:
             raise Http404(error.detail) from error
         except Forbidden as error:
+            # Django logs the refusal and answers with `permission_denied` below.
             raise PermissionDenied(error.detail) from error
         except InvalidInput as error:
             # Forms show a service's refusal beside their fields; what reaches here is
@@ -60,6 +63,28 @@ def member_page(view: View) -> View:
             return response
 
     return login_required(wrapper)
+
+
+def refusal_heading(error: Forbidden) -> str:
+    """The 403 page's heading: what is true of this refusal, and no more. Only a
+    refused change says the member may read (every member reads the whole tenant); an
+    admin-only page may be one they cannot read at all (the webhooks)."""
+    if isinstance(error, ChangeForbidden):
+        return "You may read this, but not change it"
+    if isinstance(error, AdminOnly):
+        return "For tenant admins only"
+    return "Not allowed"
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The 403 page (`handler403`): the sentence the permission layer wrote under the
+    heading that is true of it; Django's own refusals (the admin) are "Not allowed"."""
+    refusal = exception.__cause__
+    context = {
+        "exception": str(exception),
+        "heading": refusal_heading(refusal) if isinstance(refusal, Forbidden) else "Not allowed",
+    }
+    return render(request, "403.html", context, status=403)
 
 
 def add_service_error(form: Form, error: AgentdocsError) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from io import StringIO
 
@@ -9,7 +10,9 @@ import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 from django.http import HttpRequest
+from rest_framework.test import APIClient
 
+from agentdocs.core.memory_block import UNCHANGED_STUBS
 from agentdocs.models import (
     ApiToken,
     BindingRecord,
@@ -221,3 +224,46 @@ def test_the_printed_api_call_names_where_the_demo_is_served(db):
     call_command("seed_demo", "--base-url", "http://127.0.0.1:8765/", stdout=out)
     curl = next(line for line in out.getvalue().splitlines() if "curl" in line)
     assert "http://127.0.0.1:8765/api/v1/tenants/demo/projects/website/documents/agent.md" in curl
+
+
+def _printed_renders(output: str) -> tuple[dict, list[str]]:
+    """The printed curl render's JSON body and the printed `agentdocs block` command."""
+    lines = output.splitlines()
+    curl = next(line for line in lines if "memory-block/" in line and line.startswith("  curl"))
+    body = json.loads(re.search(r"-d '([^']*)'", curl).group(1))
+    block = next(line for line in lines if line.startswith("  agentdocs block")).split()
+    return body, block
+
+
+def test_each_printed_render_names_a_process_of_its_own():
+    body, block = _printed_renders(seed())
+
+    cli_process = block[block.index("--process") + 1]
+    assert body["process"] and cli_process
+    assert body["process"] != cli_process
+
+
+def test_the_printed_cli_render_after_the_printed_curl_is_sent_in_full():
+    """The printed curl, then the printed `agentdocs block` (the same request the CLI
+    sends), with the printed token: the second is a first turn, not stubs."""
+    output = seed()
+    body, block = _printed_renders(output)
+    cli_process = block[block.index("--process") + 1]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {parse_token(output)}")
+    url = "/api/v1/tenants/demo/projects/website/memory-block/"
+    stubs = tuple(UNCHANGED_STUBS.values())
+
+    renders = [
+        client.post(url, {**body, "process": process}, format="json", HTTP_ACCEPT="text/plain")
+        for process in (body["process"], cli_process)
+    ]
+
+    for response in renders:
+        assert response.status_code == 200, response.content
+        text = response.content.decode()
+        assert "Components are PascalCase" in text
+        assert not any(stub in text for stub in stubs), text
+    # The same process again is the second turn: its read state sends stubs.
+    again = client.post(url, body, format="json", HTTP_ACCEPT="text/plain").content.decode()
+    assert any(stub in again for stub in stubs)

@@ -61,6 +61,9 @@ DEMO_USERS = [
 
 PROJECTS = [("website", "Website"), ("backend", "Backend")]
 DEMO_PROJECT = "website"  # the project the printed examples and the README's use
+# One process id per printed render: the read state of a process sends what it already
+# received as stubs, so a second command with the first one's id would show stubs.
+TRY_IT_PROCESSES = {"curl": "try-curl-1", "cli": "try-cli-1"}
 
 VANCE_AGENT_MD = """\
 # Demo Co house rules
@@ -481,18 +484,22 @@ def try_it_lines(token: str, base_url: str) -> list[str]:
     base = base_url.rstrip("/")
     project_api = f"{base}/api/v1/tenants/{TENANT_SLUG}/projects/{DEMO_PROJECT}"
     where = f"--tenant {TENANT_SLUG} --project {DEMO_PROJECT}"
+    curl_process, cli_process = TRY_IT_PROCESSES["curl"], TRY_IT_PROCESSES["cli"]
     return [
         "Try it (the README's examples use the same tenant, project and recipe):",
         f'  curl -H "Authorization: Bearer {token}" {project_api}/documents/agent.md',
         f'  curl -H "Authorization: Bearer {token}" -H "Content-Type: application/json" '
-        f'-H "Accept: text/plain" -d \'{{"process": "run-1", "recipe": "coder", '
+        f'-H "Accept: text/plain" -d \'{{"process": "{curl_process}", "recipe": "coder", '
         f'"profile": "cli"}}\' {project_api}/memory-block/',
         "The command-line client (in .venv/bin/; `source .venv/bin/activate` puts it on PATH):",
         f"  export AGENTDOCS_URL={base} AGENTDOCS_TOKEN={token}",
-        f"  agentdocs block {where} --process run-1 --recipe coder --profile cli",
+        f"  agentdocs block {where} --process {cli_process} --recipe coder --profile cli",
         f"  mkdir -p {DEMO_PROJECT}-agent-files && agentdocs sync {where} "
         f"--format agents-md,claude-md --dir {DEMO_PROJECT}-agent-files",
         f"  agentdocs mcp {where}   # what an MCP client starts: see the README",
+        "Each render names its process: run one again with the same id and what that "
+        "process already received comes back as a one-line stub (its read state; "
+        '--reset, or "reset": true, sends it in full again).',
         f"MCP over HTTP, for clients that take a URL: {base}/mcp/{TENANT_SLUG}/{DEMO_PROJECT}/ "
         f'with the header "Authorization: Bearer {token}"',
     ]

@@ -93,7 +93,7 @@ def recipe_history(request: HttpRequest, tenant: str, name: str) -> HttpResponse
 def membership_history(request: HttpRequest, tenant: str, username: str) -> HttpResponse:
     """A member's roles over time: tenant admins only, as they alone see the members."""
     access = permissions.tenant_access(request.user, tenant)
-    access.require_admin()
+    access.require_admin("Only tenant admins see the members and their roles.")
     rows = history_selectors.membership_history(tenant=access.tenant, username=username)
     return _history_page(
         request,

@@ -72,4 +72,7 @@ def search_page(request: HttpRequest, tenant: str) -> HttpResponse:
         (project, [ShownHit(hit=hit, snippet_html=marked_snippet(hit)) for hit in project_hits])
         for project, project_hits in search_selectors.grouped_by_project(hits)
     ]
+    if not groups:
+        context["suggested_words"] = search_selectors.query_words(q)
+        context["syntax"] = search_selectors.search_syntax()
     return render(request, "agentdocs/search.html", {**context, "groups": groups, "page": page})

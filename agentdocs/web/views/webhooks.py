@@ -61,7 +61,7 @@ class WebhookEditForm(WebhookForm):
 
 def _admin(request: HttpRequest, tenant: str) -> Access:
     access = permissions.tenant_access(request.user, tenant)
-    access.require_admin()
+    access.require_admin("Only tenant admins see and manage the tenant's webhooks.")
     return access
 
 
