@@ -136,10 +136,13 @@ def test_the_install_is_skipped_until_pyproject_changes(dev, monkeypatch):
 
 
 def test_readme_lists_every_environment_variable_settings_reads():
-    readme = README.read_text()
+    # The reference is moving to docs/: a variable documented on one of its pages counts.
+    documented = README.read_text() + "".join(
+        page.read_text() for page in sorted((ROOT / "docs").glob("*.md"))
+    )
 
-    missing = {name for name in settings_environment_variables() if f"`{name}`" not in readme}
-    assert not missing, f"README.md does not document {sorted(missing)}"
+    missing = {name for name in settings_environment_variables() if f"`{name}`" not in documented}
+    assert not missing, f"README.md and docs/*.md do not document {sorted(missing)}"
 
 
 def test_readme_links_the_screenshots_folder():
