@@ -352,6 +352,9 @@ SPECTACULAR_SETTINGS = {
 # Celery: with no broker configured, tasks run in-process and eagerly, so the
 # embedded default still archives binding records.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL
+# The queue tasks are sent to and workers take from: another name keeps two
+# deployments on one broker (or one RabbitMQ virtual host) apart.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery") or "celery"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
