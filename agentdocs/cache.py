@@ -38,6 +38,7 @@ from diskcache import DjangoCache, FanoutCache
 from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient, RedisSerializer
+from django.core.exceptions import ImproperlyConfigured
 from redis import ConnectionPool, Redis
 from redis.connection import ConnectionInterface
 from redis.exceptions import RedisError
@@ -101,8 +102,15 @@ class DiskCache(DjangoCache):
         with self._shared_lock:
             cache = self._shared.get(key)
             if cache is None:
-                os.makedirs(folder, mode=0o700, exist_ok=True)
-                cache = self._shared[key] = FanoutCache(folder, shards, timeout, **options)
+                try:
+                    os.makedirs(folder, mode=0o700, exist_ok=True)
+                    cache = self._shared[key] = FanoutCache(folder, shards, timeout, **options)
+                except OSError as error:
+                    raise ImproperlyConfigured(
+                        f"The cache folder {folder} cannot be used ({error.strerror or error}): "
+                        "set CACHE_DIR to a folder on a local disk this user may write, "
+                        "or REDIS_URL to a Redis."
+                    ) from error
         self._cache = cache
 
     def get_many(self, keys: Any, version: int | None = None) -> dict[str, Any]:

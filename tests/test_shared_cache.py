@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 
 from agentdocs.cache import DiskCache, get_many_and_counts
 from tests.app_servers import (
@@ -89,6 +90,17 @@ def test_the_folder_is_its_owners_only_and_closing_keeps_it_usable(tmp_path):
 
     assert (tmp_path / "shared").stat().st_mode & 0o777 == 0o700
     assert cache.get_many(["read-state", "missing"]) == {"read-state": {"layers": {}}}
+
+
+def test_a_cache_folder_that_cannot_be_made_is_refused_with_what_to_set(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+
+    with pytest.raises(ImproperlyConfigured) as refused:
+        DiskCache(str(blocked / "cache"), {})
+
+    assert str(blocked / "cache") in str(refused.value)
+    assert "CACHE_DIR" in str(refused.value) and "REDIS_URL" in str(refused.value)
 
 
 # One gunicorn on SQLite without Redis, for the tests below.
