@@ -18,8 +18,8 @@ one folder (CACHE_DIR), so every worker process of the machine (gunicorn's, Cele
 the demo's threads) sees the same read state, rate-limit counts and render cache. Its
 `add` and `incr` are transactions, so a count is exact across processes, which Django's
 file cache (a read then a write) and database cache are not; and it answers a render's
-round trip in about a fifth of a millisecond (bench/README.md, "The embedded default's
-cache"). It is one machine's: several machines share Redis.
+round trip in about a fifth of a millisecond (bench/README.md, `shared_cache.py`). It is
+one machine's: several machines share Redis.
 
 `set_unanswered` is a write nobody waits for: a render's read state, sent on a
 connection of its own with Redis's replies turned off (`CLIENT REPLY OFF`), so a
