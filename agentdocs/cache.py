@@ -1,4 +1,5 @@
-"""Django's Redis cache backend, keeping one client per connection pool; and a counter
+"""The cache backends: Django's Redis backend, keeping one client per connection pool;
+the embedded default's disk cache, shared by every process of one machine; and a counter
 read in the same round trip as other keys.
 
 Django builds a new `redis.Redis` for every cache call, and building one
@@ -11,6 +12,14 @@ connection itself (the pool does), so one per pool is enough.
 and each counter's INCR and EXPIRE go in one pipeline (Django's `add` then `incr`
 took three round trips per counter). On any other cache it is `get_many` and the
 atomic `add`/`incr` of the cache API for each counter.
+
+Without Redis the default is `DiskCache`, diskcache's Django backend: SQLite files in
+one folder (CACHE_DIR), so every worker process of the machine (gunicorn's, Celery's,
+the demo's threads) sees the same read state, rate-limit counts and render cache. Its
+`add` and `incr` are transactions, so a count is exact across processes, which Django's
+file cache (a read then a write) and database cache are not; and it answers a render's
+round trip in about a fifth of a millisecond (bench/README.md, `shared_cache.py`). It is
+one machine's: several machines share Redis.
 
 `set_unanswered` is a write nobody waits for: a render's read state, sent on a
 connection of its own with Redis's replies turned off (`CLIENT REPLY OFF`), so a
@@ -25,9 +34,11 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from diskcache import DjangoCache, FanoutCache
 from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient, RedisSerializer
+from django.core.exceptions import ImproperlyConfigured
 from redis import ConnectionPool, Redis
 from redis.connection import ConnectionInterface
 from redis.exceptions import RedisError
@@ -63,6 +74,60 @@ class RedisCache(DjangoRedisCache):
         """Django's client of this cache (its `_cache`, undeclared in the stubs)."""
         client: _ReusingRedisCacheClient = getattr(self, "_cache")  # noqa: B009
         return client
+
+
+class DiskCache(DjangoCache):
+    """diskcache's Django backend, with one `FanoutCache` per folder and process.
+
+    Django makes a backend per thread (and the demo's server a thread per request), and
+    diskcache opens and checks its SQLite files when one is made; its `FanoutCache` is
+    thread-safe (a connection per thread, made again in a forked child), so one per
+    folder is enough. Django closes every cache at the end of each request, which here
+    would only mean opening the files again on the next one: the connections stay open,
+    as Redis's pool does. The folder is made readable by its owner only, since the
+    cache holds documents' text."""
+
+    _shared: dict[tuple[str, int, float, str], FanoutCache] = {}
+    _shared_lock = threading.Lock()
+
+    def __init__(self, directory: str, params: dict[str, Any]) -> None:
+        # BaseCache's own setup (timeouts, key prefix), then the shared FanoutCache in
+        # place of the one DjangoCache.__init__ would open.
+        super(DjangoCache, self).__init__(params)
+        shards = int(params.get("SHARDS", 1))
+        timeout = float(params.get("DATABASE_TIMEOUT", 0.1))
+        options = dict(params.get("OPTIONS", {}))
+        folder = os.path.abspath(os.path.expanduser(directory))
+        key = (folder, shards, timeout, repr(sorted(options.items())))
+        with self._shared_lock:
+            cache = self._shared.get(key)
+            if cache is None:
+                try:
+                    os.makedirs(folder, mode=0o700, exist_ok=True)
+                    cache = self._shared[key] = FanoutCache(folder, shards, timeout, **options)
+                except OSError as error:
+                    raise ImproperlyConfigured(
+                        f"The cache folder {folder} cannot be used ({error.strerror or error}): "
+                        "set CACHE_DIR to a folder on a local disk this user may write, "
+                        "or REDIS_URL to a Redis."
+                    ) from error
+        self._cache = cache
+
+    def get_many(self, keys: Any, version: int | None = None) -> dict[str, Any]:
+        # Each read waits out a writer's lock instead of answering "missing", which would
+        # turn a process's next turn into a full text for no reason.
+        found = {}
+        for key in keys:
+            value = self.get(key, _MISSING, version=version, retry=True)
+            if value is not _MISSING:
+                found[key] = value
+        return found
+
+    def close(self, **kwargs: Any) -> None:
+        """Kept open across requests (see the class)."""
+
+
+_MISSING = object()
 
 
 def get_many_and_counts(

@@ -15,10 +15,10 @@ counter's INCR and EXPIRE in one Redis round trip; `cache.add` then `cache.incr`
 elsewhere). The render does not pay a round trip of its own: it passes its `Windows`
 (the token's and the person's) to the render, which counts them in the same round
 trip as its cached reads and calls `Windows.check` before reading anything else.
-With the local-memory cache each process counts for itself, so the limit is per
-process there and per deployment with Redis. A fixed window lets a caller send up to
-twice the limit across a window's edge, which is enough to stop one member from tying
-up the workers.
+The count is per deployment with Redis, and per machine with the embedded default's
+disk cache, which every process of the machine shares (`agentdocs.cache.DiskCache`).
+A fixed window lets a caller send up to twice the limit across a window's edge, which
+is enough to stop one member from tying up the workers.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """agentdocs settings, read from the environment.
 
 The embedded default needs nothing but Python: SQLite in the working folder,
-Celery tasks run in-process, a local-memory cache. Naming DATABASE_URL or
-REDIS_URL switches to PostgreSQL or Redis.
+Celery tasks run in-process, a cache in files that every process of the machine
+shares. Naming DATABASE_URL or REDIS_URL switches to PostgreSQL or Redis.
 """
 
 from __future__ import annotations
@@ -123,7 +123,15 @@ if REDIS_URL:
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Shared by every process of this machine (gunicorn's workers, Celery's, the demo's
+    # threads): read state, rate-limit counts and the render cache hold across workers.
+    CACHES = {
+        "default": {
+            "BACKEND": "agentdocs.cache.DiskCache",
+            "LOCATION": env_str("CACHE_DIR", str(BASE_DIR / "cache")),
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "agentdocs") or "agentdocs",
+        }
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -344,6 +352,9 @@ SPECTACULAR_SETTINGS = {
 # Celery: with no broker configured, tasks run in-process and eagerly, so the
 # embedded default still archives binding records.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or REDIS_URL
+# The queue tasks are sent to and workers take from: another name keeps two
+# deployments on one broker (or one RabbitMQ virtual host) apart.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_TASK_DEFAULT_QUEUE", "celery") or "celery"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -393,8 +404,8 @@ if AGENTDOCS_DOCS_URL and not re.match(r"https?://[^/\s]+(/\S*)?\Z", AGENTDOCS_D
     )
 AGENTDOCS_READ_STATE_TTL_SECONDS = env_int("AGENTDOCS_READ_STATE_TTL_SECONDS", 24 * 60 * 60)
 # Keep a render's database reads in the cache, replaced on every write: only safe when
-# the cache is shared by every process (Redis), so it follows REDIS_URL by default.
-AGENTDOCS_RENDER_CACHE = env_bool("AGENTDOCS_RENDER_CACHE", bool(REDIS_URL))
+# the cache is shared by every process, as Redis and the embedded disk cache are.
+AGENTDOCS_RENDER_CACHE = env_bool("AGENTDOCS_RENDER_CACHE", True)
 AGENTDOCS_RENDER_CACHE_TTL_SECONDS = env_int("AGENTDOCS_RENDER_CACHE_TTL_SECONDS", 60 * 60)
 AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS", 5 * 60)
 # Paged lists count their rows exactly up to this many; past it a page's `count` is this

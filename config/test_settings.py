@@ -16,6 +16,7 @@ os.environ.setdefault("CSRF_COOKIE_SECURE", "0")
 # Webhook receivers in the tests listen on 127.0.0.1.
 os.environ.setdefault("AGENTDOCS_WEBHOOK_ALLOW_PRIVATE", "1")
 
+from config.env import env_bool
 from config.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -25,3 +26,10 @@ ALLOWED_HOSTS = ["*"]
 # transactional tests) land in a throwaway folder, never in the working tree.
 if "MEDIA_ROOT" not in os.environ:
     MEDIA_ROOT = Path(tempfile.mkdtemp(prefix="agentdocs-test-media-"))
+
+# Without Redis the suite keeps a local-memory cache, as fast tests want (one process:
+# the disk cache every process of a machine shares is tested on its own, with gunicorn,
+# in tests/test_shared_cache.py); the render cache follows the cache's being shared.
+if not REDIS_URL:  # noqa: F405
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    AGENTDOCS_RENDER_CACHE = env_bool("AGENTDOCS_RENDER_CACHE", False)

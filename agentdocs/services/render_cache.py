@@ -14,9 +14,10 @@ the generation read: rows read before a write committed can never pass for
 rows read after it. The token is replaced when the write happens and again
 once it has committed, so a render in between cannot keep the old rows either.
 
-Only a cache shared by every process may hold them (Redis in production):
-with a per-process local-memory cache a write in one worker would not reach
-the others. `AGENTDOCS_RENDER_CACHE` (on when REDIS_URL is set) says which.
+Only a cache shared by every process may hold them (Redis in production, the
+disk cache of the embedded default on one machine): with a per-process
+local-memory cache a write in one worker would not reach the others.
+`AGENTDOCS_RENDER_CACHE` (on by default, as both are shared) says which.
 
 Each process also keeps the rows it last used (`_LOCAL`), with what it derived
 from them (`Rows.memo`: the parsed context documents, a composed context layer):

@@ -276,7 +276,7 @@ def test_a_signed_in_session_is_checked_too(client, reader, tenant, admin, docum
 def test_with_the_render_cache_off_conditional_gets_still_work(
     api, reader, writer, project, documents, settings
 ):
-    settings.AGENTDOCS_RENDER_CACHE = False  # the embedded default
+    settings.AGENTDOCS_RENDER_CACHE = False  # a cache that is not shared
     client = api(reader)
     preview_etag = _warm(client, PREVIEW)
     document_etag = _warm(client, DOCUMENT)
