@@ -117,6 +117,32 @@ class PrefetchedAccess:
     limits: TokenLimits | None = None
 
 
+def token_limits(token: ApiToken) -> TokenLimits:
+    """What ``token`` narrows: its tenant binding and the role its scopes reach."""
+    return TokenLimits(tenant_id=token.tenant_id, ceiling=token.role_ceiling)
+
+
+def token_with_access(
+    *, key_hash: str, tenant_slug: str, project_slug: str | None
+) -> tuple[ApiToken, PrefetchedAccess] | None:
+    """The API token whose key hashes to ``key_hash`` (with ``token.user``) and its
+    user's access row for the tenant or project, as the request's prefetched access, in
+    one query; None for an unknown key. Token authentication calls this for a request
+    whose path names a tenant, so the view's access check asks the database nothing."""
+    row = access_sql.token_and_access_row(
+        key_hash=key_hash, tenant_slug=tenant_slug, project_slug=project_slug
+    )
+    if row is None:
+        return None
+    prefetched = PrefetchedAccess(
+        tenant_slug=tenant_slug,
+        project_slug=project_slug,
+        row=row.access,
+        limits=token_limits(row.token),
+    )
+    return row.token, prefetched
+
+
 def _access_row(
     user: User,
     tenant_slug: str,

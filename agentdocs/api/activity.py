@@ -16,13 +16,13 @@ from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.models import Event
+from agentdocs.models.events import KINDS
 from agentdocs.paging import LateRows
 from agentdocs.permissions import Access
 from agentdocs.selectors import activity as activity_selectors
 from agentdocs.selectors import history as history_selectors
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
-from agentdocs.services.events import KINDS
 
 
 class ActivitySerializer(serializers.Serializer):

@@ -14,7 +14,6 @@ from typing import Any, cast
 
 from django import forms
 
-from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.moments import FORMS, parse_moment
 from agentdocs.core.numbers import MAX_VERSION
@@ -26,6 +25,7 @@ from agentdocs.core.recipes import (
     ProfileOptions,
     RecipeParams,
 )
+from agentdocs.core.storable import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.selectors.bindings import TIMELINE_DEFAULT_RUNS, TIMELINE_MAX_RUNS
 
 # No recipe value is a number this long; Python's int() refuses over 4,300 digits.
