@@ -19,7 +19,8 @@ from rest_framework.views import APIView
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
 from agentdocs.api.common import ListView
-from agentdocs.api.documents import AcknowledgeHiddenField, DiffHunkSerializer
+from agentdocs.api.document_history import DiffHunkSerializer
+from agentdocs.api.documents import AcknowledgeHiddenField
 from agentdocs.api.memory_block import PlainTextRenderer
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.api.schema import MergeConflictErrorSerializer, errors, json_errors
