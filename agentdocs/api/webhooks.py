@@ -21,6 +21,7 @@ from agentdocs.core.webhooks import EVENT_TYPES
 from agentdocs.models import Delivery, DeliveryState, Webhook
 from agentdocs.permissions import Access
 from agentdocs.selectors import webhooks as webhook_selectors
+from agentdocs.services import deliveries as delivery_service
 from agentdocs.services import webhooks as webhook_service
 
 TAGS = ["webhooks"]
@@ -284,7 +285,7 @@ class WebhookTest(APIView):
     def post(self, request: Request, tenant: str, webhook_id: str) -> Response:
         access = _admin_access(request, tenant)
         webhook = webhook_selectors.webhook_get(tenant=access.tenant, webhook_id=webhook_id)
-        delivery = webhook_service.webhook_test(webhook=webhook, user=access.user)
+        delivery = delivery_service.webhook_test(webhook=webhook, user=access.user)
         return Response(_delivery_body(webhook, delivery), status=status.HTTP_202_ACCEPTED)
 
 
@@ -320,5 +321,5 @@ class DeliveryRedeliver(APIView):
         access = _admin_access(request, tenant)
         webhook = webhook_selectors.webhook_get(tenant=access.tenant, webhook_id=webhook_id)
         delivery = webhook_selectors.delivery_get(webhook=webhook, delivery_id=delivery_id)
-        webhook_service.delivery_redeliver(delivery=delivery, user=access.user)
+        delivery_service.delivery_redeliver(delivery=delivery, user=access.user)
         return Response(_delivery_body(webhook, delivery), status=status.HTTP_202_ACCEPTED)
