@@ -32,7 +32,7 @@ from agentdocs.paging import LateRows
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import memory_block as memory_block_service
-from agentdocs.services.bindings import MemoryBlockRequest
+from agentdocs.services.binding_memory_block import MemoryBlockRequest
 
 
 def _record_id(raw: str, *, field: str = "record") -> int:

@@ -24,7 +24,7 @@ from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import bindings as binding_service
-from agentdocs.services.bindings import MemoryBlockRequest
+from agentdocs.services.binding_memory_block import MemoryBlockRequest
 from agentdocs.web.forms.bindings import (
     BindForm,
     BindingCompareForm,
