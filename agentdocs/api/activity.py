@@ -9,8 +9,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_tenant_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.models import Event
@@ -66,9 +65,7 @@ class ActivityList(ListView):
         responses={200: OutputSerializer(many=True), **errors(400, 404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         filters = activity_selectors.activity_filter(request.query_params)
         events = activity_selectors.activity_list(access=access, filters=filters)
         return self.paginate(request, LateRows(events))

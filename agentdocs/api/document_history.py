@@ -13,14 +13,13 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_document, request_project_access
 from agentdocs.api.common import ListView, base_version
 from agentdocs.api.documents import (
     AcknowledgeHiddenField,
     AcknowledgeSecretField,
     BypassReviewField,
     DocumentSerializer,
-    _check_bypass,
     document_response,
 )
 from agentdocs.api.pagination import Pagination
@@ -35,7 +34,6 @@ from agentdocs.api.serializers import (
     VersionField,
     validated,
 )
-from agentdocs.core import paths
 from agentdocs.core.diffs import diff_texts
 from agentdocs.core.errors import InvalidInput
 from agentdocs.paging import LateRows
@@ -178,12 +176,7 @@ class DocumentHistory(ListView):
         parameters=[QuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
-        document = document_selectors.document_get(
-            project=access.project, path=path, include_deleted=True
-        )
+        _, document = request_document(request, tenant, project, path, include_deleted=True)
         query = validated(self.QuerySerializer, request.query_params)
         version, phrase = query["version"], query["q"].strip()
         if phrase and version is not None:
@@ -277,12 +270,7 @@ class DocumentDiff(APIView):
         parameters=[QuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
-        document = document_selectors.document_get(
-            project=access.project, path=path, include_deleted=True
-        )
+        _, document = request_document(request, tenant, project, path, include_deleted=True)
         query = validated(self.QuerySerializer, request.query_params)
         from_version = query["from"]
         if from_version is None:
@@ -341,17 +329,16 @@ class DocumentRevert(APIView):
         parameters=[IF_MATCH_OPTIONAL, etag_header(200)],
     )
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        paths.validate_path(path)
-        access.require_write(path)
-        _check_bypass(access, data["bypass_review"])
-        document = document_selectors.document_get(
-            project=access.project, path=path, include_deleted=True
+        document = permissions.document_for(
+            access,
+            path,
+            intent="write",
+            include_deleted=True,
+            bypass_review=data["bypass_review"],
         )
         base = data.get("base_version")
         if base is None and request.headers.get("If-Match"):

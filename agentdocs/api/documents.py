@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_document, request_project_access
 from agentdocs.api.common import ListView, base_version, document_etag, etag_matches
 from agentdocs.api.schema import (
     IF_MATCH,
@@ -32,7 +32,6 @@ from agentdocs.api.serializers import (
     validated,
 )
 from agentdocs.core import paths
-from agentdocs.core.errors import Forbidden
 from agentdocs.core.hidden_characters import count_hidden
 from agentdocs.models import Document
 from agentdocs.selectors import documents as document_selectors
@@ -130,12 +129,6 @@ def _merge_requested(request: Request, data: dict[str, Any]) -> bool:
     )
 
 
-def _check_bypass(access: permissions.Access, bypass_review: bool) -> None:
-    """Bypassing review is a tenant admin's, as the role the token's scopes leave it."""
-    if bypass_review and not access.is_admin:
-        raise Forbidden("Only tenant admins may bypass review.", field="bypass_review")
-
-
 class DocumentSummarySerializer(serializers.Serializer):
     path = serializers.CharField()
     version = serializers.IntegerField()
@@ -212,9 +205,7 @@ class DocumentListCreate(ListView):
         parameters=[QuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         query = validated(self.QuerySerializer, request.query_params)
         documents = document_selectors.document_list(project=access.project, prefix=query["prefix"])
         return self.paginate(request, documents)
@@ -230,14 +221,13 @@ class DocumentListCreate(ListView):
         parameters=[etag_header(201)],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         access.require_write(data["path"])
-        _check_bypass(access, data["bypass_review"])
+        if data["bypass_review"]:
+            access.require_bypass_review()
         document = document_service.document_create(
             project=access.project, user=access.user, **data
         )
@@ -289,25 +279,6 @@ class DocumentDetail(APIView):
         def get_deleted(self, document: Document) -> bool:
             return True
 
-    def _document(
-        self,
-        request: Request,
-        tenant: str,
-        project: str,
-        path: str,
-        *,
-        write: bool,
-        bypass_review: bool = False,
-    ):
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
-        paths.validate_path(path)
-        if write:
-            access.require_write(path)
-        _check_bypass(access, bypass_review)
-        return document_selectors.document_get(project=access.project, path=path)
-
     @extend_schema(
         tags=["documents"],
         summary="Read a document",
@@ -323,10 +294,8 @@ class DocumentDetail(APIView):
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         if_none_match = request.headers.get("If-None-Match")
         if not if_none_match:
-            return document_response(self._document(request, tenant, project, path, write=False))
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+            return document_response(request_document(request, tenant, project, path)[1])
+        access = request_project_access(request, tenant, project)
         paths.validate_path(path)
         # Answered from the ETag last served while no document of the tenant has changed
         # since: the access check above is the request's only database read.
@@ -367,8 +336,8 @@ class DocumentDetail(APIView):
         serializer = self.WriteInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(
-            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        _, document = request_document(
+            request, tenant, project, path, intent="write", bypass_review=data["bypass_review"]
         )
         document = document_service.document_write(
             document=document,
@@ -403,8 +372,8 @@ class DocumentDetail(APIView):
         serializer = self.EditInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(
-            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        _, document = request_document(
+            request, tenant, project, path, intent="write", bypass_review=data["bypass_review"]
         )
         document = document_service.document_edit(
             document=document,
@@ -433,8 +402,8 @@ class DocumentDetail(APIView):
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(
-            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        _, document = request_document(
+            request, tenant, project, path, intent="write", bypass_review=data["bypass_review"]
         )
         document = document_service.document_delete(
             document=document,
@@ -469,12 +438,7 @@ class DocumentLock(APIView):
     OutputSerializer = LockSerializer
 
     def _document_and_input(self, request: Request, tenant: str, project: str, path: str):
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
-        paths.validate_path(path)
-        access.require_write(path)
-        document = document_selectors.document_get(project=access.project, path=path)
+        access, document = request_document(request, tenant, project, path, intent="write")
         serializer = self.InputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

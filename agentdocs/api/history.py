@@ -11,8 +11,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_project_access, request_tenant_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.permissions import Access
@@ -53,9 +52,7 @@ class _HistoryList(ListView):
         return paginator.get_paginated_response(self.OutputSerializer(entries, many=True).data)
 
     def access(self, request: Request, tenant: str) -> Access:
-        return permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        return request_tenant_access(request, tenant)
 
 
 class SettingHistory(_HistoryList):
@@ -81,9 +78,7 @@ class SettingHistory(_HistoryList):
         project_slug = request.query_params.get("project") or ""
         access: Access
         if project_slug:
-            access = permissions.project_access(
-                request.user, tenant, project_slug, prefetched=prefetched_access(request)
-            )
+            access = request_project_access(request, tenant, project_slug)
         else:
             access = self.access(request, tenant)
         policy_service.validate_setting_key(key)

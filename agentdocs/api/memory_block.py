@@ -21,8 +21,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions, ratelimit
-from agentdocs.api.access import caller, prefetched_access
+from agentdocs import ratelimit
+from agentdocs.api.access import caller, request_project_access
 from agentdocs.api.common import etag_matches
 from agentdocs.api.renderers import Encoded, JSONRenderer
 from agentdocs.api.schema import (
@@ -293,9 +293,7 @@ class MemoryBlockView(APIView):
         parameters=[RETRY_AFTER],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         data = validated(self.PostInputSerializer, request.data)
         recipe, profile = data["recipe"] or None, data["profile"] or None
         render_caller = caller(request)
@@ -339,9 +337,7 @@ class MemoryBlockView(APIView):
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         """A preview: the full block, no read state touched."""
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         query = validated(self.GetQuerySerializer, request.query_params)
         recipe, profile = query["recipe"] or None, query["profile"] or None
         wants_text = _wants_text(request)

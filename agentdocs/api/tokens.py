@@ -11,7 +11,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, ratelimit
-from agentdocs.api.access import calling_token, prefetched_access, token_tenant_id
+from agentdocs.api.access import (
+    calling_token,
+    request_tenant_access,
+    token_tenant_id,
+)
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import RETRY_AFTER, errors
 from agentdocs.api.serializers import StrictSerializer
@@ -105,9 +109,7 @@ class TokenList(ListView):
             )
         tenant = None
         if data["tenant"] is not None:
-            tenant = permissions.tenant_access(
-                request.user, data["tenant"], prefetched=prefetched_access(request)
-            ).tenant
+            tenant = request_tenant_access(request, data["tenant"]).tenant
         new = token_service.token_create(
             user=user,
             name=data["name"],
@@ -167,9 +169,7 @@ class TenantTokenList(ListView):
         responses={200: TokenOutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         tokens = token_selectors.token_list_in(tenant=access.tenant)
         return self.paginate(request, tokens)
@@ -184,9 +184,7 @@ class TenantTokenDetail(APIView):
         responses={204: None, **errors(404)},
     )
     def delete(self, request: Request, tenant: str, token_id: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         token = token_selectors.token_get_in(tenant=access.tenant, token_id=token_id)
         token_service.token_revoke(

@@ -12,8 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_tenant_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import StrictBooleanField, StrictSerializer, TextField
@@ -29,7 +28,7 @@ ADMINS = "Tenant admins (403 for other members, 404 for everyone else)."
 
 
 def _admin_access(request: Request, tenant: str) -> Access:
-    access = permissions.tenant_access(request.user, tenant, prefetched=prefetched_access(request))
+    access = request_tenant_access(request, tenant)
     access.require_admin()
     return access
 

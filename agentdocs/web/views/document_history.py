@@ -33,7 +33,6 @@ from agentdocs.web import hidden_characters
 from agentdocs.web.diffview import side_by_side, whole_unified_diff
 from agentdocs.web.document_pages import (
     DocumentVersion,
-    current_document,
     document_url,
     lock_context,
     offers_acknowledgement,
@@ -96,7 +95,7 @@ def _reverted_to(document: Document, records: list) -> dict[int, int]:
 @member_page
 def document_history(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = current_document(access, path)
+    document = permissions.document_for(access, path, include_deleted=True)
     page_param = request.GET.get("page", "1")
     page = positive_int(page_param) or 1
     rows, has_older = _history_rows(document, page)
@@ -166,7 +165,7 @@ def _diff_pair(request: HttpRequest, document: Document) -> tuple[Any, Any]:
 @member_page
 def document_diff(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = current_document(access, path)
+    document = permissions.document_for(access, path, include_deleted=True)
     old, new = _diff_pair(request, document)
     return render(
         request,
@@ -191,7 +190,7 @@ def document_diff_download(
     """The whole unified diff of the diff page's two versions, as a file: the diff and
     revert pages show a bounded diff and send a reader who wants all of it here."""
     access = permissions.project_access(request.user, tenant, project)
-    document = current_document(access, path)
+    document = permissions.document_for(access, path, include_deleted=True)
     old, new = _diff_pair(request, document)
     text = whole_unified_diff(
         old.body,
@@ -209,8 +208,7 @@ def document_diff_download(
 @require_http_methods(["GET", "POST"])
 def document_revert(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = current_document(access, path)
-    access.require_write(path)
+    document = permissions.document_for(access, path, intent="write", include_deleted=True)
     params = request.POST if request.method == "POST" else request.GET
     version = version_param(params, "version", 0)
     if not version:

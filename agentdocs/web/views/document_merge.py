@@ -22,6 +22,7 @@ from agentdocs.core.errors import (
     AgentdocsError,
     InvalidInput,
     MergeConflict,
+    NotFound,
     VersionConflict,
 )
 from agentdocs.core.merge import MergeResult, three_way
@@ -29,9 +30,9 @@ from agentdocs.models import Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import documents as document_service
+from agentdocs.services.documents import Merge, MergedOnto, Written
 from agentdocs.web import hidden_characters
 from agentdocs.web.document_pages import (
-    DocumentVersion,
     StaleSave,
     current_document,
     document_url,
@@ -46,22 +47,19 @@ from agentdocs.web.pages import form_page, member_page
 def after_save(
     request: HttpRequest,
     access: ProjectAccess,
-    saved: Document,
+    written: Written,
     *,
     before: Document,
-    base_version: int,
-    body: str,
     unchanged: str,
     changed: str,
 ) -> HttpResponse:
     """Where a save from the edit page or the three-way page goes: the merged page when
-    it was merged onto a version saved since ``base_version``, else the document, saying
-    ``unchanged`` when no version was written (the text was the same) or ``changed``."""
-    if _was_merged(saved, base_version):
-        story = _merge_story(
-            saved, base_version=base_version, theirs_version=saved.version - 1, body=body
-        )
-        return _merged_page(request, access, saved, story)
+    the save was merged onto a version saved meanwhile (as `document_save` says), else
+    the document, saying ``unchanged`` when no version was written (the text was the
+    same) or ``changed``."""
+    saved = written.document
+    if written.merge is not None:
+        return _merged_page(request, access, saved, MergeStory.of(written.merge))
     if saved.version == before.version:
         messages.info(request, unchanged)
     else:
@@ -72,16 +70,19 @@ def after_save(
 @dataclass(frozen=True)
 class MergeStory:
     """A merge as a page tells it: the merge of the user's text (based on
-    `base_version`) with `theirs`, the history row of the version it met."""
+    `base_version`) with `theirs`, the version it met."""
 
     result: MergeResult
     base_version: int
-    theirs: DocumentVersion
+    theirs: MergedOnto
+
+    @classmethod
+    def of(cls, merge: Merge) -> MergeStory:
+        return cls(result=merge.result, base_version=merge.base_version, theirs=merge.theirs)
 
     @property
     def their_author(self) -> str:
-        user = self.theirs.history_user
-        return user.get_username() if user else "someone"
+        return self.theirs.author
 
     def segments(self, form: MergeResolutionForm | None = None) -> list[dict]:
         """The merged text in order: clean stretches with where they came from, and
@@ -102,19 +103,26 @@ class MergeStory:
         return segments
 
 
-def _merge_story(
+def _conflict_story(
     document: Document, *, base_version: int, theirs_version: int, body: str
 ) -> MergeStory:
-    base = document_selectors.document_version(document=document, version=base_version)
-    theirs = document_selectors.document_version(document=document, version=theirs_version)
-    return MergeStory(
-        result=three_way(base.body, theirs.body, body), base_version=base_version, theirs=theirs
+    """The three-way page's conflicts, again from what its form sends back: the user's
+    text and the two versions it met (the page keeps no state between its requests)."""
+    rows = document_selectors.document_versions(
+        document=document, versions=(base_version, theirs_version)
     )
-
-
-def _was_merged(saved: Document, base_version: int) -> bool:
-    """Whether this save wrote a version merged onto one saved since `base_version`."""
-    return saved.merged_with is not None and base_version < saved.merged_with == saved.version - 1
+    for version in (base_version, theirs_version):
+        if version not in rows:
+            raise NotFound(
+                f"Version {version} does not exist; the document is at version {document.version}.",
+                field="version",
+            )
+    base, theirs = rows[base_version], rows[theirs_version]
+    return MergeStory(
+        result=three_way(base.body, theirs.body, body),
+        base_version=base_version,
+        theirs=document_service.merged_onto(theirs),
+    )
 
 
 def _merged_page(
@@ -150,7 +158,11 @@ def conflict_page(
     user's text, reason and base version ride along, so the choices are saved as theirs."""
     document = current_document(access, path)
     theirs = document_selectors.document_version(document=document, version=error.current_version)
-    story = MergeStory(result=error.result, base_version=error.base_version, theirs=theirs)
+    story = MergeStory(
+        result=error.result,
+        base_version=error.base_version,
+        theirs=document_service.merged_onto(theirs),
+    )
     form = MergeResolutionForm(
         initial={
             "body": body,
@@ -175,14 +187,13 @@ def document_resolve(request: HttpRequest, tenant: str, project: str, path: str)
     """Save the three-way page's choices: their change, yours, both or a text of one's
     own per conflict, merged again onto whatever was saved meanwhile."""
     access = permissions.project_access(request.user, tenant, project)
-    document = current_document(access, path)
-    access.require_write(path)
+    document = permissions.document_for(access, path, intent="write", include_deleted=True)
     # First the text and its two versions: they say how many conflicts there are.
     given = MergeResolutionForm(request.POST)
     given.is_valid()
     if not {"body", "base_version", "theirs_version"} <= set(given.cleaned_data):
         raise InvalidInput("The merge form is incomplete; open the editor again.", field="body")
-    story = _merge_story(
+    story = _conflict_story(
         document,
         base_version=given.cleaned_data["base_version"],
         theirs_version=given.cleaned_data["theirs_version"],
@@ -208,7 +219,9 @@ def document_resolve(request: HttpRequest, tenant: str, project: str, path: str)
     acknowledge_secret = form.cleaned_data["acknowledge_secret"]
     acknowledge_hidden = form.cleaned_data["acknowledge_hidden"]
     try:
-        saved = document_service.document_write(
+        # Based on the version it resolves the conflicts with, and recorded as a merge
+        # with it; merged again onto anything saved since.
+        written = document_service.document_save(
             document=document,
             body=resolved,
             base_version=theirs_version,
@@ -217,6 +230,7 @@ def document_resolve(request: HttpRequest, tenant: str, project: str, path: str)
             acknowledge_secret=acknowledge_secret,
             acknowledge_hidden=acknowledge_hidden,
             merge=True,
+            resolves_merge_with=theirs_version,
         )
     except MergeConflict as error:
         # Saved again meanwhile, over the same lines: resolve against that version.
@@ -248,15 +262,14 @@ def document_resolve(request: HttpRequest, tenant: str, project: str, path: str)
         return _resolve_page(
             request, access, current_document(access, path), form, story, refusal=error
         )
+    version = written.document.version
     return after_save(
         request,
         access,
-        saved,
+        written,
         before=document,
-        base_version=theirs_version,
-        body=resolved,
-        unchanged=f"No changes: {path} version {saved.version} already says that.",
-        changed=f"Saved {path} as version {saved.version} with your choices.",
+        unchanged=f"No changes: {path} version {version} already says that.",
+        changed=f"Saved {path} as version {version} with your choices.",
     )
 
 

@@ -63,7 +63,7 @@ from agentdocs.web.views.document_merge import after_save, conflict_page
 @member_page
 def document_detail(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = current_document(access, path)
+    document = permissions.document_for(access, path, include_deleted=True)
     shown: DocumentVersion = document
     version = version_param(request.GET, "version", 0)
     if version:
@@ -170,23 +170,23 @@ def document_edit(request: HttpRequest, tenant: str, project: str, path: str) ->
     access = permissions.project_access(request.user, tenant, project)
     if request.method == "POST":
         return _save_edit(request, access, path)
-    document = document_selectors.document_get(project=access.project, path=path)
-    access.require_write(path)
+    document = permissions.document_for(access, path, intent="write")
     form = DocumentEditForm(initial={"body": document.body, "base_version": document.version})
     return edit_page(request, access, document, form)
 
 
 def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpResponse:
     # A document deleted while someone edits it must not cost them their text.
-    document = current_document(access, path)
-    access.require_write(path)
+    document = permissions.document_for(access, path, intent="write", include_deleted=True)
     form = DocumentEditForm(request.POST)
     if not form.is_valid():
         return edit_page(request, access, document, form)
+    if form.cleaned_data["bypass_review"]:
+        access.require_bypass_review()
     body = form.cleaned_data["body"]
     base_version = form.cleaned_data["base_version"]
     try:
-        saved = document_service.document_write(
+        written = document_service.document_save(
             document=document,
             body=body,
             base_version=base_version,
@@ -223,15 +223,14 @@ def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpRe
     except AgentdocsError as error:
         # Read again: a lock taken meanwhile names its holder beside the editor.
         return edit_page(request, access, current_document(access, path), form, refusal=error)
+    version = written.document.version
     return after_save(
         request,
         access,
-        saved,
+        written,
         before=document,
-        base_version=base_version,
-        body=body,
-        unchanged=f"No changes: {path} is still version {saved.version}.",
-        changed=f"Saved {path} as version {saved.version}.",
+        unchanged=f"No changes: {path} is still version {version}.",
+        changed=f"Saved {path} as version {version}.",
     )
 
 
@@ -268,8 +267,7 @@ def markdown_preview(request: HttpRequest, tenant: str, project: str) -> HttpRes
 @require_http_methods(["GET", "POST"])
 def document_delete(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = document_selectors.document_get(project=access.project, path=path)
-    access.require_write(path)
+    document = permissions.document_for(access, path, intent="write")
     if request.method == "POST":
         return _save_delete(request, access, document)
     form = DeleteForm(initial={"base_version": document.version})
@@ -319,8 +317,7 @@ def _delete_page(
 @require_POST
 def document_lock(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    document = document_selectors.document_get(project=access.project, path=path)
-    access.require_write(path)
+    document = permissions.document_for(access, path, intent="write")
     form = LockForm(request.POST)
     if not form.is_valid():
         raise NotFound("Unknown lock action.", field="action")
