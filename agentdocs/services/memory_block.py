@@ -64,8 +64,8 @@ def validate_process(process: str | None) -> str:
 
 
 def validate_client_document(*, name: str, body: str) -> ClientDocument:
-    """A client document as the pages take it (the API's serializer checks the same
-    rules): one line of a name, a UTF-8 body of at most 256 KiB."""
+    """A client document, as the pages and the API's serializer take it: one line of a
+    name, a UTF-8 body of at most 256 KiB."""
     if not name.strip() or len(name) > MAX_CLIENT_NAME_LENGTH or has_control_characters(name):
         raise InvalidInput(
             f"The client document's name must be one line of 1 to {MAX_CLIENT_NAME_LENGTH} "
