@@ -3,6 +3,8 @@ tokens scoped to their tenant. The key is in the response to its creation only."
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -59,7 +61,13 @@ class TokenList(ListView):
         reason = serializers.CharField(required=False, allow_blank=True, default="")
 
     class CreatedSerializer(TokenOutputSerializer):
+        # The answer that made a token: the token, and its key (`NewToken`) this once.
+
         token = serializers.CharField(help_text="The key. Shown this once: store it now.")
+
+        def to_representation(self, instance: token_service.NewToken) -> dict[str, Any]:
+            shown = TokenOutputSerializer(instance.token, context=self.context).data
+            return {**shown, "token": instance.key}
 
     OutputSerializer = TokenOutputSerializer
 
@@ -119,8 +127,7 @@ class TokenList(ListView):
             reason=data["reason"],
             now=now,
         )
-        body = {**self.OutputSerializer(new.token).data, "token": new.key}
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(self.CreatedSerializer(new).data, status=status.HTTP_201_CREATED)
 
 
 class TokenDetail(APIView):
