@@ -10,8 +10,8 @@ pays one database round trip before its own work, as `GET /api/v1/ping` does.
 
 The access row and the token's limits (the tenant it is bound to, the role its
 scopes reach) travel as ``request.auth``, a `TokenAuth`, and reach the permission
-module explicitly: a view passes ``prefetched=prefetched_access(request)``
-(`agentdocs.api.access`). The row serves the first check of the same tenant and
+module explicitly: a view resolves its tenant, project or document through
+`agentdocs.api.access` (`request_project_access` and its siblings). The row serves the first check of the same tenant and
 project only; the limits apply to every check. Nothing is cached between requests:
 a revoked or expired token, a removed member or a demoted writer is refused on the
 very next request.
