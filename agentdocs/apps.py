@@ -7,9 +7,9 @@ class AgentdocsConfig(AppConfig):
 
     def ready(self) -> None:
         from agentdocs.models import history  # noqa: F401  (connects the history signal)
-        from agentdocs.services import events, webhooks
+        from agentdocs.services import deliveries, events
 
         # Webhooks: every committed event becomes a delivery to each webhook it matches.
         events.event_committed.connect(
-            webhooks.event_committed_receiver, dispatch_uid="agentdocs.webhooks"
+            deliveries.event_committed_receiver, dispatch_uid="agentdocs.webhooks"
         )

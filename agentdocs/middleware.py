@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonR
 from django.urls import Resolver404, resolve
 
 from agentdocs.api.errors import error_body
-from agentdocs.api.parsers import NUL
+from agentdocs.core.storable import NUL
 
 API_PREFIX = "/api/"
 # Where clients read JSON only: the API, and MCP over HTTP (`/mcp/`, `/mcp/T/P/`).

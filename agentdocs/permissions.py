@@ -12,19 +12,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Literal
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 
 from agentdocs.core.errors import AdminOnly, ChangeForbidden, InsufficientScope, NotFound
-from agentdocs.core.paths import is_reserved_path
-from agentdocs.models import ApiToken, Project, Role, Scope, Tenant
+from agentdocs.core.paths import is_reserved_path, validate_path
+from agentdocs.models import ApiToken, Document, Project, Role, Scope, Tenant
+from agentdocs.selectors import documents as document_selectors
 from agentdocs.sql import access as access_sql
 from agentdocs.sql.access import AccessRow
 
 AnyUser = AbstractBaseUser | AnonymousUser
 
 _WRITERS = {Role.WRITER, Role.ADMIN}
+
+# What a view means to do with a document it asks for (`document_for`).
+Intent = Literal["read", "write"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,12 +78,43 @@ class Access:
         if not self.is_admin:
             raise AdminOnly(detail)
 
+    def require_bypass_review(self) -> None:
+        """Writing a path `review.required` protects without a review is a tenant
+        admin's, as the role a token's scopes leave it (an admin's `write` token may not)."""
+        if not self.is_admin:
+            raise AdminOnly("Only tenant admins may bypass review.", field="bypass_review")
+
 
 @dataclass(frozen=True, kw_only=True)
 class ProjectAccess(Access):
     """Access to one project of the tenant: what `project_access` returns."""
 
     project: Project
+
+
+def document_for(
+    access: ProjectAccess,
+    path: str,
+    *,
+    intent: Intent = "read",
+    include_deleted: bool = False,
+    bypass_review: bool = False,
+) -> Document:
+    """The document at ``path`` in the access's project, for reading or writing.
+
+    In this order: a path that is not one is refused (400, naming `path`); to write,
+    a role that may not write the path is refused (403), and so is asking to bypass
+    review without being a tenant admin; then the document, NotFound when there is
+    none (or it is deleted, unless ``include_deleted``: history, diffs and reverts
+    read deleted documents too)."""
+    validate_path(path)
+    if intent == "write":
+        access.require_write(path)
+    if bypass_review:
+        access.require_bypass_review()
+    return document_selectors.document_get(
+        project=access.project, path=path, include_deleted=include_deleted
+    )
 
 
 def signed_in(user: AnyUser) -> User:
@@ -118,6 +154,32 @@ class PrefetchedAccess:
     project_slug: str | None
     row: AccessRow | None
     limits: TokenLimits | None = None
+
+
+def token_limits(token: ApiToken) -> TokenLimits:
+    """What ``token`` narrows: its tenant binding and the role its scopes reach."""
+    return TokenLimits(tenant_id=token.tenant_id, ceiling=token.role_ceiling)
+
+
+def token_with_access(
+    *, key_hash: str, tenant_slug: str, project_slug: str | None
+) -> tuple[ApiToken, PrefetchedAccess] | None:
+    """The API token whose key hashes to ``key_hash`` (with ``token.user``) and its
+    user's access row for the tenant or project, as the request's prefetched access, in
+    one query; None for an unknown key. Token authentication calls this for a request
+    whose path names a tenant, so the view's access check asks the database nothing."""
+    row = access_sql.token_and_access_row(
+        key_hash=key_hash, tenant_slug=tenant_slug, project_slug=project_slug
+    )
+    if row is None:
+        return None
+    prefetched = PrefetchedAccess(
+        tenant_slug=tenant_slug,
+        project_slug=project_slug,
+        row=row.access,
+        limits=token_limits(row.token),
+    )
+    return row.token, prefetched
 
 
 def _access_row(

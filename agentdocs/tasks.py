@@ -8,7 +8,7 @@ import logging
 from celery import Task, shared_task
 
 from agentdocs.services import archival
-from agentdocs.services import webhooks as webhook_service
+from agentdocs.services import deliveries as delivery_service
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def deliver_webhook(self: Task, delivery_id: int) -> bool:
     attempt is committed; the sweep enqueues what no task is on its way for (a worker
     killed mid-delivery, a retry hours off).
     """
-    retry_in = webhook_service.delivery_attempt(delivery_id=delivery_id)
+    retry_in = delivery_service.delivery_attempt(delivery_id=delivery_id)
     if retry_in is None:
         return False
     queue = (self.request.delivery_info or {}).get("routing_key")
@@ -65,7 +65,7 @@ def deliver_webhook(self: Task, delivery_id: int) -> bool:
 @shared_task(acks_late=True)
 def sweep_webhook_deliveries() -> int:
     """Enqueue the webhook deliveries that are due and that no task is on its way for."""
-    delivery_ids = webhook_service.delivery_sweep()
+    delivery_ids = delivery_service.delivery_sweep()
     if delivery_ids:
         logger.info("Enqueued %d webhook deliveries.", len(delivery_ids))
     return len(delivery_ids)

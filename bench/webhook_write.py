@@ -73,6 +73,7 @@ def main() -> None:
     from django.test import Client
 
     from agentdocs.models import Delivery, Role
+    from agentdocs.services import deliveries as delivery_service
     from agentdocs.services import documents as document_service
     from agentdocs.services import tenants as tenant_service
     from agentdocs.services import tokens as token_service
@@ -114,7 +115,7 @@ def main() -> None:
         put_seconds = time.perf_counter() - started
         sent_during_put = SlowReceiver.hits
         started = time.perf_counter()
-        webhook_service.delivery_sweep()
+        delivery_service.delivery_sweep()
         sweep_seconds = time.perf_counter() - started
         deliveries = Delivery.objects.filter(webhook__tenant=tenant)
         states = set(deliveries.values_list("state", flat=True))

@@ -187,11 +187,11 @@ def webhook_receiver():
 def sweep_webhooks(django_capture_on_commit_callbacks):
     """``sweep_webhooks()`` sends what the webhook outbox holds, as the sweeper
     (`manage.py webhook_sweep`) does without a broker: no request sends a delivery."""
-    from agentdocs.services import webhooks as webhook_service
+    from agentdocs.services import deliveries as delivery_service
 
     def sweep() -> list[int]:
         with django_capture_on_commit_callbacks(execute=True):
-            return webhook_service.delivery_sweep()
+            return delivery_service.delivery_sweep()
 
     return sweep
 

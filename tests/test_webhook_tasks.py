@@ -12,6 +12,7 @@ import pytest
 from standardwebhooks import Webhook as Verifier
 
 from agentdocs.models import Delivery, DeliveryAttempt
+from agentdocs.services import deliveries as delivery_service
 from agentdocs.services import events as event_service
 from agentdocs.services import webhooks as webhook_service
 from tests import test_tasks
@@ -109,7 +110,7 @@ def test_a_worker_killed_mid_delivery_loses_no_event(
     # (Celery beat runs it every 30 s) enqueues the delivery again once its lock is gone.
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline and not _closed({"webhook": new.webhook})():
-        webhook_service.delivery_sweep(older_than=test_tasks.timedelta(0))
+        delivery_service.delivery_sweep(older_than=test_tasks.timedelta(0))
         time.sleep(1)
 
     delivery = Delivery.objects.get(webhook=new.webhook)
@@ -135,12 +136,12 @@ def test_with_a_broker_the_write_enqueues_and_a_sweep_meanwhile_sends_nothing_tw
     delivery = Delivery.objects.get(webhook=new.webhook)
     assert delivery.enqueued_for is not None and delivery.attempts == 0
     # Its task is on its way: the sweep (default --older-than) leaves it to the task.
-    assert webhook_service.delivery_sweep() == []
+    assert delivery_service.delivery_sweep() == []
     assert webhook_receiver.received == []
 
     worker = worker_setup()
     _wait_until(_closed({"webhook": new.webhook}), worker, "the delivery to close")
-    assert webhook_service.delivery_sweep(older_than=test_tasks.timedelta(0)) == []
+    assert delivery_service.delivery_sweep(older_than=test_tasks.timedelta(0)) == []
     delivery.refresh_from_db()
     assert (delivery.state, delivery.attempts) == ("succeeded", 1)
     assert [h["Webhook-Id"] for _, h in webhook_receiver.received] == [event.id]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agentdocs.models import Document
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as document_service
-from agentdocs.services.bindings import MemoryBlockRequest
+from agentdocs.services.binding_memory_block import MemoryBlockRequest
 
 MANIFEST = {"local": ["AGENTS.md"]}
 BROKEN = {"local": ["AGENTS.md", "missing.md"]}

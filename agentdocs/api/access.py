@@ -1,8 +1,10 @@
 """What token authentication hands the permission module, and the scope a request needs.
 
-``permissions.project_access(request.user, tenant, project,
-prefetched=prefetched_access(request))`` passes the access row read with the token
-(first check only) and the token's limits (every check).
+Every API view resolves its tenant, project or document here:
+`request_tenant_access`, `request_project_access` and `request_document` pass
+`agentdocs.permissions` the access row read with the token (first check only) and
+the token's limits (every check), so a token-authenticated request's access check
+asks the database nothing more.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from typing import Any
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
+from agentdocs import permissions
 from agentdocs.api.authentication import TokenAuth
 from agentdocs.core.errors import InsufficientScope
-from agentdocs.models import ApiToken, Scope
-from agentdocs.permissions import PrefetchedAccess
+from agentdocs.models import ApiToken, Document, Scope
+from agentdocs.permissions import Access, Intent, PrefetchedAccess, ProjectAccess
 from agentdocs.services.memory_block import caller_of
 
 
@@ -25,6 +28,37 @@ def prefetched_access(request: Request) -> PrefetchedAccess | None:
     if isinstance(auth, TokenAuth):
         return auth.take_prefetched_access()
     return None
+
+
+def request_tenant_access(request: Request, tenant: str) -> Access:
+    """The request's user's access to ``tenant``: NotFound for outsiders."""
+    return permissions.tenant_access(request.user, tenant, prefetched=prefetched_access(request))
+
+
+def request_project_access(request: Request, tenant: str, project: str) -> ProjectAccess:
+    """The request's user's access to ``project`` of ``tenant``: NotFound for outsiders."""
+    return permissions.project_access(
+        request.user, tenant, project, prefetched=prefetched_access(request)
+    )
+
+
+def request_document(
+    request: Request,
+    tenant: str,
+    project: str,
+    path: str,
+    *,
+    intent: Intent = "read",
+    include_deleted: bool = False,
+    bypass_review: bool = False,
+) -> tuple[ProjectAccess, Document]:
+    """The request's user's access to the project and the document at ``path`` there,
+    for reading or writing (`permissions.document_for` says what is refused, in order)."""
+    access = request_project_access(request, tenant, project)
+    document = permissions.document_for(
+        access, path, intent=intent, include_deleted=include_deleted, bypass_review=bypass_review
+    )
+    return access, document
 
 
 def token_tenant_id(request: Request) -> int | None:

@@ -5,16 +5,16 @@ token (`agentdocs.models.ApiToken`); only its sha256 is stored, so the lookup is
 by hash. Nearly every API request names a tenant (and often a project) in its URL,
 and its view first asks `agentdocs.permissions` for the caller's access there:
 the token, its user and that access row come back from one statement
-(`agentdocs.sql.access`), so a token-authenticated request to a tenant or project
+(`agentdocs.permissions.token_with_access`), so a token-authenticated request to a tenant or project
 pays one database round trip before its own work, as `GET /api/v1/ping` does.
 
 The access row and the token's limits (the tenant it is bound to, the role its
 scopes reach) travel as ``request.auth``, a `TokenAuth`, and reach the permission
-module explicitly: a view passes ``prefetched=prefetched_access(request)``
-(`agentdocs.api.access`). The row serves the first check of the same tenant and
-project only; the limits apply to every check. Nothing is cached between requests:
-a revoked or expired token, a removed member or a demoted writer is refused on the
-very next request.
+module explicitly: a view resolves its tenant, project or document through
+`agentdocs.api.access` (`request_project_access` and its siblings). The row serves
+the first check of the same tenant and project only; the limits apply to every check.
+Nothing is cached between requests: a revoked or expired token, a removed member or a
+demoted writer is refused on the very next request.
 """
 
 from __future__ import annotations
@@ -28,11 +28,10 @@ from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 
-from agentdocs.api.parsers import NUL
+from agentdocs.core.storable import NUL
 from agentdocs.models import ApiToken
-from agentdocs.permissions import PrefetchedAccess, TokenLimits
+from agentdocs.permissions import PrefetchedAccess, TokenLimits, token_limits, token_with_access
 from agentdocs.services import tokens as token_service
-from agentdocs.sql import access as access_sql
 
 KEYWORDS = (b"token", b"bearer")
 MAX_KEY_LENGTH = 200
@@ -109,27 +108,20 @@ class TokenAccessAuthentication(BaseAuthentication):
             return None
         key_hash = token_service.hash_key(key)
         scope = _scope_of(request)
-        prefetched_row = None
+        prefetched = None
         if scope is None:
             token = ApiToken.objects.select_related("user").filter(key_hash=key_hash).first()
         else:
-            row = access_sql.token_and_access_row(
+            found = token_with_access(
                 key_hash=key_hash, tenant_slug=scope[0], project_slug=scope[1]
             )
-            token = row.token if row is not None else None
-            prefetched_row = row.access if row is not None else None
+            token, prefetched = found if found is not None else (None, None)
         user = token.user if token is not None else None
         _check_usable(token, user)
         assert token is not None and user is not None
         now = timezone.now()
         token_service.token_used(token_id=token.pk, last_used_at=token.last_used_at, now=now)
-        limits = TokenLimits(tenant_id=token.tenant_id, ceiling=token.role_ceiling)
-        prefetched = None
-        if scope is not None and prefetched_row is not None:
-            prefetched = PrefetchedAccess(
-                tenant_slug=scope[0], project_slug=scope[1], row=prefetched_row, limits=limits
-            )
-        return user, TokenAuth(token=token, limits=limits, _prefetched=prefetched)
+        return user, TokenAuth(token=token, limits=token_limits(token), _prefetched=prefetched)
 
 
 class TokenAccessAuthenticationScheme(OpenApiAuthenticationExtension):

@@ -12,8 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions, ratelimit
-from agentdocs.api.access import caller, prefetched_access
+from agentdocs import ratelimit
+from agentdocs.api.access import caller, request_project_access
 from agentdocs.api.memory_block import (
     ClientDocumentSerializer,
     name_field,
@@ -32,7 +32,7 @@ from agentdocs.paging import LateRows
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import memory_block as memory_block_service
-from agentdocs.services.bindings import MemoryBlockRequest
+from agentdocs.services.binding_memory_block import MemoryBlockRequest
 
 
 def _record_id(raw: str, *, field: str = "record") -> int:
@@ -163,9 +163,7 @@ class BindingListCreate(APIView):
         parameters=[GetQuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         query = validated(self.GetQuerySerializer, request.query_params)
         records = binding_selectors.binding_record_list(
             project=access.project,
@@ -208,9 +206,7 @@ class BindingListCreate(APIView):
         ],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         serializer = self.PostInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         ratelimit.check("bind", caller(request), ("bind_user", ratelimit.user_key(access.user.pk)))
@@ -235,9 +231,7 @@ class BindingListCreate(APIView):
 
 class _RecordView(APIView):
     def _record(self, request: Request, tenant: str, project: str, record: str) -> BindingRecord:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         return binding_selectors.binding_record_get(
             project=access.project, record_id=_record_id(record)
         )
@@ -315,9 +309,7 @@ class BindingCompare(APIView):
         responses={200: OutputSerializer, **errors(400, 404)},
     )
     def get(self, request: Request, tenant: str, project: str, record: str, other: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         a = binding_selectors.binding_record_get(
             project=access.project, record_id=_record_id(record)
         )
@@ -433,9 +425,7 @@ class BindingTimeline(APIView):
         parameters=[QuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         query = validated(self.QuerySerializer, request.query_params)
         window = binding_selectors.binding_timeline_window(project=access.project, **query)
         return Response(

@@ -16,10 +16,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_project_access
 from agentdocs.api.common import ListView
-from agentdocs.api.documents import AcknowledgeHiddenField, DiffHunkSerializer
+from agentdocs.api.document_history import DiffHunkSerializer
+from agentdocs.api.documents import AcknowledgeHiddenField
 from agentdocs.api.memory_block import PlainTextRenderer
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.api.schema import MergeConflictErrorSerializer, errors, json_errors
@@ -192,9 +192,7 @@ def _detail_response(request: Request, change: ChangeRequest, *, status_code: in
 
 
 def _access(request: Request, tenant: str, project: str) -> ProjectAccess:
-    return permissions.project_access(
-        request.user, tenant, project, prefetched=prefetched_access(request)
-    )
+    return request_project_access(request, tenant, project)
 
 
 def _change(request: Request, tenant: str, project: str, change_id: str):

@@ -1,4 +1,5 @@
-"""Documents: list, create, read, write, edit, delete, history, diff, revert, lock."""
+"""Documents: list, create, read, write, edit, delete, lock (their history, diff and
+revert are `document_history`'s)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,13 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_document, request_project_access
 from agentdocs.api.common import ListView, base_version, document_etag, etag_matches
-from agentdocs.api.pagination import Pagination
 from agentdocs.api.schema import (
     IF_MATCH,
-    IF_MATCH_OPTIONAL,
     IF_NONE_MATCH,
     MERGE_CONFLICT,
     errors,
@@ -34,13 +32,9 @@ from agentdocs.api.serializers import (
     validated,
 )
 from agentdocs.core import paths
-from agentdocs.core.diffs import diff_texts
-from agentdocs.core.errors import Forbidden, InvalidInput
 from agentdocs.core.hidden_characters import count_hidden
 from agentdocs.models import Document
-from agentdocs.paging import LateRows
 from agentdocs.selectors import documents as document_selectors
-from agentdocs.selectors.search import validate_search_query
 from agentdocs.services import documents as document_service
 from agentdocs.services import render_cache
 
@@ -135,12 +129,6 @@ def _merge_requested(request: Request, data: dict[str, Any]) -> bool:
     )
 
 
-def _check_bypass(access: permissions.Access, bypass_review: bool) -> None:
-    """Bypassing review is a tenant admin's, as the role the token's scopes leave it."""
-    if bypass_review and not access.is_admin:
-        raise Forbidden("Only tenant admins may bypass review.", field="bypass_review")
-
-
 class DocumentSummarySerializer(serializers.Serializer):
     path = serializers.CharField()
     version = serializers.IntegerField()
@@ -170,7 +158,7 @@ class DocumentSerializer(DocumentSummarySerializer):
         return document_service.lock_state(document)
 
 
-def _document_response(document: Document, *, status_code: int = 200) -> Response:
+def document_response(document: Document, *, status_code: int = 200) -> Response:
     response = Response(DocumentSerializer(document).data, status=status_code)
     response["ETag"] = document_etag(document)
     return response
@@ -217,9 +205,7 @@ class DocumentListCreate(ListView):
         parameters=[QuerySerializer],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         query = validated(self.QuerySerializer, request.query_params)
         documents = document_selectors.document_list(project=access.project, prefix=query["prefix"])
         return self.paginate(request, documents)
@@ -235,18 +221,17 @@ class DocumentListCreate(ListView):
         parameters=[etag_header(201)],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         access.require_write(data["path"])
-        _check_bypass(access, data["bypass_review"])
+        if data["bypass_review"]:
+            access.require_bypass_review()
         document = document_service.document_create(
             project=access.project, user=access.user, **data
         )
-        return _document_response(document, status_code=status.HTTP_201_CREATED)
+        return document_response(document, status_code=status.HTTP_201_CREATED)
 
 
 class DocumentDetail(APIView):
@@ -294,25 +279,6 @@ class DocumentDetail(APIView):
         def get_deleted(self, document: Document) -> bool:
             return True
 
-    def _document(
-        self,
-        request: Request,
-        tenant: str,
-        project: str,
-        path: str,
-        *,
-        write: bool,
-        bypass_review: bool = False,
-    ):
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
-        paths.validate_path(path)
-        if write:
-            access.require_write(path)
-        _check_bypass(access, bypass_review)
-        return document_selectors.document_get(project=access.project, path=path)
-
     @extend_schema(
         tags=["documents"],
         summary="Read a document",
@@ -328,10 +294,8 @@ class DocumentDetail(APIView):
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         if_none_match = request.headers.get("If-None-Match")
         if not if_none_match:
-            return _document_response(self._document(request, tenant, project, path, write=False))
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+            return document_response(request_document(request, tenant, project, path)[1])
+        access = request_project_access(request, tenant, project)
         paths.validate_path(path)
         # Answered from the ETag last served while no document of the tenant has changed
         # since: the access check above is the request's only database read.
@@ -345,7 +309,7 @@ class DocumentDetail(APIView):
         validator.store(etag)
         if etag_matches(if_none_match, etag):
             return _not_modified(etag)
-        return _document_response(document)
+        return document_response(document)
 
     @extend_schema(
         tags=["documents"],
@@ -372,8 +336,8 @@ class DocumentDetail(APIView):
         serializer = self.WriteInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(
-            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        _, document = request_document(
+            request, tenant, project, path, intent="write", bypass_review=data["bypass_review"]
         )
         document = document_service.document_write(
             document=document,
@@ -386,7 +350,7 @@ class DocumentDetail(APIView):
             merge=_merge_requested(request, data),
             bypass_review=data["bypass_review"],
         )
-        return _document_response(document)
+        return document_response(document)
 
     @extend_schema(
         tags=["documents"],
@@ -408,8 +372,8 @@ class DocumentDetail(APIView):
         serializer = self.EditInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(
-            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        _, document = request_document(
+            request, tenant, project, path, intent="write", bypass_review=data["bypass_review"]
         )
         document = document_service.document_edit(
             document=document,
@@ -423,7 +387,7 @@ class DocumentDetail(APIView):
             merge=_merge_requested(request, data),
             bypass_review=data["bypass_review"],
         )
-        return _document_response(document)
+        return document_response(document)
 
     @extend_schema(
         tags=["documents"],
@@ -438,8 +402,8 @@ class DocumentDetail(APIView):
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        document = self._document(
-            request, tenant, project, path, write=True, bypass_review=data["bypass_review"]
+        _, document = request_document(
+            request, tenant, project, path, intent="write", bypass_review=data["bypass_review"]
         )
         document = document_service.document_delete(
             document=document,
@@ -451,337 +415,12 @@ class DocumentDetail(APIView):
         return Response(self.DeleteOutputSerializer(document).data)
 
 
-class HistoryEntrySerializer(serializers.Serializer):
-    version = serializers.IntegerField()
-    history_id = serializers.IntegerField()
-    sha256 = serializers.CharField()
-    size = serializers.IntegerField()
-    user = serializers.CharField(source="history_user.username", allow_null=True)
-    date = serializers.DateTimeField(source="history_date")
-    reason = serializers.SerializerMethodField()
-    change_type = serializers.CharField()
-    deleted = serializers.BooleanField(source="is_deleted")
-    secret_acknowledgement = serializers.CharField(
-        help_text="`false_positive` or `test_value` when the writer saved a text the "
-        "secret check refused; empty otherwise"
-    )
-    hidden_acknowledgement = serializers.CharField(
-        help_text="`intended` when the writer saved a text holding hidden characters "
-        "(`acknowledge_hidden`); empty otherwise"
-    )
-    merged_with = serializers.IntegerField(
-        allow_null=True,
-        help_text="When this version was a stale write merged onto the version then "
-        "current: that version's number; null otherwise",
-    )
-    review_bypassed = serializers.BooleanField(
-        help_text="A tenant admin wrote this protected path without review (`bypass_review`)"
-    )
-    change_request = serializers.IntegerField(
-        source="change_request_id",
-        allow_null=True,
-        help_text="The change request this version merged, if any",
-    )
-
-    def get_reason(self, record: Any) -> str:
-        return record.history_change_reason or ""
-
-
-def _query_version(name: str, **kwargs: Any) -> VersionField:
-    """A version in the query string; empty counts as not given."""
-    return VersionField(
-        required=False,
-        allow_null=True,
-        default=None,
-        error_messages={"invalid": f"`{name}` must be a positive version number."},
-        **kwargs,
-    )
-
-
-class _QuerySerializer(serializers.Serializer):
-    def to_internal_value(self, data: Any) -> Any:
-        # `?version=` reads as no version at all.
-        return super().to_internal_value({key: value for key, value in data.items() if value != ""})
-
-
-class HistoryPagination(Pagination):
-    """The history's pages; with `?q=`, they also say how far the search went."""
-
-    def get_paginated_response_schema(self, schema: dict) -> dict:
-        paged = super().get_paginated_response_schema(schema)
-        version = {"type": "integer", "nullable": True}
-        paged["properties"].update(
-            {
-                "scan_complete": {
-                    "type": "boolean",
-                    "description": "With `q`: false when older versions were not searched",
-                },
-                "scanned": {
-                    "type": "integer",
-                    "description": "With `q`: how many versions' text was searched",
-                },
-                "newest_scanned_version": {
-                    **version,
-                    "description": "With `q`: the newest version searched",
-                },
-                "oldest_scanned_version": {
-                    **version,
-                    "description": "With `q`: the oldest version searched",
-                },
-                "scan_next": {
-                    "type": "string",
-                    "format": "uri",
-                    "nullable": True,
-                    "description": "With `q`: the URL searching the next older versions "
-                    "(`before`); null when the search reached version 1",
-                },
-            }
-        )
-        return paged
-
-
-class DocumentHistory(ListView):
-    pagination_class = HistoryPagination
-
-    class QuerySerializer(_QuerySerializer):
-        version = _query_version("version", help_text="Return this version's body")
-        q = serializers.CharField(
-            required=False,
-            default="",
-            trim_whitespace=False,
-            help_text="Only the versions that introduced this phrase: their body holds it "
-            "(case-insensitive) and the version before did not",
-        )
-        before = _query_version(
-            "before",
-            help_text="With `q`: search the versions older than this one (the "
-            "`oldest_scanned_version` of the answer before, as `scan_next` gives it)",
-        )
-
-    OutputSerializer = HistoryEntrySerializer
-
-    class VersionOutputSerializer(HistoryEntrySerializer):
-        class Meta:
-            ref_name = "HistoryVersion"
-
-        path = serializers.CharField()
-        body = serializers.CharField()
-
-    @extend_schema(
-        tags=["history"],
-        summary="List a document's versions, or read one",
-        responses={200: OutputSerializer(many=True), **errors(400, 404)},
-        description="Versions newest first, deleted documents included. With "
-        "`?version=N`, that version with its body (a HistoryVersion object instead of the "
-        "page); 404 if there is no such version. With `?q=phrase`, only the versions that "
-        "introduced the phrase (its body holds it, case-insensitively, and the version "
-        "before did not; the oldest one is where it first appeared); 400 naming `q` when "
-        "it is longer than 200 characters or given with `version`. A search reads the "
-        "bodies of at most `AGENTDOCS_HISTORY_SEARCH_SCAN_LIMIT` versions (20 by default), "
-        "newest first, and the page then also holds `scan_complete` (false when older "
-        "versions were not searched), `scanned` (how many were), `newest_scanned_version`, "
-        "`oldest_scanned_version` and `scan_next` (the URL searching the next older "
-        "versions, with `before`; null when complete).",
-        parameters=[QuerySerializer],
-    )
-    def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
-        document = document_selectors.document_get(
-            project=access.project, path=path, include_deleted=True
-        )
-        query = validated(self.QuerySerializer, request.query_params)
-        version, phrase = query["version"], query["q"].strip()
-        if phrase and version is not None:
-            raise InvalidInput("Give `version` or `q`, not both.", field="q")
-        if query["before"] is not None and not phrase:
-            raise InvalidInput("`before` goes with `q`: it resumes a search.", field="before")
-        if version is not None:
-            record = document_selectors.document_version(document=document, version=version)
-            return Response(self.VersionOutputSerializer(record).data)
-        if phrase:
-            phrase = validate_search_query(phrase)
-            scan = document_selectors.document_history_introducing(
-                document=document, phrase=phrase, before=query["before"]
-            )
-            response = self.paginate(request, scan.records)
-            response.data.update(_scan_data(request, scan))
-            return response
-        return self.paginate(
-            request, LateRows(document_selectors.document_history(document=document))
-        )
-
-
-def _scan_data(request: Request, scan: document_selectors.IntroductionScan) -> dict[str, Any]:
-    """How far a bounded `?q=` search went, and the URL that goes on from there."""
-    scan_next = None
-    if scan.resume_before is not None:
-        url = remove_query_param(request.build_absolute_uri(), "page")
-        scan_next = replace_query_param(url, "before", scan.resume_before)
-    return {
-        "scan_complete": scan.complete,
-        "scanned": scan.scanned,
-        "newest_scanned_version": scan.newest_scanned,
-        "oldest_scanned_version": scan.oldest_scanned,
-        "scan_next": scan_next,
-    }
-
-
-class DiffLineSerializer(serializers.Serializer):
-    op = serializers.ChoiceField(choices=[" ", "-", "+"])
-    text = serializers.CharField()
-    old_number = serializers.IntegerField(allow_null=True)
-    new_number = serializers.IntegerField(allow_null=True)
-
-
-class DiffHunkSerializer(serializers.Serializer):
-    old_start = serializers.IntegerField()
-    old_lines = serializers.IntegerField()
-    new_start = serializers.IntegerField()
-    new_lines = serializers.IntegerField()
-    lines = DiffLineSerializer(many=True)
-
-
-class DocumentDiff(APIView):
-    class QuerySerializer(_QuerySerializer):
-        # `from` is a Python keyword, so it is added in get_fields.
-        to = _query_version("to", help_text="Defaults to the current version")
-
-        def get_fields(self) -> dict[str, serializers.Field]:
-            fields = super().get_fields()
-            fields["from"] = _query_version("from", help_text="The version to diff from")
-            return fields
-
-    class OutputSerializer(serializers.Serializer):
-        class Meta:
-            ref_name = "Diff"
-
-        path = serializers.CharField()
-        to = serializers.IntegerField()
-        diff = serializers.CharField(help_text="Unified diff text")
-        hunks = DiffHunkSerializer(many=True)
-        added = serializers.IntegerField(help_text="Lines added in the whole diff")
-        removed = serializers.IntegerField(help_text="Lines removed in the whole diff")
-        truncated = serializers.BooleanField(
-            help_text="The hunks and the unified text stop before the end of a long diff"
-        )
-        shown_changed_lines = serializers.IntegerField(
-            help_text="How many of the added and removed lines the hunks show"
-        )
-
-        def get_fields(self) -> dict[str, serializers.Field]:
-            fields = super().get_fields()
-            fields["from"] = serializers.IntegerField()
-            return fields
-
-    @extend_schema(
-        tags=["history"],
-        summary="Diff two versions of a document",
-        description="The changes from `?from=` (required) to `?to=` (default: the current "
-        "version), as unified text and as hunks; a long diff is truncated (`truncated`).",
-        responses={200: OutputSerializer, **errors(400, 404)},
-        parameters=[QuerySerializer],
-    )
-    def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
-        document = document_selectors.document_get(
-            project=access.project, path=path, include_deleted=True
-        )
-        query = validated(self.QuerySerializer, request.query_params)
-        from_version = query["from"]
-        if from_version is None:
-            raise InvalidInput("`from` is required: the version to diff from.", field="from")
-        to_version = query["to"] or document.version
-        old = document_selectors.document_version(document=document, version=from_version)
-        new = document_selectors.document_version(document=document, version=to_version)
-        diff = diff_texts(
-            old.body,
-            new.body,
-            old_label=f"{document.path}@{from_version}",
-            new_label=f"{document.path}@{to_version}",
-        )
-        return Response(
-            self.OutputSerializer(
-                {"path": document.path, "from": from_version, "to": to_version, **diff.as_dict()}
-            ).data
-        )
-
-
 class LockSerializer(serializers.Serializer):
     path = serializers.CharField()
     lock = serializers.SerializerMethodField()
 
     def get_lock(self, document: Document) -> document_service.LockState | None:
         return document_service.lock_state(document)
-
-
-class DocumentRevert(APIView):
-    class InputSerializer(StrictSerializer):
-        class Meta:
-            ref_name = "Revert"
-
-        version = VersionField(
-            strings=False,
-            help_text="The version whose body becomes current",
-            error_messages={
-                "required": "`version` is required: the version to revert to.",
-                "invalid": "The version to revert to must be a positive integer.",
-            },
-        )
-        reason = ReasonField()
-        acknowledge_secret = AcknowledgeSecretField()
-        acknowledge_hidden = AcknowledgeHiddenField()
-        base_version = VersionField(
-            strings=False,
-            required=False,
-            allow_null=True,
-            error_messages={"invalid": "The base version must be a positive integer."},
-        )
-        bypass_review = BypassReviewField()
-
-    OutputSerializer = DocumentSerializer
-
-    @extend_schema(
-        tags=["history"],
-        summary="Revert a document to an earlier version",
-        description="Writes a new version whose body is `version`'s (a deleted document "
-        "comes back). With `base_version` or If-Match, refused with 412 if the document "
-        "has moved on; 423 under another's lock; 422 if the old body looks like it holds "
-        "a secret.",
-        request=InputSerializer,
-        responses={200: OutputSerializer, **errors(400, 404, 409, 412, 413, 422, 423)},
-        parameters=[IF_MATCH_OPTIONAL, etag_header(200)],
-    )
-    def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
-        serializer = self.InputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        paths.validate_path(path)
-        access.require_write(path)
-        _check_bypass(access, data["bypass_review"])
-        document = document_selectors.document_get(
-            project=access.project, path=path, include_deleted=True
-        )
-        base = data.get("base_version")
-        if base is None and request.headers.get("If-Match"):
-            base = base_version(request, None)
-        document = document_service.document_revert(
-            document=document,
-            version=data["version"],
-            user=access.user,
-            reason=data["reason"],
-            base_version=base,
-            acknowledge_secret=data["acknowledge_secret"],
-            acknowledge_hidden=data["acknowledge_hidden"],
-            bypass_review=data["bypass_review"],
-        )
-        return _document_response(document)
 
 
 class DocumentLock(APIView):
@@ -799,12 +438,7 @@ class DocumentLock(APIView):
     OutputSerializer = LockSerializer
 
     def _document_and_input(self, request: Request, tenant: str, project: str, path: str):
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
-        paths.validate_path(path)
-        access.require_write(path)
-        document = document_selectors.document_get(project=access.project, path=path)
+        access, document = request_document(request, tenant, project, path, intent="write")
         serializer = self.InputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

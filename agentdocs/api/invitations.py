@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
-from agentdocs.api.access import prefetched_access, token_tenant_id
+from agentdocs.api.access import request_tenant_access, token_tenant_id
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
@@ -99,9 +99,7 @@ class TenantInvitationList(ListView):
         responses={200: OutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         return self.paginate(request, tenancy_selectors.invitation_list_in(tenant=access.tenant))
 
@@ -116,9 +114,7 @@ class TenantInvitationList(ListView):
         responses={202: OutputSerializer, **errors(400, 404, 413)},
     )
     def post(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -140,9 +136,7 @@ class TenantInvitationDetail(APIView):
         responses={204: None, **errors(400, 404, 409)},
     )
     def delete(self, request: Request, tenant: str, invitation_id: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         serializer = _ReasonInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)

@@ -21,8 +21,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions, ratelimit
-from agentdocs.api.access import caller, prefetched_access
+from agentdocs import ratelimit
+from agentdocs.api.access import caller, request_project_access
 from agentdocs.api.common import etag_matches
 from agentdocs.api.renderers import Encoded, JSONRenderer
 from agentdocs.api.schema import (
@@ -44,7 +44,7 @@ from agentdocs.core.errors import InvalidInput
 from agentdocs.core.memory_block import ClientDocument, LayerKind, LayerState, MemoryBlock
 from agentdocs.models import Scope
 from agentdocs.services import memory_block as memory_block_service
-from agentdocs.services.memory_block import MAX_CLIENT_DOCUMENT_BYTES, MAX_CLIENT_NAME_LENGTH
+from agentdocs.services.memory_block import MAX_CLIENT_NAME_LENGTH
 
 
 class PlainTextRenderer(BaseRenderer):
@@ -68,6 +68,8 @@ class ClientDocumentSerializer(StrictSerializer):
     """A file from the client's working folder, read into the prompt when the profile
     opts in; as a stored document's, its body is at most 256 KiB of UTF-8."""
 
+    # The shape is checked here; the rule is `memory_block_service.validate_client_document`.
+
     class Meta:
         ref_name = "ClientDocument"
 
@@ -86,31 +88,15 @@ class ClientDocumentSerializer(StrictSerializer):
         error_messages={"required": BODY_RULE, "invalid": BODY_RULE, "null": BODY_RULE},
     )
 
-    def validate_name(self, name: str) -> str:
-        if (
-            not name.strip()
-            or len(name) > MAX_CLIENT_NAME_LENGTH
-            or memory_block_service.has_control_characters(name)
-        ):
-            raise serializers.ValidationError(self.NAME_RULE)
-        return name
-
-    def validate_body(self, body: str) -> str:
-        try:
-            size = len(body.encode("utf-8"))
-        except UnicodeEncodeError:
-            raise serializers.ValidationError(
-                "The client document's body is not valid UTF-8 text."
-            ) from None
-        if size > MAX_CLIENT_DOCUMENT_BYTES:
-            raise serializers.ValidationError(
-                f"The client document is {size} bytes; at most {MAX_CLIENT_DOCUMENT_BYTES} "
-                "bytes (256 KiB) are allowed."
-            )
-        return body
-
     def validate(self, attrs: dict[str, str]) -> ClientDocument:
-        return ClientDocument(name=attrs["name"], body=attrs["body"])
+        # The rule is the service's, as the pages apply it; its error names the member.
+        try:
+            return memory_block_service.validate_client_document(
+                name=attrs["name"], body=attrs["body"]
+            )
+        except InvalidInput as error:
+            member = (error.field or "body").rsplit(".", 1)[-1]
+            raise serializers.ValidationError({member: [error.detail]}) from None
 
 
 PROCESS_REQUIRED = "`process` is required: the id of the agent process this block is for."
@@ -293,9 +279,7 @@ class MemoryBlockView(APIView):
         parameters=[RETRY_AFTER],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         data = validated(self.PostInputSerializer, request.data)
         recipe, profile = data["recipe"] or None, data["profile"] or None
         render_caller = caller(request)
@@ -339,9 +323,7 @@ class MemoryBlockView(APIView):
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         """A preview: the full block, no read state touched."""
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         query = validated(self.GetQuerySerializer, request.query_params)
         recipe, profile = query["recipe"] or None, query["profile"] or None
         wants_text = _wants_text(request)

@@ -10,8 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_project_access, request_tenant_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import (
@@ -63,12 +62,8 @@ class _SettingViews(ListView):
     def _access(self, request: Request, tenant: str, project: str | None) -> Access:
         if self.project_scope:
             assert project is not None  # the project routes always capture it
-            return permissions.project_access(
-                request.user, tenant, project, prefetched=prefetched_access(request)
-            )
-        return permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+            return request_project_access(request, tenant, project)
+        return request_tenant_access(request, tenant)
 
 
 class _SettingList(_SettingViews):
@@ -252,9 +247,7 @@ class RecipeListCreate(ListView):
         responses={200: OutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         return self.paginate(request, policy_selectors.recipe_list(tenant=access.tenant))
 
     @extend_schema(
@@ -267,9 +260,7 @@ class RecipeListCreate(ListView):
         responses={201: OutputSerializer, **errors(400, 404, 409, 413)},
     )
     def post(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -299,9 +290,7 @@ class RecipeDetail(APIView):
         responses={200: OutputSerializer, **errors(404)},
     )
     def get(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         return Response(self.OutputSerializer(_recipe_or_404(access, name)).data)
 
     @extend_schema(
@@ -313,9 +302,7 @@ class RecipeDetail(APIView):
         responses={200: OutputSerializer, **errors(400, 404, 413)},
     )
     def put(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         serializer = self.PutInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -335,9 +322,7 @@ class RecipeDetail(APIView):
         responses={204: None, **errors(400, 404)},
     )
     def delete(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)

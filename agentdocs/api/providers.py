@@ -8,8 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_tenant_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
@@ -35,9 +34,7 @@ class ProviderList(ListView):
         responses={200: OutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         return self.paginate(request, policy_selectors.provider_list(tenant=access.tenant))
 
 
@@ -65,9 +62,7 @@ class ProviderDetail(APIView):
         responses={200: OutputSerializer, **errors(400, 404)},
     )
     def get(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         mapping = policy_selectors.provider_get(tenant=access.tenant, name=name)
         return Response(self.OutputSerializer(mapping).data)
 
@@ -81,9 +76,7 @@ class ProviderDetail(APIView):
         responses={200: OutputSerializer, 201: OutputSerializer, **errors(400, 404, 409, 413)},
     )
     def put(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         serializer = self.PutInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -103,9 +96,7 @@ class ProviderDetail(APIView):
         responses={204: None, **errors(400, 404)},
     )
     def delete(self, request: Request, tenant: str, name: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)

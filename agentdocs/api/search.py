@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_project_access, request_tenant_access
 from agentdocs.api.pagination import Pagination
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import validated
@@ -83,15 +83,12 @@ class Search(APIView):
     )
     def get(self, request: Request, tenant: str) -> Response:
         query = validated(self.QuerySerializer, request.query_params)
-        prefetched = prefetched_access(request)
         access: permissions.Access
         if query["project"]:
-            access = permissions.project_access(
-                request.user, tenant, query["project"], prefetched=prefetched
-            )
+            access = request_project_access(request, tenant, query["project"])
             project = access.project
         else:
-            access = permissions.tenant_access(request.user, tenant, prefetched=prefetched)
+            access = request_tenant_access(request, tenant)
             project = None
         q = search_selectors.validate_search_query(query["q"])
         rows = search_selectors.document_search(tenant=access.tenant, q=q, project=project)

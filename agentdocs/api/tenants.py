@@ -10,7 +10,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
-from agentdocs.api.access import prefetched_access, token_tenant_id
+from agentdocs.api.access import (
+    request_project_access,
+    request_tenant_access,
+    token_tenant_id,
+)
 from agentdocs.api.common import ListView
 from agentdocs.api.invitations import TenantInvitationSerializer
 from agentdocs.api.schema import errors
@@ -116,9 +120,7 @@ class TenantDetail(APIView):
         responses={200: OutputSerializer, **errors(404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         return Response(self.OutputSerializer(access.tenant, context={"role": access.role}).data)
 
 
@@ -136,9 +138,7 @@ class ProjectListCreate(ListView):
         responses={200: OutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         return self.paginate(request, tenancy_selectors.project_list(tenant=access.tenant))
 
     @extend_schema(
@@ -149,9 +149,7 @@ class ProjectListCreate(ListView):
         responses={201: OutputSerializer, **errors(400, 404, 409, 413)},
     )
     def post(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -171,9 +169,7 @@ class ProjectDetail(APIView):
         responses={200: OutputSerializer, **errors(404)},
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
-        access = permissions.project_access(
-            request.user, tenant, project, prefetched=prefetched_access(request)
-        )
+        access = request_project_access(request, tenant, project)
         return Response(self.OutputSerializer(access.project, context={"role": access.role}).data)
 
 
@@ -187,9 +183,7 @@ class MemberList(ListView):
         responses={200: OutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         return self.paginate(request, tenancy_selectors.member_list(tenant=access.tenant))
 
@@ -224,9 +218,7 @@ class MemberDetail(APIView):
         responses={200: OutputSerializer, **errors(404)},
     )
     def get(self, request: Request, tenant: str, username: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         membership = (
             tenancy_selectors.member_list(tenant=access.tenant)
@@ -255,9 +247,7 @@ class MemberDetail(APIView):
         "admin.",
     )
     def put(self, request: Request, tenant: str, username: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         serializer = self.PutInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -293,9 +283,7 @@ class MemberDetail(APIView):
         responses={204: None, **errors(400, 404, 422)},
     )
     def delete(self, request: Request, tenant: str, username: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)

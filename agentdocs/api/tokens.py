@@ -3,6 +3,8 @@ tokens scoped to their tenant. The key is in the response to its creation only."
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -11,7 +13,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions, ratelimit
-from agentdocs.api.access import calling_token, prefetched_access, token_tenant_id
+from agentdocs.api.access import (
+    calling_token,
+    request_tenant_access,
+    token_tenant_id,
+)
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import RETRY_AFTER, errors
 from agentdocs.api.serializers import StrictSerializer
@@ -55,7 +61,13 @@ class TokenList(ListView):
         reason = serializers.CharField(required=False, allow_blank=True, default="")
 
     class CreatedSerializer(TokenOutputSerializer):
+        # The answer that made a token: the token, and its key (`NewToken`) this once.
+
         token = serializers.CharField(help_text="The key. Shown this once: store it now.")
+
+        def to_representation(self, instance: token_service.NewToken) -> dict[str, Any]:
+            shown = TokenOutputSerializer(instance.token, context=self.context).data
+            return {**shown, "token": instance.key}
 
     OutputSerializer = TokenOutputSerializer
 
@@ -105,9 +117,7 @@ class TokenList(ListView):
             )
         tenant = None
         if data["tenant"] is not None:
-            tenant = permissions.tenant_access(
-                request.user, data["tenant"], prefetched=prefetched_access(request)
-            ).tenant
+            tenant = request_tenant_access(request, data["tenant"]).tenant
         new = token_service.token_create(
             user=user,
             name=data["name"],
@@ -117,8 +127,7 @@ class TokenList(ListView):
             reason=data["reason"],
             now=now,
         )
-        body = {**self.OutputSerializer(new.token).data, "token": new.key}
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(self.CreatedSerializer(new).data, status=status.HTTP_201_CREATED)
 
 
 class TokenDetail(APIView):
@@ -167,9 +176,7 @@ class TenantTokenList(ListView):
         responses={200: TokenOutputSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, tenant: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         tokens = token_selectors.token_list_in(tenant=access.tenant)
         return self.paginate(request, tokens)
@@ -184,9 +191,7 @@ class TenantTokenDetail(APIView):
         responses={204: None, **errors(404)},
     )
     def delete(self, request: Request, tenant: str, token_id: str) -> Response:
-        access = permissions.tenant_access(
-            request.user, tenant, prefetched=prefetched_access(request)
-        )
+        access = request_tenant_access(request, tenant)
         access.require_admin()
         token = token_selectors.token_get_in(tenant=access.tenant, token_id=token_id)
         token_service.token_revoke(

@@ -8,8 +8,10 @@ from agentdocs.api import (
     activity,
     bindings,
     changes,
+    document_history,
     documents,
     export,
+    history,
     imports,
     invitations,
     memory_block,
@@ -73,9 +75,9 @@ urlpatterns = [
     # Documents; `path` may contain slashes.
     re_path(P + r"/documents/$", documents.DocumentListCreate.as_view(), name="api-documents"),
     re_path(P + r"/documents" + DOC, documents.DocumentDetail.as_view(), name="api-document"),
-    re_path(P + r"/history" + DOC, documents.DocumentHistory.as_view(), name="api-history"),
-    re_path(P + r"/diff" + DOC, documents.DocumentDiff.as_view(), name="api-diff"),
-    re_path(P + r"/revert" + DOC, documents.DocumentRevert.as_view(), name="api-revert"),
+    re_path(P + r"/history" + DOC, document_history.DocumentHistory.as_view(), name="api-history"),
+    re_path(P + r"/diff" + DOC, document_history.DocumentDiff.as_view(), name="api-diff"),
+    re_path(P + r"/revert" + DOC, document_history.DocumentRevert.as_view(), name="api-revert"),
     re_path(P + r"/lock" + DOC, documents.DocumentLock.as_view(), name="api-lock"),
     # Policy: memory.* settings and recipes.
     re_path(T + r"/settings/$", policy.TenantSettingList.as_view(), name="api-tenant-settings"),
@@ -130,22 +132,22 @@ urlpatterns = [
     re_path(T + r"/activity/$", activity.ActivityList.as_view(), name="api-activity"),
     re_path(
         T + r"/history/settings/(?P<key>[^/]+)$",
-        activity.SettingHistory.as_view(),
+        history.SettingHistory.as_view(),
         name="api-setting-history",
     ),
     re_path(
         T + r"/history/recipes/(?P<name>[^/]+)$",
-        activity.RecipeHistory.as_view(),
+        history.RecipeHistory.as_view(),
         name="api-recipe-history",
     ),
     re_path(
         T + r"/history/members/(?P<username>[^/]+)$",
-        activity.MembershipHistory.as_view(),
+        history.MembershipHistory.as_view(),
         name="api-membership-history",
     ),
     re_path(
         T + r"/history/providers/(?P<name>[\s\S]+)$",
-        activity.ProviderHistory.as_view(),
+        history.ProviderHistory.as_view(),
         name="api-provider-history",
     ),
     # Change requests (issue 13): propose, review, merge.

@@ -12,8 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agentdocs import permissions
-from agentdocs.api.access import prefetched_access
+from agentdocs.api.access import request_tenant_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import StrictBooleanField, StrictSerializer, TextField
@@ -21,14 +20,16 @@ from agentdocs.core.webhooks import EVENT_TYPES
 from agentdocs.models import Delivery, DeliveryState, Webhook
 from agentdocs.permissions import Access
 from agentdocs.selectors import webhooks as webhook_selectors
+from agentdocs.services import deliveries as delivery_service
 from agentdocs.services import webhooks as webhook_service
+from agentdocs.services.webhooks import NewSecret
 
 TAGS = ["webhooks"]
 ADMINS = "Tenant admins (403 for other members, 404 for everyone else)."
 
 
 def _admin_access(request: Request, tenant: str) -> Access:
-    access = permissions.tenant_access(request.user, tenant, prefetched=prefetched_access(request))
+    access = request_tenant_access(request, tenant)
     access.require_admin()
     return access
 
@@ -84,7 +85,19 @@ class WebhookOutputSerializer(serializers.Serializer):
         return webhook.failing_since is not None
 
 
-class WebhookWithSecretSerializer(WebhookOutputSerializer):
+class _WithNewSecret(WebhookOutputSerializer):
+    # The answer that made a secret: the webhook, and the secret (`NewSecret`) this once.
+    # (No docstring: the OpenAPI components keep the webhook's own description.)
+
+    def to_representation(self, instance: NewSecret) -> dict[str, Any]:
+        webhook = _with_last_delivery([instance.webhook])[0]
+        body = dict(WebhookOutputSerializer(webhook, context=self.context).data)
+        if instance.secret is not None:
+            body["secret"] = instance.secret
+        return body
+
+
+class WebhookWithSecretSerializer(_WithNewSecret):
     class Meta:
         ref_name = "WebhookWithSecret"
 
@@ -93,7 +106,7 @@ class WebhookWithSecretSerializer(WebhookOutputSerializer):
     )
 
 
-class WebhookPatchedSerializer(WebhookOutputSerializer):
+class WebhookPatchedSerializer(_WithNewSecret):
     class Meta:
         ref_name = "WebhookPatched"
 
@@ -140,11 +153,8 @@ def _with_last_delivery(webhooks: list[Webhook]) -> list[Webhook]:
     return webhooks
 
 
-def _webhook_body(webhook: Webhook, secret: str | None = None) -> dict[str, Any]:
-    body = dict(WebhookOutputSerializer(_with_last_delivery([webhook])[0]).data)
-    if secret is not None:
-        body["secret"] = secret
-    return body
+def _webhook_body(webhook: Webhook) -> dict[str, Any]:
+    return dict(WebhookOutputSerializer(_with_last_delivery([webhook])[0]).data)
 
 
 def _delivery_body(webhook: Webhook, delivery: Delivery) -> dict[str, Any]:
@@ -206,7 +216,7 @@ class WebhookList(ListView):
         new = webhook_service.webhook_create(
             tenant=access.tenant, user=access.user, **serializer.validated_data
         )
-        return Response(_webhook_body(new.webhook, new.secret), status=status.HTTP_201_CREATED)
+        return Response(WebhookWithSecretSerializer(new).data, status=status.HTTP_201_CREATED)
 
 
 class WebhookDetail(APIView):
@@ -253,7 +263,7 @@ class WebhookDetail(APIView):
         changed = webhook_service.webhook_update(
             webhook=webhook, user=access.user, **serializer.validated_data
         )
-        return Response(_webhook_body(changed.webhook, changed.secret))
+        return Response(WebhookPatchedSerializer(changed).data)
 
     @extend_schema(
         tags=TAGS,
@@ -284,7 +294,7 @@ class WebhookTest(APIView):
     def post(self, request: Request, tenant: str, webhook_id: str) -> Response:
         access = _admin_access(request, tenant)
         webhook = webhook_selectors.webhook_get(tenant=access.tenant, webhook_id=webhook_id)
-        delivery = webhook_service.webhook_test(webhook=webhook, user=access.user)
+        delivery = delivery_service.webhook_test(webhook=webhook, user=access.user)
         return Response(_delivery_body(webhook, delivery), status=status.HTTP_202_ACCEPTED)
 
 
@@ -320,5 +330,5 @@ class DeliveryRedeliver(APIView):
         access = _admin_access(request, tenant)
         webhook = webhook_selectors.webhook_get(tenant=access.tenant, webhook_id=webhook_id)
         delivery = webhook_selectors.delivery_get(webhook=webhook, delivery_id=delivery_id)
-        webhook_service.delivery_redeliver(delivery=delivery, user=access.user)
+        delivery_service.delivery_redeliver(delivery=delivery, user=access.user)
         return Response(_delivery_body(webhook, delivery), status=status.HTTP_202_ACCEPTED)

@@ -14,6 +14,8 @@ without their line ends. An empty region (an insertion on the other side) has
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict
@@ -113,23 +115,58 @@ class MergeResult:
     def discarded(self, choices: Sequence[str | None]) -> list[int]:
         """The conflicts (0-based) whose resolution by `choices` drops their change.
 
-        Choosing "yours" always does. A replacement text does when one of their
-        changed lines (blank ones aside) is not in it: pasting your own lines over
-        theirs. "theirs", "both" and no choice keep their change.
+        "theirs", "both" and no choice keep it. "yours" or a replacement text keeps it
+        when the text still holds what they changed: every word they wrote into the
+        base's lines, in their order (so a hand merge that folds their edit into a
+        line of one's own keeps it), and none of the lines they removed outright.
+        Only a text that loses their words, or brings back what they deleted, drops
+        their change and needs the writer's explicit confirmation.
         """
         dropped: list[int] = []
         for index, conflict in enumerate(self.conflicts):
             choice = choices[index] if index < len(choices) else None
             if choice in (None, "theirs", "both"):
                 continue
-            if choice == "yours":
-                dropped.append(index)
-                continue
             assert choice is not None
-            kept = {line.strip() for line in choice.splitlines()}
-            if any(line.strip() and line.strip() not in kept for line in conflict.theirs.lines):
+            text = _joined(conflict.yours.lines) if choice == "yours" else choice
+            if not keeps_their_change(conflict, text):
                 dropped.append(index)
         return dropped
+
+
+_WORD = re.compile(r"\w+|[^\w\s]")
+
+
+def _words(lines: Sequence[str]) -> list[str]:
+    return [word for line in lines for word in _WORD.findall(line)]
+
+
+def _in_order(needed: Sequence[str], words: Sequence[str]) -> bool:
+    """Whether ``needed`` occurs in ``words`` as a subsequence."""
+    remaining = iter(words)
+    return all(any(word == candidate for candidate in remaining) for word in needed)
+
+
+def keeps_their_change(conflict: Conflict, text: str) -> bool:
+    """Whether ``text``, resolving ``conflict``, keeps what their side changed in the
+    base: the words they added (in order) and the removal of the lines they deleted."""
+    lines = text.splitlines()
+    base_words, their_words = _words(conflict.base.lines), _words(conflict.theirs.lines)
+    added: list[str] = []
+    matcher = difflib.SequenceMatcher(None, base_words, their_words, autojunk=False)
+    for tag, _, _, their_start, their_end in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            added.extend(their_words[their_start:their_end])
+    if not _in_order(added, _words(lines)):
+        return False
+    their_lines = {line.strip() for line in conflict.theirs.lines}
+    removed = {
+        line.strip()
+        for line in conflict.base.lines
+        if line.strip() and line.strip() not in their_lines
+    }
+    # A removed line that is back, with none of their words replacing it, undoes them.
+    return bool(added) or not removed.intersection(line.strip() for line in lines)
 
 
 def _joined(lines: Sequence[str]) -> str:

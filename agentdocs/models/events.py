@@ -17,6 +17,12 @@ from django.utils import timezone
 
 from agentdocs.models.tenancy import Project, Tenant
 
+# The kinds of change events name (the activity feed's `kind` filter).
+KINDS = ("document", "setting", "recipe", "membership", "provider", "webhook", "binding", "change")
+# What only tenant admins see in the activity feed, as they alone read these things
+# (the members list, webhooks, the tenant's API tokens, should tokens ever emit).
+ADMIN_ONLY_KINDS = ("membership", "webhook", "token")
+
 
 def new_event_id() -> str:
     return "evt_" + secrets.token_urlsafe(18)

@@ -16,8 +16,8 @@ from django.db.models import QuerySet
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.moments import FORMS, parse_moment
 from agentdocs.models import Event, Project
+from agentdocs.models.events import ADMIN_ONLY_KINDS, KINDS
 from agentdocs.permissions import Access
-from agentdocs.services.events import ADMIN_ONLY_KINDS, KINDS
 
 
 @dataclass(frozen=True, kw_only=True)

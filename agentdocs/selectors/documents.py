@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,18 @@ def document_version(*, document: Document, version: int):  # -> HistoricalDocum
             field="version",
         )
     return record
+
+
+def document_versions(*, document: Document, versions: Collection[int]) -> dict[int, Any]:
+    """The history rows of some versions of a document, by version, in one query (the
+    newest row of each: a version's row is written once, but restores may repeat one);
+    a version the history does not hold is missing from the answer."""
+    rows = (
+        document.history.filter(version__in=list(versions))
+        .select_related("history_user")
+        .order_by("history_id")
+    )
+    return {row.version: row for row in rows}
 
 
 def document_list(*, project: Project, prefix: str = "") -> QuerySet[Document]:

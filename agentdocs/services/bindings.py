@@ -22,7 +22,6 @@ from agentdocs.core.bindings import (
     SCHEMA,
     BindingRecordData,
     BoundDocument,
-    BoundMemoryBlock,
     ManifestSource,
     OutdatedRow,
     RecordComparison,
@@ -37,37 +36,15 @@ from agentdocs.core.bindings import (
     stored_json_bytes,
     unversioned_source,
 )
-from agentdocs.core.cascade import Level, SourceDocument, read_default_document
-from agentdocs.core.context import ContextDocument
 from agentdocs.core.errors import InvalidInput, TooLarge
 from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
-from agentdocs.core.memory_block import (
-    ClientDocument,
-    LayerState,
-    MemoryBlockInputs,
-    compose_memory_block,
-)
-from agentdocs.core.policy import PolicySetting
-from agentdocs.core.recipes import RenderOptions
 from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 from agentdocs.selectors import bindings as binding_selectors
-from agentdocs.services import archival, events
+from agentdocs.services import archival, binding_memory_block, events
 from agentdocs.services import memory_block as memory_block_service
 
 MANIFEST_PATH = "context.json"
-
-
-@dataclass(frozen=True)
-class MemoryBlockRequest:
-    """The memory block a binding records: rendered as a preview with this recipe,
-    profile and client document, and kept with the versions it was rendered from."""
-
-    recipe: str | None = None
-    profile: str | None = None
-    client_document: ClientDocument | None = None
-    # The files the run's task touches (`validate_paths`); scoped documents follow them.
-    paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,7 +157,7 @@ def binding_create(
     user: User,
     process: str,
     manifest: Mapping[str, Any] | None = None,
-    memory_block: MemoryBlockRequest | None = None,
+    memory_block: binding_memory_block.MemoryBlockRequest | None = None,
 ) -> BindingResult:
     """Bind a run: resolve every source, classify every exception, store the record.
 
@@ -198,7 +175,9 @@ def binding_create(
     names, local = _resolve(tenant=tenant, project=project, manifest=parsed)
     block = None
     if memory_block is not None:
-        block = _bind_memory_block(tenant=tenant, project=project, request=memory_block)
+        block = binding_memory_block.binding_memory_block_bind(
+            tenant=tenant, project=project, request=memory_block
+        )
     created_at = timezone.now()
     header: RecordHeader = {
         "tenant": tenant.slug,
@@ -393,185 +372,9 @@ def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
     sources = binding_reconstruct_sources(record=record)
     block = None
     if record.record.get("memory_block"):
-        block = _reconstruct_memory_block(record=record)
+        block = binding_memory_block.binding_memory_block_reconstruct(record=record)
     complete = all(s["verified"] for s in sources) and (block is None or block["verified"])
     return {"sources": sources, "memory_block": block, "complete": complete}
 
 
 # The memory block: what reached the model is bound, not only the files.
-
-_CLIENT_TEXT_STATES = {LayerState.FULL, LayerState.EMPTY}
-
-
-def _bound_input(
-    *, project: str | None, path: str, version: int | None, sha256: str, size: int, rows: Mapping
-) -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "project": project,
-        "path": path,
-        "version": version,
-        "sha256": sha256,
-        "bytes": size,
-    }
-    row = rows.get((project, path, version))
-    if version is None:
-        # A bundled default is a file shipped with the application, not a document.
-        return {**entry, "custody": "bundled", "document": None}
-    if row is None or row["sha256"] != sha256:
-        return {**entry, "custody": None, "document": None}
-    return {
-        **entry,
-        "custody": "agentdocs",
-        "document": {"id": row["id"], "history_id": row["history_id"]},
-    }
-
-
-def _bind_memory_block(
-    *, tenant: Tenant, project: Project, request: MemoryBlockRequest
-) -> BoundMemoryBlock:
-    """Render the block as a preview (no read state touched) and record its inputs,
-    so that it can be rendered again, byte for byte, from the bound versions."""
-    names = {"recipe": request.recipe or None, "profile": request.profile or None}
-    client = request.client_document
-    inputs = memory_block_service.memory_block_inputs(
-        project=project,
-        recipe_name=names["recipe"],
-        profile_name=names["profile"],
-        client_document=client,
-        paths=request.paths,
-    )
-    block = compose_memory_block(inputs)
-    rows = binding_selectors.history_rows(
-        tenant=tenant,
-        wanted=[(d.project, d.path, d.version) for d in inputs.agent_candidates if d.version]
-        + [(project.slug, d.path, d.version) for d in inputs.context_documents],
-    )
-    client_layer = block.layer("client_notes")
-    bound: dict[str, Any] = {
-        **names,
-        "sha256": block.sha256,
-        "bytes": len(block.text.encode("utf-8")),
-        "options": inputs.options.as_dict(),
-        "structure": inputs.structure,
-        "layers": [layer.as_dict() for layer in block.layers],
-        "settings": [
-            {"key": s.key, "value": s.value, "level": s.level, "enforced": s.enforced}
-            for s in inputs.settings
-        ],
-        "agent_candidates": [
-            {
-                "level": d.level.value,
-                **_bound_input(
-                    project=d.project,
-                    path=d.path,
-                    version=d.version,
-                    sha256=d.sha256,
-                    size=d.size,
-                    rows=rows,
-                ),
-            }
-            for d in inputs.agent_candidates
-        ],
-        "client_document": None
-        if client is None
-        else {
-            "name": client.name,
-            **unversioned_source(client.body),
-            "in_text": client_layer.state in _CLIENT_TEXT_STATES,
-        },
-        "context_documents": [
-            _bound_input(
-                project=project.slug,
-                path=d.path,
-                version=d.version,
-                sha256=d.sha256,
-                size=d.size,
-                rows=rows,
-            )
-            for d in inputs.context_documents
-        ],
-    }
-    if request.paths:
-        # Only when given, so that a record bound without paths keeps its earlier shape.
-        bound["paths"] = list(request.paths)
-    return cast(BoundMemoryBlock, bound)
-
-
-def _restored_body(entry: Mapping[str, Any], bodies: Mapping[int, Mapping[str, Any]]) -> str | None:
-    """The exact text of a bound memory-block input, or None when it cannot be restored."""
-    if entry["custody"] == "bundled":
-        document = read_default_document(settings.AGENTDOCS_DEFAULT_DOCUMENTS_DIR, entry["path"])
-        body = document.body if document is not None else None
-    elif entry["custody"] == "agentdocs":
-        row = bodies.get(entry["document"]["history_id"])
-        body = row["body"] if row is not None and row["id"] == entry["document"]["id"] else None
-    else:
-        body = None
-    if body is None or sha256_hex(body.encode("utf-8")) != entry["sha256"]:
-        return None
-    return body
-
-
-def _reconstruct_memory_block(*, record: BindingRecord) -> dict[str, Any]:
-    bound = record.record["memory_block"]
-    result = {"sha256": bound["sha256"], "restored": False, "verified": False, "text": None}
-    client = bound.get("client_document")
-    if client is not None and client["in_text"]:
-        return {
-            **result,
-            "detail": f"The client document {client['name']} was part of the text and is kept "
-            "by hash only, so the block cannot be rendered again.",
-        }
-    inputs = [*bound["agent_candidates"], *bound["context_documents"]]
-    history_ids = [e["document"]["history_id"] for e in inputs if e["custody"] == "agentdocs"]
-    bodies = {
-        row["history_id"]: row
-        for row in Document.history.model.objects.filter(history_id__in=history_ids).values(
-            "history_id", "id", "body"
-        )
-    }
-    found = {id(entry): _restored_body(entry, bodies) for entry in inputs}
-    missing = [entry["path"] for entry in inputs if found[id(entry)] is None]
-    restored = {key: body for key, body in found.items() if body is not None}
-    if missing:
-        return {
-            **result,
-            "detail": "These inputs cannot be restored at their bound versions: "
-            + ", ".join(missing)
-            + ".",
-        }
-    rebuilt = compose_memory_block(
-        MemoryBlockInputs(
-            options=RenderOptions(**bound["options"]),
-            settings=tuple(PolicySetting(**setting) for setting in bound["settings"]),
-            agent_candidates=tuple(
-                SourceDocument(
-                    level=Level(entry["level"]),
-                    path=entry["path"],
-                    body=restored[id(entry)],
-                    project=entry["project"],
-                    version=entry["version"],
-                )
-                for entry in bound["agent_candidates"]
-            ),
-            context_documents=tuple(
-                ContextDocument(
-                    path=entry["path"], body=restored[id(entry)], version=entry["version"]
-                )
-                for entry in bound["context_documents"]
-            ),
-            paths=tuple(bound.get("paths", ())),
-            # A record bound before the structure rules renders as it was then.
-            structure=bound.get("structure", 0),
-        )
-    )
-    verified = rebuilt.sha256 == bound["sha256"]
-    return {
-        **result,
-        "restored": True,
-        "verified": verified,
-        "text": rebuilt.text if verified else None,
-        "detail": ""
-        if verified
-        else "The block rendered from the bound versions does not match the recorded sha256.",
-    }

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal, NamedTuple, TypedDict
+from typing import Any, Literal, NamedTuple, TypedDict
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -47,7 +48,7 @@ from agentdocs.core.errors import (
     VersionConflict,
 )
 from agentdocs.core.hidden_characters import refuse_hidden
-from agentdocs.core.merge import three_way
+from agentdocs.core.merge import MergeResult, three_way
 from agentdocs.core.paths import validate_new_path
 from agentdocs.core.secret_scan import find_secret
 from agentdocs.models import ChangeType, Document, Project
@@ -267,29 +268,87 @@ def _check_base(current: Document, base_version: int, *, merge: bool = False) ->
     return True
 
 
+def _not_in_history(current: Document, base_version: int) -> VersionConflict:
+    return VersionConflict(
+        base_version=base_version,
+        current_version=current.version,
+        detail=f"Version {base_version} is not in the document's history (it is at "
+        f"version {current.version}), so there is no base to merge your change with. "
+        "Nothing was written: fetch the current version and apply your change to it.",
+    )
+
+
 def _base_text(current: Document, base_version: int) -> str:
     """The text of the version a stale write was based on: the base of its merge."""
     try:
         return document_selectors.document_version(document=current, version=base_version).body
     except NotFound:
-        raise VersionConflict(
-            base_version=base_version,
-            current_version=current.version,
-            detail=f"Version {base_version} is not in the document's history (it is at "
-            f"version {current.version}), so there is no base to merge your change with. "
-            "Nothing was written: fetch the current version and apply your change to it.",
-        ) from None
+        raise _not_in_history(current, base_version) from None
 
 
-def _merged(current: Document, *, base_version: int, body: str) -> str:
-    """``body`` (based on ``base_version``) merged onto the current text; raises
-    MergeConflict where both changed the same lines."""
-    result = three_way(_base_text(current, base_version), current.body, body)
+@dataclass(frozen=True)
+class MergedOnto:
+    """The version a stale write was merged onto, as the writer is told of it."""
+
+    version: int
+    author: str  # their username, or "someone" once the user is gone
+    saved_at: datetime
+    reason: str
+
+
+def merged_onto(row: Any) -> MergedOnto:
+    """The version a history row holds, as a merge with it is told."""
+    user = row.history_user
+    return MergedOnto(
+        version=row.version,
+        author=user.get_username() if user is not None else "someone",
+        saved_at=row.history_date,
+        reason=row.history_change_reason or "",
+    )
+
+
+@dataclass(frozen=True)
+class Merge:
+    """What a write merged: the writer's text, based on ``base_version``, three-way
+    with the version then current (``theirs``), line by line."""
+
+    result: MergeResult
+    base_version: int
+    theirs: MergedOnto
+
+
+@dataclass(frozen=True)
+class Written:
+    """What `document_save` did: the document as saved (the same version when the text
+    was already its text) and, for a stale write, the merge it made."""
+
+    document: Document
+    merge: Merge | None = None
+
+
+def _merge(current: Document, *, base_version: int, body: str) -> Merge:
+    """``body`` (based on ``base_version``) merged onto the current text, with the two
+    history rows it needs read in one query; raises MergeConflict where both changed
+    the same lines."""
+    rows = document_selectors.document_versions(
+        document=current, versions=(base_version, current.version)
+    )
+    if base_version not in rows:
+        raise _not_in_history(current, base_version)
+    result = three_way(rows[base_version].body, current.body, body)
     if not result.clean:
         raise MergeConflict(
             result=result, base_version=base_version, current_version=current.version
         )
-    return result.text
+    theirs = rows.get(current.version)
+    met = (
+        merged_onto(theirs)
+        if theirs is not None
+        else MergedOnto(
+            version=current.version, author="someone", saved_at=current.updated_at, reason=""
+        )
+    )
+    return Merge(result=result, base_version=base_version, theirs=met)
 
 
 def _check_not_deleted(current: Document) -> None:
@@ -415,7 +474,7 @@ def document_create(
     validate_new_path(path)
     reason = _validate_reason(reason)
     bypassed = review_service.review_gate(
-        project=project, path=path, user=user, bypass_review=bypass_review, reason=reason
+        project=project, path=path, bypass_review=bypass_review, reason=reason
     )
     checked = _checked_body(
         body,
@@ -467,14 +526,61 @@ def document_write(
     bypass_review: bool = False,
     change_request_id: int | None = None,
 ) -> Document:
+    """Replace the body; the document as saved. `document_save` does it, and also says
+    what it merged (for the pages that tell the writer)."""
+    return document_save(
+        document=document,
+        body=body,
+        base_version=base_version,
+        user=user,
+        reason=reason,
+        change_type=change_type,
+        acknowledge_secret=acknowledge_secret,
+        acknowledge_hidden=acknowledge_hidden,
+        merge=merge,
+        bypass_review=bypass_review,
+        change_request_id=change_request_id,
+    ).document
+
+
+def document_save(
+    *,
+    document: Document,
+    body: str,
+    base_version: int,
+    user: User,
+    reason: str = "",
+    change_type: ChangeType = ChangeType.WRITTEN,
+    acknowledge_secret: str = "",
+    acknowledge_hidden: str = "",
+    merge: bool = False,
+    bypass_review: bool = False,
+    change_request_id: int | None = None,
+    resolves_merge_with: int | None = None,
+) -> Written:
     """Replace the body. Writing the identical body creates no new version.
 
     With ``merge``, a stale ``base_version`` is no refusal: the change is merged onto
-    the current version, and the new version's ``merged_with`` names that version.
+    the current version, the new version's ``merged_with`` names that version, and the
+    answer holds the merge (`Merge`: its pieces, and whom it met).
+
+    ``resolves_merge_with``: the body is the writer's resolution of a three-way merge
+    with that version (the three-way page, which saves it based on that version):
+    the new version records it as ``merged_with``, unless it is merged again onto a
+    version saved meanwhile, which it then names.
 
     ``change_request_id``: the write merges that change request (`services.changes`),
     whose reviews stand in for the review gate."""
     reason = _validate_reason(reason)
+    if resolves_merge_with is not None and (
+        not isinstance(resolves_merge_with, int)
+        or isinstance(resolves_merge_with, bool)
+        or not 1 <= resolves_merge_with <= base_version
+    ):
+        raise InvalidInput(
+            "The version a merge was resolved with is a version up to the base version.",
+            field="theirs_version",
+        )
     tenant_id = lambda: document.project.tenant_id  # noqa: E731
     checked = _checked_body(
         body,
@@ -490,9 +596,11 @@ def document_write(
         must_merge = _check_base(current, base_version, merge=merge)
         _check_not_deleted(current)
         _check_lock(current, user)
-        merged_with = None
+        merged_with = resolves_merge_with
+        made = None
         if must_merge:
-            body = _merged(current, base_version=base_version, body=body)
+            made = _merge(current, base_version=base_version, body=body)
+            body = made.result.text
             merged_with = current.version
         if merge and (must_merge or any(checked[1:])):
             # The text to store, checked as any: a secret may span lines from both
@@ -507,15 +615,14 @@ def document_write(
                 unneeded="refuse" if not must_merge else "drop",
             )
         if current.body == body:
-            return current
+            return Written(document=current)
         bypassed = change_request_id is None and review_service.review_gate(
             project=current.project,
             path=current.path,
-            user=user,
             bypass_review=bypass_review,
             reason=reason,
         )
-        return _save_version(
+        saved = _save_version(
             current,
             body=body,
             user=user,
@@ -528,6 +635,7 @@ def document_write(
             review_bypassed=bypassed,
             change_request_id=change_request_id,
         )
+        return Written(document=saved, merge=made)
 
 
 MAX_COUNTED_MATCHES = 100
@@ -615,7 +723,6 @@ def document_delete(
         bypassed = review_service.review_gate(
             project=current.project,
             path=current.path,
-            user=user,
             bypass_review=bypass_review,
             reason=reason,
         )
@@ -678,7 +785,6 @@ def document_revert(
         bypassed = review_service.review_gate(
             project=current.project,
             path=current.path,
-            user=user,
             bypass_review=bypass_review,
             reason=reason,
         )

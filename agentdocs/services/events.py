@@ -28,9 +28,9 @@ from agentdocs.models.events import Event
 
 event_committed = Signal()
 
-# The event types services emit, by kind (the activity feed's `kind` filter). The
-# `change.*` events of change requests and `webhook.*` ones are emitted by those
-# features; their kinds are listed so the feed can filter on them.
+# The event types services emit, named `<kind>.<action>` (the kinds the activity feed
+# filters on are `agentdocs.models.events.KINDS`). The `change.*` events of change
+# requests and `webhook.*` ones are emitted by those features.
 DOCUMENT_CREATED = "document.created"
 DOCUMENT_UPDATED = "document.updated"
 DOCUMENT_DELETED = "document.deleted"
@@ -40,11 +40,6 @@ RECIPE_CHANGED = "recipe.changed"
 MEMBERSHIP_CHANGED = "membership.changed"
 PROVIDER_CHANGED = "provider.changed"
 BINDING_CREATED = "binding.created"
-
-KINDS = ("document", "setting", "recipe", "membership", "provider", "webhook", "binding", "change")
-# What only tenant admins see in the activity feed, as they alone read these things
-# (the members list, webhooks, the tenant's API tokens, should tokens ever emit).
-ADMIN_ONLY_KINDS = ("membership", "webhook", "token")
 
 
 class Links(TypedDict):

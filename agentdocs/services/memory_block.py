@@ -31,16 +31,14 @@ from agentdocs.core.memory_block import (
 from agentdocs.core.recipes import RenderOptions
 from agentdocs.core.scope import MAX_PATHS, path_problem
 from agentdocs.models import RESERVED_PROJECT, Project
+from agentdocs.selectors.memory_block import CONTEXT_PATH_PREFIX, RenderRows, memory_block_rows
 from agentdocs.services import render_cache
 from agentdocs.services.documents import MAX_BODY_BYTES
-from agentdocs.sql import render_reads
-from agentdocs.sql.render_reads import RenderRows
 
 MAX_PROCESS_LENGTH = 200
 MAX_CLIENT_NAME_LENGTH = 255
 # A client document goes into the prompt like a stored one, so the same limit applies.
 MAX_CLIENT_DOCUMENT_BYTES = MAX_BODY_BYTES
-CONTEXT_PATH_PREFIX = ".AGENTS/"
 
 
 def has_control_characters(value: str) -> bool:
@@ -66,8 +64,8 @@ def validate_process(process: str | None) -> str:
 
 
 def validate_client_document(*, name: str, body: str) -> ClientDocument:
-    """A client document as the pages take it (the API's serializer checks the same
-    rules): one line of a name, a UTF-8 body of at most 256 KiB."""
+    """A client document, as the pages and the API's serializer take it: one line of a
+    name, a UTF-8 body of at most 256 KiB."""
     if not name.strip() or len(name) > MAX_CLIENT_NAME_LENGTH or has_control_characters(name):
         raise InvalidInput(
             f"The client document's name must be one line of 1 to {MAX_CLIENT_NAME_LENGTH} "
@@ -107,12 +105,6 @@ def validate_paths(paths: object) -> tuple[str, ...]:
         if problem is not None:
             raise InvalidInput(f"`paths`: {problem}.", field="paths")
     return tuple(sorted(set(paths)))
-
-
-def _render_rows(*, project: Project, recipe_name: str | None) -> RenderRows:
-    return render_reads.render_rows(
-        project=project, recipe_name=recipe_name, context_prefix=CONTEXT_PATH_PREFIX
-    )
 
 
 def _rows_size(rows: RenderRows) -> int:
@@ -219,7 +211,7 @@ def _inputs_and_read_state(
         tenant_id=project.tenant_id,
         project_id=project.pk,
         recipe=recipe,
-        read=lambda: _render_rows(project=project, recipe_name=recipe),
+        read=lambda: memory_block_rows(project=project, recipe_name=recipe),
         size=_rows_size,
         with_keys=[state_key] if state_key else [],
         rate_limit=rate_limit,

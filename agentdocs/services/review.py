@@ -15,13 +15,12 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from django.contrib.auth.models import User
 from django.db.models import Q
 from django.urls import reverse
 
 from agentdocs.core import review as review_rules
-from agentdocs.core.errors import Forbidden, InvalidInput, ReviewRequired
-from agentdocs.models import Membership, Project, Role, Setting
+from agentdocs.core.errors import InvalidInput, ReviewRequired
+from agentdocs.models import Project, Setting
 
 
 @dataclass(frozen=True)
@@ -76,21 +75,13 @@ def propose_url(project: Project) -> str:
     return reverse("api-changes", kwargs={"tenant": project.tenant.slug, "project": project.slug})
 
 
-def _is_tenant_admin(user: User, project: Project) -> bool:
-    if user.is_superuser:
-        return True
-    return Membership.objects.filter(
-        user=user, tenant_id=project.tenant_id, role=Role.ADMIN
-    ).exists()
-
-
-def review_gate(
-    *, project: Project, path: str, user: User, bypass_review: bool, reason: str
-) -> bool:
+def review_gate(*, project: Project, path: str, bypass_review: bool, reason: str) -> bool:
     """Let a direct write of ``path`` through, or raise `ReviewRequired`.
 
     Returns whether the write bypasses review (for its history row). ``bypass_review``
-    on a path nothing protects changes nothing and is not recorded."""
+    on a path nothing protects changes nothing and is not recorded. Who may ask to
+    bypass is decided before the write, by `Access.require_bypass_review` in the view
+    (`permissions.document_for`): a service is handed a request already allowed."""
     if not isinstance(bypass_review, bool):
         raise InvalidInput("`bypass_review` is true or false.", field="bypass_review")
     if not review_required(project=project, path=path):
@@ -102,8 +93,6 @@ def review_gate(
             field="path",
             propose_url=propose_url(project),
         )
-    if not _is_tenant_admin(user, project):
-        raise Forbidden("Only tenant admins may bypass review.", field="bypass_review")
     if not reason:
         raise InvalidInput(
             "Bypassing review needs a reason: say why this change cannot wait for one.",

@@ -10,14 +10,17 @@ from agentdocs.web.views import (
     bindings,
     changes,
     docs,
+    document_history,
+    document_merge,
     documents,
     export,
     history,
     invitations,
     memory_block,
-    policy,
     projects,
+    recipes,
     search,
+    settings,
     tokens,
     webhooks,
 )
@@ -25,23 +28,25 @@ from agentdocs.web.views import (
 document_urls = [
     path("doc/<path:path>", documents.document_detail, name="document"),
     path("edit/<path:path>", documents.document_edit, name="document-edit"),
-    path("history/<path:path>", documents.document_history, name="document-history"),
-    path("diff/<path:path>", documents.document_diff, name="document-diff"),
+    path("history/<path:path>", document_history.document_history, name="document-history"),
+    path("diff/<path:path>", document_history.document_diff, name="document-diff"),
     path(
-        "diff-download/<path:path>", documents.document_diff_download, name="document-diff-download"
+        "diff-download/<path:path>",
+        document_history.document_diff_download,
+        name="document-diff-download",
     ),
-    path("revert/<path:path>", documents.document_revert, name="document-revert"),
+    path("revert/<path:path>", document_history.document_revert, name="document-revert"),
     path("delete/<path:path>", documents.document_delete, name="document-delete"),
     path("lock/<path:path>", documents.document_lock, name="document-lock"),
     # Three-way merge: saving the choices of a stale save's conflicts.
-    path("resolve/<path:path>", documents.document_resolve, name="document-resolve"),
+    path("resolve/<path:path>", document_merge.document_resolve, name="document-resolve"),
 ]
 
 project_urls = [
     path("", projects.project_detail, name="project"),
     path("new/", documents.document_create, name="document-create"),
     path("preview/", documents.markdown_preview, name="markdown-preview"),
-    path("settings/", policy.project_settings, name="project-settings"),
+    path("settings/", settings.project_settings, name="project-settings"),
     path("memory-block/", memory_block.memory_block_preview, name="memory-block"),
     path("export/", export.export_page, name="export"),
     path("bindings/", bindings.binding_list, name="bindings"),
@@ -67,12 +72,12 @@ project_urls = [
 
 tenant_urls: list[URLPattern | URLResolver] = [
     path("", projects.tenant_detail, name="tenant"),
-    path("-/settings/", policy.tenant_settings, name="tenant-settings"),
+    path("-/settings/", settings.tenant_settings, name="tenant-settings"),
     path("-/changes/", changes.change_inbox, name="changes"),  # change requests (issue 13)
-    path("-/recipes/", policy.recipe_list, name="recipes"),
-    path("-/recipes/new/", policy.recipe_create, name="recipe-create"),
-    path("-/recipes/<str:name>/", policy.recipe_detail, name="recipe"),
-    path("-/recipes/<str:name>/delete/", policy.recipe_delete, name="recipe-delete"),
+    path("-/recipes/", recipes.recipe_list, name="recipes"),
+    path("-/recipes/new/", recipes.recipe_create, name="recipe-create"),
+    path("-/recipes/<str:name>/", recipes.recipe_detail, name="recipe"),
+    path("-/recipes/<str:name>/delete/", recipes.recipe_delete, name="recipe-delete"),
     # Activity and history: the tenant's feed, and the history of each setting (a
     # project's with `?project=`), recipe, membership and provider map entry.
     path("-/activity/", activity.activity, name="activity"),

@@ -143,10 +143,10 @@ def test_keeping_both_sides_of_a_conflict_needs_no_confirmation(
     conflict = alice.get_by_role("group", name="Conflict 1 of 1")
     conflict.get_by_label("Write it myself:").check()
     conflict.get_by_label("Your own text for conflict 1").fill(
-        "- Images go to `src/assets/` as WebP, at most 150 KB (300 KB for hero images)."
+        "- Images go to `src/assets/` as WebP, at most 300 KB each."
     )
     alice.get_by_role("button", name="Save merged text").click()
-    expect(alice.get_by_text("drops bob's change")).to_be_visible()  # 150 KB line is gone
+    expect(alice.get_by_text("drops bob's change")).to_be_visible()  # his 150 KB is gone
 
     conflict = alice.get_by_role("group", name="Conflict 1 of 1")
     conflict.get_by_label("Keep both: theirs, then yours").check()
@@ -154,3 +154,35 @@ def test_keeping_both_sides_of_a_conflict_needs_no_confirmation(
     alice.wait_for_url("**/doc/agent.md")
     body = _current(project).body
     assert "at most 150 KB each.\n- Images go to `src/assets/` as WebP, at most 300 KB" in body
+
+
+def test_a_hand_merge_that_keeps_their_change_is_saved_as_a_merge_without_the_box(
+    signed_in, writer, admin, agent_md, project
+):
+    bob, alice = _open_editors(signed_in, writer, admin)
+    _replace(bob, "at most 200 KB", "at most 150 KB")
+    bob.get_by_role("button", name="Save").click()
+    bob.wait_for_url("**/doc/agent.md")
+    _replace(alice, "at most 200 KB", "at most 300 KB")
+    alice.get_by_label("Reason for this change").fill("Hero images")
+    alice.get_by_role("button", name="Save").click()
+
+    conflict = alice.get_by_role("group", name="Conflict 1 of 1")
+    conflict.get_by_label("Write it myself:").check()
+    own = "- Images go to `src/assets/` as WebP, at most 150 KB (300 KB for hero images)."
+    conflict.get_by_label("Your own text for conflict 1").fill(own)
+    # Bob's 150 KB is still there: no "I am discarding bob's change" is asked for.
+    alice.get_by_role("button", name="Save merged text").click()
+    alice.wait_for_url("**/doc/agent.md")
+    expect(alice.get_by_text("Saved agent.md as version 3 with your choices.")).to_be_visible()
+
+    document = _current(project)
+    assert document.version == 3 and document.merged_with == 2
+    assert document.body == AGENT_MD.replace(
+        "- Images go to `src/assets/` as WebP, at most 200 KB each.", own
+    )
+    latest = document.history.order_by("-history_id").first()
+    assert latest.history_user.username == "alice" and latest.history_change_reason == "Hero images"
+
+    alice.get_by_role("link", name="History").first.click()
+    expect(alice.get_by_text("merged with v2")).to_be_visible()

@@ -18,6 +18,7 @@ from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as svc
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
+from agentdocs.services.binding_memory_block import MemoryBlockRequest
 from tests.browser.conftest import SCREENSHOTS
 
 PHONE = {"width": 390, "height": 844}
@@ -110,7 +111,7 @@ def busy(admin, writer, tenant, project, vance, make_document):
             project=project,
             user=writer,
             process=f"nightly-docs-run-{n}",
-            memory_block=binding_service.MemoryBlockRequest(recipe="coder", profile="cli"),
+            memory_block=MemoryBlockRequest(recipe="coder", profile="cli"),
         ).record
         for n in (1, 2)
     ]

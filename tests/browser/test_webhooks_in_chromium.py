@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from standardwebhooks import Webhook as Verifier
 
 from agentdocs.models import Webhook
-from agentdocs.services import webhooks as webhook_service
+from agentdocs.services import deliveries as delivery_service
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +41,7 @@ def test_an_admin_adds_a_webhook_tests_it_and_reads_the_log(
     expect(page.locator(".badge", has_text="pending")).to_be_visible()
     assert webhook_receiver.received == []  # the page answered without waiting on it
 
-    assert len(webhook_service.delivery_sweep()) == 1
+    assert len(delivery_service.delivery_sweep()) == 1
     page.reload()
     expect(page.locator(".badge", has_text="succeeded")).to_be_visible()
     body, headers = webhook_receiver.received[0]
@@ -49,7 +49,7 @@ def test_an_admin_adds_a_webhook_tests_it_and_reads_the_log(
 
     page.get_by_role("button", name="Redeliver").click()
     expect(page.get_by_text("to be sent again")).to_be_visible()
-    assert len(webhook_service.delivery_sweep()) == 1
+    assert len(delivery_service.delivery_sweep()) == 1
     page.reload()
     expect(page.get_by_text(re.compile(r"#2 200"))).to_be_visible()
     screenshot(page, "webhook")

@@ -54,3 +54,38 @@ def test_a_resolution_that_drops_their_change_is_named():
     assert result.discarded(["yours"]) == [0]
     assert result.discarded(["- deux"]) == [0]  # their line pasted over
     assert result.discarded(["- TWO, or deux\n- TWO"]) == []
+
+
+IMAGES = "# Web\n\n- Images go to `src/assets/` as WebP, at most 200 KB each.\n- Wrap at 100.\n"
+
+
+def test_a_hand_merge_that_folds_their_edit_into_a_line_keeps_their_change():
+    theirs = IMAGES.replace("200 KB", "150 KB")
+    yours = IMAGES.replace("200 KB", "300 KB")
+    result = three_way(IMAGES, theirs, yours)
+    folded = "- Images go to `src/assets/` as WebP, at most 150 KB (300 KB for hero images).\n"
+    assert result.discarded([folded]) == []
+    # Their number gone: their change is dropped, whatever else the line keeps.
+    assert result.discarded(["- Images go to `src/assets/` as WebP, at most 300 KB each.\n"]) == [0]
+
+
+def test_a_hand_merge_keeping_their_lines_among_reflowed_ones_keeps_their_change():
+    base = "- one\n- two\n- three\n"
+    theirs = "- one\n- TWO\n- three\n"
+    yours = "- uno\n- dos\n- three\n"
+    result = three_way(base, theirs, yours)
+    assert not result.clean
+    # Their region spans "- one" too, which they did not change: leaving it out drops nothing.
+    assert result.discarded(["- uno\n- TWO\n"]) == []
+    assert result.discarded(["- uno\n- dos\n"]) == [0]
+
+
+def test_bringing_back_the_lines_they_deleted_drops_their_change():
+    base = "- one\n- two\n- three\n"
+    theirs = "- one\n- three\n"
+    yours = "- one\n- 2\n- three\n"
+    result = three_way(base, theirs, yours)
+    assert not result.clean
+    assert result.discarded(["- 2\n"]) == []  # their deletion stands; yours replaces it
+    assert result.discarded(["- two\n- 2\n"]) == [0]  # "- two" is back
+    assert result.discarded(["theirs"]) == []

@@ -14,6 +14,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from agentdocs.models import Delivery
+from agentdocs.services import deliveries as delivery_service
 from agentdocs.services import events as event_service
 from agentdocs.services import webhooks as webhook_service
 
@@ -37,7 +38,7 @@ def test_one_sweep_sends_a_new_delivery_and_a_queued_ping_without_a_broker(
         user=admin,
     ).webhook
     with django_capture_on_commit_callbacks(execute=True):
-        ping = webhook_service.webhook_test(webhook=hook, user=admin)
+        ping = delivery_service.webhook_test(webhook=hook, user=admin)
         event = event_service.emit(
             type="document.updated", tenant=tenant, project=project, actor=admin, target="a.md"
         )

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from agentdocs.core.errors import Locked, MergeConflict, SecretDetected, VersionConflict
+from agentdocs.core.errors import (
+    InvalidInput,
+    Locked,
+    MergeConflict,
+    SecretDetected,
+    VersionConflict,
+)
 from agentdocs.models import ChangeType, Document
 from agentdocs.services import documents as svc
 
@@ -197,3 +203,77 @@ def test_concurrent_merges_of_different_lines_all_land(transactional_db, project
     assert document.body == "".join(f"- rule {i}, edited\n\n" for i in range(WRITERS))
     merged = list(document.history.order_by("version").values_list("merged_with", flat=True))
     assert merged == [None, None, *range(2, WRITERS + 1)]
+
+
+def test_document_save_returns_the_merge_it_made(doc, writer, django_assert_num_queries):
+    written = svc.document_save(
+        document=doc,
+        body=BASE.replace("- four", "- FOUR"),
+        base_version=1,
+        user=writer,
+        reason="bob's change",
+        merge=True,
+    )
+    assert written.document.version == 3 and written.document.merged_with == 2
+    merge = written.merge
+    assert merge is not None and merge.base_version == 1
+    assert (merge.theirs.version, merge.theirs.author) == (2, "alice")
+    assert merge.theirs.reason == "alice's change"
+    assert merge.result.text == written.document.body
+    assert merge.result.origins() == {"theirs": 1, "yours": 1}
+
+
+def test_a_current_write_made_no_merge(doc, writer):
+    written = svc.document_save(
+        document=doc, body=doc.body + "- five\n", base_version=2, user=writer, merge=True
+    )
+    assert written.merge is None and written.document.merged_with is None
+
+
+def test_a_resolved_three_way_merge_is_recorded_as_a_merge_with_that_version(doc, writer):
+    written = svc.document_save(
+        document=doc,
+        body=BASE.replace("- one", "- ONE, or 1"),
+        base_version=2,
+        user=writer,
+        reason="resolved",
+        merge=True,
+        resolves_merge_with=2,
+    )
+    assert written.merge is None
+    saved = Document.objects.get()
+    assert saved.version == 3 and saved.merged_with == 2
+    assert saved.history.order_by("-history_id").first().merged_with == 2
+
+
+def test_a_resolution_saved_after_another_write_names_the_later_version(doc, writer, admin):
+    svc.document_write(
+        document=doc, body=doc.body + "- five\n", base_version=2, user=admin, reason="more"
+    )
+    written = svc.document_save(
+        document=doc,
+        body=BASE.replace("- one", "- ONE, or 1"),
+        base_version=2,
+        user=writer,
+        merge=True,
+        resolves_merge_with=2,
+    )
+    assert written.merge is not None and written.merge.theirs.version == 3
+    assert written.document.merged_with == 3 and written.document.body.endswith("- five\n")
+
+
+@pytest.mark.parametrize("theirs", [0, 3, True, "2"])
+def test_a_resolution_naming_a_version_past_its_base_is_refused_and_nothing_is_written(
+    doc, writer, theirs
+):
+    with pytest.raises(InvalidInput) as refused:
+        svc.document_save(
+            document=doc,
+            body="# other\n",
+            base_version=2,
+            user=writer,
+            merge=True,
+            resolves_merge_with=theirs,
+        )
+    assert refused.value.field == "theirs_version"
+    assert Document.objects.get().version == 2

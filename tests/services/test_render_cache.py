@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agentdocs.core.memory_block import LayerKind
+from agentdocs.selectors.memory_block import memory_block_rows
 from agentdocs.services import documents as document_service
 from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import policy as policy_service
@@ -106,7 +107,7 @@ def test_rows_read_before_a_write_are_never_served_after_it(project, make_docume
     document = make_document(project, "agent.md", "before\n")
 
     def read_then_someone_writes():
-        rows = memory_block_service._render_rows(project=project, recipe_name=None)
+        rows = memory_block_rows(project=project, recipe_name=None)
         document_service.document_write(
             document=document, body="after\n", base_version=1, user=admin
         )
@@ -214,7 +215,7 @@ def test_a_process_keeps_its_rows_and_still_sees_a_write_from_another(
     # the shared cache, which is all this process may trust.
     generation_key = render_cache.GENERATION_KEY.format(tenant_id=project.tenant_id)
     cache.set(generation_key, "written-elsewhere", None)
-    changed = memory_block_service._render_rows(project=project, recipe_name=None)
+    changed = memory_block_rows(project=project, recipe_name=None)
     changed = type(changed)(
         recipe=changed.recipe,
         settings=changed.settings,

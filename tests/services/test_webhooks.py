@@ -16,6 +16,7 @@ from django.utils import timezone
 from standardwebhooks import Webhook as Verifier
 
 from agentdocs.models import Delivery, DeliveryAttempt, DeliveryState, Event, Webhook
+from agentdocs.services import deliveries as delivery_service
 from agentdocs.services import events as event_service
 from agentdocs.services import webhooks as webhook_service
 
@@ -139,8 +140,8 @@ def test_running_the_task_again_for_a_delivered_event_sends_nothing(
     sweep_webhooks()
     delivery = Delivery.objects.get(webhook=new.webhook)
 
-    assert webhook_service.delivery_attempt(delivery_id=delivery.pk) is None
-    assert webhook_service.delivery_sweep(older_than=timedelta(0)) == []
+    assert delivery_service.delivery_attempt(delivery_id=delivery.pk) is None
+    assert delivery_service.delivery_sweep(older_than=timedelta(0)) == []
     assert len(webhook_receiver.received) == 1
     assert DeliveryAttempt.objects.filter(delivery=delivery).count() == 1
 
@@ -357,7 +358,7 @@ def test_a_ping_and_a_redelivery_resend_with_the_same_id(
 ):
     new = _webhook(tenant, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):
-        ping = webhook_service.webhook_test(webhook=new.webhook, user=admin)
+        ping = delivery_service.webhook_test(webhook=new.webhook, user=admin)
     sweep_webhooks()
     body, headers = webhook_receiver.received[0]
     payload = Verifier(new.secret).verify(body, headers)
@@ -365,7 +366,7 @@ def test_a_ping_and_a_redelivery_resend_with_the_same_id(
     assert payload["data"]["webhook"] == new.webhook.pk
 
     with django_capture_on_commit_callbacks(execute=True):
-        webhook_service.delivery_redeliver(delivery=ping, user=admin)
+        delivery_service.delivery_redeliver(delivery=ping, user=admin)
     sweep_webhooks()
     assert len(webhook_receiver.received) == 2
     assert webhook_receiver.received[1][1]["Webhook-Id"] == ping.event_id
@@ -518,7 +519,7 @@ def test_an_events_deliveries_are_made_in_the_same_queries_whatever_the_webhooks
     event = Event.objects.select_related("tenant", "project").get(pk=event.pk)
     # webhooks, those already made, savepoint, insert, release
     with django_assert_num_queries(5):
-        ids = webhook_service.deliveries_create(event=event)
+        ids = delivery_service.deliveries_create(event=event)
     assert len(ids) == count and webhook_receiver.received == []
-    assert webhook_service.deliveries_create(event=event) == []  # made once
+    assert delivery_service.deliveries_create(event=event) == []  # made once
     assert Delivery.objects.filter(event_id=event.id).count() == count

@@ -8,6 +8,8 @@ import html
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from agentdocs.models import Document
 from agentdocs.services import documents as svc
@@ -194,3 +196,54 @@ def test_a_secret_in_the_chosen_text_is_refused_and_may_be_acknowledged(browse, 
     document = Document.objects.get()
     assert document.version == 3 and TEST_TOKEN in document.body
     assert document.secret_acknowledgement == "test_value"
+
+
+def test_a_save_resolved_on_the_three_way_page_is_recorded_as_a_merge(browse, writer, doc):
+    client = browse(writer)
+    response = resolve(client, MINE, choice_0="both")
+    assert response.status_code == 302
+    document = Document.objects.get()
+    assert document.version == 3 and document.merged_with == 2
+    assert document.history.order_by("-history_id").first().merged_with == 2
+    history = client.get("/t/acme/web/history/agent.md").content.decode()
+    assert history.count("merged with v2") == 1
+
+
+def test_a_hand_merge_that_keeps_their_change_saves_without_the_confirmation(browse, writer, doc):
+    # Their change made the rule "width 4"; this line keeps it inside the writer's own.
+    own = "- Use spaces, width 4."
+    response = resolve(browse(writer), MINE, choice_0="edit", text_0=own)
+    assert response.status_code == 302
+    document = Document.objects.get()
+    assert document.version == 3 and document.merged_with == 2
+    assert document.body == THEIRS.replace("- Use tabs, width 4.", own) + "- Mine.\n"
+
+
+def test_a_hand_merge_that_drops_their_words_still_needs_the_confirmation(browse, writer, doc):
+    client = browse(writer)
+    refused = resolve(client, MINE, choice_0="edit", text_0="- Use spaces, width 8.")
+    assert refused.status_code == 400 and "drops alice's change" in text(refused)
+    assert Document.objects.get().version == 2
+    saved = resolve(
+        client, MINE, choice_0="edit", text_0="- Use spaces, width 8.", discard_theirs="on"
+    )
+    assert saved.status_code == 302
+    assert Document.objects.get().merged_with == 2
+
+
+def test_the_merged_page_reads_no_history_after_the_save(browse, writer, doc):
+    """The merge `document_save` made is what the page shows: no history row is read
+    again, and no second merge runs, once the version is saved."""
+    client = browse(writer)
+    with CaptureQueriesContext(connection) as queries:
+        response = edit(client, BASE.replace("- Wrap at 100.", "- Wrap at 80."))
+    assert response.status_code == 200 and "Merged with v2 by alice" in text(response)
+    statements = [(query["sql"] or "").lstrip() for query in queries.captured_queries]
+    history_table = Document.history.model._meta.db_table
+    saved_at = next(
+        index
+        for index, sql in enumerate(statements)
+        if sql.upper().startswith("INSERT") and history_table in sql
+    )
+    later_reads = [sql for sql in statements[saved_at:] if sql.upper().startswith("SELECT")]
+    assert not [sql for sql in later_reads if history_table in sql]

@@ -108,20 +108,20 @@ def test_outsiders_get_404_on_every_page_of_the_lists(browse, outsider, other_te
 
 def test_the_recipe_list_is_paged(browse, reader, tenant, admin, settings):
     from agentdocs.services import policy as policy_service
-    from agentdocs.web.views import policy as policy_views
+    from agentdocs.web.views import recipes as recipe_views
 
     for n in range(5):
         policy_service.recipe_create(
             tenant=tenant, name=f"r{n}", params={}, profiles={}, user=admin
         )
     settings.DEBUG = False
-    policy_views.RECIPES_PER_PAGE, before = 2, policy_views.RECIPES_PER_PAGE
+    recipe_views.RECIPES_PER_PAGE, before = 2, recipe_views.RECIPES_PER_PAGE
     try:
         client = browse(reader)
         first = client.get("/t/acme/-/recipes/").content.decode()
         last = client.get("/t/acme/-/recipes/?page=3").content.decode()
     finally:
-        policy_views.RECIPES_PER_PAGE = before
+        recipe_views.RECIPES_PER_PAGE = before
     assert re.findall(r"<strong>(r\d)</strong>", first) == ["r0", "r1"]
     assert "Page 1 of 3" in first and 'href="?page=2">Next</a>' in first
     assert re.findall(r"<strong>(r\d)</strong>", last) == ["r4"]
@@ -144,7 +144,7 @@ def test_the_token_list_is_paged(browse, writer, tenant):
 
 def test_the_settings_pages_are_paged(browse, reader, tenant, project, admin):
     from agentdocs.services import policy as policy_service
-    from agentdocs.web.views import policy as policy_views
+    from agentdocs.web.views import settings as setting_views
 
     for n in range(3):
         policy_service.setting_set(
@@ -153,13 +153,13 @@ def test_the_settings_pages_are_paged(browse, reader, tenant, project, admin):
         policy_service.setting_set(
             tenant=tenant, project=project, key=f"memory.p{n}", value="v", user=admin
         )
-    policy_views.SETTINGS_PER_PAGE, before = 2, policy_views.SETTINGS_PER_PAGE
+    setting_views.SETTINGS_PER_PAGE, before = 2, setting_views.SETTINGS_PER_PAGE
     try:
         client = browse(reader)
         tenant_page = client.get("/t/acme/-/settings/").content.decode()
         project_page = client.get("/t/acme/web/settings/?in_force_page=3").content.decode()
     finally:
-        policy_views.SETTINGS_PER_PAGE = before
+        setting_views.SETTINGS_PER_PAGE = before
     assert re.findall(r'<td class="path">(memory\.k\d)</td>', tenant_page) == [
         "memory.k0",
         "memory.k1",

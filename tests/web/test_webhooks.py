@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from agentdocs.models import Delivery, Webhook
+from agentdocs.services import deliveries as delivery_service
 from agentdocs.services import webhooks as webhook_service
 
 pytestmark = pytest.mark.django_db
@@ -185,8 +186,8 @@ def test_the_pages_run_a_constant_number_of_queries(
             tenant=tenant, url=webhook_receiver.url, events=["ping"], projects=None, user=admin
         ).webhook
         with django_capture_on_commit_callbacks(execute=True):
-            webhook_service.webhook_test(webhook=other, user=admin)
-            webhook_service.webhook_test(webhook=hook, user=admin)
+            delivery_service.webhook_test(webhook=other, user=admin)
+            delivery_service.webhook_test(webhook=hook, user=admin)
     client = browse(admin)
     client.get(LIST)
     # session, user, access, count, page, last deliveries
@@ -204,7 +205,7 @@ def test_no_input_to_the_webhook_pages_is_a_500(
     from tests.web.test_no_input_is_a_500 import FORMS, QUERIES
 
     with django_capture_on_commit_callbacks(execute=True):
-        delivery = webhook_service.webhook_test(webhook=hook, user=admin)
+        delivery = delivery_service.webhook_test(webhook=hook, user=admin)
     page = f"{LIST}{hook.pk}/"
     pages = [
         LIST,

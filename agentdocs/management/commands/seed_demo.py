@@ -41,6 +41,7 @@ from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
 from agentdocs.services import tenants as tenant_service
 from agentdocs.services import tokens as token_service
+from agentdocs.services.binding_memory_block import MemoryBlockRequest
 
 TENANT_SLUG = "demo"
 TENANT_NAME = "Demo Co"
@@ -458,7 +459,7 @@ class Command(BaseCommand):
                 project=website,
                 user=users["writer"],
                 process="demo-run-1",
-                memory_block=binding_service.MemoryBlockRequest(recipe="coder", profile="cli"),
+                memory_block=MemoryBlockRequest(recipe="coder", profile="cli"),
             )
 
     def _report(self, token: str, base_url: str) -> None:

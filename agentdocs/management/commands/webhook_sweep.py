@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections
 
-from agentdocs.services import webhooks as webhook_service
+from agentdocs.services import deliveries as delivery_service
 
 
 class Command(BaseCommand):
@@ -89,5 +89,5 @@ class Command(BaseCommand):
     def _sweep(self, older_than: int, limit: int) -> int:
         # Without a broker the enqueued task runs here, when the sweep's claim commits.
         return len(
-            webhook_service.delivery_sweep(older_than=timedelta(seconds=older_than), limit=limit)
+            delivery_service.delivery_sweep(older_than=timedelta(seconds=older_than), limit=limit)
         )

@@ -24,8 +24,13 @@ from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import bindings as binding_service
-from agentdocs.services.bindings import MemoryBlockRequest
-from agentdocs.web.forms import BindForm, BindingCompareForm, BindingFilterForm, RunsTimelineForm
+from agentdocs.services.binding_memory_block import MemoryBlockRequest
+from agentdocs.web.forms.bindings import (
+    BindForm,
+    BindingCompareForm,
+    BindingFilterForm,
+    RunsTimelineForm,
+)
 from agentdocs.web.pages import form_page, member_page
 from agentdocs.web.runs_chart import chart_description, runs_label, seen_label, timeline_chart
 

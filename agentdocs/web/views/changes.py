@@ -27,7 +27,7 @@ from agentdocs.services import changes as change_service
 from agentdocs.services import review as review_service
 from agentdocs.web import hidden_characters
 from agentdocs.web.diffview import SideBySide, side_by_side
-from agentdocs.web.forms import ChangeCommentForm, ChangeProposeForm, ChangeReviewForm
+from agentdocs.web.forms.changes import ChangeCommentForm, ChangeProposeForm, ChangeReviewForm
 from agentdocs.web.pages import form_page, list_page, member_page
 
 CHANGES_PER_PAGE = 50

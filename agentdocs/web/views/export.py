@@ -13,7 +13,7 @@ from agentdocs.core.errors import InvalidInput, NotFound, TooLarge
 from agentdocs.core.export import ALL, EXPORT_FORMATS, Export
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import export as export_service
-from agentdocs.web.forms import ExportForm
+from agentdocs.web.forms.export import ExportForm
 from agentdocs.web.pages import add_service_error, list_page, member_page
 
 # The page lists this many files at a time (a project of a thousand context documents

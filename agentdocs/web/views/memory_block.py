@@ -17,7 +17,7 @@ from agentdocs.services.memory_block import (
     validate_client_document,
     validate_paths,
 )
-from agentdocs.web.forms import MemoryBlockPreviewForm
+from agentdocs.web.forms.memory_block import MemoryBlockPreviewForm
 from agentdocs.web.pages import member_page
 
 LAYER_TITLES = {

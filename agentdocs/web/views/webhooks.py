@@ -23,6 +23,7 @@ from agentdocs.core.webhooks import EVENT_TYPES, MAX_DESCRIPTION_LENGTH, MAX_URL
 from agentdocs.models import Webhook
 from agentdocs.permissions import Access
 from agentdocs.selectors import webhooks as webhook_selectors
+from agentdocs.services import deliveries as delivery_service
 from agentdocs.services import webhooks as webhook_service
 from agentdocs.web.pages import form_page, list_page, member_page
 
@@ -191,7 +192,7 @@ def webhook_test(request: HttpRequest, tenant: str, webhook_id: int) -> HttpResp
     access = _admin(request, tenant)
     webhook = webhook_selectors.webhook_get(tenant=access.tenant, webhook_id=webhook_id)
     try:
-        webhook_service.webhook_test(webhook=webhook, user=access.user)
+        delivery_service.webhook_test(webhook=webhook, user=access.user)
     except AgentdocsError as error:
         messages.error(request, error.detail)
     else:
@@ -222,7 +223,7 @@ def delivery_redeliver(
     webhook = webhook_selectors.webhook_get(tenant=access.tenant, webhook_id=webhook_id)
     delivery = webhook_selectors.delivery_get(webhook=webhook, delivery_id=delivery_id)
     try:
-        webhook_service.delivery_redeliver(delivery=delivery, user=access.user)
+        delivery_service.delivery_redeliver(delivery=delivery, user=access.user)
     except AgentdocsError as error:
         messages.error(request, error.detail)
     else:

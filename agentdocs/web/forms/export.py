@@ -1,0 +1,11 @@
+"""The export page's form."""
+
+from __future__ import annotations
+
+from django import forms
+
+
+class ExportForm(forms.Form):
+    format = forms.CharField(required=False, max_length=32)
+    recipe = forms.CharField(required=False, max_length=64)
+    profile = forms.CharField(required=False, max_length=64)
