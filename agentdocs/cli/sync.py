@@ -325,7 +325,9 @@ def as_usage_error(error: CommandError) -> CommandError:
 def run_sync(args: argparse.Namespace) -> int:
     require(args, "url", "token", "tenant", "project")
     if args.check and args.force:
-        raise CommandError("--force overwrites files; --check changes nothing", exit_code=EXIT_USAGE)
+        raise CommandError(
+            "--force overwrites files; --check changes nothing", exit_code=EXIT_USAGE
+        )
     folder = repository_folder(args)
     lock = read_lock(folder)
     if args.check and lock is None:
