@@ -64,7 +64,7 @@ def collect_agent_files(folder: Path) -> list[str]:
     return [path for path in found if is_collected(path)]
 
 
-def _read(folder: Path, path: str) -> str:
+def read_text(folder: Path, path: str) -> str:
     try:
         return (folder / path).read_bytes().decode("utf-8")
     except OSError as error:
@@ -116,7 +116,7 @@ def run_import(args: argparse.Namespace) -> int:
             exit_code=EXIT_USAGE,
         )
     payload: dict[str, object] = {
-        "files": [{"path": path, "content": _read(folder, path)} for path in paths],
+        "files": [{"path": path, "content": read_text(folder, path)} for path in paths],
         "dry_run": args.dry_run,
     }
     if args.reason:

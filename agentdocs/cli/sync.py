@@ -55,6 +55,7 @@ from agentdocs.cli.base import (
     require,
     write,
 )
+from agentdocs.core.agent_files import strip_provenance
 from agentdocs.core.export import ExportFile, export_sha256
 
 LOCK_FILE = "agentdocs.lock.json"
@@ -87,7 +88,7 @@ def _sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
-def _formats(value: str) -> str:
+def parse_formats(value: str) -> str:
     names = [name.strip() for name in value.split(",") if name.strip()]
     unknown = [name for name in names if name not in FORMATS]
     if not names or unknown:
@@ -197,14 +198,30 @@ def file_state(local: str | None, locked: str | None, exported: str | None) -> s
     return EDITED_LOCALLY
 
 
+def _only_provenance_differs(folder: Path, path: str, content: str) -> bool:
+    """Whether the local file is the export but for its provenance line: what a sync
+    wrote before the server took its edit (an `agentdocs propose` merged), which holds
+    nothing of a person's, since nobody edits that line."""
+    try:
+        local = (folder / path).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return strip_provenance(local)[0] == strip_provenance(content)[0]
+
+
+def _state(folder: Path, path: str, locked: str | None, export: Export) -> str | None:
+    state = file_state(_local_sha256(folder, path), locked, export.hashes.get(path))
+    if state == EDITED_LOCALLY and _only_provenance_differs(folder, path, export.files[path]):
+        return "server-changed"
+    return state
+
+
 def drift(folder: Path, lock: dict[str, Any], export: Export) -> list[tuple[str, str]]:
     """(state, path) for every file that does not match the server's export."""
     locked = locked_files(lock)
     states = []
     for path in sorted(set(locked) | set(export.hashes)):
-        state = file_state(
-            _local_sha256(folder, _safe_path(path)), locked.get(path), export.hashes.get(path)
-        )
+        state = _state(folder, _safe_path(path), locked.get(path), export)
         if state is not None:
             states.append((state, path))
     return states
@@ -238,8 +255,7 @@ def write_export(
     done = Written(written=[], kept=[], overwritten=[])
     files: dict[str, str] = {}
     for path, content in export.files.items():
-        local = _local_sha256(folder, path)
-        state = file_state(local, locked.get(path), export.hashes[path])
+        state = _state(folder, path, locked.get(path), export)
         if state == EDITED_LOCALLY and not force:
             done.kept.append(path)
             if path in locked:
@@ -271,14 +287,15 @@ def write_export(
     return done
 
 
-def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+def add_export_arguments(parser: argparse.ArgumentParser, *, format_required: bool = True) -> None:
     """What names an export: the server, the project, the formats, the folder, the recipe."""
     add_server_arguments(parser)
     parser.add_argument(
         "--format",
-        type=_formats,
-        required=True,
-        help=f"comma-separated, of {', '.join(FORMATS)}",
+        type=parse_formats,
+        required=format_required,
+        help=f"comma-separated, of {', '.join(FORMATS)}"
+        + ("" if format_required else f" (default: the formats {LOCK_FILE} records)"),
     )
     parser.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
     parser.add_argument("--recipe", help="export as this recipe renders")
