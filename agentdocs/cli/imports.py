@@ -6,7 +6,10 @@
 It collects, from DIR, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`,
 `.github/copilot-instructions.md`, `.cursor/rules/*.mdc` and
 `.github/instructions/*.instructions.md`, posts them to the project's import
-endpoint and prints the server's plan, one line per file. Exit 0 when the server
+endpoint and prints the server's plan, one line per file. A file `agentdocs sync`
+wrote (it carries agentdocs' provenance line) is not imported as a document: the
+plan has a line per section, each edited one proposed as a change request on the
+document it came from (printed after the plan with its page). Exit 0 when the server
 accepted (a dry run writes nothing), 1 when it refused (its error's detail is
 printed), 2 for a usage error, a folder without agent files, or a server that
 cannot be reached.
@@ -81,6 +84,19 @@ def plan_line(entry: dict[str, Any]) -> str:
     return line + "\n"
 
 
+def change_lines(plan: list[dict[str, Any]]) -> list[str]:
+    """``change #12 agent.md  URL`` for each change request of the plan, once."""
+    seen: set[object] = set()
+    lines = []
+    for entry in plan:
+        number = entry.get("change_request")
+        if number is None or number in seen:
+            continue
+        seen.add(number)
+        lines.append(f"change #{number} {entry['target']}  {entry.get('change_request_url')}\n")
+    return lines
+
+
 def _configure_import(parser: argparse.ArgumentParser) -> None:
     add_server_arguments(parser)
     parser.add_argument(
@@ -136,6 +152,7 @@ def run_import(args: argparse.Namespace) -> int:
         raise CommandError(
             f"the server answered {response.status_code} with something that is not an import plan"
         ) from None
+    lines += change_lines(result["plan"])
     lines.append("# applied\n" if result.get("applied") else "# dry run: nothing was written\n")
     write(sys.stdout, "".join(lines))
     return EXIT_OK

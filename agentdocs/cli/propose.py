@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from agentdocs.cli.base import (
     EXIT_FAILURE,
@@ -36,7 +35,7 @@ from agentdocs.cli.base import (
     require,
     write,
 )
-from agentdocs.cli.imports import plan_line, read_text
+from agentdocs.cli.imports import change_lines, plan_line, read_text
 from agentdocs.cli.sync import (
     EDITED_LOCALLY,
     LOCK_FILE,
@@ -56,19 +55,6 @@ def _configure_propose(parser: argparse.ArgumentParser) -> None:
         "--dry-run", action="store_true", help="print what would be proposed and open nothing"
     )
     parser.add_argument("--reason", default="", help="why: kept with each change request")
-
-
-def change_lines(plan: list[dict[str, Any]]) -> list[str]:
-    """``change #12 agent.md  URL`` for each change request of the plan, once."""
-    seen: set[object] = set()
-    lines = []
-    for entry in plan:
-        number = entry.get("change_request")
-        if number is None or number in seen:
-            continue
-        seen.add(number)
-        lines.append(f"change #{number} {entry['target']}  {entry.get('change_request_url')}\n")
-    return lines
 
 
 @command(

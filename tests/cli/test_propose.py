@@ -100,3 +100,32 @@ def test_usage_and_server_errors_exit_2(server, tmp_path, live_server, outsider,
     down = run(tmp_path, {**server, "AGENTDOCS_URL": "http://127.0.0.1:9"}, "propose")
     assert down.returncode == 2 and b"cannot reach" in down.stderr
     assert not ChangeRequest.objects.exists()
+
+
+def test_import_of_a_synced_folder_is_unchanged_and_an_edit_goes_back_as_a_change(
+    server, tmp_path, project
+):
+    args = ("sync", "--tenant", "acme", "--project", "web", "--format", "all")
+    assert run(tmp_path, server, *args).returncode == 0
+    before = {d.path: d.version for d in Document.objects.filter(project=project)}
+    imported = ("import", "--tenant", "acme", "--project", "web")
+
+    unchanged = run(tmp_path, server, *imported)
+
+    assert unchanged.returncode == 0, unchanged.stderr
+    plan = lines(unchanged)
+    assert plan[-1] == "# applied"
+    assert plan[:-1] and all(line.startswith("unchanged  ") for line in plan[:-1]), plan
+
+    claude = tmp_path / "CLAUDE.md"
+    claude.write_text(claude.read_text().replace("- Use tabs.", "- Use tabs, width 4."))
+    edited = run(tmp_path, server, *imported)
+    assert edited.returncode == 0, edited.stderr
+    change = ChangeRequest.objects.get()
+    assert [line for line in lines(edited) if not line.startswith("unchanged")] == [
+        "propose    CLAUDE.md → agent.md  (edited here: proposes a change to agent.md, "
+        "based on v1)",
+        f"change #{change.pk} agent.md  {server['AGENTDOCS_URL']}/t/acme/web/changes/{change.pk}/",
+        "# applied",
+    ]
+    assert {d.path: d.version for d in Document.objects.filter(project=project)} == before
