@@ -32,7 +32,8 @@ from typing import Any, Literal
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from agentdocs.core.agent_files import SourceFile
+from agentdocs.core.agent_files import SourceFile, split_frontmatter
+from agentdocs.core.block_structure import neutralize
 from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected
 from agentdocs.core.export import ALL, ExportSource, _sent
 from agentdocs.core.export_reading import (
@@ -46,6 +47,7 @@ from agentdocs.core.merge import three_way
 from agentdocs.core.scope import parse_document
 from agentdocs.models import ChangeRequest, Document, Project
 from agentdocs.models.changes import LIVE_STATES
+from agentdocs.models.tenancy import RESERVED_PROJECT
 from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
 from agentdocs.services.export import export_build
@@ -88,7 +90,8 @@ class _Loaded:
 
     documents: dict[tuple[str, str], Document] = field(default_factory=dict)
     versions: dict[tuple[int, int], Any] = field(default_factory=dict)  # HistoricalDocument
-    live: dict[tuple[int, int, str], ChangeRequest] = field(default_factory=dict)
+    # (project id, path, base version, body) of each open or approved change request
+    live: dict[tuple[int, str, int, str], ChangeRequest] = field(default_factory=dict)
 
 
 def generated_files(files: Sequence[SourceFile]) -> dict[int, ExportedFile]:
@@ -99,13 +102,14 @@ def generated_files(files: Sequence[SourceFile]) -> dict[int, ExportedFile]:
 
 def _load(*, project: Project, generated: dict[int, ExportedFile]) -> _Loaded:
     """Three queries whatever the number of files: the documents, their named versions,
-    and the live change requests on them."""
+    and the live change requests on them. Only the project's documents and `_vance`'s
+    are read (an export names no other), within the project's tenant."""
     named = [
         source
         for exported in generated.values()
         if _ours(exported, project) is None
         for source in exported.provenance.sources
-        if source.project is not None and source.version is not None
+        if source.project in (project.slug, RESERVED_PROJECT) and source.version is not None
     ]
     loaded = _Loaded()
     if not named:
@@ -128,7 +132,8 @@ def _load(*, project: Project, generated: dict[int, ExportedFile]) -> _Loaded:
         path__in={d.path for d in loaded.documents.values()},
         state__in=LIVE_STATES,
     ).select_related("tenant", "project"):
-        loaded.live.setdefault((change.project_id, change.base_version, change.body), change)
+        key = (change.project_id, change.path, change.base_version, change.body)
+        loaded.live.setdefault(key, change)
     return loaded
 
 
@@ -149,7 +154,9 @@ def _splice(body: str, old: str, new: str) -> str:
     end = len(body.rstrip())
     start = end - len(old)
     if start < 0 or body[start:end] != old:
-        return new + "\n"
+        # Not where the export took it from: keep the frontmatter, replace the rest.
+        _raw, head, _rest = split_frontmatter(body)
+        return f"{head}\n{new}\n" if head else f"{new}\n"
     after = body[end:] or "\n"
     return f"{body[:start]}{new}{after}"
 
@@ -178,7 +185,8 @@ def _sent_of(body: str, *, kind: str) -> _Sent:
         return _Sent(text=_sent(body), original=body.strip(), lead="")
     parsed = parse_document(body)
     description = parsed.scope.description if kind == "context" else None
-    lead = _sent(description) if description else ""
+    # As `core.export` writes a context section's description paragraph.
+    lead = neutralize(description)[0] if description else ""
     return _Sent(text=_sent(parsed.body), original=parsed.body.strip(), lead=lead)
 
 
@@ -408,7 +416,9 @@ class _Planner:
             entry.proposal = earlier
             return entry
         proposal = Proposal(document, body, base_version, source=path, index=index)
-        proposal.change = self.loaded.live.get((document.project_id, base_version, body))
+        proposal.change = self.loaded.live.get(
+            (document.project_id, document.path, base_version, body)
+        )
         if proposal.change is not None:
             detail += f"; already proposed as change #{proposal.change.pk}"
         self.proposals[key] = proposal

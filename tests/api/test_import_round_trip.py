@@ -358,3 +358,32 @@ def test_the_exported_cursor_rule_is_taken_back_section_by_section(api, writer, 
     ]
     assert ChangeRequest.objects.get().path == "agent.md"
     assert not Document.objects.filter(project=project, path=".AGENTS/agentdocs.md").exists()
+
+
+def test_an_edit_of_a_context_sections_description_is_said_and_its_text_proposed(
+    api, writer, project, sources
+):
+    client = api(writer)
+    files = exported(client, "agents-md")
+    files["AGENTS.md"] = (
+        files["AGENTS.md"]
+        .replace("API views\n", "API views and serializers\n")
+        .replace("One per operation.", "One per operation, always.")
+    )
+    [entry] = [e for e in plan_of(post(client, files)) if e["target"] == ".AGENTS/api.md"]
+    assert entry["action"] == "propose"
+    assert "its description is the document's frontmatter `description`" in entry["detail"]
+    assert ChangeRequest.objects.get().body == API_DOC.replace(
+        "One per operation.", "One per operation, always."
+    )
+
+
+def test_a_version_the_document_never_had_is_skipped(api, writer, project, sources):
+    client = api(writer)
+    files = exported(client, "claude-md")
+    files["CLAUDE.md"] = files["CLAUDE.md"].replace("web/agent.md@v1", "web/agent.md@v9", 1)
+    files["CLAUDE.md"] = files["CLAUDE.md"].replace("- Use tabs.", "- Use spaces.")
+    [entry] = [e for e in plan_of(post(client, files)) if e["target"] == "agent.md"]
+    assert entry["action"] == "skipped"
+    assert "web/agent.md@v9 is not a version of a document here" in entry["detail"]
+    assert not ChangeRequest.objects.exists()
