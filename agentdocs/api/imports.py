@@ -1,8 +1,12 @@
 """Import: a repository's agent files become documents of the project.
 
 `POST .../import/` with ``{"files": [{"path", "content"}], "dry_run", "reason"}``
-answers with the plan (one entry per file) and whether it was applied. Writers
+answers with the plan (one entry per file; a file agentdocs generated has one per
+section, its edits proposed as change requests) and whether it was applied. Writers
 import; into `_vance` (the project, or a `_vance/` path) only tenant admins.
+
+`POST .../propose/`, with the same body, only sends the edits of generated files back
+as change requests and writes no document: any member may propose.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from agentdocs.api.serializers import ReasonField, StrictBooleanField, StrictSer
 from agentdocs.core.agent_files import SourceFile
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.paths import validate_path
+from agentdocs.models import ChangeRequest, Scope
+from agentdocs.services import import_round_trip
 from agentdocs.services import imports as import_service
+from agentdocs.services.changes import change_url
 from agentdocs.services.documents import MAX_BODY_BYTES
 
 MAX_FILES = 100
@@ -64,8 +71,29 @@ class ImportPlanEntrySerializer(serializers.Serializer):
     # `Field.source`; mypy sees only the class attribute.
     source = serializers.CharField()  # type: ignore[assignment]
     target = serializers.CharField(allow_null=True, help_text="The document; null when skipped")
-    action = serializers.ChoiceField(choices=["create", "update", "unchanged", "skipped"])
+    action = serializers.ChoiceField(
+        choices=["create", "update", "unchanged", "propose", "skipped"],
+        help_text="`propose`: an edit of a generated file, sent back as a change request",
+    )
     detail = serializers.CharField()
+    change_request = serializers.IntegerField(
+        source="change_request.pk",
+        allow_null=True,
+        default=None,
+        help_text="The change request a `propose` opened (or found open with the same edit); "
+        "null in a dry run",
+    )
+    change_request_url = serializers.SerializerMethodField(
+        help_text="Its page; null without a change request"
+    )
+
+    def get_change_request_url(self, entry: import_service.PlanEntry) -> str | None:
+        change: ChangeRequest | None = entry.change_request
+        if change is None:
+            return None
+        request = self.context.get("request")
+        url = change_url(change)
+        return request.build_absolute_uri(url) if request is not None else url
 
 
 class ProjectImport(APIView):
@@ -135,4 +163,49 @@ class ProjectImport(APIView):
             dry_run=data["dry_run"],
             reason=data["reason"],
         )
-        return Response(self.OutputSerializer(result).data)
+        return Response(self.OutputSerializer(result, context={"request": request}).data)
+
+
+class ProjectPropose(APIView):
+    """The edits of generated files, sent back to their documents as change requests."""
+
+    parser_classes = ProjectImport.parser_classes
+    required_scopes = {"POST": Scope.READ}
+    InputSerializer = ProjectImport.InputSerializer
+    OutputSerializer = ProjectImport.OutputSerializer
+
+    @extend_schema(
+        tags=["import"],
+        summary="Propose the edits of exported files as change requests",
+        description="For each file agentdocs generated (recognised by its provenance "
+        "line): every section edited since the export becomes a change request on the "
+        "document it came from (`propose`), based on the version the provenance names and "
+        "three-way merged onto the current one when the document was saved since; an "
+        "unedited section is `unchanged`; what no document holds (the Policy section, text "
+        "outside the sections) is `skipped`, saying why. Other files are `skipped`: this "
+        "writes no document. Any member may propose, with a token of any scope; "
+        "422 if an edit looks like it holds a secret (nothing is proposed).",
+        request=InputSerializer,
+        responses={200: OutputSerializer, **errors(400, 404, 413, 422)},
+    )
+    def post(self, request: Request, tenant: str, project: str) -> Response:
+        access = permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        files = [SourceFile(path=file["path"], content=file["content"]) for file in data["files"]]
+        result = import_round_trip.round_trip_propose(
+            project=access.project,
+            user=access.user,
+            files=files,
+            dry_run=data["dry_run"],
+            reason=data["reason"],
+        )
+        plan = [import_service.round_trip_entry(entry) for entry in result.entries]
+        return Response(
+            self.OutputSerializer(
+                {"plan": plan, "applied": result.applied}, context={"request": request}
+            ).data
+        )

@@ -127,6 +127,7 @@ urlpatterns = [
     ),
     # Import: a repository's agent files become documents.
     re_path(P + r"/import/$", imports.ProjectImport.as_view(), name="api-import"),
+    re_path(P + r"/propose/$", imports.ProjectPropose.as_view(), name="api-propose"),
     # Activity and history: the tenant's feed, and the history of each setting (a
     # project's with `?project=`), recipe, membership and provider map entry.
     re_path(T + r"/activity/$", activity.ActivityList.as_view(), name="api-activity"),

@@ -38,6 +38,14 @@ class ConnectionFailed(CommandError):
     """The server could not be reached at all (as opposed to answering with an error)."""
 
 
+class ServerRefused(CommandError):
+    """The server answered with an error (4xx or 5xx); ``status`` is its HTTP status."""
+
+    def __init__(self, message: str, *, status: int, exit_code: int = EXIT_FAILURE) -> None:
+        super().__init__(message, exit_code=exit_code)
+        self.status = status
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
@@ -138,7 +146,7 @@ class ServerClient:
         except requests.RequestException as error:
             raise ConnectionFailed(f"cannot reach {url}: {error}") from None
         if response.status_code >= 400:
-            raise CommandError(self.describe_error(response))
+            raise ServerRefused(self.describe_error(response), status=response.status_code)
         try:
             return response.json()
         except ValueError:

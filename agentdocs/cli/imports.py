@@ -6,7 +6,10 @@
 It collects, from DIR, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`,
 `.github/copilot-instructions.md`, `.cursor/rules/*.mdc` and
 `.github/instructions/*.instructions.md`, posts them to the project's import
-endpoint and prints the server's plan, one line per file. Exit 0 when the server
+endpoint and prints the server's plan, one line per file. A file `agentdocs sync`
+wrote (it carries agentdocs' provenance line) is not imported as a document: the
+plan has a line per section, each edited one proposed as a change request on the
+document it came from (printed after the plan with its page). Exit 0 when the server
 accepted (a dry run writes nothing), 1 when it refused (its error's detail is
 printed), 2 for a usage error, a folder without agent files, or a server that
 cannot be reached.
@@ -64,7 +67,7 @@ def collect_agent_files(folder: Path) -> list[str]:
     return [path for path in found if is_collected(path)]
 
 
-def _read(folder: Path, path: str) -> str:
+def read_text(folder: Path, path: str) -> str:
     try:
         return (folder / path).read_bytes().decode("utf-8")
     except OSError as error:
@@ -79,6 +82,19 @@ def plan_line(entry: dict[str, Any]) -> str:
     if entry.get("detail"):
         line += f"  ({entry['detail']})"
     return line + "\n"
+
+
+def change_lines(plan: list[dict[str, Any]]) -> list[str]:
+    """``change #12 agent.md  URL`` for each change request of the plan, once."""
+    seen: set[object] = set()
+    lines = []
+    for entry in plan:
+        number = entry.get("change_request")
+        if number is None or number in seen:
+            continue
+        seen.add(number)
+        lines.append(f"change #{number} {entry['target']}  {entry.get('change_request_url')}\n")
+    return lines
 
 
 def _configure_import(parser: argparse.ArgumentParser) -> None:
@@ -116,7 +132,7 @@ def run_import(args: argparse.Namespace) -> int:
             exit_code=EXIT_USAGE,
         )
     payload: dict[str, object] = {
-        "files": [{"path": path, "content": _read(folder, path)} for path in paths],
+        "files": [{"path": path, "content": read_text(folder, path)} for path in paths],
         "dry_run": args.dry_run,
     }
     if args.reason:
@@ -136,6 +152,7 @@ def run_import(args: argparse.Namespace) -> int:
         raise CommandError(
             f"the server answered {response.status_code} with something that is not an import plan"
         ) from None
+    lines += change_lines(result["plan"])
     lines.append("# applied\n" if result.get("applied") else "# dry run: nothing was written\n")
     write(sys.stdout, "".join(lines))
     return EXIT_OK

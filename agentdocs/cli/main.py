@@ -3,12 +3,16 @@
     agentdocs block --url URL --token TOKEN --tenant T --project P --process ID
                     [--recipe R] [--profile F] [--agent-file PATH | --no-agent-file] [--reset]
     agentdocs context DIR [--max-bytes N]
+    agentdocs sync --format F [--check [--strict]] [--force]
+    agentdocs propose [--dir .] [--format F] [--dry-run]
 
 `block` renders the Memory Block for one turn of an agent process: it uploads
 the first of VANCETOPE.md, AGENT.md, CLAUDE.md found in the working folder as
 the client document, prints the block to stdout and one line per layer to
 stderr. `context` runs the `.AGENTS/` loader on a local folder with the
-server's rules. URL, token, tenant and project may come from AGENTDOCS_URL,
+server's rules. `sync` writes a project's exported agent files into a repository
+(or checks them for drift) and keeps what people edited; `propose` sends those
+edits upstream as change requests. URL, token, tenant and project may come from AGENTDOCS_URL,
 AGENTDOCS_TOKEN, AGENTDOCS_TENANT and AGENTDOCS_PROJECT.
 
 No Django here: the client talks HTTP with `requests` and uses the pure
@@ -23,7 +27,15 @@ import sys
 from collections.abc import Callable
 
 # Importing a command module registers its subcommands.
-from agentdocs.cli import bindings, context, imports, mcp, memory_block, sync  # noqa: F401
+from agentdocs.cli import (  # noqa: F401
+    bindings,
+    context,
+    imports,
+    mcp,
+    memory_block,
+    propose,
+    sync,
+)
 from agentdocs.cli.base import COMMANDS, CommandError, write
 
 

@@ -2,11 +2,20 @@
 check in CI that they have not drifted.
 
     agentdocs sync --tenant T --project P --format agents-md,claude-md [--dir .]
-                   [--recipe R [--profile F]] [--check]
+                   [--recipe R [--profile F]] [--check] [--strict] [--force]
 
 Without ``--check`` it fetches the export of each format, writes the files under
-``--dir`` and records what it wrote in ``agentdocs.lock.json``. A file the last
-sync wrote and the server no longer exports is removed when nobody edited it.
+``--dir`` and records what it wrote in ``agentdocs.lock.json``. It never overwrites
+what a person wrote: a file that differs from what the last sync wrote (or that the
+last sync did not write, and differs from the export) is left as it is, with the line
+
+    edited-locally PATH (kept; --force to overwrite, or agentdocs propose to send the edit upstream)
+
+and the exit code is 1. ``--force`` overwrites such a file and keeps what was there as
+``PATH.orig``. A file that differs from the export only in its provenance line holds
+no edit of a person's (an edit `agentdocs propose` sent upstream and the server merged):
+it is written like a file the server changed. A file the last sync wrote and the server
+no longer exports is removed when nobody edited it.
 
 ``--check`` changes nothing. It exits 0 when every file matches the server's
 current export; otherwise it prints one line per file that does not, with its
@@ -17,7 +26,13 @@ state, and exits 1:
 - ``missing``: the server exports the file and it is not there;
 - ``extra``: the last sync wrote it, and the server no longer exports it.
 
-Exit 2 for usage and connection errors (and a check without a lock file).
+Each warning of the export (a file over a size its tool reads) is printed on stderr as
+``warning PATH: TOOL reads LIMIT UNIT, this file is SIZE UNIT; cut from DOCUMENT``;
+``--strict`` makes any warning exit 1.
+
+Exit 2 for everything that is not an answer about the files: usage errors, a check
+without a lock file, and any error of the server (a bad token, no permission, no such
+tenant or project: the server's message is printed) or no server at all.
 """
 
 from __future__ import annotations
@@ -36,17 +51,21 @@ from agentdocs.cli.base import (
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
-    ConnectionFailed,
     ServerClient,
     add_server_arguments,
     command,
     require,
     write,
 )
+from agentdocs.core.agent_files import strip_provenance
 from agentdocs.core.export import ExportFile, export_sha256
 
 LOCK_FILE = "agentdocs.lock.json"
 FORMATS = ("agents-md", "claude-md", "gemini-md", "copilot", "cursor", "all")
+# What the last sync left alone; `agentdocs propose` sends exactly these upstream.
+EDITED_LOCALLY = "edited-locally"
+KEPT = "(kept; --force to overwrite, or agentdocs propose to send the edit upstream)"
+ORIG_SUFFIX = ".orig"
 
 
 @dataclass(frozen=True)
@@ -57,6 +76,7 @@ class Export:
     files: dict[str, str]  # path -> content
     hashes: dict[str, str]  # path -> sha256 of the content
     sources: list[dict[str, Any]]
+    warnings: tuple[str, ...] = ()  # one line per warning, as printed
 
     @property
     def export_sha256(self) -> str:
@@ -70,7 +90,7 @@ def _sha256(content: bytes) -> str:
     return hashlib.sha256(content).hexdigest()
 
 
-def _formats(value: str) -> str:
+def parse_formats(value: str) -> str:
     names = [name.strip() for name in value.split(",") if name.strip()]
     unknown = [name for name in names if name not in FORMATS]
     if not names or unknown:
@@ -90,9 +110,27 @@ def _safe_path(path: object) -> str:
     return path
 
 
+def warning_line(warning: object) -> str | None:
+    """``warning PATH: TOOL reads LIMIT UNIT, this file is SIZE UNIT; cut from DOCUMENT``
+    for one entry of an export's ``warnings``; None for an entry that is not one (the
+    field is read defensively: a server before warnings sends none)."""
+    if not isinstance(warning, dict) or not isinstance(warning.get("path"), str):
+        return None
+    tool = warning.get("tool") or warning.get("format") or "its tool"
+    unit = warning.get("unit") or "bytes"
+    line = (
+        f"warning {warning['path']}: {tool} reads {warning.get('limit', '?')} {unit}, "
+        f"this file is {warning.get('size', '?')} {unit}"
+    )
+    if warning.get("cut_from"):
+        line += f"; cut from {warning['cut_from']}"
+    return line
+
+
 def fetch_export(client: ServerClient, args: argparse.Namespace) -> Export:
     files: dict[str, str] = {}
     sources: dict[tuple[str, str, Any], dict[str, Any]] = {}
+    warnings: dict[str, None] = {}  # in order, each once (formats share files)
     for name in args.format.split(","):
         query = {"format": name}
         if args.recipe:
@@ -101,15 +139,28 @@ def fetch_export(client: ServerClient, args: argparse.Namespace) -> Export:
             query["profile"] = args.profile
         path = client.project_path(args.tenant, args.project, f"export/?{urlencode(query)}")
         body = client.request("GET", path)
+        if not isinstance(body, dict):
+            raise CommandError("the server answered with something that is not an export")
         for entry in body.get("files", []):
             files[_safe_path(entry.get("path"))] = str(entry.get("content", ""))
         for source in body.get("sources", []):
             sources[(source.get("project"), source.get("path"), source.get("version"))] = source
+        listed = body.get("warnings")
+        for warning in listed if isinstance(listed, list) else []:
+            line = warning_line(warning)
+            if line is not None:
+                warnings[line] = None
     hashes = {path: ExportFile(path=path, content=text).sha256 for path, text in files.items()}
-    return Export(formats=args.format, files=files, hashes=hashes, sources=list(sources.values()))
+    return Export(
+        formats=args.format,
+        files=files,
+        hashes=hashes,
+        sources=list(sources.values()),
+        warnings=tuple(warnings),
+    )
 
 
-def _read_lock(folder: Path) -> dict[str, Any] | None:
+def read_lock(folder: Path) -> dict[str, Any] | None:
     try:
         lock = json.loads((folder / LOCK_FILE).read_text("utf-8"))
     except FileNotFoundError:
@@ -121,6 +172,11 @@ def _read_lock(folder: Path) -> dict[str, Any] | None:
     return lock
 
 
+def locked_files(lock: dict[str, Any] | None) -> dict[str, str]:
+    """path -> sha256 of what the last sync wrote."""
+    return {str(k): str(v) for k, v in (lock or {}).get("files", {}).items()}
+
+
 def _local_sha256(folder: Path, path: str) -> str | None:
     try:
         return _sha256((folder / path).read_bytes())
@@ -128,33 +184,92 @@ def _local_sha256(folder: Path, path: str) -> str | None:
         return None
 
 
+def file_state(local: str | None, locked: str | None, exported: str | None) -> str | None:
+    """The state of one file (see the module's docstring); None when it is in sync.
+
+    A file the last sync did not write (``locked`` None) that is there and differs from
+    the export is someone's: `edited-locally`, like a file edited since the last sync."""
+    if exported is None:
+        return "extra"
+    if local is None:
+        return "missing"
+    if local == exported:
+        return None
+    if local == locked:
+        return "server-changed"
+    return EDITED_LOCALLY
+
+
+def _only_provenance_differs(folder: Path, path: str, content: str) -> bool:
+    """Whether the local file is the export but for its provenance line: what a sync
+    wrote before the server took its edit (an `agentdocs propose` merged), which holds
+    nothing of a person's, since nobody edits that line."""
+    try:
+        local = (folder / path).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return strip_provenance(local)[0] == strip_provenance(content)[0]
+
+
+def _state(folder: Path, path: str, locked: str | None, export: Export) -> str | None:
+    state = file_state(_local_sha256(folder, path), locked, export.hashes.get(path))
+    if state == EDITED_LOCALLY and _only_provenance_differs(folder, path, export.files[path]):
+        return "server-changed"
+    return state
+
+
 def drift(folder: Path, lock: dict[str, Any], export: Export) -> list[tuple[str, str]]:
     """(state, path) for every file that does not match the server's export."""
-    locked: dict[str, str] = {str(k): str(v) for k, v in lock["files"].items()}
+    locked = locked_files(lock)
     states = []
     for path in sorted(set(locked) | set(export.hashes)):
-        local = _local_sha256(folder, path)
-        if path not in export.hashes:
-            states.append(("extra", path))
-        elif local is None:
-            states.append(("missing", path))
-        elif local == export.hashes[path]:
-            continue
-        elif path in locked and local == locked[path]:
-            states.append(("server-changed", path))
-        else:
-            states.append(("edited-locally", path))
+        state = _state(folder, _safe_path(path), locked.get(path), export)
+        if state is not None:
+            states.append((state, path))
     return states
 
 
-def write_export(folder: Path, lock: dict[str, Any] | None, export: Export, args: Any) -> None:
-    """Write every exported file, drop the ones the last sync wrote and no longer exported
-    (when unedited), and record what was written in the lock file."""
+@dataclass(frozen=True)
+class Written:
+    """What `write_export` did: the files written, and the local edits kept or replaced."""
+
+    written: list[str]
+    kept: list[str]
+    overwritten: list[str]
+
+
+def _write(folder: Path, path: str, content: str) -> None:
+    target = folder / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(content.encode("utf-8"))
+
+
+def write_export(
+    folder: Path, lock: dict[str, Any] | None, export: Export, args: Any, *, force: bool = False
+) -> Written:
+    """Write every exported file except a local edit (kept, or with ``force`` saved as
+    `PATH.orig` and overwritten), drop the files the last sync wrote and no longer
+    exported (when unedited), and record what was written in the lock file.
+
+    A kept file keeps its entry of the old lock (or none), so that it stays
+    `edited-locally` until it is overwritten or the server's copy matches it."""
+    locked = locked_files(lock)
+    done = Written(written=[], kept=[], overwritten=[])
+    files: dict[str, str] = {}
     for path, content in export.files.items():
-        target = folder / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content.encode("utf-8"))
-    locked = {str(k): str(v) for k, v in (lock or {}).get("files", {}).items()}
+        state = _state(folder, path, locked.get(path), export)
+        if state == EDITED_LOCALLY and not force:
+            done.kept.append(path)
+            if path in locked:
+                files[path] = locked[path]
+            continue
+        if state == EDITED_LOCALLY:
+            (folder / path).replace(folder / f"{path}{ORIG_SUFFIX}")
+            done.overwritten.append(path)
+        if state is not None:
+            _write(folder, path, content)
+            done.written.append(path)
+        files[path] = export.hashes[path]
     for path, digest in locked.items():
         if path in export.hashes:
             continue
@@ -167,28 +282,58 @@ def write_export(folder: Path, lock: dict[str, Any] | None, export: Export, args
         "project": args.project,
         "format": export.formats,
         "export_sha256": export.export_sha256,
-        "files": dict(sorted(export.hashes.items())),
+        "files": dict(sorted(files.items())),
         "sources": export.sources,
     }
     (folder / LOCK_FILE).write_text(json.dumps(new_lock, indent=2, sort_keys=True) + "\n", "utf-8")
+    return done
 
 
-def _configure_sync(parser: argparse.ArgumentParser) -> None:
+def add_export_arguments(parser: argparse.ArgumentParser, *, format_required: bool = True) -> None:
+    """What names an export: the server, the project, the formats, the folder, the recipe."""
     add_server_arguments(parser)
     parser.add_argument(
         "--format",
-        type=_formats,
-        required=True,
-        help=f"comma-separated, of {', '.join(FORMATS)}",
+        type=parse_formats,
+        required=format_required,
+        help=f"comma-separated, of {', '.join(FORMATS)}"
+        + ("" if format_required else f" (default: the formats {LOCK_FILE} records)"),
     )
     parser.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
     parser.add_argument("--recipe", help="export as this recipe renders")
     parser.add_argument("--profile", help="and this profile of the recipe")
+
+
+def _configure_sync(parser: argparse.ArgumentParser) -> None:
+    add_export_arguments(parser)
     parser.add_argument(
         "--check",
         action="store_true",
         help="change nothing; exit 1 and list the files that differ from the server's export",
     )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 as well when the export warns (a file over a size its tool reads)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite local edits too, keeping each as PATH.orig",
+    )
+
+
+def repository_folder(args: argparse.Namespace) -> Path:
+    folder: Path = args.dir
+    if not folder.is_dir():
+        raise CommandError(f"{folder} is not a folder", exit_code=EXIT_USAGE)
+    return folder
+
+
+def as_usage_error(error: CommandError) -> CommandError:
+    """Any failure to get an answer from the server (none at all, a bad token, no
+    permission, no such tenant or project, ...) exits 2: exit 1 means the files."""
+    return CommandError(error.message, exit_code=EXIT_USAGE)
 
 
 @command(
@@ -198,10 +343,12 @@ def _configure_sync(parser: argparse.ArgumentParser) -> None:
 )
 def run_sync(args: argparse.Namespace) -> int:
     require(args, "url", "token", "tenant", "project")
-    folder: Path = args.dir
-    if not folder.is_dir():
-        raise CommandError(f"{folder} is not a folder", exit_code=EXIT_USAGE)
-    lock = _read_lock(folder)
+    if args.check and args.force:
+        raise CommandError(
+            "--force overwrites files; --check changes nothing", exit_code=EXIT_USAGE
+        )
+    folder = repository_folder(args)
+    lock = read_lock(folder)
     if args.check and lock is None:
         raise CommandError(
             f"no {LOCK_FILE} in {folder}: run `agentdocs sync` (without --check) first",
@@ -210,16 +357,23 @@ def run_sync(args: argparse.Namespace) -> int:
     client = ServerClient.from_args(args)
     try:
         export = fetch_export(client, args)
-    except ConnectionFailed as error:
-        raise CommandError(error.message, exit_code=EXIT_USAGE) from None
+    except CommandError as error:
+        raise as_usage_error(error) from None
+    write(sys.stderr, "".join(f"{line}\n" for line in export.warnings))
+    warned = args.strict and bool(export.warnings)
     if args.check:
         assert lock is not None
         states = drift(folder, lock, export)
         write(sys.stdout, "".join(f"{state}\t{path}\n" for state, path in states))
-        return EXIT_FAILURE if states else EXIT_OK
-    write_export(folder, lock, export, args)
+        return EXIT_FAILURE if states or warned else EXIT_OK
+    done = write_export(folder, lock, export, args, force=args.force)
+    lines = [f"{EDITED_LOCALLY} {path} {KEPT}\n" for path in done.kept]
+    lines += [
+        f"overwrote {path} (your version is {path}{ORIG_SUFFIX})\n" for path in done.overwritten
+    ]
+    write(sys.stdout, "".join(lines))
     write(
         sys.stderr,
-        f"wrote {len(export.files)} file(s) and {LOCK_FILE} (export {export.export_sha256[:12]})\n",
+        f"wrote {len(done.written)} file(s) and {LOCK_FILE} (export {export.export_sha256[:12]})\n",
     )
-    return EXIT_OK
+    return EXIT_FAILURE if done.kept or warned else EXIT_OK

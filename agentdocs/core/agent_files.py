@@ -305,8 +305,9 @@ def map_file(source: SourceFile) -> MappedFile:
                 source=source.path,
                 kind=kind,
                 target=None,
-                skip_reason="agentdocs' own export of the policy and agent notes; "
-                "import the project's agent.md from AGENTS.md instead",
+                skip_reason="agentdocs' own export of the policy and agent notes, not a "
+                "document: `agentdocs propose` sends its edits back to the documents they "
+                "came from",
             )
         notes.append("agentdocs provenance comment stripped")
     if kind == "agent_notes":

@@ -6,12 +6,14 @@ what text; this module compares that with the project's documents, gives the
 plan, and (unless it is a dry run) writes through the one write path in one
 transaction: versions, history with the reason "imported from <source>", the
 hidden-character and secret checks, the check of the target's name. A refused file fails
-the whole import and nothing is written.
+the whole import and nothing is written. A file agentdocs generated (it has a provenance
+line) is not imported as a document: `services.import_round_trip` sends its edits back
+to their documents as change requests.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -24,8 +26,9 @@ from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected
 from agentdocs.core.hidden_characters import LISTED_IN_REFUSAL, find_hidden
 from agentdocs.core.hidden_characters import as_data as hidden_as_data
 from agentdocs.core.paths import validate_new_path
-from agentdocs.models import Document, Project
+from agentdocs.models import ChangeRequest, Document, Project
 from agentdocs.services import documents as document_service
+from agentdocs.services import import_round_trip
 
 
 @dataclass(frozen=True)
@@ -34,8 +37,9 @@ class PlanEntry:
 
     source: str
     target: str | None
-    action: Action
+    action: Action | import_round_trip.RoundTripAction
     detail: str
+    change_request: ChangeRequest | None = None  # opened (or already open) for a proposal
 
 
 class ImportResult(TypedDict):
@@ -132,15 +136,19 @@ def _check_text(step: _Step, content: str) -> None:
         ) from None
 
 
-def _plan(*, project: Project, files: Sequence[SourceFile]) -> list[_Step]:
-    mapped = agent_files.map_files(files)
+def _plan(
+    *, project: Project, files: Sequence[SourceFile], generated: Collection[int] = ()
+) -> list[_Step]:
+    """The steps of the files that are not in ``generated`` (by position)."""
+    kept = [index for index in range(len(files)) if index not in generated]
+    mapped = agent_files.map_files([files[index] for index in kept])
     targets = [item.target for item in mapped if not item.skipped and item.target is not None]
     current = {
         document.path: document
         for document in Document.objects.filter(project=project, path__in=targets)
     }
     steps: list[_Step] = []
-    for index, item in enumerate(mapped):
+    for index, item in zip(kept, mapped, strict=True):
         notes = list(item.notes)
         if item.skipped or item.target is None:
             steps.append(_Step(index, item, None, "skipped", item.skip_reason))
@@ -212,24 +220,32 @@ def project_import(
     version conflict, and nothing is written).
     """
     contents = [source.content for source in files]
+    generated = import_round_trip.generated_files(files)
     with transaction.atomic():
-        steps = _plan(project=project, files=files)
+        steps = _plan(project=project, files=files, generated=generated)
+        round_trip = import_round_trip.round_trip_plan(
+            project=project, files=files, generated=generated
+        )
         for step in steps:
             if step.action in ("create", "update"):
                 _check_target(step)
                 _check_text(step, contents[step.index])
+        import_round_trip.round_trip_check(round_trip, reason=reason)
         if not dry_run:
             for step in steps:
                 _apply(step, project=project, user=user, reason=reason)
+            import_round_trip.round_trip_apply(round_trip, user=user, reason=reason)
+    plan = [
+        (step.index, PlanEntry(step.mapped.source, step.mapped.target, step.action, step.detail))
+        for step in steps
+    ] + [(entry.index, round_trip_entry(entry)) for entry in round_trip]
     return ImportResult(
-        plan=[
-            PlanEntry(
-                source=step.mapped.source,
-                target=step.mapped.target,
-                action=step.action,
-                detail=step.detail,
-            )
-            for step in steps
-        ],
+        plan=[entry for _index, entry in sorted(plan, key=lambda pair: pair[0])],
         applied=not dry_run,
     )
+
+
+def round_trip_entry(entry: import_round_trip.RoundTripEntry) -> PlanEntry:
+    """A round trip's plan line as an import's."""
+    change = entry.proposal.change if entry.proposal is not None else None
+    return PlanEntry(entry.source, entry.target, entry.action, entry.detail, change)
