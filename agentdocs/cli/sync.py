@@ -43,10 +43,11 @@ from agentdocs.cli.base import (
     require,
     write,
 )
+from agentdocs.core import targets
 from agentdocs.core.export import ExportFile, export_sha256
 
 LOCK_FILE = "agentdocs.lock.json"
-FORMATS = ("agents-md", "claude-md", "gemini-md", "copilot", "cursor", "all")
+FORMATS = targets.EXPORT_FORMATS
 
 
 @dataclass(frozen=True)

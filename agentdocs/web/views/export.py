@@ -1,5 +1,5 @@
-"""The Export page: each file a tool reads (listed, each a download), a zip download
-and the sync command."""
+"""The Export page: each file a tool reads (listed, each a download, with the warnings of
+the tool limits it is over), a zip download and the sync command."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from django.utils.http import content_disposition_header
 from agentdocs import permissions
 from agentdocs.core.errors import InvalidInput, NotFound, TooLarge
 from agentdocs.core.export import ALL, EXPORT_FORMATS, Export
+from agentdocs.core.targets import TARGETS
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import export as export_service
 from agentdocs.web.forms import ExportForm
@@ -78,9 +79,11 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             "sha256": file.sha256,
             "preview": file.preview(PREVIEW_CHARS) if index < PREVIEWED_FILES else None,
             "previewed_whole": len(file.content) <= PREVIEW_CHARS,
+            "warnings": [warning.message for warning in export.warnings_for(file.path)],
         }
         for index, file in enumerate(page.object_list)
     ]
+    file_paths = {file.path for file in export.files} if export is not None else set()
     return render(
         request,
         "agentdocs/export.html",
@@ -89,6 +92,13 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             "project": access.project,
             "form": form,
             "formats": EXPORT_FORMATS,
+            "targets": TARGETS,
+            # Warnings on no single file: a limit on all of a tool's files together.
+            "folder_warnings": [
+                warning.message
+                for warning in (export.warnings if export is not None else ())
+                if warning.path not in file_paths
+            ],
             "recipes": list(policy_selectors.recipe_list(tenant=access.tenant)),
             "export": export,
             "files": files,
