@@ -173,7 +173,9 @@ class ExportFormatsView(APIView):
                     choices=["cut", "warn"],
                     help_text="`cut`: the tool drops the rest unread; `warn`: it warns",
                 )
-                source = serializers.CharField(help_text="where the tool documents it")
+                source = serializers.CharField(  # type: ignore[assignment]  # the wire name
+                    help_text="where the tool documents it"
+                )
 
             format = serializers.CharField()
             tool = serializers.CharField()

@@ -34,8 +34,8 @@ from agentdocs.cli.base import (
     require,
     write,
 )
-from agentdocs.core.agent_files import AGENT_NOTES_SOURCES, is_collected
-from agentdocs.core.targets import rule_folders
+from agentdocs.core.agent_files import is_collected
+from agentdocs.core.targets import AGENT_NOTES_SOURCES, rule_folders
 
 ACTION_WIDTH = len("unchanged")
 

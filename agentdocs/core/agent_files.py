@@ -31,7 +31,8 @@ import frontmatter
 import yaml
 
 from agentdocs.core import targets
-from agentdocs.core.targets import AGENT_NOTES_SOURCES, TARGETS, Target
+from agentdocs.core.targets import AGENT_NOTES_SOURCES as AGENT_NOTES_SOURCES
+from agentdocs.core.targets import TARGETS, Target
 from agentdocs.core.tool_scoping import ScopedFrontmatter
 
 AGENT_NOTES_TARGET = "agent.md"

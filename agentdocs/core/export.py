@@ -304,6 +304,20 @@ class _Builder:
             sections.append((text, document.path))
         return sections
 
+    def main_file(self, entry: Target, inline: tuple[ContextDocument, ...]) -> ExportFile:
+        """``entry``'s main file with the ``inline`` documents. A file several tools read
+        (`AGENTS.md`) is the same bytes in every format that writes it, as the first
+        format to claim it makes it: a repository's copy never depends on which formats
+        were asked for (Codex reads every document in `AGENTS.md`, so Antigravity's has
+        them all too, beside its rule files)."""
+        owner = MAIN_OWNER[entry.main]
+        if owner is not entry:
+            return self.files(owner)[0]
+        frontmatter = ""
+        if entry.main_is_a_rule:
+            frontmatter = render_frontmatter(entry.scoping.write(MAIN_RULE_SCOPE) or [])
+        return _file(entry.main, self.main_sections(inline), self.head(inline), frontmatter)
+
     def files(self, entry: Target) -> list[ExportFile]:
         """``entry``'s files: its main file with the policy, the agent notes and every
         document that has no rule file of its own, then one rule file per document
@@ -320,14 +334,7 @@ class _Builder:
                 inline.append(document)
             else:
                 rules.append((document, fields))
-        main_frontmatter = ""
-        if entry.main_is_a_rule:
-            main_fields = entry.scoping.write(MAIN_RULE_SCOPE) or []
-            main_frontmatter = render_frontmatter(main_fields)
-        in_main = tuple(inline)
-        files = [
-            _file(entry.main, self.main_sections(in_main), self.head(in_main), main_frontmatter)
-        ]
+        files = [self.main_file(entry, tuple(inline))]
         for document, fields in rules:
             files.append(
                 _file(
@@ -339,6 +346,11 @@ class _Builder:
             )
         return files
 
+
+# Which format makes each main file: the first in the registry to write it.
+MAIN_OWNER: dict[str, Target] = {}
+for _entry in TARGETS:
+    MAIN_OWNER.setdefault(_entry.main, _entry)
 
 # The main file, where it is one of its tool's rules: always applied.
 MAIN_RULE_SCOPE = RuleScope(
@@ -354,8 +366,8 @@ def build_export(inputs: MemoryBlockInputs, *, tenant: str, project: str, format
     """The files of ``format`` (one of `EXPORT_FORMATS`; `all` is every format's files)
     for ``project`` of ``tenant``, from the same inputs a render reads.
 
-    Formats share files (`AGENTS.md` is Codex's and Antigravity's): in `all`, a path
-    is written once, as the first format in registry order makes it. Each format's
+    Formats share files (`AGENTS.md` is Codex's and Antigravity's), the same bytes in
+    each: in `all` such a path is written once. Each format's
     files over a limit its tool applies are told in the export's ``warnings``."""
     if format != ALL and format not in BY_FORMAT:
         raise ValueError(f"unknown export format {format!r}")

@@ -112,8 +112,7 @@ def _description(scope: RuleScope) -> Fields:
 
 
 def write_cursor(scope: RuleScope) -> Fields | None:
-    description = scope.description or f"Project context: {scope.path}"
-    fields: Fields = [("description", description)]
+    fields: Fields = _description(scope)
     if not scope.always_apply:
         globs = _raw_globs(scope.globs)
         if globs is not None:

@@ -66,9 +66,8 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             return response
     if export is not None and request.GET.get("file"):
         return _file_download(export, request.GET["file"])
-    formats = [f for f in EXPORT_FORMATS if f != ALL]
-    chosen = export.format if export is not None else ALL
-    sync_formats = ",".join(formats) if chosen == ALL else chosen
+    # `all` is a format of its own (every path once, as the server dedupes it).
+    sync_formats = export.format if export is not None else ALL
     page = list_page(
         request, list(export.files) if export is not None else [], per_page=FILES_PER_PAGE
     )
@@ -79,7 +78,7 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             "sha256": file.sha256,
             "preview": file.preview(PREVIEW_CHARS) if index < PREVIEWED_FILES else None,
             "previewed_whole": len(file.content) <= PREVIEW_CHARS,
-            "warnings": [warning.message for warning in export.warnings_for(file.path)],
+            "warnings": [w.message for w in export.warnings_for(file.path)] if export else [],
         }
         for index, file in enumerate(page.object_list)
     ]
