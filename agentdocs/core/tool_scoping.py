@@ -96,7 +96,13 @@ def render_frontmatter(fields: Fields) -> str:
     """The frontmatter block of ``fields`` (nothing when there are none)."""
     if not fields:
         return ""
-    lines = [f"{key}: {_yaml_value(value)}" for key, value in fields]
+    # A list starts on the next line (`key:` then `  - item` lines).
+    lines = [
+        f"{key}:{_yaml_value(value)}"
+        if isinstance(value, tuple)
+        else f"{key}: {_yaml_value(value)}"
+        for key, value in fields
+    ]
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 
