@@ -144,3 +144,18 @@ def test_an_outsider_gets_404_for_a_file_and_the_zip(browse, outsider, agent_md,
     client = browse(outsider)
     assert client.get(EXPORT, {"format": "claude-md", "file": "CLAUDE.md"}).status_code == 404
     assert client.get(EXPORT, {"download": "zip"}).status_code == 404
+
+
+def test_the_export_page_shows_tool_limit_warnings_beside_the_file(
+    browse, reader, project, vance, make_document
+):
+    make_document(
+        vance, "agent.md", "- a house rule, one of many\n" * 1600
+    )  # 44,800 bytes of notes
+    page = browse(reader).get(EXPORT, {"format": "agents-md"}).content.decode()
+    file_at = page.index(">AGENTS.md</a>")
+    warning_at = page.index("Codex reads 32,768: it would cut from agent.md")
+    assert file_at < warning_at and "data-export-warning" in page
+    windsurf = browse(reader).get(EXPORT, {"format": "windsurf"}).content.decode()
+    assert ".windsurf/rules/ holds 45," in windsurf  # all of Windsurf's rules together
+    assert ".windsurf/rules/agentdocs.md holds 45," in windsurf
