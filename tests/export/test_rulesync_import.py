@@ -25,8 +25,9 @@ from .conftest import export
 
 pytestmark = pytest.mark.django_db
 
-# Our format -> rulesync's target reading the same files. rulesync has no Windsurf or
-# Continue target, and no Gemini CLI one since Antigravity took over.
+# Our format -> rulesync's target reading the same files. rulesync 17 has no Windsurf
+# target (its `devin` one reads `.devin/rules/`), and no Gemini CLI one since Antigravity
+# took over.
 RULESYNC_TARGETS = {
     "agents-md": "agentsmd",
     "claude-md": "claudecode",
@@ -35,6 +36,7 @@ RULESYNC_TARGETS = {
     "antigravity": "antigravity-ide",
     "kiro": "kiro",
     "cline": "cline",
+    "continue": "continue",
     "junie": "junie",
     "zed": "zed",
     "roo": "roo",
@@ -53,6 +55,8 @@ SCOPED_RULES = {
     "kiro": {"overview": None, "api": ["src/api/**", "**/*.sql"], "review": None,
              "legacy": None},
     "cline": {"overview": None, "api": ["src/api/**", "**/*.sql"]},
+    "continue": {"overview": None, "api": ["src/api/**", "**/*.sql"], "review": None,
+                 "legacy": None},
     "augment": {"overview": None, "review": None, "legacy": None},
 }  # fmt: skip
 TEXTS = {
