@@ -189,8 +189,8 @@ CLAUDE_LARGE_MEMORY = Limit(
     limit=40000,
     unit="characters",
     effect="warn",
-    source="Claude Code's memory check (`/doctor`, /memory): \"Large CLAUDE.md will "
-    'impact performance (… chars > 40.0k)"; https://code.claude.com/docs/en/memory',
+    source='https://code.claude.com/docs/en/memory (Claude Code warns "Large CLAUDE.md '
+    'will impact performance" beyond 40,000 characters)',
 )
 
 TARGETS: tuple[Target, ...] = (
