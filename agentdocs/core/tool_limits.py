@@ -82,15 +82,18 @@ def measure(text: str, unit: Unit) -> int:
 
 def _crossing(files: Sequence[LimitedFile], limit: int, unit: Unit) -> str:
     """The source of the first section whose end lies past ``limit``, counting the
-    files one after the other."""
-    before = 0
+    files one after the other (each section measured once: linear in the files' size)."""
+    counted = 0
     last = ""
     for file in files:
+        start = 0
         for part in file.parts:
+            counted += measure(file.content[start : part.end], unit)
+            start = part.end
             last = part.source
-            if before + measure(file.content[: part.end], unit) > limit:
+            if counted > limit:
                 return part.source
-        before += measure(file.content, unit)
+        counted += measure(file.content[start:], unit)
     return last
 
 
