@@ -85,6 +85,9 @@ class ExportView(APIView):
             sha256 = serializers.CharField()
 
         class WarningSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "ExportWarning"
+
             format = serializers.CharField()
             tool = serializers.CharField()
             path = serializers.CharField(
@@ -163,8 +166,17 @@ class ExportFormatsView(APIView):
     """The target registry: what each format writes, how it scopes, what it limits."""
 
     class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "ExportFormats"
+
         class TargetSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "ExportFormat"
+
             class LimitSerializer(serializers.Serializer):
+                class Meta:
+                    ref_name = "ExportFormatLimit"
+
                 tool = serializers.CharField()
                 applies_to = serializers.ChoiceField(choices=["main", "each", "total"])
                 limit = serializers.IntegerField()
