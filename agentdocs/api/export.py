@@ -2,6 +2,7 @@
 
 `GET .../export/?format=F[&recipe=R&profile=P]`; `Accept: application/zip` returns
 the same files as a zip whose bytes depend on nothing but the files.
+`GET .../export/formats` lists the formats (the target registry).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from agentdocs.api.renderers import JSONRenderer
 from agentdocs.api.schema import JSON, ZIP, json_errors
 from agentdocs.api.serializers import represented, validated
 from agentdocs.core.export import EXPORT_FORMATS
+from agentdocs.core.targets import registry_as_dicts
 from agentdocs.services import export as export_service
 
 
@@ -82,11 +84,31 @@ class ExportView(APIView):
             version = serializers.IntegerField(allow_null=True)
             sha256 = serializers.CharField()
 
+        class WarningSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "ExportWarning"
+
+            format = serializers.CharField()
+            tool = serializers.CharField()
+            path = serializers.CharField(
+                help_text="the file (or, for a limit on all of a tool's files, their folder)"
+            )
+            limit = serializers.IntegerField()
+            unit = serializers.ChoiceField(choices=["bytes", "characters"])
+            size = serializers.IntegerField()
+            cut_from = serializers.CharField(
+                help_text="the first document the tool would cut: the one whose text "
+                "crosses the limit"
+            )
+
         format = serializers.CharField()
         files = FileSerializer(many=True)
         sources = SourceSerializer(many=True)
         export_sha256 = serializers.CharField(
             help_text="sha256 of the lines `path<TAB>sha256` sorted by path, joined by newlines"
+        )
+        warnings = WarningSerializer(
+            many=True, help_text="each file over a size limit its tool applies"
         )
 
     @extend_schema(
@@ -94,7 +116,9 @@ class ExportView(APIView):
         summary="Export the house rules as an agent tool's files",
         description="The files `?format=` names (such as `agents-md` or `cursor`) would "
         "hold, built from the Memory Block of `?recipe=` and `?profile=`, with the sources "
-        "they came from. JSON by default; `Accept: application/zip` answers with the same "
+        "they came from and `warnings` for each file over a size limit its tool applies "
+        "(see `export/formats` for the limits and their sources). JSON by default; "
+        "`Accept: application/zip` answers with the same "
         "files as a zip (Content-Disposition: attachment) whose bytes depend only on the "
         "files. Errors stay JSON. 400 for an unknown format, 404 for an unknown recipe or "
         "profile, 413 `too_large` naming `format` (with `size` and `limit` in bytes) when "
@@ -136,3 +160,63 @@ class ExportView(APIView):
             response["Content-Disposition"] = f'attachment; filename="{filename}"'
             return response
         return Response(represented(self.OutputSerializer, export.as_dict()))
+
+
+class ExportFormatsView(APIView):
+    """The target registry: what each format writes, how it scopes, what it limits."""
+
+    class OutputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "ExportFormats"
+
+        class TargetSerializer(serializers.Serializer):
+            class Meta:
+                ref_name = "ExportFormat"
+
+            class LimitSerializer(serializers.Serializer):
+                class Meta:
+                    ref_name = "ExportFormatLimit"
+
+                tool = serializers.CharField()
+                applies_to = serializers.ChoiceField(choices=["main", "each", "total"])
+                limit = serializers.IntegerField()
+                unit = serializers.ChoiceField(choices=["bytes", "characters"])
+                effect = serializers.ChoiceField(
+                    choices=["cut", "warn"],
+                    help_text="`cut`: the tool drops the rest unread; `warn`: it warns",
+                )
+                source = serializers.CharField(  # type: ignore[assignment]  # the wire name
+                    help_text="where the tool documents it"
+                )
+
+            format = serializers.CharField()
+            tool = serializers.CharField()
+            docs = serializers.CharField(help_text="the tool's documentation of these files")
+            files = serializers.ListField(
+                child=serializers.CharField(),
+                help_text="the main file, then the rule files' pattern",
+            )
+            scoping = serializers.CharField()
+            scoping_fields = serializers.CharField()
+            limits = LimitSerializer(many=True)
+
+        formats = TargetSerializer(many=True)
+        all = serializers.ListField(
+            child=serializers.CharField(), help_text="the formats `format=all` exports"
+        )
+
+    @extend_schema(
+        tags=["export"],
+        summary="List the export formats",
+        description="Every format `export/?format=` takes (the target registry): the tool "
+        "it is for, its files, how its frontmatter scopes a document, and the size "
+        "limits the tool applies with where they are documented.",
+        responses={200: OutputSerializer, **json_errors(404)},
+    )
+    def get(self, request: Request, tenant: str, project: str) -> Response:
+        permissions.project_access(
+            request.user, tenant, project, prefetched=prefetched_access(request)
+        )
+        formats = registry_as_dicts()
+        data = {"formats": formats, "all": [entry["format"] for entry in formats]}
+        return Response(represented(self.OutputSerializer, data))

@@ -98,6 +98,9 @@ urlpatterns = [
         P + r"/memory-block/$", memory_block.MemoryBlockView.as_view(), name="api-memory-block"
     ),
     re_path(P + r"/export/$", export.ExportView.as_view(), name="api-export"),
+    re_path(
+        P + r"/export/formats/?$", export.ExportFormatsView.as_view(), name="api-export-formats"
+    ),
     # The provider map; a name may contain slashes (`workstation/agent-baseline`).
     re_path(T + r"/providers/$", providers.ProviderList.as_view(), name="api-providers"),
     re_path(

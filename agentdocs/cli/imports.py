@@ -37,26 +37,17 @@ from agentdocs.cli.base import (
     require,
     write,
 )
-from agentdocs.core.agent_files import (
-    AGENT_NOTES_SOURCES,
-    COPILOT_INSTRUCTIONS_DIR,
-    COPILOT_INSTRUCTIONS_SUFFIX,
-    CURSOR_RULE_SUFFIX,
-    CURSOR_RULES_DIR,
-    is_collected,
-)
+from agentdocs.core.agent_files import is_collected
+from agentdocs.core.targets import AGENT_NOTES_SOURCES, rule_folders
 
 ACTION_WIDTH = len("unchanged")
 
 
 def collect_agent_files(folder: Path) -> list[str]:
     """The agent files under ``folder``, as paths from it: the single-file formats in
-    their order of precedence, then Cursor rules and Copilot instructions by name."""
+    their order of precedence, then each registered tool's rule files by name."""
     found = [path for path in AGENT_NOTES_SOURCES if (folder / path).is_file()]
-    for directory, suffix in (
-        (CURSOR_RULES_DIR, CURSOR_RULE_SUFFIX),
-        (COPILOT_INSTRUCTIONS_DIR, COPILOT_INSTRUCTIONS_SUFFIX),
-    ):
+    for directory, suffix in rule_folders():
         rules = folder / directory
         if rules.is_dir():
             found.extend(
@@ -127,8 +118,8 @@ def run_import(args: argparse.Namespace) -> int:
     if not paths:
         raise CommandError(
             f"no agent files in {folder} (looked for {', '.join(AGENT_NOTES_SOURCES)}, "
-            f"{CURSOR_RULES_DIR}*{CURSOR_RULE_SUFFIX}, "
-            f"{COPILOT_INSTRUCTIONS_DIR}*{COPILOT_INSTRUCTIONS_SUFFIX})",
+            + ", ".join(f"{directory}*{suffix}" for directory, suffix in rule_folders())
+            + ")",
             exit_code=EXIT_USAGE,
         )
     payload: dict[str, object] = {

@@ -57,11 +57,12 @@ from agentdocs.cli.base import (
     require,
     write,
 )
+from agentdocs.core import targets
 from agentdocs.core.agent_files import strip_provenance
 from agentdocs.core.export import ExportFile, export_sha256
 
 LOCK_FILE = "agentdocs.lock.json"
-FORMATS = ("agents-md", "claude-md", "gemini-md", "copilot", "cursor", "all")
+FORMATS = targets.EXPORT_FORMATS
 # What the last sync left alone; `agentdocs propose` sends exactly these upstream.
 EDITED_LOCALLY = "edited-locally"
 KEPT = "(kept; --force to overwrite, or agentdocs propose to send the edit upstream)"

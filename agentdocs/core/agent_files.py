@@ -1,15 +1,16 @@
 """Agent files of other tools, and what agentdocs makes of them on import.
 
-Coding agents read instruction files in the repository: `AGENTS.md` (Codex and
-others), `CLAUDE.md`, `GEMINI.md`, `.github/copilot-instructions.md`, Cursor's
-`.cursor/rules/<name>.mdc` and Copilot's `.github/instructions/<name>.instructions.md`.
-Importing maps each to a document of the project:
+Coding agents read instruction files in the repository: `AGENTS.md`, `CLAUDE.md`,
+`.github/copilot-instructions.md`, Cursor's `.cursor/rules/<name>.mdc`, Windsurf's
+`.windsurf/rules/<name>.md`, and so on: every tool of the target registry
+(`agentdocs.core.targets`). Importing maps each to a document of the project:
 
-- the single-file formats become `agent.md`; when several are given, the first in
-  `AGENT_NOTES_SOURCES` order wins and the others are skipped, saying so;
-- a Cursor rule or a Copilot instructions file becomes `.AGENTS/<name>.md`, its
-  frontmatter mapped to ours (`description`, `globs`, `alwaysApply`; Copilot's
-  `applyTo` becomes `globs`);
+- a tool's main file at the repository's root becomes `agent.md`; when several are
+  given, the first in `AGENT_NOTES_SOURCES` order wins and the others are skipped,
+  saying so;
+- a tool's rule file becomes `.AGENTS/<name>.md`, its frontmatter mapped to ours
+  (`description`, `globs`, `alwaysApply`) by the tool's scoping style
+  (`agentdocs.core.tool_scoping`);
 - anything else is skipped.
 
 A file agentdocs exported itself carries a provenance comment (right after any
@@ -24,14 +25,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypedDict
+from typing import Literal
 
 import frontmatter
 import yaml
 
+from agentdocs.core import targets
+from agentdocs.core.targets import AGENT_NOTES_SOURCES as AGENT_NOTES_SOURCES
+from agentdocs.core.targets import TARGETS, Target
+from agentdocs.core.tool_scoping import ScopedFrontmatter
+
 AGENT_NOTES_TARGET = "agent.md"
-# Which file wins when a repository has several: the first of these.
-AGENT_NOTES_SOURCES = ("AGENTS.md", "CLAUDE.md", "GEMINI.md", ".github/copilot-instructions.md")
 CURSOR_RULES_DIR = ".cursor/rules/"
 CURSOR_RULE_SUFFIX = ".mdc"
 COPILOT_INSTRUCTIONS_DIR = ".github/instructions/"
@@ -47,26 +51,17 @@ PROVENANCE_END = "-->"
 NOT_AN_AGENT_FILE = "not an agent file agentdocs imports"
 
 Action = Literal["create", "update", "unchanged", "skipped"]
-SourceKind = Literal["agent_notes", "cursor_rule", "copilot_instructions", "other"]
+SourceKind = Literal["agent_notes", "rule", "other"]
 
 _YAML = frontmatter.YAMLHandler()
-# Copilot's way of saying "every file": the instructions always apply.
-_EVERY_FILE = frozenset({"**", "**/*"})
 _SIMPLE_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$")
-
-
-class ScopedFrontmatter(TypedDict, total=False):
-    """Our frontmatter of a `.AGENTS/` document, in the order it is written."""
-
-    description: str
-    globs: list[str]
-    alwaysApply: bool
 
 
 @dataclass(frozen=True)
 class MappedFile:
     """What one source file becomes: a target document and its text, or a skip.
 
+    ``format`` is the registry's format the file belongs to (None for other files);
     ``notes`` are facts for the plan's detail (a provenance comment stripped, a
     frontmatter key not imported); ``skip_reason`` is set when the file is skipped.
     """
@@ -77,6 +72,7 @@ class MappedFile:
     text: str = ""
     notes: tuple[str, ...] = ()
     skip_reason: str = ""
+    format: str | None = None
 
     @property
     def skipped(self) -> bool:
@@ -95,40 +91,29 @@ class _Frontmatter:
     notes: list[str] = field(default_factory=list)
 
 
+def _owner(path: str) -> tuple[SourceKind, Target | None, str | None]:
+    """The kind of agent file ``path`` is, the tool it belongs to and its rule name."""
+    if path in AGENT_NOTES_SOURCES:
+        return "agent_notes", next(t for t in TARGETS if t.main == path), None
+    owned = targets.rule_owner(path)
+    if owned is not None:
+        return "rule", owned[0], owned[1]
+    return "other", None, None
+
+
 def source_kind(path: str) -> SourceKind:
     """Which kind of agent file ``path`` (relative to the repository root) is."""
-    if path in AGENT_NOTES_SOURCES:
-        return "agent_notes"
-    if _rule_name(path, CURSOR_RULES_DIR, CURSOR_RULE_SUFFIX) is not None:
-        return "cursor_rule"
-    if _rule_name(path, COPILOT_INSTRUCTIONS_DIR, COPILOT_INSTRUCTIONS_SUFFIX) is not None:
-        return "copilot_instructions"
-    return "other"
-
-
-def _rule_name(path: str, directory: str, suffix: str) -> str | None:
-    """``<name>`` of ``<directory><name><suffix>``; rules in subfolders are not ours
-    to import (the project context reads `.AGENTS/` one level deep)."""
-    if not (path.startswith(directory) and path.endswith(suffix)):
-        return None
-    name = path[len(directory) : len(path) - len(suffix)]
-    if not name or "/" in name or name.startswith("."):
-        return None
-    return name
+    return _owner(path)[0]
 
 
 def target_for(path: str) -> str | None:
     """The document ``path`` is imported into, or None when it is not imported."""
-    kind = source_kind(path)
+    kind, _entry, name = _owner(path)
     if kind == "agent_notes":
         return AGENT_NOTES_TARGET
-    if kind == "cursor_rule":
-        name = _rule_name(path, CURSOR_RULES_DIR, CURSOR_RULE_SUFFIX)
-    elif kind == "copilot_instructions":
-        name = _rule_name(path, COPILOT_INSTRUCTIONS_DIR, COPILOT_INSTRUCTIONS_SUFFIX)
-    else:
-        return None
-    return f"{CONTEXT_DIR}{name}.md"
+    if kind == "rule":
+        return f"{CONTEXT_DIR}{name}.md"
+    return None
 
 
 def is_collected(path: str) -> bool:
@@ -213,68 +198,12 @@ def _plain_scalar(value: str) -> object:
     return value or None
 
 
-def _pattern_list(value: object) -> list[str] | None:
-    """Patterns from a comma-separated string or a list; None when it is neither."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        items = value.split(",")
-    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
-        items = list(value)
-    else:
-        return None
-    return [item.strip() for item in items if item.strip()]
-
-
-def _as_bool(value: object) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    return None
-
-
 def map_frontmatter(
-    metadata: dict[str, object], *, kind: SourceKind
+    metadata: dict[str, object], *, format: str
 ) -> tuple[ScopedFrontmatter, list[str]]:
-    """Our frontmatter from a Cursor rule's or a Copilot instructions file's, and
-    notes on what was not taken over.
-
-    Cursor: `description`, `globs` (a comma-separated string or a list) and
-    `alwaysApply`. Copilot: `description` and `applyTo` (comma-separated), which
-    becomes `globs`; `applyTo: "**"` means every file, so the result always applies.
-    """
-    ours = ScopedFrontmatter()
-    notes: list[str] = []
-    glob_key = "globs" if kind == "cursor_rule" else "applyTo"
-    known = {"description", glob_key} | ({"alwaysApply"} if kind == "cursor_rule" else set())
-
-    description = metadata.get("description")
-    if isinstance(description, str | int | float) and not isinstance(description, bool):
-        if str(description).strip():
-            ours["description"] = str(description).strip()
-    elif description is not None:
-        notes.append("`description` is not text; not imported")
-
-    globs = _pattern_list(metadata.get(glob_key))
-    if globs is None:
-        notes.append(f"`{glob_key}` is not a string or a list of strings; not imported")
-    elif kind == "copilot_instructions" and globs and set(globs) <= _EVERY_FILE:
-        ours["alwaysApply"] = True
-    elif globs:
-        ours["globs"] = globs
-
-    if kind == "cursor_rule" and metadata.get("alwaysApply") is not None:
-        always_apply = _as_bool(metadata["alwaysApply"])
-        if always_apply is None:
-            notes.append("`alwaysApply` is not true or false; not imported")
-        else:
-            ours["alwaysApply"] = always_apply
-
-    dropped = sorted(key for key in metadata if key not in known)
-    if dropped:
-        notes.append(f"frontmatter not imported: {', '.join(dropped)}")
-    return ours, notes
+    """Our frontmatter from a rule file's of the tool of ``format``, and notes on what
+    was not taken over (`agentdocs.core.tool_scoping`)."""
+    return targets.target(format).scoping.read(metadata)
 
 
 def render_scoped(metadata: ScopedFrontmatter, body: str) -> str:
@@ -293,14 +222,15 @@ def render_scoped(metadata: ScopedFrontmatter, body: str) -> str:
 
 def map_file(source: SourceFile) -> MappedFile:
     """What ``source`` becomes on its own (precedence between files is `map_files`')."""
-    kind = source_kind(source.path)
+    kind, entry, _name = _owner(source.path)
     target = target_for(source.path)
+    format = entry.format if entry is not None else None
     if target is None:
         return MappedFile(source=source.path, kind=kind, target=None, skip_reason=NOT_AN_AGENT_FILE)
     text, had_provenance = strip_provenance(source.content)
     notes: list[str] = []
     if had_provenance:
-        if source.path == EXPORTED_CURSOR_RULE:
+        if targets.exported_main_rule(source.path) is not None:
             return MappedFile(
                 source=source.path,
                 kind=kind,
@@ -308,28 +238,39 @@ def map_file(source: SourceFile) -> MappedFile:
                 skip_reason="agentdocs' own export of the policy and agent notes, not a "
                 "document: `agentdocs propose` sends its edits back to the documents they "
                 "came from",
+                format=format,
             )
         notes.append("agentdocs provenance comment stripped")
     if kind == "agent_notes":
         return MappedFile(
-            source=source.path, kind=kind, target=target, text=text, notes=tuple(notes)
+            source=source.path,
+            kind=kind,
+            target=target,
+            text=text,
+            notes=tuple(notes),
+            format=format,
         )
+    assert format is not None
     raw, _head, body = split_frontmatter(text)
     parsed = _parse_yaml(raw) if raw is not None else _Frontmatter()
-    ours, mapping_notes = map_frontmatter(parsed.metadata, kind=kind)
+    ours, mapping_notes = map_frontmatter(parsed.metadata, format=format)
     return MappedFile(
         source=source.path,
         kind=kind,
         target=target,
         text=render_scoped(ours, body),
         notes=(*notes, *parsed.notes, *mapping_notes),
+        format=format,
     )
 
 
 def _precedence(mapped: MappedFile) -> int:
+    """Root files in `AGENT_NOTES_SOURCES` order; rule files of the same name in
+    `RULE_PRECEDENCE` order of their tools (Cursor's before Copilot's, ...)."""
     if mapped.kind == "agent_notes":
         return AGENT_NOTES_SOURCES.index(mapped.source)
-    return 0 if mapped.kind == "cursor_rule" else 1
+    order = [entry.format for entry in targets.RULE_PRECEDENCE]
+    return order.index(mapped.format) if mapped.format in order else len(order)
 
 
 def map_files(sources: Sequence[SourceFile]) -> list[MappedFile]:

@@ -162,3 +162,25 @@ def tool_glob(pattern: str) -> str | None:
     elif "/" not in core and not core.startswith("**"):
         core = f"**/{core}"
     return f"{core}/**" if directory else core
+
+
+def same_rules(first: str, second: str) -> bool:
+    """Whether two texts of a document say the same: the same body and the same scope,
+    globs compared as tools take them (`*.py` and `**/*.py` match the same files), however
+    the frontmatter is written. Text whose frontmatter is not understood is compared as
+    it is."""
+    if first == second:
+        return True
+    a, b = parse_document(first), parse_document(second)
+    if a.problem or b.problem:
+        return False
+    return (
+        a.body.strip() == b.body.strip()
+        and a.scope.description == b.scope.description
+        and a.scope.always_apply == b.scope.always_apply
+        and _tool_globs(a.scope) == _tool_globs(b.scope)
+    )
+
+
+def _tool_globs(scope: DocumentScope) -> list[str | None]:
+    return [tool_glob(glob) for glob in scope.globs]

@@ -26,6 +26,7 @@ from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected
 from agentdocs.core.hidden_characters import LISTED_IN_REFUSAL, find_hidden
 from agentdocs.core.hidden_characters import as_data as hidden_as_data
 from agentdocs.core.paths import validate_new_path
+from agentdocs.core.scope import same_rules
 from agentdocs.models import ChangeRequest, Document, Project
 from agentdocs.services import documents as document_service
 from agentdocs.services import import_round_trip
@@ -164,6 +165,10 @@ def _plan(
         elif document.body == item.text:
             action = "unchanged"
             notes.insert(0, f"same text as version {document.version}")
+        elif same_rules(document.body, item.text):
+            # What a person wrote stays as written when the file says the same.
+            action = "unchanged"
+            notes.insert(0, f"same rules as version {document.version}, written differently")
         else:
             action = "update"
             notes.insert(0, f"version {document.version} → {document.version + 1}")

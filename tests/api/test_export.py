@@ -50,18 +50,42 @@ def test_all_formats_have_their_files_provenance_and_hashes(api, reader, documen
     response = export(api(reader))
     assert response.status_code == 200, response.json()
     data = response.json()
-    assert set(data) == {"format", "files", "sources", "export_sha256"}
+    assert set(data) == {"format", "files", "sources", "export_sha256", "warnings"}
     assert data["format"] == "all"
+    assert data["warnings"] == []
     paths = [file["path"] for file in data["files"]]
     assert paths == [
         "AGENTS.md",
         "CLAUDE.md",
+        ".claude/rules/api.md",
         "GEMINI.md",
         ".github/copilot-instructions.md",
         ".github/instructions/api.instructions.md",
         ".cursor/rules/agentdocs.mdc",
         ".cursor/rules/overview.mdc",
         ".cursor/rules/api.mdc",
+        # Antigravity's AGENTS.md is Codex's, written once.
+        ".agents/rules/api.md",
+        ".windsurf/rules/agentdocs.md",
+        ".windsurf/rules/overview.md",
+        ".windsurf/rules/api.md",
+        ".kiro/steering/agentdocs.md",
+        ".kiro/steering/overview.md",
+        ".kiro/steering/api.md",
+        ".clinerules/agentdocs.md",
+        ".clinerules/overview.md",
+        ".clinerules/api.md",
+        ".junie/guidelines.md",
+        ".rules",
+        ".roo/rules/agentdocs.md",
+        ".continue/rules/agentdocs.md",
+        ".continue/rules/overview.md",
+        ".continue/rules/api.md",
+        # Augment cannot scope by globs: the API rules are in its main file.
+        ".augment/rules/agentdocs.md",
+        ".augment/rules/overview.md",
+        "QWEN.md",
+        ".goosehints",
     ]
     for file in data["files"]:
         assert file["sha256"] == hashlib.sha256(file["content"].encode()).hexdigest()
@@ -110,13 +134,21 @@ def test_copilot_and_cursor_frontmatter_parses(api, reader, documents):
     ("format", "paths"),
     [
         ("agents-md", ["AGENTS.md"]),
-        ("claude-md", ["CLAUDE.md"]),
         ("gemini-md", ["GEMINI.md"]),
+        ("junie", [".junie/guidelines.md"]),
+        ("zed", [".rules"]),
+        ("roo", [".roo/rules/agentdocs.md"]),
+        ("qwen", ["QWEN.md"]),
+        ("goose", [".goosehints"]),
     ],
 )
 def test_single_file_formats(api, reader, documents, format, paths):
     data = export(api(reader), format).json()
     assert [file["path"] for file in data["files"]] == paths
+    # Every document is in the one file, a scoped one headed by its globs.
+    content = data["files"][0]["content"]
+    assert "### .AGENTS/api.md (applies to files matching: src/api/**, *.sql)" in content
+    assert "What this project is." in content and "- be kind" in content
 
 
 def test_two_exports_of_unchanged_sources_are_byte_identical(api, reader, documents):

@@ -275,7 +275,7 @@ CORPUS = {
         '```html\n<div class="note">kept as is</div>\n```\n\n## Policy\n\nAsk first.\n'
     ),
 }
-DEMO_EXPORT_SHA256 = "b5a4a017d0510dab99d82a9511ea8b5005b0e2cd1d326b9ebc997e98b2d69231"
+DEMO_EXPORT_SHA256 = "cca6a2ddac505e41d8f996e7be7f4dbc50937ed147e08dbcd2987b9326276bec"
 
 
 @pytest.fixture

@@ -104,21 +104,19 @@ def test_copilot_apply_to_becomes_globs_and_unknown_keys_are_named():
 
 
 def test_copilot_apply_to_every_file_always_applies():
-    ours, notes = map_frontmatter({"applyTo": "**"}, kind="copilot_instructions")
+    ours, notes = map_frontmatter({"applyTo": "**"}, format="copilot")
     assert (ours, notes) == ({"alwaysApply": True}, [])
 
 
 def test_copilot_has_no_always_apply_of_its_own():
-    ours, notes = map_frontmatter(
-        {"applyTo": "src/**", "alwaysApply": True}, kind="copilot_instructions"
-    )
+    ours, notes = map_frontmatter({"applyTo": "src/**", "alwaysApply": True}, format="copilot")
     assert ours == {"globs": ["src/**"]}
     assert notes == ["frontmatter not imported: alwaysApply"]
 
 
 def test_wrong_types_are_not_imported_and_said():
     ours, notes = map_frontmatter(
-        {"description": ["x"], "globs": {"a": 1}, "alwaysApply": "sometimes"}, kind="cursor_rule"
+        {"description": ["x"], "globs": {"a": 1}, "alwaysApply": "sometimes"}, format="cursor"
     )
     assert ours == {}
     assert len(notes) == 3

@@ -1,5 +1,5 @@
-"""The Export page: each file a tool reads (listed, each a download), a zip download
-and the sync command."""
+"""The Export page: each file a tool reads (listed, each a download, with the warnings of
+the tool limits it is over), a zip download and the sync command."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from django.utils.http import content_disposition_header
 from agentdocs import permissions
 from agentdocs.core.errors import InvalidInput, NotFound, TooLarge
 from agentdocs.core.export import ALL, EXPORT_FORMATS, Export
+from agentdocs.core.targets import TARGETS
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import export as export_service
 from agentdocs.web.forms.export import ExportForm
@@ -65,9 +66,8 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             return response
     if export is not None and request.GET.get("file"):
         return _file_download(export, request.GET["file"])
-    formats = [f for f in EXPORT_FORMATS if f != ALL]
-    chosen = export.format if export is not None else ALL
-    sync_formats = ",".join(formats) if chosen == ALL else chosen
+    # `all` is a format of its own (every path once, as the server dedupes it).
+    sync_formats = export.format if export is not None else ALL
     page = list_page(
         request, list(export.files) if export is not None else [], per_page=FILES_PER_PAGE
     )
@@ -78,9 +78,11 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             "sha256": file.sha256,
             "preview": file.preview(PREVIEW_CHARS) if index < PREVIEWED_FILES else None,
             "previewed_whole": len(file.content) <= PREVIEW_CHARS,
+            "warnings": [w.message for w in export.warnings_for(file.path)] if export else [],
         }
         for index, file in enumerate(page.object_list)
     ]
+    file_paths = {file.path for file in export.files} if export is not None else set()
     return render(
         request,
         "agentdocs/export.html",
@@ -89,6 +91,13 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             "project": access.project,
             "form": form,
             "formats": EXPORT_FORMATS,
+            "targets": TARGETS,
+            # Warnings on no single file: a limit on all of a tool's files together.
+            "folder_warnings": [
+                warning.message
+                for warning in (export.warnings if export is not None else ())
+                if warning.path not in file_paths
+            ],
             "recipes": list(policy_selectors.recipe_list(tenant=access.tenant)),
             "export": export,
             "files": files,

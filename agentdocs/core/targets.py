@@ -1,0 +1,378 @@
+"""The target registry: every agent tool agentdocs exports to, one declarative entry each.
+
+An entry says which files the tool reads (its main file, and the folder and suffix of
+its per-document rule files), how its frontmatter scopes a rule
+(`agentdocs.core.tool_scoping`), the size limits it applies with the place they are
+documented, and so what importing its files makes of them:
+
+- the main file of a tool that has one at the repository's root (`AGENTS.md`,
+  `CLAUDE.md`, `.rules`, ...) becomes `agent.md`; of several, the first in
+  `AGENT_NOTES_SOURCES` wins;
+- a rule file `<rules_dir><name><rule_suffix>` becomes `.AGENTS/<name>.md`, its
+  frontmatter read by the tool's scoping style;
+- the main file a tool keeps among its rule files (`.cursor/rules/agentdocs.mdc`) is,
+  when agentdocs wrote it, agentdocs' own export of the policy and agent notes.
+
+The export (`agentdocs.core.export`), the import (`agentdocs.core.agent_files`), the
+Export page, `GET .../export/formats` and the CLI's list of formats all read this
+registry, so adding a tool is one entry here (and one round-trip test).
+
+Plain Python: the CLI imports it without Django.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypedDict
+
+from agentdocs.core import tool_scoping
+from agentdocs.core.tool_scoping import ScopingStyle
+
+ALL = "all"
+# The stem of the main file a tool keeps among its rule files, and so a name no context
+# document's rule file takes (such a document's file is `agentdocs-context`).
+MAIN_RULE_NAME = "agentdocs"
+
+Unit = Literal["bytes", "characters"]
+Applies = Literal["main", "each", "total"]
+Effect = Literal["cut", "warn"]
+
+
+class LimitDict(TypedDict):
+    tool: str
+    applies_to: Applies
+    limit: int
+    unit: Unit
+    effect: Effect
+    source: str
+
+
+class TargetDict(TypedDict):
+    format: str
+    tool: str
+    docs: str
+    files: list[str]
+    scoping: str
+    scoping_fields: str
+    limits: list[LimitDict]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A size a tool reads up to (``cut``: the rest is dropped without a word) or warns
+    beyond (``warn``), in the ``unit`` it counts. ``applies_to``: the main file, each of
+    the format's files, or all of them together (``total``)."""
+
+    tool: str
+    applies_to: Applies
+    limit: int
+    unit: Unit
+    effect: Effect
+    source: str
+
+    def as_dict(self) -> LimitDict:
+        return {
+            "tool": self.tool,
+            "applies_to": self.applies_to,
+            "limit": self.limit,
+            "unit": self.unit,
+            "effect": self.effect,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class Target:
+    """One agent tool's files.
+
+    ``main``: the file with the policy and agent notes. ``rules_dir`` and
+    ``rule_suffix``: where one rule file per context document goes (None: the tool
+    reads one file, and every document is in ``main``). ``always_in_main``: documents
+    that always apply stay in ``main`` (the tool reads it beside its rules), and only
+    scoped ones get a rule file; otherwise every document the scoping style can express
+    gets one, and ``main`` is itself a rule (with the style's always-applied
+    frontmatter).
+    """
+
+    format: str
+    tool: str
+    docs: str
+    main: str
+    scoping: ScopingStyle
+    rules_dir: str | None = None
+    rule_suffix: str = ".md"
+    always_in_main: bool = False
+    limits: tuple[Limit, ...] = ()
+
+    @property
+    def main_is_a_rule(self) -> bool:
+        """Whether ``main`` sits among the rule files (and carries rule frontmatter)."""
+        return self.rules_dir is not None and self.main.startswith(self.rules_dir)
+
+    def rule_path(self, name: str) -> str:
+        assert self.rules_dir is not None
+        if self.main_is_a_rule and name == MAIN_RULE_NAME:
+            name = f"{MAIN_RULE_NAME}-context"
+        return f"{self.rules_dir}{name}{self.rule_suffix}"
+
+    def rule_name(self, path: str) -> str | None:
+        """``<name>`` of a rule file ``<rules_dir><name><rule_suffix>`` of this tool, or
+        None. Rules in subfolders are not imported (`.AGENTS/` is one level deep)."""
+        if self.rules_dir is None:
+            return None
+        if not (path.startswith(self.rules_dir) and path.endswith(self.rule_suffix)):
+            return None
+        name = path[len(self.rules_dir) : len(path) - len(self.rule_suffix)]
+        if not name or "/" in name or name.startswith("."):
+            return None
+        return name
+
+    def file_patterns(self) -> list[str]:
+        files = [self.main]
+        if self.rules_dir is not None:
+            pattern = f"{self.rules_dir}*{self.rule_suffix}"
+            if pattern != self.main:
+                files.append(pattern)
+        return files
+
+    def as_dict(self) -> TargetDict:
+        return {
+            "format": self.format,
+            "tool": self.tool,
+            "docs": self.docs,
+            "files": self.file_patterns(),
+            "scoping": self.scoping.name,
+            "scoping_fields": self.scoping.summary,
+            "limits": [limit.as_dict() for limit in self.limits],
+        }
+
+
+CODEX_AGENTS_MD = Limit(
+    tool="Codex",
+    applies_to="main",
+    limit=32 * 1024,
+    unit="bytes",
+    effect="cut",
+    source="https://developers.openai.com/codex/guides/agents-md "
+    "(project_doc_max_bytes, 32 KiB by default)",
+)
+COPILOT_CODE_REVIEW = Limit(
+    tool="Copilot code review",
+    applies_to="each",
+    limit=4000,
+    unit="characters",
+    effect="cut",
+    source="https://docs.github.com/en/copilot/concepts/agents/code-review "
+    "(reads the first 4,000 characters of any custom instruction file)",
+)
+WINDSURF_PER_FILE = Limit(
+    tool="Windsurf",
+    applies_to="each",
+    limit=12000,
+    unit="characters",
+    effect="cut",
+    source="https://docs.windsurf.com/windsurf/cascade/memories#rules "
+    "(a rule file is limited to 12,000 characters; the rest is truncated)",
+)
+WINDSURF_TOTAL = Limit(
+    tool="Windsurf",
+    applies_to="total",
+    limit=12000,
+    unit="characters",
+    effect="cut",
+    source="https://docs.windsurf.com/windsurf/cascade/memories#rules "
+    "(rules beyond 12,000 characters in total are truncated, global rules first)",
+)
+CLAUDE_LARGE_MEMORY = Limit(
+    tool="Claude Code",
+    applies_to="main",
+    limit=40000,
+    unit="characters",
+    effect="warn",
+    source='https://code.claude.com/docs/en/memory (Claude Code warns "Large CLAUDE.md '
+    'will impact performance" beyond 40,000 characters)',
+)
+
+TARGETS: tuple[Target, ...] = (
+    Target(
+        format="agents-md",
+        tool="Codex, and every tool that reads AGENTS.md",
+        docs="https://agents.md",
+        main="AGENTS.md",
+        scoping=tool_scoping.NONE,
+        limits=(CODEX_AGENTS_MD,),
+    ),
+    Target(
+        format="claude-md",
+        tool="Claude Code",
+        docs="https://code.claude.com/docs/en/memory",
+        main="CLAUDE.md",
+        scoping=tool_scoping.CLAUDE,
+        rules_dir=".claude/rules/",
+        always_in_main=True,
+        limits=(CLAUDE_LARGE_MEMORY,),
+    ),
+    Target(
+        format="gemini-md",
+        tool="Gemini CLI",
+        docs="https://google-gemini.github.io/gemini-cli/docs/cli/gemini-md.html",
+        main="GEMINI.md",
+        scoping=tool_scoping.NONE,
+    ),
+    Target(
+        format="copilot",
+        tool="GitHub Copilot",
+        docs="https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/"
+        "add-repository-instructions",
+        main=".github/copilot-instructions.md",
+        scoping=tool_scoping.COPILOT,
+        rules_dir=".github/instructions/",
+        rule_suffix=".instructions.md",
+        always_in_main=True,
+        limits=(COPILOT_CODE_REVIEW,),
+    ),
+    Target(
+        format="cursor",
+        tool="Cursor",
+        docs="https://cursor.com/docs/context/rules",
+        main=".cursor/rules/agentdocs.mdc",
+        scoping=tool_scoping.CURSOR,
+        rules_dir=".cursor/rules/",
+        rule_suffix=".mdc",
+    ),
+    Target(
+        format="antigravity",
+        tool="Google Antigravity",
+        docs="https://antigravity.google/docs/rules-workflows",
+        main="AGENTS.md",
+        scoping=tool_scoping.TRIGGER,
+        rules_dir=".agents/rules/",
+        always_in_main=True,
+    ),
+    Target(
+        format="windsurf",
+        tool="Windsurf",
+        docs="https://docs.windsurf.com/windsurf/cascade/memories#rules",
+        main=".windsurf/rules/agentdocs.md",
+        scoping=tool_scoping.TRIGGER,
+        rules_dir=".windsurf/rules/",
+        limits=(WINDSURF_PER_FILE, WINDSURF_TOTAL),
+    ),
+    Target(
+        format="kiro",
+        tool="Kiro",
+        docs="https://kiro.dev/docs/steering/",
+        main=".kiro/steering/agentdocs.md",
+        scoping=tool_scoping.KIRO,
+        rules_dir=".kiro/steering/",
+    ),
+    Target(
+        format="cline",
+        tool="Cline",
+        docs="https://docs.cline.bot/features/cline-rules",
+        main=".clinerules/agentdocs.md",
+        scoping=tool_scoping.CLINE,
+        rules_dir=".clinerules/",
+    ),
+    Target(
+        format="junie",
+        tool="JetBrains Junie",
+        docs="https://www.jetbrains.com/help/junie/customize-guidelines.html",
+        main=".junie/guidelines.md",
+        scoping=tool_scoping.NONE,
+    ),
+    Target(
+        format="zed",
+        tool="Zed",
+        docs="https://zed.dev/docs/ai/rules",
+        main=".rules",
+        scoping=tool_scoping.NONE,
+    ),
+    Target(
+        format="roo",
+        tool="Roo Code",
+        docs="https://docs.roocode.com/features/custom-instructions",
+        main=".roo/rules/agentdocs.md",
+        scoping=tool_scoping.NONE,
+        rules_dir=".roo/rules/",
+    ),
+    Target(
+        format="continue",
+        tool="Continue",
+        docs="https://docs.continue.dev/customize/deep-dives/rules",
+        main=".continue/rules/agentdocs.md",
+        scoping=tool_scoping.CONTINUE,
+        rules_dir=".continue/rules/",
+    ),
+    Target(
+        format="augment",
+        tool="Augment Code",
+        docs="https://docs.augmentcode.com/setup-augment/guidelines",
+        main=".augment/rules/agentdocs.md",
+        scoping=tool_scoping.AUGMENT,
+        rules_dir=".augment/rules/",
+    ),
+    Target(
+        format="qwen",
+        tool="Qwen Code",
+        docs="https://qwenlm.github.io/qwen-code-docs/en/users/configuration/settings/",
+        main="QWEN.md",
+        scoping=tool_scoping.NONE,
+    ),
+    Target(
+        format="goose",
+        tool="goose",
+        docs="https://block.github.io/goose/docs/guides/using-goosehints",
+        main=".goosehints",
+        scoping=tool_scoping.NONE,
+    ),
+)
+
+BY_FORMAT: dict[str, Target] = {target.format: target for target in TARGETS}
+FORMATS: tuple[str, ...] = tuple(BY_FORMAT)
+EXPORT_FORMATS: tuple[str, ...] = (*FORMATS, ALL)
+
+# Root files that import as `agent.md`, the first one present winning: each distinct
+# main file that is not among its tool's rule files, in registry order.
+AGENT_NOTES_SOURCES: tuple[str, ...] = tuple(
+    dict.fromkeys(target.main for target in TARGETS if not target.main_is_a_rule)
+)
+
+
+# The order rule files of one name compete in on import, and the CLI collects them in:
+# Cursor's first (the richest scoping, and the order before the registry), then the
+# registry's.
+RULE_PRECEDENCE: tuple[Target, ...] = (
+    BY_FORMAT["cursor"],
+    *(entry for entry in TARGETS if entry.rules_dir and entry.format != "cursor"),
+)
+
+
+def target(format: str) -> Target:
+    """The entry of ``format`` (KeyError for an unknown one: check `EXPORT_FORMATS`)."""
+    return BY_FORMAT[format]
+
+
+def rule_owner(path: str) -> tuple[Target, str] | None:
+    """The tool whose rule file ``path`` is, and the rule's name; the first such tool in
+    `RULE_PRECEDENCE`."""
+    for entry in RULE_PRECEDENCE:
+        name = entry.rule_name(path)
+        if name is not None:
+            return entry, name
+    return None
+
+
+def exported_main_rule(path: str) -> Target | None:
+    """The tool whose main file, kept among its rules, ``path`` is
+    (`.cursor/rules/agentdocs.mdc`)."""
+    return next((t for t in TARGETS if t.main_is_a_rule and t.main == path), None)
+
+
+def rule_folders() -> list[tuple[str, str]]:
+    """Each ``(rules_dir, rule_suffix)`` a client collects rule files from, once."""
+    return list(dict.fromkeys((t.rules_dir, t.rule_suffix) for t in RULE_PRECEDENCE if t.rules_dir))
+
+
+def registry_as_dicts() -> list[TargetDict]:
+    return [entry.as_dict() for entry in TARGETS]

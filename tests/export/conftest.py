@@ -1,0 +1,37 @@
+"""A project whose documents cover every way a document can be scoped."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentdocs.core.agent_files import render_scoped
+
+BASE = "/api/v1/tenants/acme/projects/web"
+
+# Always applied; scoped by globs (one of them written as our documents allow, `*.sql`,
+# which tools take as `**/*.sql`); picked by its description; picked by hand.
+DOCUMENTS = {
+    ".AGENTS/overview.md": "What this project is.\n",
+    ".AGENTS/api.md": render_scoped(
+        {"description": "How the REST API is laid out", "globs": ["src/api/**", "*.sql"]},
+        "One APIView per operation.\n",
+    ),
+    ".AGENTS/review.md": render_scoped(
+        {"description": "How to review a change", "alwaysApply": False},
+        "Read the tests first.\n",
+    ),
+    ".AGENTS/legacy.md": render_scoped({"alwaysApply": False}, "The old importer, by hand.\n"),
+}
+
+
+@pytest.fixture
+def documents(project, vance, make_document):
+    make_document(vance, "agent.md", "# House rules\n- be kind\n")
+    for path, text in DOCUMENTS.items():
+        make_document(project, path, text)
+
+
+def export(client, format: str, **query):
+    response = client.get(f"{BASE}/export/", {"format": format, **query})
+    assert response.status_code == 200, response.content
+    return response.json()
