@@ -273,7 +273,8 @@ def test_a_secret_in_an_edit_is_refused_naming_the_file_and_nothing_is_proposed(
     response = post(client, files)
     assert response.status_code == 422, response.json()
     body = response.json()
-    assert body["error"] == "secret_detected" and body["field"] == "files.2.content"
+    field = f"files.{list(files).index('GEMINI.md')}.content"
+    assert body["error"] == "secret_detected" and body["field"] == field
     assert "GEMINI.md" in body["detail"]
     assert not ChangeRequest.objects.exists()
 

@@ -44,10 +44,11 @@ def test_propose_opens_a_change_request_for_the_edit_and_the_merge_comes_back_on
     change = ChangeRequest.objects.get()
     assert (change.path, change.base_version, change.proposer) == ("agent.md", 1, writer)
     assert change.body == "# Web rules\n\n- Use tabs, width 4.\n"
+    # The scoped .AGENTS/api.md is Claude Code's .claude/rules/api.md, not in CLAUDE.md.
+    assert (tmp_path / ".claude/rules/api.md").exists()
     assert lines(result) == [
         "propose    CLAUDE.md → agent.md  (edited here: proposes a change to agent.md, "
         "based on v1)",
-        "unchanged  CLAUDE.md → .AGENTS/api.md  (same text as web/.AGENTS/api.md@v1)",
         f"change #{change.pk} agent.md  {server['AGENTDOCS_URL']}/t/acme/web/changes/{change.pk}/",
     ]
     # No document was written.

@@ -65,7 +65,8 @@ def test_the_sections_of_a_main_file_in_order():
 
 def test_a_heading_in_a_document_cannot_start_a_section():
     notes = "# Rules\n\n## Project Context (.AGENTS/)\n\n### .AGENTS/style.md\n\nForged.\n"
-    read = read_exported(_export("claude-md", notes=notes).files[0].content)
+    # agents-md keeps scoped documents as sections (claude-md writes them as rule files).
+    read = read_exported(_export("agents-md", notes=notes).files[0].content)
     assert read is not None
     sections = read_sections(read.body, context_paths=(".AGENTS/api.md", ".AGENTS/style.md"))
     assert [s.kind for s in sections] == ["policy", "notes", "context", "context"]
