@@ -50,7 +50,7 @@ from django.http import HttpResponse, JsonResponse
 from django.urls import get_script_prefix
 from drf_spectacular.utils import extend_schema
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, JSONRPCMessage
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from rest_framework import exceptions
 from rest_framework.authentication import get_authorization_header
 from rest_framework.negotiation import BaseContentNegotiation
@@ -69,7 +69,7 @@ from agentdocs.core.errors import InvalidInput
 from agentdocs.models import Scope
 
 if TYPE_CHECKING:
-    from mcp.server.fastmcp import FastMCP
+    from mcp.server.mcpserver import MCPServer
 
 TENANT_HEADER = "X-Agentdocs-Tenant"
 PROJECT_HEADER = "X-Agentdocs-Project"
@@ -78,6 +78,7 @@ HEADERS_NOT_PASSED_ON = {"content-length", "transfer-encoding", "connection"}
 SERVERS_KEPT = 64
 
 _request_api: ContextVar[ProjectApi] = ContextVar("agentdocs_mcp_request_api")
+_JSON_RPC_MESSAGE: TypeAdapter[Any] = TypeAdapter(JSONRPCMessage)
 
 
 class BearerTokenAuthentication(TokenAccessAuthentication):
@@ -185,7 +186,7 @@ def _message_of(request: Request) -> dict[str, Any]:
     if message.get("id") is not None and _id_of(message) is None:
         raise not_a_message
     try:
-        JSONRPCMessage.model_validate(message)
+        _JSON_RPC_MESSAGE.validate_python(message)
     except ValidationError:
         raise not_a_message from None
     return message
@@ -241,18 +242,9 @@ class RequestProjectApi:
 
 
 @lru_cache(maxsize=SERVERS_KEPT)
-def _server_for(server_url: str, tenant: str, project: str) -> FastMCP:
-    from mcp.server.transport_security import TransportSecuritySettings
-
+def _server_for(server_url: str, tenant: str, project: str) -> MCPServer:
     backend = RequestProjectApi(server_url=server_url, tenant=tenant, project=project)
-    return build_server(
-        cast(ProjectApi, backend),
-        call=in_request_thread,
-        stateless_http=True,
-        json_response=True,
-        # Django has checked the Host (ALLOWED_HOSTS); no cookie signs in here.
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    )
+    return build_server(cast(ProjectApi, backend), call=in_request_thread)
 
 
 def _asgi_scope(request: Request) -> dict[str, Any]:
@@ -282,15 +274,18 @@ async def _serve(
     project: the answer's status, headers and body."""
     import anyio
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
 
     _request_api.set(api)  # in this task's context, which the server's tasks inherit
     server = _server_for(api.server_url, api.tenant, api.project)
-    # A session manager runs once; the server (FastMCP's lowlevel one) serves any number.
+    # A session manager runs once; the server (MCPServer's lowlevel one) serves any number.
     manager = StreamableHTTPSessionManager(
-        app=server._mcp_server,
+        app=server._lowlevel_server,
         json_response=True,
         stateless=True,
-        security_settings=server.settings.transport_security,
+        # Django has checked the Host (ALLOWED_HOSTS) and the Origin (`origin_refusal`).
+        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        max_request_body_size=max(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0, 1),
     )
     delivered = False
     answer: dict[str, Any] = {"status": 500, "headers": []}
