@@ -403,3 +403,29 @@ def test_initialize_with_2025_06_18_is_answered_in_that_version(live_server, doc
     assert answers[1]["result"]["protocolVersion"] == "2025-06-18"
     assert answers[1]["result"]["serverInfo"]["name"] == "agentdocs"
     assert {tool["name"] for tool in answers[2]["result"]["tools"]} == set(TOOLS)
+
+
+READ_ONLY = {"get_memory_block", "list_documents", "read_document", "search_documents"}
+
+
+def test_every_tool_has_a_title_and_truthful_annotations_and_the_server_its_version(
+    live_server, documents, reader_key
+):
+    from importlib.metadata import version
+
+    async def body(client: Client) -> tuple[Any, Any]:
+        return client.server_info, await client.list_tools()
+
+    server_info, listed = drive(reader_key, live_server.url, body, mode="legacy")
+    assert (server_info.name, server_info.version) == ("agentdocs", version("agentdocs"))
+    for tool in listed.tools:
+        hints = tool.annotations
+        assert tool.title and hints.title == tool.title
+        assert hints.read_only_hint is (tool.name in READ_ONLY), tool.name
+        assert hints.destructive_hint is False and hints.open_world_hint is False
+        # Later turns of a process get stubs, and each proposal or binding is another.
+        idempotent = tool.name in READ_ONLY - {"get_memory_block"}
+        assert hints.idempotent_hint is idempotent, tool.name
+    search = next(tool for tool in listed.tools if tool.name == "search_documents")
+    assert "no search API" not in search.description
+    assert "The server's search" in search.description
