@@ -46,8 +46,9 @@ from typing import TYPE_CHECKING, Any, cast
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.urls import get_script_prefix
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, JSONRPCMessage
 from pydantic import TypeAdapter, ValidationError
@@ -60,6 +61,7 @@ from rest_framework.views import APIView
 
 from agentdocs.api.access import TokenScopePermission
 from agentdocs.api.authentication import TokenAccessAuthentication
+from agentdocs.api.errors import error_body
 from agentdocs.api.in_process import InProcessAdapter
 from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.api.renderers import JSONRenderer
@@ -76,6 +78,21 @@ PROJECT_HEADER = "X-Agentdocs-Project"
 HEADERS_NOT_PASSED_ON = {"content-length", "transfer-encoding", "connection"}
 # Servers kept per process: one per (site, tenant, project) in use.
 SERVERS_KEPT = 64
+# What a browser client may send and read (CORS): the headers MCP uses.
+CORS_REQUEST_HEADERS = (
+    "authorization",
+    "content-type",
+    "mcp-protocol-version",
+    "mcp-session-id",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+    TENANT_HEADER.lower(),
+    PROJECT_HEADER.lower(),
+)
+CORS_EXPOSED_HEADERS = ("mcp-session-id", "mcp-protocol-version", "www-authenticate")
+CORS_MAX_AGE_SECONDS = 600
+SERVED_METHODS = "POST, OPTIONS"
 
 _request_api: ContextVar[ProjectApi] = ContextVar("agentdocs_mcp_request_api")
 _JSON_RPC_MESSAGE: TypeAdapter[Any] = TypeAdapter(JSONRPCMessage)
@@ -310,13 +327,65 @@ async def _serve(
     return int(answer["status"]), list(answer["headers"]), b"".join(chunks)
 
 
-@extend_schema(exclude=True)  # JSON-RPC, not REST: described in the README's MCP section
+def _origin_refusal(origin: str) -> JsonResponse:
+    detail = (
+        f"The origin {origin} may not call this MCP endpoint: a browser page may only when "
+        "its origin is in AGENTDOCS_MCP_ALLOWED_ORIGINS."
+    )
+    return JsonResponse(error_body("origin_not_allowed", detail, "Origin"), status=403)
+
+
+def _no_stream(method: str) -> JsonResponse:
+    """GET (the server-to-client event stream) and DELETE (ending a session): neither is
+    served by a stateless server, and the specification's answer is 405 whatever the
+    request accepts (a 406 leaves some clients in an error state)."""
+    detail = (
+        f"{method} is not served here: this MCP endpoint is stateless, with no event stream "
+        "and no session to end; POST one JSON-RPC message."
+    )
+    response = JsonResponse(error_body("method_not_allowed", detail), status=405)
+    response["Allow"] = SERVED_METHODS
+    return response
+
+
+def _preflight() -> HttpResponse:
+    response = HttpResponse(status=204)
+    response["Access-Control-Allow-Methods"] = SERVED_METHODS
+    response["Access-Control-Allow-Headers"] = ", ".join(CORS_REQUEST_HEADERS)
+    response["Access-Control-Max-Age"] = str(CORS_MAX_AGE_SECONDS)
+    return response
+
+
+def _with_cors(response: HttpResponseBase, origin: str) -> HttpResponseBase:
+    """What lets the page at ``origin`` (allowed) read the answer. No credentials: only a
+    token in `Authorization` signs in here, never a cookie."""
+    response["Access-Control-Allow-Origin"] = origin
+    response["Access-Control-Expose-Headers"] = ", ".join(CORS_EXPOSED_HEADERS)
+    patch_vary_headers(response, ("Origin",))
+    return response
+
+
+@extend_schema(exclude=True)  # JSON-RPC, not REST: described in docs/mcp.md
 class McpView(APIView):
     authentication_classes = [BearerTokenAuthentication]
     permission_classes = [IsAuthenticated, TokenScopePermission]
     required_scopes = {"POST": Scope.READ}
     renderer_classes = [JSONRenderer]
     content_negotiation_class = SdkJudgesAccept
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        """The transport's rules, before authentication: a browser page's `Origin` must be
+        allowed (else 403), a CORS preflight is answered, GET and DELETE are 405."""
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in settings.AGENTDOCS_MCP_ALLOWED_ORIGINS:
+            return _origin_refusal(origin)
+        if request.method == "OPTIONS":
+            response: HttpResponseBase = _preflight()
+        elif request.method in ("GET", "DELETE", "HEAD"):
+            response = _no_stream(str(request.method))
+        else:
+            response = super().dispatch(request, *args, **kwargs)
+        return _with_cors(response, origin) if origin is not None else response
 
     def post(
         self, request: Request, tenant: str | None = None, project: str | None = None

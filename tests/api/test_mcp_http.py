@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
@@ -22,7 +25,7 @@ from agentdocs.models import ApiToken, BindingRecord, ChangeRequest, Role, Scope
 from agentdocs.services import tenants as tenant_service
 from agentdocs.services import tokens as token_service
 from config.celery import app as celery_app
-from tests.cli.test_mcp import TOOLS, error_of, text_of
+from tests.cli.test_mcp import REPO, TOOLS, error_of, text_of
 from tests.cli.test_mcp import documents as documents  # the stdio tests fixture, shared
 from tests.conftest import api_token_key
 
@@ -534,3 +537,122 @@ def test_server_discover_answers_the_modern_era(mcp_url, documents, reader_key):
     assert refused["isError"] is True
     assert "structuredContent" not in refused
     assert refused["_meta"]["agentdocs/error"]["error"] == "not_found"
+
+
+PAGE = "https://agents.example.com"
+
+
+@pytest.mark.parametrize("method", ["get", "delete"])
+@pytest.mark.parametrize(
+    "accept", ["text/event-stream", "application/json, text/event-stream", "text/html", None]
+)
+def test_get_and_delete_answer_405_whatever_they_accept(
+    client, project, reader_key, method, accept
+):
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {reader_key}"}
+    if accept is not None:
+        headers["HTTP_ACCEPT"] = accept
+    answer = getattr(client, method)("/mcp/acme/web/", **headers)
+    assert answer.status_code == 405
+    assert answer["Allow"] == "POST, OPTIONS"
+    assert answer.json()["error"] == "method_not_allowed"
+
+
+def test_a_browser_page_of_an_allowed_origin_gets_cors(client, settings, documents, reader_key):
+    settings.AGENTDOCS_MCP_ALLOWED_ORIGINS = [PAGE]
+    preflight = client.options(
+        "/mcp/acme/web/",
+        HTTP_ORIGIN=PAGE,
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization, content-type, mcp-protocol-version",
+    )
+    assert preflight.status_code == 204
+    assert preflight["Access-Control-Allow-Origin"] == PAGE
+    assert "POST" in preflight["Access-Control-Allow-Methods"]
+    allowed = {name.strip() for name in preflight["Access-Control-Allow-Headers"].split(",")}
+    assert {
+        "authorization",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "mcp-method",
+        "mcp-name",
+    } <= allowed
+    assert "Access-Control-Allow-Credentials" not in preflight  # a token, never a cookie
+
+    answered = client.post(
+        "/mcp/acme/web/",
+        json.dumps(INITIALIZE),
+        content_type="application/json",
+        HTTP_ACCEPT=JSON_RPC_HEADERS["Accept"],
+        HTTP_AUTHORIZATION=f"Bearer {reader_key}",
+        HTTP_ORIGIN=PAGE,
+    )
+    assert answered.status_code == 200
+    assert answered["Access-Control-Allow-Origin"] == PAGE
+    assert "Origin" in answered["Vary"]
+    exposed = answered["Access-Control-Expose-Headers"]
+    assert "mcp-session-id" in exposed and "www-authenticate" in exposed
+    # A refusal is readable by the page too, so it can show it.
+    unsigned = client.post(
+        "/mcp/acme/web/",
+        json.dumps(INITIALIZE),
+        content_type="application/json",
+        HTTP_ORIGIN=PAGE,
+    )
+    assert unsigned.status_code == 401
+    assert unsigned["Access-Control-Allow-Origin"] == PAGE
+
+
+@pytest.mark.parametrize("allowed", [[], [PAGE]])
+def test_a_request_from_another_origin_is_refused_with_403(
+    client, settings, documents, reader_key, allowed
+):
+    settings.AGENTDOCS_MCP_ALLOWED_ORIGINS = allowed
+    for origin in ("https://evil.example", "null", PAGE + ":8443"):
+        refused = client.post(
+            "/mcp/acme/web/",
+            call_tool("read_document", {"path": "guide.md"}),
+            content_type="application/json",
+            HTTP_ACCEPT=JSON_RPC_HEADERS["Accept"],
+            HTTP_AUTHORIZATION=f"Bearer {reader_key}",
+            HTTP_ORIGIN=origin,
+        )
+        assert refused.status_code == 403
+        assert refused.json()["error"] == "origin_not_allowed"
+        assert refused.json()["field"] == "Origin"
+        assert "Access-Control-Allow-Origin" not in refused
+        preflight = client.options(
+            "/mcp/acme/web/", HTTP_ORIGIN=origin, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+        )
+        assert preflight.status_code == 403
+
+
+def test_without_an_origin_every_client_is_served(client, settings, documents, reader_key):
+    """Programs (every MCP client but a browser page) send no Origin."""
+    settings.AGENTDOCS_MCP_ALLOWED_ORIGINS = []
+    answer = client.post(
+        "/mcp/acme/web/",
+        call_tool("read_document", {"path": "guide.md"}),
+        content_type="application/json",
+        HTTP_ACCEPT=JSON_RPC_HEADERS["Accept"],
+        HTTP_AUTHORIZATION=f"Bearer {reader_key}",
+    )
+    assert answer.status_code == 200
+    assert "Access-Control-Allow-Origin" not in answer
+
+
+def test_an_allowed_origin_must_be_an_origin():
+    check = (
+        "import os, django; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; "
+        "django.setup()"
+    )
+    env = {
+        **{key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"},
+        "SECRET_KEY": "x",
+        "AGENTDOCS_MCP_ALLOWED_ORIGINS": "https://ok.example, https://bad.example/path",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, env=env, cwd=REPO
+    )
+    assert done.returncode != 0
+    assert "'https://bad.example/path' is not an origin" in done.stderr
