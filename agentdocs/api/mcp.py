@@ -261,7 +261,7 @@ class RequestProjectApi:
 @lru_cache(maxsize=SERVERS_KEPT)
 def _server_for(server_url: str, tenant: str, project: str) -> MCPServer:
     backend = RequestProjectApi(server_url=server_url, tenant=tenant, project=project)
-    return build_server(cast(ProjectApi, backend), call=in_request_thread)
+    return build_server(cast(ProjectApi, backend), call=in_request_thread, per_session=True)
 
 
 def _asgi_scope(request: Request) -> dict[str, Any]:

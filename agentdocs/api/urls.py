@@ -12,6 +12,7 @@ from agentdocs.api import (
     export,
     imports,
     invitations,
+    mcp_sessions,
     memory_block,
     ping,
     policy,
@@ -96,6 +97,9 @@ urlpatterns = [
         P + r"/memory-block/$", memory_block.MemoryBlockView.as_view(), name="api-memory-block"
     ),
     re_path(P + r"/export/$", export.ExportView.as_view(), name="api-export"),
+    re_path(
+        P + r"/mcp-sessions/$", mcp_sessions.McpSessionCreate.as_view(), name="api-mcp-sessions"
+    ),
     # The provider map; a name may contain slashes (`workstation/agent-baseline`).
     re_path(T + r"/providers/$", providers.ProviderList.as_view(), name="api-providers"),
     re_path(

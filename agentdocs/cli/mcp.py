@@ -25,6 +25,7 @@ about 0.4 s, which every other subcommand would pay. No Django here.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -37,11 +38,13 @@ from typing_extensions import TypedDict
 
 from agentdocs.cli.base import (
     EXIT_OK,
+    EXIT_USAGE,
     ServerClient,
     add_server_arguments,
     command,
     require,
 )
+from agentdocs.core.mcp_instructions import compose_instructions
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context, MCPServer
@@ -124,6 +127,12 @@ class ProposedChange(TypedDict):
     path: str
     base_version: int
     url: str
+
+
+class SessionStart(TypedDict):
+    process: str | None
+    instructions: str
+    record: int | None
 
 
 class BoundRun(TypedDict):
@@ -288,6 +297,35 @@ class ProjectApi:
             url=change["url"],
         )
 
+    def session_start(self, session: str | None = None) -> SessionStart:
+        """The instructions of a new session, bound (`POST .../mcp-sessions/`); ApiError
+        when the token or the project is refused. A token that may read but not render
+        (no `render` scope) gets the instructions without the house rules, which it could
+        not render either, and no record."""
+        payload = {"session": session} if session else {}
+        try:
+            started = self._json(
+                self._send("POST", self._url("mcp-sessions/"), json=payload, ok=(201,))
+            )
+        except ApiError as error:
+            if error.error != "insufficient_scope":
+                raise
+            # The token and the project all the same, as any tool would meet them.
+            self._send("GET", self._url("documents/"), params={"page_size": "1"})
+            note = (
+                "This session's token may read but not render (it has no `render` scope), "
+                "so the house rules are not included here and get_memory_block is refused."
+            )
+            text = compose_instructions(
+                tenant=self.tenant, project=self.project, process=None, house_rules="", note=note
+            )
+            return SessionStart(process=None, instructions=text, record=None)
+        return SessionStart(
+            process=started["process"],
+            instructions=started["instructions"],
+            record=started["record"],
+        )
+
     def bind(self, process: str, manifest: dict[str, Any] | None) -> BoundRun:
         payload: dict[str, object] = {"process": process}
         if manifest is not None:
@@ -345,12 +383,21 @@ async def in_worker_thread(function: Callable[..., Any], *args: Any) -> Any:
     return await anyio.to_thread.run_sync(function, *args)
 
 
-def build_server(api: ProjectApi, *, call: BlockingCall = in_worker_thread) -> MCPServer:
+def build_server(
+    api: ProjectApi,
+    *,
+    call: BlockingCall = in_worker_thread,
+    instructions: str | None = None,
+    per_session: bool = False,
+) -> MCPServer:
     """The MCP server of ``api``'s project: its tools, resources and prompt.
 
     ``api`` is the backend every tool goes through: over HTTP for `agentdocs mcp`,
     in-process for the web app's `/mcp/` (`agentdocs.api.mcp`), which also passes
-    its own ``call``.
+    its own ``call``. ``instructions`` are the session's (`ProjectApi.session_start`,
+    which `agentdocs mcp` asks once before it serves); with ``per_session`` each
+    `initialize` and `server/discover` starts a session of its own and answers its
+    instructions (the web app's server, which serves every session of the project).
     """
     from mcp.server.lowlevel.helper_types import ReadResourceContents
     from mcp.server.mcpserver import MCPServer
@@ -462,15 +509,15 @@ def build_server(api: ProjectApi, *, call: BlockingCall = in_worker_thread) -> M
     server = AgentdocsMCP(
         "agentdocs",
         title="agentdocs",
-        instructions=(
-            f"The house rules of the project {api.tenant}/{api.project} on {api.server_url}. "
-            "At the start of a task call get_memory_block with an id for your process (the "
-            "same id on every turn; reset=true after compacting your context); cite documents "
-            "with read_document; find them with list_documents and search_documents."
+        instructions=instructions
+        or compose_instructions(
+            tenant=api.tenant, project=api.project, process=None, house_rules=""
         ),
         version=agentdocs_version(),
         log_level="WARNING",
     )
+    if per_session:
+        server.middleware.append(_session_start_middleware(api, call))
 
     async def run(function: Any, *args: Any) -> Any:
         return await call(function, *args)
@@ -562,6 +609,38 @@ def build_server(api: ProjectApi, *, call: BlockingCall = in_worker_thread) -> M
     return server
 
 
+SESSION_STARTS = frozenset({"initialize", "server/discover"})
+SESSION_HEADER = "mcp-session-id"
+
+
+def _session_start_middleware(api: ProjectApi, call: BlockingCall) -> Any:
+    """What gives each session that starts (`initialize`, `server/discover`) its own
+    instructions, bound as the client's session (its `Mcp-Session-Id`) or a new process."""
+
+    async def session_start(ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method not in SESSION_STARTS or not isinstance(result, dict):
+            return result
+        headers = getattr(ctx.request, "headers", None) or {}
+        session = headers.get(SESSION_HEADER) or None
+        try:
+            started: SessionStart = await call(api.session_start, session)
+            result["instructions"] = started["instructions"]
+        except ApiError as error:
+            # The session goes on (every tool call will meet the same refusal as a tool
+            # error); its instructions say what was refused.
+            result["instructions"] = compose_instructions(
+                tenant=api.tenant,
+                project=api.project,
+                process=None,
+                house_rules="",
+                note=f"agentdocs refused this session's start: {error}",
+            )
+        return result
+
+    return session_start
+
+
 def _configure_mcp(parser: argparse.ArgumentParser) -> None:
     add_server_arguments(parser)
     parser.add_argument(
@@ -585,5 +664,14 @@ def run_mcp(args: argparse.Namespace) -> int:
         tenant=args.tenant,
         project=args.project,
     )
-    build_server(api).run("stdio")
+    # Before serving: a client shows a server that exits as failed, with this message,
+    # where one that serves would show as connected and fail at the first tool call.
+    try:
+        started = api.session_start()
+    except ApiError as error:
+        print(
+            f"agentdocs mcp: {args.tenant}/{args.project} on {args.url}: {error}", file=sys.stderr
+        )
+        return EXIT_USAGE
+    build_server(api, instructions=started["instructions"]).run("stdio")
     return EXIT_OK

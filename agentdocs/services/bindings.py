@@ -41,6 +41,7 @@ from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument
 from agentdocs.core.errors import InvalidInput, TooLarge
 from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
+from agentdocs.core.mcp_instructions import compose_instructions
 from agentdocs.core.memory_block import (
     ClientDocument,
     LayerState,
@@ -68,11 +69,16 @@ class MemoryBlockRequest:
     client_document: ClientDocument | None = None
     # The files the run's task touches (`validate_paths`); scoped documents follow them.
     paths: tuple[str, ...] = ()
+    # Bind the MCP session instructions made of this block too, cut to this many bytes
+    # (`agentdocs.core.mcp_instructions`); None: a plain block.
+    instructions_budget_bytes: int | None = None
 
 
 @dataclass(frozen=True)
 class BindingResult:
     record: BindingRecord
+    # The MCP session instructions bound with the block, when they were asked for.
+    instructions: str | None = None
 
     @property
     def has_problems(self) -> bool:
@@ -196,9 +202,11 @@ def binding_create(
     else:
         parsed, manifest_source = _inline_manifest(manifest)
     names, local = _resolve(tenant=tenant, project=project, manifest=parsed)
-    block = None
+    block, instructions = None, None
     if memory_block is not None:
-        block = _bind_memory_block(tenant=tenant, project=project, request=memory_block)
+        block, instructions = _bind_memory_block(
+            tenant=tenant, project=project, process=process, request=memory_block
+        )
     created_at = timezone.now()
     header: RecordHeader = {
         "tenant": tenant.slug,
@@ -230,7 +238,7 @@ def binding_create(
         )
         transaction.on_commit(_archive_later(stored.pk), robust=True)
         _binding_created(stored, tenant=tenant, project=project, user=user)
-    return BindingResult(record=stored)
+    return BindingResult(record=stored, instructions=instructions)
 
 
 def _binding_created(
@@ -426,11 +434,23 @@ def _bound_input(
     }
 
 
+def _instructions_of(bound: Mapping[str, Any], *, header: Mapping[str, Any], text: str) -> str:
+    """The MCP session instructions made of a bound block's ``text``, as bound."""
+    return compose_instructions(
+        tenant=header["tenant"],
+        project=header["project"],
+        process=header["process"],
+        house_rules=text,
+        budget_bytes=bound["instructions"]["budget_bytes"],
+    )
+
+
 def _bind_memory_block(
-    *, tenant: Tenant, project: Project, request: MemoryBlockRequest
-) -> BoundMemoryBlock:
+    *, tenant: Tenant, project: Project, process: str, request: MemoryBlockRequest
+) -> tuple[BoundMemoryBlock, str | None]:
     """Render the block as a preview (no read state touched) and record its inputs,
-    so that it can be rendered again, byte for byte, from the bound versions."""
+    so that it can be rendered again, byte for byte, from the bound versions; with the
+    MCP session instructions made of it when asked (their hash and budget)."""
     names = {"recipe": request.recipe or None, "profile": request.profile or None}
     client = request.client_document
     inputs = memory_block_service.memory_block_inputs(
@@ -494,7 +514,14 @@ def _bind_memory_block(
     if request.paths:
         # Only when given, so that a record bound without paths keeps its earlier shape.
         bound["paths"] = list(request.paths)
-    return cast(BoundMemoryBlock, bound)
+    instructions = None
+    if request.instructions_budget_bytes is not None:
+        bound["instructions"] = {"budget_bytes": request.instructions_budget_bytes}
+        header = {"tenant": tenant.slug, "project": project.slug, "process": process}
+        instructions = _instructions_of(bound, header=header, text=block.text)
+        encoded = instructions.encode("utf-8")
+        bound["instructions"].update(sha256=sha256_hex(encoded), bytes=len(encoded))
+    return cast(BoundMemoryBlock, bound), instructions
 
 
 def _restored_body(entry: Mapping[str, Any], bodies: Mapping[int, Mapping[str, Any]]) -> str | None:
@@ -566,7 +593,7 @@ def _reconstruct_memory_block(*, record: BindingRecord) -> dict[str, Any]:
         )
     )
     verified = rebuilt.sha256 == bound["sha256"]
-    return {
+    reconstructed = {
         **result,
         "restored": True,
         "verified": verified,
@@ -575,3 +602,9 @@ def _reconstruct_memory_block(*, record: BindingRecord) -> dict[str, Any]:
         if verified
         else "The block rendered from the bound versions does not match the recorded sha256.",
     }
+    if "instructions" in bound and verified:
+        # An MCP session's start: its instructions again, checked against their hash.
+        text = _instructions_of(bound, header=record.record, text=rebuilt.text)
+        same = sha256_hex(text.encode("utf-8")) == bound["instructions"]["sha256"]
+        reconstructed["instructions"] = text if same else None
+    return reconstructed

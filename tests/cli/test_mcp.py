@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.shared.exceptions import MCPError
 
 from agentdocs.models import BindingRecord, ChangeRequest
 from agentdocs.services import documents as document_service
@@ -306,34 +305,49 @@ def test_a_stale_base_version_is_kept_and_an_outsider_cannot_propose(
     result = drive(api_token_key(writer), live_server.url, body, url_option="--server")
     assert not result.is_error, text_of(result)
     assert result.structured_content["base_version"] == 1
-    refused = drive(api_token_key(outsider), live_server.url, body)
-    assert refused.is_error
-    assert error_of(refused)["error"] == "not_found"
+    # An outsider's command does not start at all (see the refused start below).
+    refused = run_cli(*mcp_arguments(live_server.url), cwd=REPO, env=token_env(outsider))
+    assert refused.returncode == 2
     assert ChangeRequest.objects.count() == 1
 
 
-def test_a_foreign_tenant_is_a_tool_error_and_the_server_keeps_serving(
-    live_server, documents, other_tenant, outsider
-):
-    async def body(client: Client) -> tuple[Any, Any, Any]:
-        block = await client.call_tool("get_memory_block", {"process": "spy"})
-        read = await client.call_tool("read_document", {"path": "guide.md"})
-        with pytest.raises(MCPError) as refused:
-            await client.read_resource("agentdocs://acme/web/documents/guide.md")
-        tools = await client.list_tools()
-        return block, read, (refused.value, tools)
+def mcp_arguments(url: str, project: str = "web") -> tuple[str, ...]:
+    return ("mcp", "--tenant", "acme", "--project", project, "--url", url)
 
-    block, read, (refused, tools) = drive(api_token_key(outsider), live_server.url, body)
-    for result in (block, read):
-        assert result.is_error
-        assert error_of(result) == {
-            "error": "not_found",
-            "detail": "No such tenant.",
-            "field": "tenant",
-        }
-        assert text_of(result) == "No such tenant. (not_found, field tenant; HTTP 404)"
-    assert "No such tenant." in str(refused)
-    assert len(tools.tools) == len(TOOLS)
+
+def token_env(user: Any) -> dict[str, str]:
+    return {"AGENTDOCS_TOKEN": api_token_key(user)}
+
+
+@pytest.mark.parametrize(
+    ("who", "named", "message"),
+    [
+        ("outsider", "web", "No such tenant. (not_found, field tenant; HTTP 404)"),
+        ("reader", "nowhere", "(not_found, field project; HTTP 404)"),
+        ("unknown token", "web", "(authentication_failed; HTTP 401)"),
+    ],
+)
+def test_a_refused_start_prints_the_servers_message_and_exits_2(
+    live_server, documents, other_tenant, outsider, reader, who, named, message
+):
+    """Before serving, the command starts the session: a client shows a server that
+    exits as failed, with this message, not as connected."""
+    env = {"AGENTDOCS_TOKEN": "adt_nothing_here"} if who == "unknown token" else {}
+    env = env or token_env(outsider if who == "outsider" else reader)
+    done = run_cli(*mcp_arguments(live_server.url, named), cwd=REPO, env=env)
+    assert done.returncode == 2
+    assert done.stdout == b""  # no MCP server ever spoke
+    stderr = done.stderr.decode()
+    assert stderr.startswith(f"agentdocs mcp: acme/{named} on {live_server.url}: "), stderr
+    assert message in stderr
+    assert "Traceback" not in stderr
+
+
+def test_an_unreachable_server_is_a_refused_start(tmp_path, reader):
+    done = run_cli(*mcp_arguments("http://127.0.0.1:9"), cwd=tmp_path, env=token_env(reader))
+    assert done.returncode == 2
+    assert b"cannot reach http://127.0.0.1:9" in done.stderr
+    assert b"(unreachable" in done.stderr
 
 
 def test_a_refused_argument_comes_back_with_our_error(live_server, documents, reader_key):
