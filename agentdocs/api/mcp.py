@@ -63,6 +63,7 @@ from agentdocs.api.access import TokenScopePermission
 from agentdocs.api.authentication import TokenAccessAuthentication
 from agentdocs.api.errors import error_body
 from agentdocs.api.in_process import InProcessAdapter
+from agentdocs.api.mcp_memory_block import memory_block_call
 from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.cli.base import ServerClient
@@ -391,10 +392,20 @@ class McpView(APIView):
         self, request: Request, tenant: str | None = None, project: str | None = None
     ) -> HttpResponse:
         try:
-            _message_of(request)
+            message = _message_of(request)
         except JsonRpcRefusal as refusal:
             return refusal.response()
         tenant, project = _where(request, tenant, project)
+        server_url = request.build_absolute_uri(get_script_prefix()).rstrip("/")
+        fast = memory_block_call(
+            request,
+            message,
+            tenant=tenant,
+            project=project,
+            server=_server_for(server_url, tenant, project),
+        )
+        if fast is not None:
+            return fast
         api = _project_api(request, tenant, project)
         status, headers, body = async_to_sync(_serve)(api, _asgi_scope(request), request.body)
         response = HttpResponse(body, status=status)

@@ -292,19 +292,25 @@ class MemoryBlockView(APIView):
         },
         parameters=[RETRY_AFTER],
     )
-    def post(self, request: Request, tenant: str, project: str) -> Response:
+    @classmethod
+    def render_turn(
+        cls, request: Request, tenant: str, project: str, payload: Any
+    ) -> tuple[MemoryBlock, dict[str, Any]]:
+        """A turn's render as POST makes it, from the caller's ``payload``: access, the
+        input's rules, the rate limits; the block and the validated input. Also how
+        `/mcp/` serves the `get_memory_block` tool call (`agentdocs.api.mcp_memory_block`),
+        whose token scope the caller checks."""
         access = permissions.project_access(
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
-        data = validated(self.PostInputSerializer, request.data)
-        recipe, profile = data["recipe"] or None, data["profile"] or None
+        data = validated(cls.PostInputSerializer, payload)
         render_caller = caller(request)
         block = memory_block_service.render_memory_block(
             project=access.project,
             process=data["process"],
             caller=render_caller,
-            recipe_name=recipe,
-            profile_name=profile,
+            recipe_name=data["recipe"] or None,
+            profile_name=data["profile"] or None,
             client_document=data["client_document"],
             reset=data["reset"],
             paths=data["paths"] or (),
@@ -314,6 +320,11 @@ class MemoryBlockView(APIView):
                 ("render", render_caller), ("render_user", ratelimit.user_key(access.user.pk))
             ),
         )
+        return block, data
+
+    def post(self, request: Request, tenant: str, project: str) -> Response:
+        block, data = self.render_turn(request, tenant, project, request.data)
+        recipe, profile = data["recipe"] or None, data["profile"] or None
         if _wants_text(request):
             return Response(block.text)
         output = self._output(block, process=data["process"], recipe=recipe, profile=profile)

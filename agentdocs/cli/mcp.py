@@ -142,6 +142,20 @@ class BoundRun(TypedDict):
     problems: list[dict[str, Any]]
 
 
+def memory_block_payload(
+    *, process: str, recipe: str | None, profile: str | None, paths: list[str] | None, reset: bool
+) -> dict[str, object]:
+    """The REST render's input for a `get_memory_block` call's arguments."""
+    payload: dict[str, object] = {"process": process, "reset": reset}
+    if recipe:
+        payload["recipe"] = recipe
+    if profile:
+        payload["profile"] = profile
+    if paths:
+        payload["paths"] = paths
+    return payload
+
+
 @dataclass(frozen=True)
 class ProjectApi:
     """The REST operations the MCP server needs, for one project, with our errors."""
@@ -198,13 +212,9 @@ class ProjectApi:
         paths: list[str] | None,
         reset: bool,
     ) -> str:
-        payload: dict[str, object] = {"process": process, "reset": reset}
-        if recipe:
-            payload["recipe"] = recipe
-        if profile:
-            payload["profile"] = profile
-        if paths:
-            payload["paths"] = paths
+        payload = memory_block_payload(
+            process=process, recipe=recipe, profile=profile, paths=paths, reset=reset
+        )
         response = self._send("POST", self._url("memory-block/"), json=payload, accept="text/plain")
         return response.content.decode("utf-8")
 

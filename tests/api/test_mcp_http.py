@@ -656,3 +656,80 @@ def test_an_allowed_origin_must_be_an_origin():
     )
     assert done.returncode != 0
     assert "'https://bad.example/path' is not an origin" in done.stderr
+
+
+def post_call(client: Any, key: str, arguments: dict[str, Any], *, through_sdk: bool) -> Any:
+    """A `get_memory_block` call; ``through_sdk`` adds an empty `_meta`, which the fast
+    path leaves to the SDK (`agentdocs.api.mcp_memory_block`)."""
+    params: dict[str, Any] = {"name": "get_memory_block", "arguments": arguments}
+    if through_sdk:
+        params["_meta"] = {}
+    answer = client.post(
+        "/mcp/acme/web/",
+        json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {key}",
+        HTTP_ACCEPT=JSON_RPC_HEADERS["Accept"],
+    )
+    return answer.status_code, answer.json()
+
+
+@pytest.mark.parametrize(
+    "case", ["full", "stubs", "bad process", "read-only token", "outsider", "unknown recipe"]
+)
+def test_the_fast_get_memory_block_answers_exactly_as_the_sdk(
+    client, settings, documents, reader, outsider, other_tenant, case
+):
+    key = {
+        "read-only token": lambda: (
+            token_service.token_create(user=reader, name="read only", scopes=[Scope.READ]).key
+        ),
+        "outsider": lambda: api_token_key(outsider),
+    }.get(case, lambda: api_token_key(reader))()
+    arguments: dict[str, Any] = {"process": "same", "reset": case != "stubs"}
+    if case == "bad process":
+        arguments["process"] = "two\nlines"
+    if case == "unknown recipe":
+        arguments["recipe"] = "nope"
+    if case == "stubs":
+        post_call(client, key, arguments, through_sdk=False)  # the first, full turn
+    fast = post_call(client, key, arguments, through_sdk=False)
+    sdk = post_call(client, key, arguments, through_sdk=True)
+    assert fast == sdk
+    status, body = fast
+    assert status == 200
+    result = body["result"]
+    if case in ("full", "stubs"):
+        assert result["isError"] is False
+        assert result["structuredContent"]["result"] == result["content"][0]["text"]
+        unchanged = "Agent notes unchanged from an earlier turn" in result["content"][0]["text"]
+        assert unchanged is (case == "stubs")
+    else:
+        assert result["isError"] is True and "structuredContent" not in result
+        expected = {
+            "bad process": "invalid",
+            "read-only token": "insufficient_scope",
+            "outsider": "not_found",
+            "unknown recipe": "not_found",
+        }[case]
+        assert result["_meta"]["agentdocs/error"]["error"] == expected
+
+
+def test_the_fast_get_memory_block_counts_the_render_rate_limit(
+    client, settings, documents, reader
+):
+    settings.AGENTDOCS_RATE_LIMITS = {**settings.AGENTDOCS_RATE_LIMITS, "render": "2/min"}
+    key = api_token_key(reader)
+    first = post_call(client, key, {"process": "p"}, through_sdk=False)[1]["result"]
+    second = post_call(client, key, {"process": "p"}, through_sdk=True)[1]["result"]
+    third = post_call(client, key, {"process": "p"}, through_sdk=False)[1]["result"]
+    assert not first["isError"] and not second["isError"]
+    assert third["_meta"]["agentdocs/error"]["error"] == "rate_limited"
+
+
+def test_a_call_the_tools_schema_refuses_gets_the_sdks_error(client, documents, reader):
+    status, body = post_call(client, api_token_key(reader), {"reset": True}, through_sdk=False)
+    assert status == 200
+    result = body["result"]
+    assert result["isError"] is True
+    assert "process" in result["content"][0]["text"]  # pydantic: the field required
