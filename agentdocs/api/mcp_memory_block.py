@@ -16,9 +16,10 @@ the tool's schema refuses, an `Accept` the SDK would refuse) is left to the SDK:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.http import HttpResponse
+from mcp.server.streamable_http import check_accept_headers
 from mcp.types import DEFAULT_NEGOTIATED_VERSION, CallToolResult, TextContent
 from mcp.types import methods as protocol_methods
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -39,7 +40,8 @@ _SCOPE_CHECK = TokenScopePermission()
 def _is_plain_call(request: Request, message: dict[str, Any]) -> bool:
     """A handshake-era, stateless JSON `tools/call` of the tool with nothing else asked."""
     version = request.headers.get(PROTOCOL_VERSION_HEADER)
-    accept = request.headers.get("Accept", "")
+    # The SDK's own reading of Accept (its `headers.get("accept")` is all it asks).
+    accepts_json, _ = check_accept_headers(cast(Any, request))
     params = message.get("params")
     return (
         message.get("method") == "tools/call"
@@ -49,7 +51,7 @@ def _is_plain_call(request: Request, message: dict[str, Any]) -> bool:
         and set(params) <= {"name", "arguments"}
         and (version is None or version in HANDSHAKE_PROTOCOL_VERSIONS)
         # The SDK's JSON mode refuses (406) a request that does not accept JSON.
-        and ("application/json" in accept or "*/*" in accept)
+        and accepts_json
     )
 
 

@@ -733,3 +733,19 @@ def test_a_call_the_tools_schema_refuses_gets_the_sdks_error(client, documents, 
     result = body["result"]
     assert result["isError"] is True
     assert "process" in result["content"][0]["text"]  # pydantic: the field required
+
+
+@pytest.mark.parametrize(("accept", "status"), [("text/html", 406), ("application/*", 200)])
+def test_the_fast_path_reads_accept_as_the_sdk_does(client, documents, reader, accept, status):
+    key = api_token_key(reader)
+    answers = [
+        client.post(
+            "/mcp/acme/web/",
+            call_tool(tool, arguments),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {key}",
+            HTTP_ACCEPT=accept,
+        ).status_code
+        for tool, arguments in (("get_memory_block", {"process": "p"}), ("list_documents", {}))
+    ]
+    assert answers == [status, status]
