@@ -273,25 +273,6 @@ class MemoryBlockView(APIView):
         # representing it through the serializer cost a tenth of a render's time.
         return {**block.as_dict(), **names}
 
-    @extend_schema(
-        tags=["memory-block"],
-        summary="Render the Memory Block for one turn of an agent process",
-        description="Renders the block for `process` and records what it read, so the "
-        "next turn of the same process gets only what changed (`reset` forgets that "
-        "first). Readers may render; an API token needs the `render` scope. JSON by "
-        "default; `Accept: text/plain` answers with the block text alone (errors stay "
-        "JSON). 404 for an unknown recipe or profile; 429 with Retry-After when the "
-        "token, or the person across all their tokens, renders too often.",
-        request=PostInputSerializer,
-        responses={
-            (200, JSON): OutputSerializer,
-            (200, TEXT): OpenApiResponse(
-                OpenApiTypes.STR, description="With `Accept: text/plain`: the block text."
-            ),
-            **json_errors(400, 404, 413, 429),
-        },
-        parameters=[RETRY_AFTER],
-    )
     @classmethod
     def render_turn(
         cls, request: Request, tenant: str, project: str, payload: Any
@@ -322,6 +303,25 @@ class MemoryBlockView(APIView):
         )
         return block, data
 
+    @extend_schema(
+        tags=["memory-block"],
+        summary="Render the Memory Block for one turn of an agent process",
+        description="Renders the block for `process` and records what it read, so the "
+        "next turn of the same process gets only what changed (`reset` forgets that "
+        "first). Readers may render; an API token needs the `render` scope. JSON by "
+        "default; `Accept: text/plain` answers with the block text alone (errors stay "
+        "JSON). 404 for an unknown recipe or profile; 429 with Retry-After when the "
+        "token, or the person across all their tokens, renders too often.",
+        request=PostInputSerializer,
+        responses={
+            (200, JSON): OutputSerializer,
+            (200, TEXT): OpenApiResponse(
+                OpenApiTypes.STR, description="With `Accept: text/plain`: the block text."
+            ),
+            **json_errors(400, 404, 413, 429),
+        },
+        parameters=[RETRY_AFTER],
+    )
     def post(self, request: Request, tenant: str, project: str) -> Response:
         block, data = self.render_turn(request, tenant, project, request.data)
         recipe, profile = data["recipe"] or None, data["profile"] or None
