@@ -1,5 +1,16 @@
 """Benchmark `get_memory_block` through the MCP servers against the direct REST call.
 
+Two modes. `--wrk` is the throughput measure (issue 27): gunicorn (2 sync workers) on
+PostgreSQL and Redis, wrk with 8 connections, alternating rounds in one run of
+`GET /api/v1/ping`, the REST render (`POST .../memory-block/`, a process's later turns)
+and the same turns as a stateless `tools/call get_memory_block` to `/mcp/T/P/`; it prints
+each one's throughput and p99 and their ratios to ping's (targets: MCP >= 0.8x ping's
+throughput, p99 <= 1.5x ping's).
+
+    .venv/bin/python bench/mcp_render.py --wrk [--seconds 4] [--rounds 3]
+
+The default mode is the latency of one call at a time:
+
 The three paths render the same Memory Block on the same server in the same run, one
 call at a time, alternating: the direct `POST .../memory-block/` (`requests`,
 `Accept: text/plain`, as the MCP server sends it), the MCP tool call made by the
@@ -21,7 +32,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -38,18 +51,32 @@ sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Pa
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import httpx  # noqa: E402
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+import httpx2  # noqa: E402
+from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from bench.common import (  # noqa: E402
     HOST,
+    WrkResult,
     app_environment,
+    database_url,
+    drop_database,
+    load_average,
+    local_only,
     migrate_and_seed,
+    recreate_database,
+    run_wrk_phase,
     serve,
     stop,
 )
+
+# The wrk scenarios, in the order of a round: (name, target × ping's throughput).
+SCENARIOS = {
+    "ping": ("GET /api/v1/ping", None),
+    "rest": ("POST memory-block (stubs)", None),
+    "mcp": ("MCP tools/call get_memory_block", 0.8),
+}
+P99_TARGET = 1.5
 
 
 def start_server(folder: Path) -> tuple[subprocess.Popen, dict[str, str]]:
@@ -96,45 +123,55 @@ async def measure(target: dict[str, str], calls: int, full: bool) -> dict[str, l
     mcp_url = f"{target['url'].rstrip('/')}/mcp/{target['tenant']}/{target['project']}/"
     timings: dict[str, list[float]] = {"rest": [], "mcp": [], "http": [], "startup": []}
     started = time.perf_counter()
-    async with (
-        stdio_client(parameters) as (read, write),
-        ClientSession(read, write) as client,
-        httpx.AsyncClient(headers={"Authorization": f"Bearer {target['token']}"}) as http,
-        streamable_http_client(mcp_url, http_client=http) as (http_read, http_write, _),
-        ClientSession(http_read, http_write) as http_client,
-    ):
-        await client.initialize()
+    async with Client(parameters, mode="legacy") as client:  # type: ignore[arg-type]
         timings["startup"].append((time.perf_counter() - started) * 1000)
-        await http_client.initialize()
-        rest_process, mcp_process = f"bench-rest-{os.getpid()}", f"bench-mcp-{os.getpid()}"
-        http_process = f"bench-http-{os.getpid()}"
-        for turn in range(calls + 1):  # the first of each is a warm-up
-            begin = time.perf_counter()
-            response = session.post(
-                render_url, json={"process": rest_process, "reset": full}, timeout=30
-            )
-            rest = (time.perf_counter() - begin) * 1000
-            if response.status_code != 200:
-                raise SystemExit(f"REST render: HTTP {response.status_code} {response.text}")
-            begin = time.perf_counter()
-            result = await client.call_tool(
-                "get_memory_block", {"process": mcp_process, "reset": full}
-            )
-            tool = (time.perf_counter() - begin) * 1000
-            if result.isError:
-                raise SystemExit(f"get_memory_block: {result.content}")
-            begin = time.perf_counter()
-            result = await http_client.call_tool(
-                "get_memory_block", {"process": http_process, "reset": full}
-            )
-            over_http = (time.perf_counter() - begin) * 1000
-            if result.isError:
-                raise SystemExit(f"get_memory_block over HTTP: {result.content}")
-            if turn:
-                timings["rest"].append(rest)
-                timings["mcp"].append(tool)
-                timings["http"].append(over_http)
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {target['token']}"}) as http,
+            Client(
+                streamable_http_client(mcp_url, http_client=http),  # type: ignore[arg-type]
+                mode="legacy",
+            ) as http_client,
+        ):
+            await _alternate(session, render_url, client, http_client, calls, full, timings)
     return timings
+
+
+async def _alternate(
+    session: requests.Session,
+    render_url: str,
+    client: Client,
+    http_client: Client,
+    calls: int,
+    full: bool,
+    timings: dict[str, list[float]],
+) -> None:
+    """Alternate a direct render and a tool call over each transport, one at a time."""
+    rest_process, mcp_process = f"bench-rest-{os.getpid()}", f"bench-mcp-{os.getpid()}"
+    http_process = f"bench-http-{os.getpid()}"
+    for turn in range(calls + 1):  # the first of each is a warm-up
+        begin = time.perf_counter()
+        response = session.post(
+            render_url, json={"process": rest_process, "reset": full}, timeout=30
+        )
+        rest = (time.perf_counter() - begin) * 1000
+        if response.status_code != 200:
+            raise SystemExit(f"REST render: HTTP {response.status_code} {response.text}")
+        begin = time.perf_counter()
+        result = await client.call_tool("get_memory_block", {"process": mcp_process, "reset": full})
+        tool = (time.perf_counter() - begin) * 1000
+        if result.is_error:
+            raise SystemExit(f"get_memory_block: {result.content}")
+        begin = time.perf_counter()
+        result = await http_client.call_tool(
+            "get_memory_block", {"process": http_process, "reset": full}
+        )
+        over_http = (time.perf_counter() - begin) * 1000
+        if result.is_error:
+            raise SystemExit(f"get_memory_block over HTTP: {result.content}")
+        if turn:
+            timings["rest"].append(rest)
+            timings["mcp"].append(tool)
+            timings["http"].append(over_http)
 
 
 def report(timings: dict[str, list[float]], calls: int, full: bool) -> None:
@@ -158,6 +195,122 @@ def report(timings: dict[str, list[float]], calls: int, full: bool) -> None:
     print(f"MCP server start and initialize: {timings['startup'][0]:.0f} ms")
 
 
+def _wrk_requests(seeded: dict[str, str], round_name: str) -> dict[str, list[dict]]:
+    """Each scenario's request (one agent process per scenario and round, so after its
+    first turn every call is a later turn: the stubs, as an agent's turns are)."""
+    tenant, project = seeded["tenant"], seeded["project"]
+    json_headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    arguments = {"process": f"bench-{round_name}", "recipe": "coder", "profile": "cli"}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": "get_memory_block",
+            "arguments": {**arguments, "process": f"bench-mcp-{round_name}"},
+        },
+    }
+    return {
+        "ping": [
+            {
+                "method": "GET",
+                "path": "/api/v1/ping",
+                "body": None,
+                "headers": {"Authorization": f"Token {seeded['token']}"},
+            }
+        ],
+        "rest": [
+            {
+                "method": "POST",
+                "path": f"/api/v1/tenants/{tenant}/projects/{project}/memory-block/",
+                "headers": {**json_headers, "Authorization": f"Token {seeded['token']}"},
+                "body": json.dumps({**arguments, "process": f"bench-rest-{round_name}"}),
+            }
+        ],
+        "mcp": [
+            {
+                "method": "POST",
+                "path": f"/mcp/{tenant}/{project}/",
+                "headers": {
+                    **json_headers,
+                    "Accept": "application/json, text/event-stream",
+                    "Authorization": f"Bearer {seeded['token']}",
+                },
+                "body": json.dumps(call),
+            }
+        ],
+    }
+
+
+def run_wrk(args: argparse.Namespace) -> int:
+    """Throughput and p99 of the REST render and the MCP tool call against ping's."""
+    if shutil.which("wrk") is None:
+        raise SystemExit("--wrk needs Debian's wrk (apt-get install wrk)")
+    local_only(args.postgres, args.redis_url)
+    env = app_environment(database_url(args.postgres, args.database), args.redis_url)
+    print(f"database {args.database}: creating, migrating, seeding")
+    recreate_database(args.postgres, args.database)
+    server = None
+    try:
+        seeded = migrate_and_seed(env, collectstatic=True)
+        server, port = serve(env, seeded["token"], workers=args.workers)
+        load_before = load_average()
+        print(
+            f"gunicorn: {args.workers} sync workers on {HOST}:{port}, PostgreSQL and Redis; "
+            f"wrk, {args.concurrency} connections; {args.rounds} rounds of {args.seconds:g} s "
+            f"per scenario; load average {load_before}"
+        )
+        for warm in _wrk_requests(seeded, "warm").values():
+            run_wrk_phase("warm-up", port, warm * args.concurrency, 2)
+        totals = {s: WrkResult(SCENARIOS[s][0], 0, 0, 0, [], []) for s in SCENARIOS}
+        for round_number in range(args.rounds):
+            # A round's processes have had their first (full) turn in its own warm-up.
+            requests = _wrk_requests(seeded, str(round_number))
+            for scenario in ("rest", "mcp"):
+                run_wrk_phase("warm-up", port, requests[scenario], 1)
+            results = {
+                s: run_wrk_phase(s, port, requests[s] * args.concurrency, args.seconds)
+                for s in SCENARIOS
+            }
+            ping = results["ping"]
+            print(
+                f"round {round_number + 1}: ping {ping.rps:.0f} rps, "
+                + ", ".join(
+                    f"{s} {results[s].rps / ping.rps:.2f}x rps, "
+                    f"{results[s].percentile(0.99) / ping.percentile(0.99):.2f}x p99"
+                    for s in ("rest", "mcp")
+                )
+            )
+            for s, result in results.items():
+                totals[s] = totals[s].merge(result)
+        ping = totals["ping"]
+        print()
+        print(
+            f"{'scenario':<34}{'requests':>9}{'errors':>7}{'rps':>9}{'p50 ms':>8}"
+            f"{'p99 ms':>8}{'x rps':>7}{'x p99':>7}  target"
+        )
+        for scenario, result in totals.items():
+            name, target = SCENARIOS[scenario]
+            rps_ratio = result.rps / ping.rps if ping.rps else 0.0
+            p99_ratio = result.percentile(0.99) / ping.percentile(0.99)
+            verdict = ""
+            if target is not None:
+                met = rps_ratio >= target and p99_ratio <= P99_TARGET
+                verdict = f">={target:.1f}x rps, p99 <={P99_TARGET}x: {'met' if met else 'NOT MET'}"
+            print(
+                f"{name:<34}{result.requests:>9}{result.errors:>7}{result.rps:>9.1f}"
+                f"{result.percentile(0.5):>8.2f}{result.percentile(0.99):>8.2f}"
+                f"{rps_ratio:>7.2f}{p99_ratio:>7.2f}  {verdict}"
+            )
+        print(f"load average at the start {load_before}, now {load_average()}")
+    finally:
+        if server is not None:
+            stop(server)
+        if not args.keep_database:
+            drop_database(args.postgres, args.database)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300, help="calls of each path (300)")
@@ -166,7 +319,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--token", default=os.environ.get("AGENTDOCS_TOKEN"))
     parser.add_argument("--tenant")
     parser.add_argument("--project")
+    parser.add_argument("--wrk", action="store_true", help="throughput against ping, with wrk")
+    parser.add_argument("--concurrency", type=int, default=8, help="--wrk: connections (8)")
+    parser.add_argument("--seconds", type=float, default=4.0, help="--wrk: per phase (4)")
+    parser.add_argument("--rounds", type=int, default=3, help="--wrk: rounds (3)")
+    parser.add_argument("--workers", type=int, default=2, help="--wrk: gunicorn workers (2)")
+    parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument("--database", default="agentdocs_bench_mcp")
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/13")
+    parser.add_argument("--keep-database", action="store_true")
     args = parser.parse_args(argv)
+    if args.wrk:
+        return run_wrk(args)
     if args.url:
         if not (args.token and args.tenant and args.project):
             parser.error("--url needs --token (or AGENTDOCS_TOKEN), --tenant and --project")

@@ -479,6 +479,17 @@ AGENTDOCS_WEBHOOK_DISABLE_AFTER_SECONDS = env_int(
 AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS", 60)
 # Webhooks a tenant may have (turned off ones count): each costs every write a delivery.
 AGENTDOCS_MAX_WEBHOOKS_PER_TENANT = env_int("AGENTDOCS_MAX_WEBHOOKS_PER_TENANT", 20)
+# Browser pages (scheme://host[:port]) that may call `/mcp/`: CORS, and a request with
+# any other Origin is refused. Empty: no browser page may, every MCP client still can.
+AGENTDOCS_MCP_ALLOWED_ORIGINS = env_list("AGENTDOCS_MCP_ALLOWED_ORIGINS", [])
+for _origin in AGENTDOCS_MCP_ALLOWED_ORIGINS:
+    if not re.fullmatch(r"https?://[^/\s?#]+", _origin):
+        raise ImproperlyConfigured(
+            f"AGENTDOCS_MCP_ALLOWED_ORIGINS: {_origin!r} is not an origin such as "
+            "https://app.example.com (a scheme and a host, no path)."
+        )
+# The most UTF-8 bytes of house rules an MCP server's `instructions` carry.
+AGENTDOCS_MCP_INSTRUCTIONS_BYTES = env_int("AGENTDOCS_MCP_INSTRUCTIONS_BYTES", 16 * 1024)
 
 LOGGING = {
     "version": 1,

@@ -46,11 +46,12 @@ from typing import TYPE_CHECKING, Any, cast
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.urls import get_script_prefix
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
 from mcp.types import INVALID_REQUEST, PARSE_ERROR, JSONRPCMessage
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from rest_framework import exceptions
 from rest_framework.authentication import get_authorization_header
 from rest_framework.negotiation import BaseContentNegotiation
@@ -60,7 +61,9 @@ from rest_framework.views import APIView
 
 from agentdocs.api.access import TokenScopePermission
 from agentdocs.api.authentication import TokenAccessAuthentication
+from agentdocs.api.errors import error_body
 from agentdocs.api.in_process import InProcessAdapter
+from agentdocs.api.mcp_memory_block import memory_block_call
 from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.cli.base import ServerClient
@@ -69,15 +72,31 @@ from agentdocs.core.errors import InvalidInput
 from agentdocs.models import Scope
 
 if TYPE_CHECKING:
-    from mcp.server.fastmcp import FastMCP
+    from mcp.server.mcpserver import MCPServer
 
 TENANT_HEADER = "X-Agentdocs-Tenant"
 PROJECT_HEADER = "X-Agentdocs-Project"
 HEADERS_NOT_PASSED_ON = {"content-length", "transfer-encoding", "connection"}
 # Servers kept per process: one per (site, tenant, project) in use.
 SERVERS_KEPT = 64
+# What a browser client may send and read (CORS): the headers MCP uses.
+CORS_REQUEST_HEADERS = (
+    "authorization",
+    "content-type",
+    "mcp-protocol-version",
+    "mcp-session-id",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+    TENANT_HEADER.lower(),
+    PROJECT_HEADER.lower(),
+)
+CORS_EXPOSED_HEADERS = ("mcp-session-id", "mcp-protocol-version", "www-authenticate")
+CORS_MAX_AGE_SECONDS = 600
+SERVED_METHODS = "POST, OPTIONS"
 
 _request_api: ContextVar[ProjectApi] = ContextVar("agentdocs_mcp_request_api")
+_JSON_RPC_MESSAGE: TypeAdapter[Any] = TypeAdapter(JSONRPCMessage)
 
 
 class BearerTokenAuthentication(TokenAccessAuthentication):
@@ -185,7 +204,7 @@ def _message_of(request: Request) -> dict[str, Any]:
     if message.get("id") is not None and _id_of(message) is None:
         raise not_a_message
     try:
-        JSONRPCMessage.model_validate(message)
+        _JSON_RPC_MESSAGE.validate_python(message)
     except ValidationError:
         raise not_a_message from None
     return message
@@ -241,18 +260,9 @@ class RequestProjectApi:
 
 
 @lru_cache(maxsize=SERVERS_KEPT)
-def _server_for(server_url: str, tenant: str, project: str) -> FastMCP:
-    from mcp.server.transport_security import TransportSecuritySettings
-
+def _server_for(server_url: str, tenant: str, project: str) -> MCPServer:
     backend = RequestProjectApi(server_url=server_url, tenant=tenant, project=project)
-    return build_server(
-        cast(ProjectApi, backend),
-        call=in_request_thread,
-        stateless_http=True,
-        json_response=True,
-        # Django has checked the Host (ALLOWED_HOSTS); no cookie signs in here.
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    )
+    return build_server(cast(ProjectApi, backend), call=in_request_thread, per_session=True)
 
 
 def _asgi_scope(request: Request) -> dict[str, Any]:
@@ -282,15 +292,18 @@ async def _serve(
     project: the answer's status, headers and body."""
     import anyio
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
 
     _request_api.set(api)  # in this task's context, which the server's tasks inherit
     server = _server_for(api.server_url, api.tenant, api.project)
-    # A session manager runs once; the server (FastMCP's lowlevel one) serves any number.
+    # A session manager runs once; the server (MCPServer's lowlevel one) serves any number.
     manager = StreamableHTTPSessionManager(
-        app=server._mcp_server,
+        app=server._lowlevel_server,
         json_response=True,
         stateless=True,
-        security_settings=server.settings.transport_security,
+        # Django has checked the Host (ALLOWED_HOSTS) and the Origin (`origin_refusal`).
+        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        max_request_body_size=max(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0, 1),
     )
     delivered = False
     answer: dict[str, Any] = {"status": 500, "headers": []}
@@ -315,7 +328,45 @@ async def _serve(
     return int(answer["status"]), list(answer["headers"]), b"".join(chunks)
 
 
-@extend_schema(exclude=True)  # JSON-RPC, not REST: described in the README's MCP section
+def _origin_refusal(origin: str) -> JsonResponse:
+    detail = (
+        f"The origin {origin} may not call this MCP endpoint: a browser page may only when "
+        "its origin is in AGENTDOCS_MCP_ALLOWED_ORIGINS."
+    )
+    return JsonResponse(error_body("origin_not_allowed", detail, "Origin"), status=403)
+
+
+def _no_stream(method: str) -> JsonResponse:
+    """GET (the server-to-client event stream) and DELETE (ending a session): neither is
+    served by a stateless server, and the specification's answer is 405 whatever the
+    request accepts (a 406 leaves some clients in an error state)."""
+    detail = (
+        f"{method} is not served here: this MCP endpoint is stateless, with no event stream "
+        "and no session to end; POST one JSON-RPC message."
+    )
+    response = JsonResponse(error_body("method_not_allowed", detail), status=405)
+    response["Allow"] = SERVED_METHODS
+    return response
+
+
+def _preflight() -> HttpResponse:
+    response = HttpResponse(status=204)
+    response["Access-Control-Allow-Methods"] = SERVED_METHODS
+    response["Access-Control-Allow-Headers"] = ", ".join(CORS_REQUEST_HEADERS)
+    response["Access-Control-Max-Age"] = str(CORS_MAX_AGE_SECONDS)
+    return response
+
+
+def _with_cors(response: HttpResponseBase, origin: str) -> HttpResponseBase:
+    """What lets the page at ``origin`` (allowed) read the answer. No credentials: only a
+    token in `Authorization` signs in here, never a cookie."""
+    response["Access-Control-Allow-Origin"] = origin
+    response["Access-Control-Expose-Headers"] = ", ".join(CORS_EXPOSED_HEADERS)
+    patch_vary_headers(response, ("Origin",))
+    return response
+
+
+@extend_schema(exclude=True)  # JSON-RPC, not REST: described in docs/mcp.md
 class McpView(APIView):
     authentication_classes = [BearerTokenAuthentication]
     permission_classes = [IsAuthenticated, TokenScopePermission]
@@ -323,14 +374,38 @@ class McpView(APIView):
     renderer_classes = [JSONRenderer]
     content_negotiation_class = SdkJudgesAccept
 
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        """The transport's rules, before authentication: a browser page's `Origin` must be
+        allowed (else 403), a CORS preflight is answered, GET and DELETE are 405."""
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in settings.AGENTDOCS_MCP_ALLOWED_ORIGINS:
+            return _origin_refusal(origin)
+        if request.method == "OPTIONS":
+            response: HttpResponseBase = _preflight()
+        elif request.method in ("GET", "DELETE", "HEAD"):
+            response = _no_stream(str(request.method))
+        else:
+            response = super().dispatch(request, *args, **kwargs)
+        return _with_cors(response, origin) if origin is not None else response
+
     def post(
         self, request: Request, tenant: str | None = None, project: str | None = None
     ) -> HttpResponse:
         try:
-            _message_of(request)
+            message = _message_of(request)
         except JsonRpcRefusal as refusal:
             return refusal.response()
         tenant, project = _where(request, tenant, project)
+        server_url = request.build_absolute_uri(get_script_prefix()).rstrip("/")
+        fast = memory_block_call(
+            request,
+            message,
+            tenant=tenant,
+            project=project,
+            server=_server_for(server_url, tenant, project),
+        )
+        if fast is not None:
+            return fast
         api = _project_api(request, tenant, project)
         status, headers, body = async_to_sync(_serve)(api, _asgi_scope(request), request.body)
         response = HttpResponse(body, status=status)

@@ -259,6 +259,34 @@ class MemoryBlockView(APIView):
         # representing it through the serializer cost a tenth of a render's time.
         return {**block.as_dict(), **names}
 
+    @classmethod
+    def render_turn(
+        cls, request: Request, tenant: str, project: str, payload: Any
+    ) -> tuple[MemoryBlock, dict[str, Any]]:
+        """A turn's render as POST makes it, from the caller's ``payload``: access, the
+        input's rules, the rate limits; the block and the validated input. Also how
+        `/mcp/` serves the `get_memory_block` tool call (`agentdocs.api.mcp_memory_block`),
+        whose token scope the caller checks."""
+        access = request_project_access(request, tenant, project)
+        data = validated(cls.PostInputSerializer, payload)
+        render_caller = caller(request)
+        block = memory_block_service.render_memory_block(
+            project=access.project,
+            process=data["process"],
+            caller=render_caller,
+            recipe_name=data["recipe"] or None,
+            profile_name=data["profile"] or None,
+            client_document=data["client_document"],
+            reset=data["reset"],
+            paths=data["paths"] or (),
+            # Counted in the render's own cache round trip, before it reads anything:
+            # per token, and per person across all their tokens and their session.
+            rate_limit=ratelimit.windows(
+                ("render", render_caller), ("render_user", ratelimit.user_key(access.user.pk))
+            ),
+        )
+        return block, data
+
     @extend_schema(
         tags=["memory-block"],
         summary="Render the Memory Block for one turn of an agent process",
@@ -279,25 +307,8 @@ class MemoryBlockView(APIView):
         parameters=[RETRY_AFTER],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
-        access = request_project_access(request, tenant, project)
-        data = validated(self.PostInputSerializer, request.data)
+        block, data = self.render_turn(request, tenant, project, request.data)
         recipe, profile = data["recipe"] or None, data["profile"] or None
-        render_caller = caller(request)
-        block = memory_block_service.render_memory_block(
-            project=access.project,
-            process=data["process"],
-            caller=render_caller,
-            recipe_name=recipe,
-            profile_name=profile,
-            client_document=data["client_document"],
-            reset=data["reset"],
-            paths=data["paths"] or (),
-            # Counted in the render's own cache round trip, before it reads anything:
-            # per token, and per person across all their tokens and their session.
-            rate_limit=ratelimit.windows(
-                ("render", render_caller), ("render_user", ratelimit.user_key(access.user.pk))
-            ),
-        )
         if _wants_text(request):
             return Response(block.text)
         output = self._output(block, process=data["process"], recipe=recipe, profile=profile)

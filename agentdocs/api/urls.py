@@ -14,6 +14,7 @@ from agentdocs.api import (
     history,
     imports,
     invitations,
+    mcp_sessions,
     memory_block,
     ping,
     policy,
@@ -100,6 +101,9 @@ urlpatterns = [
     re_path(P + r"/export/$", export.ExportView.as_view(), name="api-export"),
     re_path(
         P + r"/export/formats/?$", export.ExportFormatsView.as_view(), name="api-export-formats"
+    ),
+    re_path(
+        P + r"/mcp-sessions/$", mcp_sessions.McpSessionCreate.as_view(), name="api-mcp-sessions"
     ),
     # The provider map; a name may contain slashes (`workstation/agent-baseline`).
     re_path(T + r"/providers/$", providers.ProviderList.as_view(), name="api-providers"),

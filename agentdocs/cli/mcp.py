@@ -25,7 +25,8 @@ about 0.4 s, which every other subcommand would pay. No Django here.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Awaitable, Callable, Sequence
+import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
@@ -37,14 +38,17 @@ from typing_extensions import TypedDict
 
 from agentdocs.cli.base import (
     EXIT_OK,
+    EXIT_USAGE,
     ServerClient,
     add_server_arguments,
     command,
     require,
 )
+from agentdocs.core.mcp_instructions import compose_instructions
 
 if TYPE_CHECKING:
-    from mcp.server.fastmcp import FastMCP
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.types import CallToolResult
 
 # A project's listing is followed for at most this many pages of PAGE_SIZE documents.
 PAGE_SIZE = 200
@@ -125,11 +129,31 @@ class ProposedChange(TypedDict):
     url: str
 
 
+class SessionStart(TypedDict):
+    process: str | None
+    instructions: str
+    record: int | None
+
+
 class BoundRun(TypedDict):
     id: int
     problem_count: int
     url: str
     problems: list[dict[str, Any]]
+
+
+def memory_block_payload(
+    *, process: str, recipe: str | None, profile: str | None, paths: list[str] | None, reset: bool
+) -> dict[str, object]:
+    """The REST render's input for a `get_memory_block` call's arguments."""
+    payload: dict[str, object] = {"process": process, "reset": reset}
+    if recipe:
+        payload["recipe"] = recipe
+    if profile:
+        payload["profile"] = profile
+    if paths:
+        payload["paths"] = paths
+    return payload
 
 
 @dataclass(frozen=True)
@@ -188,13 +212,9 @@ class ProjectApi:
         paths: list[str] | None,
         reset: bool,
     ) -> str:
-        payload: dict[str, object] = {"process": process, "reset": reset}
-        if recipe:
-            payload["recipe"] = recipe
-        if profile:
-            payload["profile"] = profile
-        if paths:
-            payload["paths"] = paths
+        payload = memory_block_payload(
+            process=process, recipe=recipe, profile=profile, paths=paths, reset=reset
+        )
         response = self._send("POST", self._url("memory-block/"), json=payload, accept="text/plain")
         return response.content.decode("utf-8")
 
@@ -287,6 +307,35 @@ class ProjectApi:
             url=change["url"],
         )
 
+    def session_start(self, session: str | None = None) -> SessionStart:
+        """The instructions of a new session, bound (`POST .../mcp-sessions/`); ApiError
+        when the token or the project is refused. A token that may read but not render
+        (no `render` scope) gets the instructions without the house rules, which it could
+        not render either, and no record."""
+        payload = {"session": session} if session else {}
+        try:
+            started = self._json(
+                self._send("POST", self._url("mcp-sessions/"), json=payload, ok=(201,))
+            )
+        except ApiError as error:
+            if error.error != "insufficient_scope":
+                raise
+            # The token and the project all the same, as any tool would meet them.
+            self._send("GET", self._url("documents/"), params={"page_size": "1"})
+            note = (
+                "This session's token may read but not render (it has no `render` scope), "
+                "so the house rules are not included here and get_memory_block is refused."
+            )
+            text = compose_instructions(
+                tenant=self.tenant, project=self.project, process=None, house_rules="", note=note
+            )
+            return SessionStart(process=None, instructions=text, record=None)
+        return SessionStart(
+            process=started["process"],
+            instructions=started["instructions"],
+            record=started["record"],
+        )
+
     def bind(self, process: str, manifest: dict[str, Any] | None) -> BoundRun:
         payload: dict[str, object] = {"process": process}
         if manifest is not None:
@@ -304,6 +353,35 @@ class ProjectApi:
         )
 
 
+# The key of `_meta` under which a refused tool call carries the REST error's fields.
+ERROR_META_KEY = "agentdocs/error"
+
+
+def agentdocs_version() -> str:
+    """This installation's version, as `serverInfo.version` names it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentdocs")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
+def tool_error_result(error: ApiError) -> CallToolResult:
+    """A refused tool call as every client shows it: `isError` with the error's sentence,
+    code and field as text. No `structuredContent`: it would have to validate against
+    the tool's `outputSchema` (the result's shape), which an error does not have, and
+    clients that check it (the TypeScript SDK, MCP Inspector) would show a schema error
+    instead of the sentence. The REST error's fields ride in `_meta`, for programs."""
+    from mcp.types import CallToolResult, TextContent
+
+    return CallToolResult(
+        content=[TextContent(type="text", text=str(error))],
+        is_error=True,
+        _meta={ERROR_META_KEY: error.as_dict()},
+    )
+
+
 # How a tool runs a blocking call of the REST API (``call(function, *args)``).
 BlockingCall = Callable[..., Awaitable[Any]]
 
@@ -316,44 +394,71 @@ async def in_worker_thread(function: Callable[..., Any], *args: Any) -> Any:
 
 
 def build_server(
-    api: ProjectApi, *, call: BlockingCall = in_worker_thread, **settings: Any
-) -> FastMCP:
+    api: ProjectApi,
+    *,
+    call: BlockingCall = in_worker_thread,
+    instructions: str | None = None,
+    per_session: bool = False,
+) -> MCPServer:
     """The MCP server of ``api``'s project: its tools, resources and prompt.
 
     ``api`` is the backend every tool goes through: over HTTP for `agentdocs mcp`,
     in-process for the web app's `/mcp/` (`agentdocs.api.mcp`), which also passes
-    its own ``call`` and the FastMCP ``settings`` of its transport.
+    its own ``call``. ``instructions`` are the session's (`ProjectApi.session_start`,
+    which `agentdocs mcp` asks once before it serves); with ``per_session`` each
+    `initialize` and `server/discover` starts a session of its own and answers its
+    instructions (the web app's server, which serves every session of the project).
     """
-    from mcp.server.fastmcp import FastMCP
-    from mcp.server.fastmcp.exceptions import ResourceError, ToolError
     from mcp.server.lowlevel.helper_types import ReadResourceContents
-    from mcp.types import CallToolResult, ContentBlock, Resource, ResourceTemplate, TextContent
-    from pydantic import AnyUrl
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+    from mcp.types import (
+        InputRequiredResult,
+        Resource,
+        ResourceTemplate,
+        ToolAnnotations,
+    )
+
+    def reads(title: str, *, idempotent: bool = True) -> dict[str, Any]:
+        """A tool that changes nothing a person wrote."""
+        hints = ToolAnnotations(
+            title=title,
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=idempotent,
+            open_world_hint=False,
+        )
+        return {"title": title, "annotations": hints}
+
+    def adds(title: str) -> dict[str, Any]:
+        """A tool that adds a record (never changes or removes one); each call adds another."""
+        hints = ToolAnnotations(
+            title=title,
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        )
+        return {"title": title, "annotations": hints}
 
     prefix = f"agentdocs://{api.tenant}/{api.project}/"
     memory_block_uri = prefix + "memory-block"
     documents_prefix = prefix + "documents/"
 
-    class AgentdocsMCP(FastMCP):
-        """FastMCP with the project's documents as the resource list, and our errors
-        as tool errors that carry the REST error."""
+    class AgentdocsMCP(MCPServer):
+        """MCPServer with the project's documents as the resource list, and our
+        errors as tool errors every client shows as text (`tool_error_result`)."""
 
-        # A CallToolResult is what the lowlevel server passes through untouched: the
-        # only way to give an error structured content.
-        async def call_tool(  # type: ignore[override]
-            self, name: str, arguments: dict[str, Any]
-        ) -> Sequence[ContentBlock] | dict[str, Any] | CallToolResult:
+        async def call_tool(
+            self, name: str, arguments: dict[str, Any], context: Context | None = None
+        ) -> CallToolResult | InputRequiredResult:
             try:
-                return await super().call_tool(name, arguments)
+                return await super().call_tool(name, arguments, context)
             except ToolError as error:
                 cause = error.__cause__
                 if not isinstance(cause, ApiError):
                     raise
-                return CallToolResult(
-                    content=[TextContent(type="text", text=str(cause))],
-                    structuredContent=cause.as_dict(),
-                    isError=True,
-                )
+                return tool_error_result(cause)
 
         async def list_resources(self) -> list[Resource]:
             try:
@@ -362,18 +467,19 @@ def build_server(
                 raise ResourceError(str(error)) from None
             return [
                 Resource(
-                    uri=AnyUrl(memory_block_uri),
+                    uri=memory_block_uri,
                     name="memory-block",
+                    title="Memory Block",
                     description=f"The Memory Block of {api.tenant}/{api.project} (preview: "
                     "the full block, no read state touched)",
-                    mimeType="text/markdown",
+                    mime_type="text/markdown",
                 ),
                 *(
                     Resource(
-                        uri=AnyUrl(documents_prefix + quote(document["path"], safe="/")),
+                        uri=documents_prefix + quote(document["path"], safe="/"),
                         name=document["path"],
                         description=f"version {document['version']}, updated {document['updated']}",
-                        mimeType="text/markdown",
+                        mime_type="text/markdown",
                         size=document["size"],
                     )
                     for document in documents
@@ -383,14 +489,17 @@ def build_server(
         async def list_resource_templates(self) -> list[ResourceTemplate]:
             return [
                 ResourceTemplate(
-                    uriTemplate=documents_prefix + "{path}",
+                    uri_template=documents_prefix + "{path}",
                     name="document",
+                    title="Document",
                     description=f"A document of {api.tenant}/{api.project}, current version",
-                    mimeType="text/markdown",
+                    mime_type="text/markdown",
                 )
             ]
 
-        async def read_resource(self, uri: AnyUrl | str) -> list[ReadResourceContents]:
+        async def read_resource(  # type: ignore[override]
+            self, uri: str, context: Context | None = None
+        ) -> list[ReadResourceContents]:
             address = str(uri)
             try:
                 if address == memory_block_uri:
@@ -409,20 +518,21 @@ def build_server(
 
     server = AgentdocsMCP(
         "agentdocs",
-        instructions=(
-            f"The house rules of the project {api.tenant}/{api.project} on {api.server_url}. "
-            "At the start of a task call get_memory_block with an id for your process (the "
-            "same id on every turn; reset=true after compacting your context); cite documents "
-            "with read_document; find them with list_documents and search_documents."
+        title="agentdocs",
+        instructions=instructions
+        or compose_instructions(
+            tenant=api.tenant, project=api.project, process=None, house_rules=""
         ),
+        version=agentdocs_version(),
         log_level="WARNING",
-        **settings,
     )
+    if per_session:
+        server.middleware.append(_session_start_middleware(api, call))
 
     async def run(function: Any, *args: Any) -> Any:
         return await call(function, *args)
 
-    @server.tool()
+    @server.tool(**reads("Get the Memory Block", idempotent=False))
     async def get_memory_block(
         process: str,
         recipe: str | None = None,
@@ -446,21 +556,21 @@ def build_server(
 
         return str(await run(render))
 
-    @server.tool()
+    @server.tool(**reads("List documents"))
     async def list_documents(prefix: str = "") -> list[DocumentSummary]:
         """The project's documents (path, version, size in bytes, last update), optionally
         only the paths starting with `prefix`."""
         documents: list[DocumentSummary] = await run(api.documents, prefix)
         return documents
 
-    @server.tool()
+    @server.tool(**reads("Read a document"))
     async def read_document(path: str, version: int | None = None) -> DocumentText:
         """A document's body, version and sha256: the current version, or `version`
         from its history."""
         document: DocumentText = await run(api.document, path, version)
         return document
 
-    @server.tool()
+    @server.tool(**reads("Search documents"))
     async def search_documents(query: str) -> SearchResult:
         """The project's current documents whose body or path match `query`, best
         first, each with a snippet of its text around the matches.
@@ -475,7 +585,7 @@ def build_server(
         result: SearchResult = await run(api.search, query)
         return result
 
-    @server.tool()
+    @server.tool(**adds("Propose a change"))
     async def propose_change(
         path: str, body: str, reason: str, base_version: int | None = None
     ) -> ProposedChange:
@@ -489,7 +599,7 @@ def build_server(
         proposed: ProposedChange = await run(api.propose, path, body, reason, base_version)
         return proposed
 
-    @server.tool()
+    @server.tool(**adds("Bind this run"))
     async def bind_run(process: str, manifest: dict[str, Any] | None = None) -> BoundRun:
         """Bind this run: record the exact versions of the context it uses (the
         `manifest`, else the project's context.json) in a binding record. Returns the
@@ -497,7 +607,9 @@ def build_server(
         bound: BoundRun = await run(api.bind, process, manifest)
         return bound
 
-    @server.prompt(name="house-rules", description="The project's Memory Block (preview)")
+    @server.prompt(
+        name="house-rules", title="House rules", description="The project's Memory Block (preview)"
+    )
     async def house_rules() -> str:
         try:
             return str(await run(api.memory_block_preview))
@@ -505,6 +617,38 @@ def build_server(
             raise ValueError(str(error)) from None
 
     return server
+
+
+SESSION_STARTS = frozenset({"initialize", "server/discover"})
+SESSION_HEADER = "mcp-session-id"
+
+
+def _session_start_middleware(api: ProjectApi, call: BlockingCall) -> Any:
+    """What gives each session that starts (`initialize`, `server/discover`) its own
+    instructions, bound as the client's session (its `Mcp-Session-Id`) or a new process."""
+
+    async def session_start(ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method not in SESSION_STARTS or not isinstance(result, dict):
+            return result
+        headers = getattr(ctx.request, "headers", None) or {}
+        session = headers.get(SESSION_HEADER) or None
+        try:
+            started: SessionStart = await call(api.session_start, session)
+            result["instructions"] = started["instructions"]
+        except ApiError as error:
+            # The session goes on (every tool call will meet the same refusal as a tool
+            # error); its instructions say what was refused.
+            result["instructions"] = compose_instructions(
+                tenant=api.tenant,
+                project=api.project,
+                process=None,
+                house_rules="",
+                note=f"agentdocs refused this session's start: {error}",
+            )
+        return result
+
+    return session_start
 
 
 def _configure_mcp(parser: argparse.ArgumentParser) -> None:
@@ -530,5 +674,14 @@ def run_mcp(args: argparse.Namespace) -> int:
         tenant=args.tenant,
         project=args.project,
     )
-    build_server(api).run("stdio")
+    # Before serving: a client shows a server that exits as failed, with this message,
+    # where one that serves would show as connected and fail at the first tool call.
+    try:
+        started = api.session_start()
+    except ApiError as error:
+        print(
+            f"agentdocs mcp: {args.tenant}/{args.project} on {args.url}: {error}", file=sys.stderr
+        )
+        return EXIT_USAGE
+    build_server(api, instructions=started["instructions"]).run("stdio")
     return EXIT_OK

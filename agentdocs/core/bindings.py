@@ -146,6 +146,15 @@ class BoundClientDocument(TypedDict):
     in_text: bool
 
 
+class BoundInstructions(TypedDict):
+    """The MCP session instructions made of the bound block
+    (`agentdocs.core.mcp_instructions`): their budget, and the hash of their text."""
+
+    budget_bytes: int
+    sha256: str
+    bytes: int
+
+
 class BoundMemoryBlock(TypedDict):
     """The memory block a run received and everything needed to render it again."""
 
@@ -165,6 +174,8 @@ class BoundMemoryBlock(TypedDict):
     # (`agentdocs.core.block_structure.STRUCTURE_VERSION`); absent in a record bound
     # before them, which is rendered again without them.
     structure: NotRequired[int]
+    # The start of an MCP session: the instructions it gave, made of this block.
+    instructions: NotRequired[BoundInstructions]
 
 
 class RecordHeader(TypedDict):

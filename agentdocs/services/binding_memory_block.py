@@ -21,6 +21,7 @@ from agentdocs.core.bindings import (
 )
 from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument
+from agentdocs.core.mcp_instructions import compose_instructions
 from agentdocs.core.memory_block import (
     ClientDocument,
     LayerState,
@@ -44,6 +45,9 @@ class MemoryBlockRequest:
     client_document: ClientDocument | None = None
     # The files the run's task touches (`validate_paths`); scoped documents follow them.
     paths: tuple[str, ...] = ()
+    # Bind the MCP session instructions made of this block too, cut to this many bytes
+    # (`agentdocs.core.mcp_instructions`); None: a plain block.
+    instructions_budget_bytes: int | None = None
 
 
 _CLIENT_TEXT_STATES = {LayerState.FULL, LayerState.EMPTY}
@@ -72,11 +76,23 @@ def _bound_input(
     }
 
 
+def _instructions_of(bound: Mapping[str, Any], *, header: Mapping[str, Any], text: str) -> str:
+    """The MCP session instructions made of a bound block's ``text``, as bound."""
+    return compose_instructions(
+        tenant=header["tenant"],
+        project=header["project"],
+        process=header["process"],
+        house_rules=text,
+        budget_bytes=bound["instructions"]["budget_bytes"],
+    )
+
+
 def binding_memory_block_bind(
-    *, tenant: Tenant, project: Project, request: MemoryBlockRequest
-) -> BoundMemoryBlock:
+    *, tenant: Tenant, project: Project, process: str, request: MemoryBlockRequest
+) -> tuple[BoundMemoryBlock, str | None]:
     """Render the block as a preview (no read state touched) and record its inputs,
-    so that it can be rendered again, byte for byte, from the bound versions."""
+    so that it can be rendered again, byte for byte, from the bound versions; with the
+    MCP session instructions made of it when asked (their hash and budget)."""
     names = {"recipe": request.recipe or None, "profile": request.profile or None}
     client = request.client_document
     inputs = memory_block_service.memory_block_inputs(
@@ -140,7 +156,14 @@ def binding_memory_block_bind(
     if request.paths:
         # Only when given, so that a record bound without paths keeps its earlier shape.
         bound["paths"] = list(request.paths)
-    return cast(BoundMemoryBlock, bound)
+    instructions = None
+    if request.instructions_budget_bytes is not None:
+        bound["instructions"] = {"budget_bytes": request.instructions_budget_bytes}
+        header = {"tenant": tenant.slug, "project": project.slug, "process": process}
+        instructions = _instructions_of(bound, header=header, text=block.text)
+        encoded = instructions.encode("utf-8")
+        bound["instructions"].update(sha256=sha256_hex(encoded), bytes=len(encoded))
+    return cast(BoundMemoryBlock, bound), instructions
 
 
 def _restored_body(entry: Mapping[str, Any], bodies: Mapping[int, Mapping[str, Any]]) -> str | None:
@@ -212,7 +235,7 @@ def binding_memory_block_reconstruct(*, record: BindingRecord) -> dict[str, Any]
         )
     )
     verified = rebuilt.sha256 == bound["sha256"]
-    return {
+    reconstructed = {
         **result,
         "restored": True,
         "verified": verified,
@@ -221,3 +244,9 @@ def binding_memory_block_reconstruct(*, record: BindingRecord) -> dict[str, Any]
         if verified
         else "The block rendered from the bound versions does not match the recorded sha256.",
     }
+    if "instructions" in bound and verified:
+        # An MCP session's start: its instructions again, checked against their hash.
+        text = _instructions_of(bound, header=record.record, text=rebuilt.text)
+        same = sha256_hex(text.encode("utf-8")) == bound["instructions"]["sha256"]
+        reconstructed["instructions"] = text if same else None
+    return reconstructed

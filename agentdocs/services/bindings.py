@@ -50,6 +50,8 @@ MANIFEST_PATH = "context.json"
 @dataclass(frozen=True)
 class BindingResult:
     record: BindingRecord
+    # The MCP session instructions bound with the block, when they were asked for.
+    instructions: str | None = None
 
     @property
     def has_problems(self) -> bool:
@@ -173,10 +175,10 @@ def binding_create(
     else:
         parsed, manifest_source = _inline_manifest(manifest)
     names, local = _resolve(tenant=tenant, project=project, manifest=parsed)
-    block = None
+    block, instructions = None, None
     if memory_block is not None:
-        block = binding_memory_block.binding_memory_block_bind(
-            tenant=tenant, project=project, request=memory_block
+        block, instructions = binding_memory_block.binding_memory_block_bind(
+            tenant=tenant, project=project, process=process, request=memory_block
         )
     created_at = timezone.now()
     header: RecordHeader = {
@@ -209,7 +211,7 @@ def binding_create(
         )
         transaction.on_commit(_archive_later(stored.pk), robust=True)
         _binding_created(stored, tenant=tenant, project=project, user=user)
-    return BindingResult(record=stored)
+    return BindingResult(record=stored, instructions=instructions)
 
 
 def _binding_created(

@@ -5,25 +5,27 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 import requests
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from mcp import ClientSession
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from pydantic import AnyUrl
 
 from agentdocs.models import ApiToken, BindingRecord, ChangeRequest, Role, Scope
 from agentdocs.services import tenants as tenant_service
 from agentdocs.services import tokens as token_service
 from config.celery import app as celery_app
-from tests.cli.test_mcp import TOOLS, text_of
+from tests.cli.test_mcp import REPO, TOOLS, error_of, text_of
 from tests.cli.test_mcp import documents as documents  # the stdio tests fixture, shared
 from tests.conftest import api_token_key
 
@@ -46,19 +48,20 @@ INITIALIZE = {
 
 def drive(
     url: str,
-    body: Callable[[ClientSession], Awaitable[Any]],
+    body: Callable[[Client], Awaitable[Any]],
     *,
     headers: dict[str, str] | None = None,
+    mode: str = "auto",
 ) -> Any:
-    """Open an SDK client session on ``url`` over Streamable HTTP and run ``body`` in it."""
+    """Connect the SDK's client to ``url`` over Streamable HTTP and run ``body`` in it;
+    ``mode`` as in `tests.cli.test_mcp.drive` ("auto": 2026-07-28, "legacy": the
+    `initialize` handshake)."""
 
     async def session() -> Any:
         async with (
-            httpx.AsyncClient(headers=headers, timeout=SESSION_SECONDS) as http,
-            streamable_http_client(url, http_client=http) as (read, write, _),
-            ClientSession(read, write) as client,
+            httpx2.AsyncClient(headers=headers, timeout=SESSION_SECONDS) as http,
+            Client(streamable_http_client(url, http_client=http), mode=mode) as client,  # type: ignore[arg-type]
         ):
-            await client.initialize()
             return await body(client)
 
     async def bounded() -> Any:
@@ -69,19 +72,6 @@ def drive(
 
 def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
-
-
-def refusal_of(error: BaseException) -> httpx.HTTPStatusError:
-    """The HTTP error inside what the SDK client raised (an exception group, nested)."""
-    pending = [error]
-    while pending:
-        current = pending.pop()
-        if isinstance(current, httpx.HTTPStatusError):
-            return current
-        pending.extend(getattr(current, "exceptions", ()))
-        if current.__cause__ is not None:
-            pending.append(current.__cause__)
-    raise AssertionError(f"no HTTP refusal in {error!r}")
 
 
 @pytest.fixture
@@ -95,16 +85,16 @@ def reader_key(reader):
 
 
 def test_the_tools_are_the_stdio_servers(mcp_url, documents, reader_key):
-    async def body(client: ClientSession) -> tuple[Any, Any]:
+    async def body(client: Client) -> tuple[Any, Any]:
         return await client.list_tools(), await client.list_prompts()
 
     tools, prompts = drive(mcp_url, body, headers=bearer(reader_key))
-    assert {tool.name: set(tool.inputSchema["properties"]) for tool in tools.tools} == TOOLS
+    assert {tool.name: set(tool.input_schema["properties"]) for tool in tools.tools} == TOOLS
     assert [prompt.name for prompt in prompts.prompts] == ["house-rules"]
 
 
 def test_a_valid_token_reads_the_project(mcp_url, documents, reader_key):
-    async def body(client: ClientSession) -> dict[str, Any]:
+    async def body(client: Client) -> dict[str, Any]:
         return {
             "block": await client.call_tool("get_memory_block", {"process": "http-run"}),
             "again": await client.call_tool("get_memory_block", {"process": "http-run"}),
@@ -113,21 +103,21 @@ def test_a_valid_token_reads_the_project(mcp_url, documents, reader_key):
             "search": await client.call_tool("search_documents", {"query": "zentinel"}),
             "resources": await client.list_resources(),
             "resource": await client.read_resource(
-                AnyUrl("agentdocs://acme/web/documents/.AGENTS/overview.md")
+                "agentdocs://acme/web/documents/.AGENTS/overview.md"
             ),
             "prompt": await client.get_prompt("house-rules"),
         }
 
     got = drive(mcp_url, body, headers=bearer(reader_key))
     for name in ("block", "again", "listing", "first", "search"):
-        assert not got[name].isError, text_of(got[name])
+        assert not got[name].is_error, text_of(got[name])
     assert "## Agent Notes (from _vance: agent.md)\n\n# House rules" in text_of(got["block"])
     # Read state is kept between HTTP requests, per process and token, as over REST.
     assert "Agent notes unchanged from an earlier turn" in text_of(got["again"])
-    rows = got["listing"].structuredContent["result"]
+    rows = got["listing"].structured_content["result"]
     assert [row["path"] for row in rows] == [".AGENTS/overview.md", "guide.md"]
-    assert got["first"].structuredContent["body"] == "Deploy on Fridays.\n"
-    assert [m["path"] for m in got["search"].structuredContent["matches"]] == ["guide.md"]
+    assert got["first"].structured_content["body"] == "Deploy on Fridays.\n"
+    assert [m["path"] for m in got["search"].structured_content["matches"]] == ["guide.md"]
     assert [str(resource.uri) for resource in got["resources"].resources] == [
         "agentdocs://acme/web/memory-block",
         "agentdocs://acme/web/documents/.AGENTS/overview.md",
@@ -150,7 +140,7 @@ def test_bind_run_records_the_run_and_links_its_page(
     celery_app.conf.task_always_eager = True
     manifest = {"context": [], "local": ["guide.md", "missing.md"]}
 
-    async def body(client: ClientSession) -> Any:
+    async def body(client: Client) -> Any:
         return await client.call_tool("bind_run", {"process": "http-bind", "manifest": manifest})
 
     try:
@@ -159,46 +149,46 @@ def test_bind_run_records_the_run_and_links_its_page(
         )
     finally:
         celery_app.conf.task_always_eager = eager
-    assert not result.isError, text_of(result)
-    record = BindingRecord.objects.get(pk=result.structuredContent["id"])
+    assert not result.is_error, text_of(result)
+    record = BindingRecord.objects.get(pk=result.structured_content["id"])
     assert record.process == "http-bind"
-    assert result.structuredContent["problem_count"] == record.problem_count == 1
-    assert result.structuredContent["url"] == f"{live_server.url}/t/acme/web/bindings/{record.pk}/"
+    assert result.structured_content["problem_count"] == record.problem_count == 1
+    assert result.structured_content["url"] == f"{live_server.url}/t/acme/web/bindings/{record.pk}/"
 
 
 def test_the_project_may_be_named_in_headers(live_server, documents, reader_key):
-    async def body(client: ClientSession) -> Any:
+    async def body(client: Client) -> Any:
         return await client.call_tool("read_document", {"path": "guide.md"})
 
     headers = {**bearer(reader_key), "X-Agentdocs-Tenant": "acme", "X-Agentdocs-Project": "web"}
     result = drive(f"{live_server.url}/mcp", body, headers=headers)
-    assert result.structuredContent["version"] == 2
+    assert result.structured_content["version"] == 2
 
 
 def test_a_token_scopes_are_those_of_the_rest_api(mcp_url, documents, reader):
     key = token_service.token_create(user=reader, name="read only", scopes=[Scope.READ]).key
 
-    async def body(client: ClientSession) -> tuple[Any, Any]:
+    async def body(client: Client) -> tuple[Any, Any]:
         read = await client.call_tool("read_document", {"path": "guide.md"})
         block = await client.call_tool("get_memory_block", {"process": "p"})
         return read, block
 
     read, block = drive(mcp_url, body, headers=bearer(key))
-    assert not read.isError
-    assert block.isError
-    assert block.structuredContent["error"] == "insufficient_scope"
+    assert not read.is_error
+    assert block.is_error
+    assert error_of(block)["error"] == "insufficient_scope"
 
 
 def test_a_revoked_token_is_refused_with_401(mcp_url, documents, reader, admin):
     key = api_token_key(reader)
     token_service.token_revoke(token=ApiToken.objects.get(user=reader), actor=admin)
 
-    async def body(client: ClientSession) -> None:
+    async def body(client: Client) -> None:
         return None
 
-    with pytest.raises(BaseException) as refused:
+    # The SDK's client cannot connect; what it raises (an exception group) is its own.
+    with pytest.raises(BaseException):  # noqa: B017
         drive(mcp_url, body, headers=bearer(key))
-    assert refusal_of(refused.value).response.status_code == 401
     answer = requests.post(mcp_url, json=INITIALIZE, headers={**JSON_RPC_HEADERS, **bearer(key)})
     assert answer.status_code == 401
     assert answer.headers["WWW-Authenticate"].startswith("Bearer")
@@ -212,14 +202,14 @@ def test_a_foreign_token_gets_not_found_tool_errors(
     other_tenant,
     outsider,
 ):
-    async def body(client: ClientSession) -> tuple[Any, Any]:
+    async def body(client: Client) -> tuple[Any, Any]:
         block = await client.call_tool("get_memory_block", {"process": "spy"})
         read = await client.call_tool("read_document", {"path": "guide.md"})
         return block, read
 
     for result in drive(mcp_url, body, headers=bearer(api_token_key(outsider))):
-        assert result.isError
-        assert result.structuredContent == {
+        assert result.is_error
+        assert error_of(result) == {
             "error": "not_found",
             "detail": "No such tenant.",
             "field": "tenant",
@@ -238,12 +228,12 @@ def test_a_token_bound_to_another_tenant_finds_nothing_here(
     )
     key = api_token_key(admin, tenant=other_tenant)
 
-    async def body(client: ClientSession) -> Any:
+    async def body(client: Client) -> Any:
         return await client.call_tool("read_document", {"path": "guide.md"})
 
     result = drive(mcp_url, body, headers=bearer(key))
-    assert result.isError
-    assert result.structuredContent["error"] == "not_found"
+    assert result.is_error
+    assert error_of(result)["error"] == "not_found"
 
 
 def test_without_a_token_or_with_a_session_cookie_only_it_is_401(
@@ -306,16 +296,16 @@ def test_the_render_rate_limit_is_a_tool_error_and_the_server_keeps_serving(
 ):
     settings.AGENTDOCS_RATE_LIMITS = {**settings.AGENTDOCS_RATE_LIMITS, "render": "1/min"}
 
-    async def body(client: ClientSession) -> tuple[Any, Any, Any]:
+    async def body(client: Client) -> tuple[Any, Any, Any]:
         first = await client.call_tool("get_memory_block", {"process": "limited"})
         second = await client.call_tool("get_memory_block", {"process": "limited"})
         return first, second, await client.call_tool("read_document", {"path": "guide.md"})
 
     first, second, read = drive(mcp_url, body, headers=bearer(reader_key))
-    assert not first.isError
-    assert second.isError
-    assert second.structuredContent["error"] == "rate_limited"
-    assert not read.isError
+    assert not first.is_error
+    assert second.is_error
+    assert error_of(second)["error"] == "rate_limited"
+    assert not read.is_error
 
 
 def call_tool(name: str, arguments: dict[str, Any]) -> str:
@@ -364,16 +354,16 @@ def test_a_tool_call_reads_as_many_rows_at_two_sizes(
 def test_a_reader_proposes_into_vance_as_over_stdio(live_server, documents, reader_key):
     """Any member may propose (issue 13); the proposal waits for a tenant admin."""
 
-    async def body(client: ClientSession) -> Any:
+    async def body(client: Client) -> Any:
         return await client.call_tool(
             "propose_change",
             {"path": "agent.md", "body": "# House rules\n", "reason": "shorter"},
         )
 
     result = drive(f"{live_server.url}/mcp/acme/_vance/", body, headers=bearer(reader_key))
-    assert not result.isError, result.content
-    assert result.structuredContent["state"] == "open"
-    change = ChangeRequest.objects.get(pk=result.structuredContent["id"])
+    assert not result.is_error, result.content
+    assert result.structured_content["state"] == "open"
+    change = ChangeRequest.objects.get(pk=result.structured_content["id"])
     assert (change.project.slug, change.path, change.proposer.username) == (
         "_vance",
         "agent.md",
@@ -390,11 +380,9 @@ def test_concurrent_callers_of_one_project_each_get_their_own_answers(
 
     async def reads(key: str) -> list[Any]:
         async with (
-            httpx.AsyncClient(headers=bearer(key), timeout=SESSION_SECONDS) as http,
-            streamable_http_client(mcp_url, http_client=http) as (read, write, _),
-            ClientSession(read, write) as client,
+            httpx2.AsyncClient(headers=bearer(key), timeout=SESSION_SECONDS) as http,
+            Client(streamable_http_client(mcp_url, http_client=http)) as client,
         ):
-            await client.initialize()
             return [
                 await client.call_tool("read_document", {"path": "guide.md"}) for _ in range(calls)
             ]
@@ -405,8 +393,8 @@ def test_concurrent_callers_of_one_project_each_get_their_own_answers(
         )
 
     mine, theirs = asyncio.run(both())
-    assert [result.structuredContent["version"] for result in mine] == [2] * calls
-    assert [result.structuredContent["error"] for result in theirs] == ["not_found"] * calls
+    assert [result.structured_content["version"] for result in mine] == [2] * calls
+    assert [error_of(result)["error"] for result in theirs] == ["not_found"] * calls
 
 
 @pytest.mark.parametrize("kind", ["unknown", "expired", "other scheme"])
@@ -462,3 +450,302 @@ def test_search_documents_reads_no_document_bodies_so_its_queries_do_not_grow(
     large, found = queries_of_one_search()
     assert large == small
     assert len(found["matches"]) == 21 and found["documents_searched"] == 22
+
+
+MODERN = "2026-07-28"
+
+
+def modern_headers(key: str, method: str, name: str | None = None) -> dict[str, str]:
+    """What a 2026-07-28 client sends beside the body: the version and the routing
+    headers (`Mcp-Method`, `Mcp-Name` for a call that names a tool)."""
+    headers = {
+        **JSON_RPC_HEADERS,
+        **bearer(key),
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": method,
+    }
+    if name is not None:
+        headers["Mcp-Name"] = name
+    return headers
+
+
+def modern_request(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A 2026-07-28 request: the per-request envelope in `params._meta`, no session."""
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "requests", "version": "1"},
+    }
+    return {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": method,
+        "params": {**(params or {}), "_meta": envelope},
+    }
+
+
+@pytest.mark.parametrize(
+    ("mode", "version"), [("legacy", "2025-11-25"), ("auto", MODERN), (MODERN, MODERN)]
+)
+def test_a_client_of_either_era_connects_and_calls_a_tool(
+    mcp_url, documents, reader_key, mode, version
+):
+    async def body(client: Client) -> tuple[str, Any, Any]:
+        listed = await client.list_tools()
+        read = await client.call_tool("read_document", {"path": "guide.md"})
+        return client.protocol_version, listed, read
+
+    negotiated, listed, read = drive(mcp_url, body, headers=bearer(reader_key), mode=mode)
+    assert negotiated == version
+    assert {tool.name for tool in listed.tools} == set(TOOLS)
+    assert not read.is_error, text_of(read)
+    assert read.structured_content["version"] == 2
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_initialize_negotiates_each_handshake_version(mcp_url, documents, reader_key, version):
+    initialize = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": version}}
+    answer = requests.post(
+        mcp_url, json=initialize, headers={**JSON_RPC_HEADERS, **bearer(reader_key)}
+    )
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["result"]["protocolVersion"] == version
+
+
+def test_server_discover_answers_the_modern_era(mcp_url, documents, reader_key):
+    answer = requests.post(
+        mcp_url,
+        json=modern_request("server/discover"),
+        headers=modern_headers(reader_key, "server/discover"),
+    )
+    assert answer.status_code == 200, answer.content
+    assert "Mcp-Session-Id" not in answer.headers
+    result = answer.json()["result"]
+    assert MODERN in result["supportedVersions"]
+    assert "tools" in result["capabilities"]
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "agentdocs"
+
+    called = requests.post(
+        mcp_url,
+        json=modern_request(
+            "tools/call", {"name": "read_document", "arguments": {"path": "nope.md"}}
+        ),
+        headers=modern_headers(reader_key, "tools/call", "read_document"),
+    )
+    assert called.status_code == 200, called.content
+    refused = called.json()["result"]
+    assert refused["isError"] is True
+    assert "structuredContent" not in refused
+    assert refused["_meta"]["agentdocs/error"]["error"] == "not_found"
+
+
+PAGE = "https://agents.example.com"
+
+
+@pytest.mark.parametrize("method", ["get", "delete"])
+@pytest.mark.parametrize(
+    "accept", ["text/event-stream", "application/json, text/event-stream", "text/html", None]
+)
+def test_get_and_delete_answer_405_whatever_they_accept(
+    client, project, reader_key, method, accept
+):
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {reader_key}"}
+    if accept is not None:
+        headers["HTTP_ACCEPT"] = accept
+    answer = getattr(client, method)("/mcp/acme/web/", **headers)
+    assert answer.status_code == 405
+    assert answer["Allow"] == "POST, OPTIONS"
+    assert answer.json()["error"] == "method_not_allowed"
+
+
+def test_a_browser_page_of_an_allowed_origin_gets_cors(client, settings, documents, reader_key):
+    settings.AGENTDOCS_MCP_ALLOWED_ORIGINS = [PAGE]
+    preflight = client.options(
+        "/mcp/acme/web/",
+        HTTP_ORIGIN=PAGE,
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization, content-type, mcp-protocol-version",
+    )
+    assert preflight.status_code == 204
+    assert preflight["Access-Control-Allow-Origin"] == PAGE
+    assert "POST" in preflight["Access-Control-Allow-Methods"]
+    allowed = {name.strip() for name in preflight["Access-Control-Allow-Headers"].split(",")}
+    assert {
+        "authorization",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "mcp-method",
+        "mcp-name",
+    } <= allowed
+    assert "Access-Control-Allow-Credentials" not in preflight  # a token, never a cookie
+
+    answered = client.post(
+        "/mcp/acme/web/",
+        json.dumps(INITIALIZE),
+        content_type="application/json",
+        HTTP_ACCEPT=JSON_RPC_HEADERS["Accept"],
+        HTTP_AUTHORIZATION=f"Bearer {reader_key}",
+        HTTP_ORIGIN=PAGE,
+    )
+    assert answered.status_code == 200
+    assert answered["Access-Control-Allow-Origin"] == PAGE
+    assert "Origin" in answered["Vary"]
+    exposed = answered["Access-Control-Expose-Headers"]
+    assert "mcp-session-id" in exposed and "www-authenticate" in exposed
+    # A refusal is readable by the page too, so it can show it.
+    unsigned = client.post(
+        "/mcp/acme/web/",
+        json.dumps(INITIALIZE),
+        content_type="application/json",
+        HTTP_ORIGIN=PAGE,
+    )
+    assert unsigned.status_code == 401
+    assert unsigned["Access-Control-Allow-Origin"] == PAGE
+
+
+@pytest.mark.parametrize("allowed", [[], [PAGE]])
+def test_a_request_from_another_origin_is_refused_with_403(
+    client, settings, documents, reader_key, allowed
+):
+    settings.AGENTDOCS_MCP_ALLOWED_ORIGINS = allowed
+    for origin in ("https://evil.example", "null", PAGE + ":8443"):
+        refused = client.post(
+            "/mcp/acme/web/",
+            call_tool("read_document", {"path": "guide.md"}),
+            content_type="application/json",
+            HTTP_ACCEPT=JSON_RPC_HEADERS["Accept"],
+            HTTP_AUTHORIZATION=f"Bearer {reader_key}",
+            HTTP_ORIGIN=origin,
+        )
+        assert refused.status_code == 403
+        assert refused.json()["error"] == "origin_not_allowed"
+        assert refused.json()["field"] == "Origin"
+        assert "Access-Control-Allow-Origin" not in refused
+        preflight = client.options(
+            "/mcp/acme/web/", HTTP_ORIGIN=origin, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+        )
+        assert preflight.status_code == 403
+
+
+def test_without_an_origin_every_client_is_served(client, settings, documents, reader_key):
+    """Programs (every MCP client but a browser page) send no Origin."""
+    settings.AGENTDOCS_MCP_ALLOWED_ORIGINS = []
+    answer = client.post(
+        "/mcp/acme/web/",
+        call_tool("read_document", {"path": "guide.md"}),
+        content_type="application/json",
+        HTTP_ACCEPT=JSON_RPC_HEADERS["Accept"],
+        HTTP_AUTHORIZATION=f"Bearer {reader_key}",
+    )
+    assert answer.status_code == 200
+    assert "Access-Control-Allow-Origin" not in answer
+
+
+def test_an_allowed_origin_must_be_an_origin():
+    check = (
+        "import os, django; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; "
+        "django.setup()"
+    )
+    env = {
+        **{key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"},
+        "SECRET_KEY": "x",
+        "AGENTDOCS_MCP_ALLOWED_ORIGINS": "https://ok.example, https://bad.example/path",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, env=env, cwd=REPO
+    )
+    assert done.returncode != 0
+    assert "'https://bad.example/path' is not an origin" in done.stderr
+
+
+def post_call(client: Any, key: str, arguments: dict[str, Any], *, through_sdk: bool) -> Any:
+    """A `get_memory_block` call; ``through_sdk`` adds an empty `_meta`, which the fast
+    path leaves to the SDK (`agentdocs.api.mcp_memory_block`)."""
+    params: dict[str, Any] = {"name": "get_memory_block", "arguments": arguments}
+    if through_sdk:
+        params["_meta"] = {}
+    answer = client.post(
+        "/mcp/acme/web/",
+        json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": params}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {key}",
+        HTTP_ACCEPT=JSON_RPC_HEADERS["Accept"],
+    )
+    return answer.status_code, answer.json()
+
+
+@pytest.mark.parametrize(
+    "case", ["full", "stubs", "bad process", "read-only token", "outsider", "unknown recipe"]
+)
+def test_the_fast_get_memory_block_answers_exactly_as_the_sdk(
+    client, settings, documents, reader, outsider, other_tenant, case
+):
+    key = {
+        "read-only token": lambda: (
+            token_service.token_create(user=reader, name="read only", scopes=[Scope.READ]).key
+        ),
+        "outsider": lambda: api_token_key(outsider),
+    }.get(case, lambda: api_token_key(reader))()
+    arguments: dict[str, Any] = {"process": "same", "reset": case != "stubs"}
+    if case == "bad process":
+        arguments["process"] = "two\nlines"
+    if case == "unknown recipe":
+        arguments["recipe"] = "nope"
+    if case == "stubs":
+        post_call(client, key, arguments, through_sdk=False)  # the first, full turn
+    fast = post_call(client, key, arguments, through_sdk=False)
+    sdk = post_call(client, key, arguments, through_sdk=True)
+    assert fast == sdk
+    status, body = fast
+    assert status == 200
+    result = body["result"]
+    if case in ("full", "stubs"):
+        assert result["isError"] is False
+        assert result["structuredContent"]["result"] == result["content"][0]["text"]
+        unchanged = "Agent notes unchanged from an earlier turn" in result["content"][0]["text"]
+        assert unchanged is (case == "stubs")
+    else:
+        assert result["isError"] is True and "structuredContent" not in result
+        expected = {
+            "bad process": "invalid",
+            "read-only token": "insufficient_scope",
+            "outsider": "not_found",
+            "unknown recipe": "not_found",
+        }[case]
+        assert result["_meta"]["agentdocs/error"]["error"] == expected
+
+
+def test_the_fast_get_memory_block_counts_the_render_rate_limit(
+    client, settings, documents, reader
+):
+    settings.AGENTDOCS_RATE_LIMITS = {**settings.AGENTDOCS_RATE_LIMITS, "render": "2/min"}
+    key = api_token_key(reader)
+    first = post_call(client, key, {"process": "p"}, through_sdk=False)[1]["result"]
+    second = post_call(client, key, {"process": "p"}, through_sdk=True)[1]["result"]
+    third = post_call(client, key, {"process": "p"}, through_sdk=False)[1]["result"]
+    assert not first["isError"] and not second["isError"]
+    assert third["_meta"]["agentdocs/error"]["error"] == "rate_limited"
+
+
+def test_a_call_the_tools_schema_refuses_gets_the_sdks_error(client, documents, reader):
+    status, body = post_call(client, api_token_key(reader), {"reset": True}, through_sdk=False)
+    assert status == 200
+    result = body["result"]
+    assert result["isError"] is True
+    assert "process" in result["content"][0]["text"]  # pydantic: the field required
+
+
+@pytest.mark.parametrize(("accept", "status"), [("text/html", 406), ("application/*", 200)])
+def test_the_fast_path_reads_accept_as_the_sdk_does(client, documents, reader, accept, status):
+    key = api_token_key(reader)
+    answers = [
+        client.post(
+            "/mcp/acme/web/",
+            call_tool(tool, arguments),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {key}",
+            HTTP_ACCEPT=accept,
+        ).status_code
+        for tool, arguments in (("get_memory_block", {"process": "p"}), ("list_documents", {}))
+    ]
+    assert answers == [status, status]

@@ -13,10 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.shared.exceptions import McpError
-from pydantic import AnyUrl
+from mcp import Client, StdioServerParameters
 
 from agentdocs.models import BindingRecord, ChangeRequest
 from agentdocs.services import documents as document_service
@@ -40,14 +37,18 @@ TOOLS = {
 def drive(
     token: str,
     url: str,
-    body: Callable[[ClientSession], Awaitable[Any]],
+    body: Callable[[Client], Awaitable[Any]],
     *,
     project: str = "web",
     tenant: str = "acme",
     url_option: str = "--url",
+    mode: str = "auto",
 ) -> Any:
-    """Start `python -m agentdocs.cli mcp` with a clean environment, open an SDK client
-    session on its stdio and run ``body`` in it, within SESSION_SECONDS."""
+    """Start `python -m agentdocs.cli mcp` with a clean environment, connect the SDK's
+    client to its stdio and run ``body`` in it, within SESSION_SECONDS.
+
+    ``mode`` is the client's: "auto" probes with `server/discover` and speaks
+    2026-07-28, "legacy" opens with the `initialize` handshake (2025-11-25)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     env.update(PYTHONPATH=str(REPO), AGENTDOCS_TOKEN=token)
@@ -69,8 +70,7 @@ def drive(
     )
 
     async def session() -> Any:
-        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as client:
-            await client.initialize()
+        async with Client(parameters, mode=mode) as client:  # type: ignore[arg-type]
             return await body(client)
 
     async def bounded() -> Any:
@@ -81,6 +81,20 @@ def drive(
 
 def text_of(result: Any) -> str:
     return "".join(block.text for block in result.content if block.type == "text")
+
+
+def error_of(result: Any) -> dict[str, Any]:
+    """The REST error of a refused tool call: its sentence, code and field are the text
+    every client shows, the same fields ride in `_meta`, and no `structuredContent`
+    (it would not validate against the tool's `outputSchema`)."""
+    assert result.is_error, text_of(result)
+    assert result.structured_content is None
+    error: dict[str, Any] = result.meta["agentdocs/error"]
+    assert text_of(result).startswith(error["detail"]), text_of(result)
+    assert f"({error['error']}" in text_of(result)
+    if error["field"]:
+        assert f"field {error['field']}" in text_of(result)
+    return error
 
 
 @pytest.fixture
@@ -131,9 +145,9 @@ def test_without_a_token_the_command_stops_with_a_usage_error(tmp_path):
 
 
 def test_the_tools_keep_their_names_and_arguments(live_server, documents, reader_key):
-    async def body(client: ClientSession) -> dict[str, set[str]]:
+    async def body(client: Client) -> dict[str, set[str]]:
         listed = await client.list_tools()
-        return {tool.name: set(tool.inputSchema["properties"]) for tool in listed.tools}
+        return {tool.name: set(tool.input_schema["properties"]) for tool in listed.tools}
 
     assert drive(reader_key, live_server.url, body) == TOOLS
 
@@ -141,7 +155,7 @@ def test_the_tools_keep_their_names_and_arguments(live_server, documents, reader
 def test_get_memory_block_sends_stubs_on_later_turns_until_reset(
     live_server, documents, reader_key
 ):
-    async def body(client: ClientSession) -> list[str]:
+    async def body(client: Client) -> list[str]:
         turns = []
         for arguments in (
             {"process": "mcp-run"},
@@ -149,7 +163,7 @@ def test_get_memory_block_sends_stubs_on_later_turns_until_reset(
             {"process": "mcp-run", "reset": True},
         ):
             result = await client.call_tool("get_memory_block", arguments)
-            assert not result.isError, text_of(result)
+            assert not result.is_error, text_of(result)
             turns.append(text_of(result))
         return turns
 
@@ -162,7 +176,7 @@ def test_get_memory_block_sends_stubs_on_later_turns_until_reset(
 
 
 def test_documents_are_listed_and_read_at_any_version(live_server, documents, reader_key):
-    async def body(client: ClientSession) -> tuple[Any, Any, Any, Any]:
+    async def body(client: Client) -> tuple[Any, Any, Any, Any]:
         listing = await client.call_tool("list_documents", {})
         only = await client.call_tool("list_documents", {"prefix": ".AGENTS/"})
         current = await client.call_tool("read_document", {"path": "guide.md"})
@@ -170,31 +184,31 @@ def test_documents_are_listed_and_read_at_any_version(live_server, documents, re
         return listing, only, current, first
 
     listing, only, current, first = drive(reader_key, live_server.url, body)
-    rows = listing.structuredContent["result"]
+    rows = listing.structured_content["result"]
     assert [row["path"] for row in rows] == [".AGENTS/overview.md", "guide.md"]
     assert set(rows[1]) == {"path", "version", "size", "updated"}
     assert rows[1]["version"] == 2
-    assert [row["path"] for row in only.structuredContent["result"]] == [".AGENTS/overview.md"]
-    assert current.structuredContent["version"] == 2
-    assert current.structuredContent["body"].startswith("Never deploy on Fridays")
-    assert len(current.structuredContent["sha256"]) == 64
-    assert first.structuredContent["version"] == 1
-    assert first.structuredContent["body"] == "Deploy on Fridays.\n"
+    assert [row["path"] for row in only.structured_content["result"]] == [".AGENTS/overview.md"]
+    assert current.structured_content["version"] == 2
+    assert current.structured_content["body"].startswith("Never deploy on Fridays")
+    assert len(current.structured_content["sha256"]) == 64
+    assert first.structured_content["version"] == 1
+    assert first.structured_content["body"] == "Deploy on Fridays.\n"
 
 
 def test_search_finds_the_projects_documents_only_ignoring_case(live_server, documents, reader_key):
-    async def body(client: ClientSession) -> tuple[Any, Any]:
+    async def body(client: Client) -> tuple[Any, Any]:
         found = await client.call_tool("search_documents", {"query": "zentinel"})
         nothing = await client.call_tool("search_documents", {"query": "kubernetes"})
         return found, nothing
 
     found, nothing = drive(reader_key, live_server.url, body)
-    result = found.structuredContent
+    result = found.structured_content
     assert result["complete"] is True
     assert result["documents_searched"] == 2
     assert [match["path"] for match in result["matches"]] == ["guide.md"]
     assert "the Zentinel WAF" in result["matches"][0]["snippet"]
-    assert nothing.structuredContent["matches"] == []
+    assert nothing.structured_content["matches"] == []
 
 
 def test_bind_run_returns_the_record_id_problems_and_page(
@@ -205,15 +219,15 @@ def test_bind_run_returns_the_record_id_problems_and_page(
     celery_app.conf.task_always_eager = True
     manifest = {"context": [], "local": ["guide.md", "missing.md"]}
 
-    async def body(client: ClientSession) -> Any:
+    async def body(client: Client) -> Any:
         return await client.call_tool("bind_run", {"process": "mcp-bind", "manifest": manifest})
 
     try:
         result = drive(api_token_key(writer), live_server.url, body)
     finally:
         celery_app.conf.task_always_eager = eager
-    assert not result.isError, text_of(result)
-    bound = result.structuredContent
+    assert not result.is_error, text_of(result)
+    bound = result.structured_content
     record = BindingRecord.objects.get(pk=bound["id"])
     assert record.process == "mcp-bind"
     assert bound["problem_count"] == record.problem_count == 1
@@ -222,14 +236,12 @@ def test_bind_run_returns_the_record_id_problems_and_page(
 
 
 def test_resources_list_the_documents_and_read_them(live_server, documents, reader_key):
-    async def body(client: ClientSession) -> tuple[Any, ...]:
+    async def body(client: Client) -> tuple[Any, ...]:
         listed = await client.list_resources()
         templates = await client.list_resource_templates()
-        block = await client.read_resource(AnyUrl("agentdocs://acme/web/memory-block"))
-        guide = await client.read_resource(AnyUrl("agentdocs://acme/web/documents/guide.md"))
-        nested = await client.read_resource(
-            AnyUrl("agentdocs://acme/web/documents/.AGENTS/overview.md")
-        )
+        block = await client.read_resource("agentdocs://acme/web/memory-block")
+        guide = await client.read_resource("agentdocs://acme/web/documents/guide.md")
+        nested = await client.read_resource("agentdocs://acme/web/documents/.AGENTS/overview.md")
         return listed, templates, block, guide, nested
 
     listed, templates, block, guide, nested = drive(reader_key, live_server.url, body)
@@ -238,7 +250,7 @@ def test_resources_list_the_documents_and_read_them(live_server, documents, read
         "agentdocs://acme/web/documents/.AGENTS/overview.md",
         "agentdocs://acme/web/documents/guide.md",
     ]
-    assert [template.uriTemplate for template in templates.resourceTemplates] == [
+    assert [template.uri_template for template in templates.resource_templates] == [
         "agentdocs://acme/web/documents/{path}"
     ]
     assert "# House rules" in block.contents[0].text
@@ -247,7 +259,7 @@ def test_resources_list_the_documents_and_read_them(live_server, documents, read
 
 
 def test_the_house_rules_prompt_is_the_memory_block_preview(live_server, documents, reader_key):
-    async def body(client: ClientSession) -> tuple[Any, Any]:
+    async def body(client: Client) -> tuple[Any, Any]:
         prompts = await client.list_prompts()
         return prompts, await client.get_prompt("house-rules")
 
@@ -261,15 +273,15 @@ def test_the_house_rules_prompt_is_the_memory_block_preview(live_server, documen
 def test_a_reader_proposes_into_vance_and_only_an_admin_approves(
     live_server, documents, reader_key, api, writer, admin
 ):
-    async def body(client: ClientSession) -> Any:
+    async def body(client: Client) -> Any:
         return await client.call_tool(
             "propose_change",
             {"path": "agent.md", "body": "# House rules\n", "reason": "shorter"},
         )
 
     result = drive(reader_key, live_server.url, body, project="_vance")
-    assert not result.isError, text_of(result)
-    proposed = result.structuredContent
+    assert not result.is_error, text_of(result)
+    proposed = result.structured_content
     change = ChangeRequest.objects.get()
     assert proposed["id"] == change.pk and proposed["state"] == "open"
     assert proposed["base_version"] == 1 and proposed["path"] == "agent.md"
@@ -284,52 +296,150 @@ def test_a_reader_proposes_into_vance_and_only_an_admin_approves(
 def test_a_stale_base_version_is_kept_and_an_outsider_cannot_propose(
     live_server, documents, writer, outsider, other_tenant
 ):
-    async def body(client: ClientSession) -> Any:
+    async def body(client: Client) -> Any:
         return await client.call_tool(
             "propose_change",
             {"path": "guide.md", "body": "Deploy any day.\n", "reason": "r", "base_version": 1},
         )
 
     result = drive(api_token_key(writer), live_server.url, body, url_option="--server")
-    assert not result.isError, text_of(result)
-    assert result.structuredContent["base_version"] == 1
-    refused = drive(api_token_key(outsider), live_server.url, body)
-    assert refused.isError
-    assert refused.structuredContent["error"] == "not_found"
+    assert not result.is_error, text_of(result)
+    assert result.structured_content["base_version"] == 1
+    # An outsider's command does not start at all (see the refused start below).
+    refused = run_cli(*mcp_arguments(live_server.url), cwd=REPO, env=token_env(outsider))
+    assert refused.returncode == 2
     assert ChangeRequest.objects.count() == 1
 
 
-def test_a_foreign_tenant_is_a_tool_error_and_the_server_keeps_serving(
-    live_server, documents, other_tenant, outsider
-):
-    async def body(client: ClientSession) -> tuple[Any, Any, Any]:
-        block = await client.call_tool("get_memory_block", {"process": "spy"})
-        read = await client.call_tool("read_document", {"path": "guide.md"})
-        with pytest.raises(McpError) as refused:
-            await client.read_resource(AnyUrl("agentdocs://acme/web/documents/guide.md"))
-        tools = await client.list_tools()
-        return block, read, (refused.value, tools)
+def mcp_arguments(url: str, project: str = "web") -> tuple[str, ...]:
+    return ("mcp", "--tenant", "acme", "--project", project, "--url", url)
 
-    block, read, (refused, tools) = drive(api_token_key(outsider), live_server.url, body)
-    for result in (block, read):
-        assert result.isError
-        assert result.structuredContent == {
-            "error": "not_found",
-            "detail": "No such tenant.",
-            "field": "tenant",
-        }
-        assert text_of(result) == "No such tenant. (not_found, field tenant; HTTP 404)"
-    assert "No such tenant." in str(refused)
-    assert len(tools.tools) == len(TOOLS)
+
+def token_env(user: Any) -> dict[str, str]:
+    return {"AGENTDOCS_TOKEN": api_token_key(user)}
+
+
+@pytest.mark.parametrize(
+    ("who", "named", "message"),
+    [
+        ("outsider", "web", "No such tenant. (not_found, field tenant; HTTP 404)"),
+        ("reader", "nowhere", "(not_found, field project; HTTP 404)"),
+        ("unknown token", "web", "(authentication_failed; HTTP 401)"),
+    ],
+)
+def test_a_refused_start_prints_the_servers_message_and_exits_2(
+    live_server, documents, other_tenant, outsider, reader, who, named, message
+):
+    """Before serving, the command starts the session: a client shows a server that
+    exits as failed, with this message, not as connected."""
+    env = {"AGENTDOCS_TOKEN": "adt_nothing_here"} if who == "unknown token" else {}
+    env = env or token_env(outsider if who == "outsider" else reader)
+    done = run_cli(*mcp_arguments(live_server.url, named), cwd=REPO, env=env)
+    assert done.returncode == 2
+    assert done.stdout == b""  # no MCP server ever spoke
+    stderr = done.stderr.decode()
+    assert stderr.startswith(f"agentdocs mcp: acme/{named} on {live_server.url}: "), stderr
+    assert message in stderr
+    assert "Traceback" not in stderr
+
+
+def test_an_unreachable_server_is_a_refused_start(tmp_path, reader):
+    done = run_cli(*mcp_arguments("http://127.0.0.1:9"), cwd=tmp_path, env=token_env(reader))
+    assert done.returncode == 2
+    assert b"cannot reach http://127.0.0.1:9" in done.stderr
+    assert b"(unreachable" in done.stderr
 
 
 def test_a_refused_argument_comes_back_with_our_error(live_server, documents, reader_key):
-    async def body(client: ClientSession) -> tuple[Any, Any]:
+    async def body(client: Client) -> tuple[Any, Any]:
         missing = await client.call_tool("read_document", {"path": "nope.md"})
         bad = await client.call_tool("get_memory_block", {"process": "bad\nprocess"})
         return missing, bad
 
     missing, bad = drive(reader_key, live_server.url, body)
-    assert missing.isError and missing.structuredContent["error"] == "not_found"
-    assert bad.isError and bad.structuredContent["error"] == "invalid"
-    assert json.dumps(bad.structuredContent)  # plain JSON, as the REST error
+    assert missing.is_error and error_of(missing)["error"] == "not_found"
+    assert bad.is_error and error_of(bad)["error"] == "invalid"
+    assert json.dumps(error_of(bad))  # plain JSON, as the REST error
+
+
+@pytest.mark.parametrize(("mode", "version"), [("legacy", "2025-11-25"), ("auto", "2026-07-28")])
+def test_a_client_of_either_era_connects_over_stdio(
+    live_server, documents, reader_key, mode, version
+):
+    async def body(client: Client) -> tuple[str, Any]:
+        return client.protocol_version, await client.call_tool(
+            "read_document", {"path": "guide.md"}
+        )
+
+    negotiated, read = drive(reader_key, live_server.url, body, mode=mode)
+    assert negotiated == version
+    assert read.structured_content["version"] == 2
+
+
+def test_initialize_with_2025_06_18_is_answered_in_that_version(live_server, documents, reader_key):
+    """An older client's handshake, line by line on the command's stdio."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.update(PYTHONPATH=str(REPO), AGENTDOCS_TOKEN=reader_key)
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "old", "version": "1"},
+        },
+    }
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    lines = [initialize, {"jsonrpc": "2.0", "method": "notifications/initialized"}, listing]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agentdocs.cli",
+            "mcp",
+            "--tenant",
+            "acme",
+            "--project",
+            "web",
+            "--url",
+            live_server.url,
+        ],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=SESSION_SECONDS,
+    )
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.splitlines())}
+    assert answers[1]["result"]["protocolVersion"] == "2025-06-18"
+    assert answers[1]["result"]["serverInfo"]["name"] == "agentdocs"
+    assert {tool["name"] for tool in answers[2]["result"]["tools"]} == set(TOOLS)
+
+
+READ_ONLY = {"get_memory_block", "list_documents", "read_document", "search_documents"}
+
+
+def test_every_tool_has_a_title_and_truthful_annotations_and_the_server_its_version(
+    live_server, documents, reader_key
+):
+    from importlib.metadata import version
+
+    async def body(client: Client) -> tuple[Any, Any]:
+        return client.server_info, await client.list_tools()
+
+    server_info, listed = drive(reader_key, live_server.url, body, mode="legacy")
+    assert (server_info.name, server_info.version) == ("agentdocs", version("agentdocs"))
+    for tool in listed.tools:
+        hints = tool.annotations
+        assert tool.title and hints.title == tool.title
+        assert hints.read_only_hint is (tool.name in READ_ONLY), tool.name
+        assert hints.destructive_hint is False and hints.open_world_hint is False
+        # Later turns of a process get stubs, and each proposal or binding is another.
+        idempotent = tool.name in READ_ONLY - {"get_memory_block"}
+        assert hints.idempotent_hint is idempotent, tool.name
+    search = next(tool for tool in listed.tools if tool.name == "search_documents")
+    assert "no search API" not in search.description
+    assert "The server's search" in search.description

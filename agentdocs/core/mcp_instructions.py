@@ -1,0 +1,74 @@
+"""The `instructions` an MCP server gives a client at the start of a session.
+
+Agent clients (Claude Code, Codex, Gemini CLI) put a server's instructions into the
+agent's context before any tool is called, so they carry the project's house rules:
+the Memory Block as a preview renders it without any path (the policy, the agent
+notes and the always-applied `.AGENTS/` context; scoped documents are named as left
+out), cut to a byte budget with the block's own `[truncated: N more bytes]` marker,
+then the sentence that sends the agent to `get_memory_block` for the rest.
+
+A pure function of the block's text and a few names, so that a binding record of the
+block (its inputs, kept by version) and of the budget gives the same text again.
+"""
+
+from __future__ import annotations
+
+from agentdocs.core.context import utf8_head
+
+DEFAULT_BUDGET_BYTES = 16 * 1024
+
+
+def truncation_marker(more_bytes: int) -> str:
+    """The marker a cut text ends with, the same as a cut `.AGENTS/` source's."""
+    return f"\n\n[truncated: {more_bytes} more bytes]"
+
+
+def cut_to_budget(text: str, budget_bytes: int) -> str:
+    """``text`` whole when it fits in ``budget_bytes`` UTF-8 bytes, else its head and the
+    marker saying how many bytes were left out, the two within the budget."""
+    if budget_bytes < 0:
+        raise ValueError("budget_bytes must not be negative")
+    size = len(text.encode("utf-8"))
+    if size <= budget_bytes:
+        return text
+    # The marker for all of the text is at least as long as the one finally written.
+    room = max(budget_bytes - len(truncation_marker(size).encode("utf-8")), 0)
+    head = utf8_head(text, room).rstrip()
+    return head + truncation_marker(size - len(head.encode("utf-8")))
+
+
+def rest_sentence(process: str | None) -> str:
+    """What the agent does for everything the instructions cannot hold."""
+    named = f"this session's is {process!r}; " if process else ""
+    return (
+        "At the start of each task call get_memory_block with the id of your process "
+        f"({named}use the same id on every turn, and reset=true after you compact your "
+        "context) and the paths the task touches: it adds the .AGENTS/ documents scoped to "
+        "those paths and what changed since. Cite documents with read_document; find them "
+        "with list_documents and search_documents."
+    )
+
+
+def compose_instructions(
+    *,
+    tenant: str,
+    project: str,
+    process: str | None,
+    house_rules: str,
+    budget_bytes: int = DEFAULT_BUDGET_BYTES,
+    note: str = "",
+) -> str:
+    """The session's instructions; ``house_rules`` is the Memory Block preview's text,
+    empty when the session could not get it (``note`` then says why)."""
+    parts = [f"The house rules of the project {tenant}/{project}, from agentdocs."]
+    rules = cut_to_budget(house_rules.strip(), budget_bytes)
+    if note:
+        parts.append(note)
+    if rules:
+        parts.append(
+            "They apply to every task in this project; the Memory Block as it stands at the "
+            "start of this session:"
+        )
+        parts.append(rules)
+    parts.append(rest_sentence(process))
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,184 @@
+"""The start of an MCP session: the house rules in the server's instructions, within
+their budget, bound in a record that gives their exact text again; over `/mcp/`
+(`initialize`, `server/discover`), over stdio and as the REST call both make."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import requests
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from agentdocs.models import BindingRecord, Scope
+from agentdocs.services import bindings as binding_service
+from agentdocs.services import tokens as token_service
+from tests.api.test_mcp_http import (
+    INITIALIZE,
+    JSON_RPC_HEADERS,
+    bearer,
+    modern_headers,
+    modern_request,
+)
+from tests.cli.test_mcp import Client, drive
+from tests.cli.test_mcp import documents as documents  # the stdio tests fixture, shared
+from tests.conftest import api_token_key
+
+SESSIONS = "/api/v1/tenants/acme/projects/web/mcp-sessions/"
+RULES = "## Agent Notes (from _vance: agent.md)\n\n# House rules\n- be kind"
+
+
+@pytest.fixture
+def mcp_url(live_server):
+    return f"{live_server.url}/mcp/acme/web/"
+
+
+def initialize(url: str, key: str, **headers: str) -> dict[str, Any]:
+    answer = requests.post(
+        url, json=INITIALIZE, headers={**JSON_RPC_HEADERS, **bearer(key), **headers}
+    )
+    assert answer.status_code == 200, answer.content
+    result: dict[str, Any] = answer.json()["result"]
+    return result
+
+
+def assert_bound(record: BindingRecord, instructions: str) -> None:
+    """The record of a session's start gives its instructions again, byte for byte."""
+    assert record.problem_count == 0
+    bound = record.record["memory_block"]["instructions"]
+    assert bound["bytes"] == len(instructions.encode("utf-8"))
+    rebuilt = binding_service.binding_reconstruct(record=record)["memory_block"]
+    assert rebuilt["verified"] is True
+    assert rebuilt["instructions"] == instructions
+
+
+def test_initialize_gives_the_house_rules_and_binds_them(mcp_url, documents, reader):
+    instructions = initialize(mcp_url, api_token_key(reader))["instructions"]
+    assert instructions.startswith("The house rules of the project acme/web")
+    assert RULES in instructions
+    assert "What this is." in instructions  # the always-applied .AGENTS/ context
+    assert instructions.rstrip().endswith("find them with list_documents and search_documents.")
+    (record,) = BindingRecord.objects.all()
+    assert record.process.startswith("mcp-") and f"'{record.process}'" in instructions
+    assert record.created_by == reader
+    assert_bound(record, instructions)
+
+
+def test_the_clients_session_id_names_the_process(mcp_url, documents, reader):
+    instructions = initialize(mcp_url, api_token_key(reader), **{"Mcp-Session-Id": "run-42"})[
+        "instructions"
+    ]
+    record = BindingRecord.objects.get()
+    assert record.process == "run-42"
+    assert "'run-42'" in instructions
+
+
+def test_server_discover_starts_a_session_too(mcp_url, documents, reader):
+    key = api_token_key(reader)
+    answer = requests.post(
+        mcp_url,
+        json=modern_request("server/discover"),
+        headers=modern_headers(key, "server/discover"),
+    )
+    instructions = answer.json()["result"]["instructions"]
+    assert RULES in instructions
+    assert_bound(BindingRecord.objects.get(), instructions)
+
+
+def test_the_rules_are_cut_to_their_budget_visibly(mcp_url, settings, documents, reader):
+    settings.AGENTDOCS_MCP_INSTRUCTIONS_BYTES = 120
+    instructions = initialize(mcp_url, api_token_key(reader))["instructions"]
+    parts = instructions.split("\n\n")
+    marker = next(part for part in parts if part.startswith("[truncated: "))
+    assert marker.endswith(" more bytes]")
+    intro = "as it stands at the start of this session:\n\n"
+    rules = instructions[
+        instructions.index(intro) + len(intro) : instructions.index(marker) + len(marker)
+    ]
+    assert rules.startswith("## Agent Notes")
+    assert len(rules.encode("utf-8")) <= 120
+    assert instructions.rstrip().endswith("search_documents.")  # the sentence is whole
+    assert_bound(BindingRecord.objects.get(), instructions)
+
+
+def test_the_stdio_command_gives_the_rules_and_binds_them(live_server, documents, reader):
+    async def body(client: Client) -> str | None:
+        return client.instructions
+
+    for mode in ("legacy", "auto"):
+        instructions = drive(api_token_key(reader), live_server.url, body, mode=mode)
+        assert instructions is not None and RULES in instructions
+        record = BindingRecord.objects.order_by("-pk").first()
+        assert record is not None and f"'{record.process}'" in instructions
+        assert_bound(record, instructions)
+    assert BindingRecord.objects.count() == 2  # one session each
+
+
+def test_a_token_that_may_not_render_gets_no_rules_and_no_record(mcp_url, documents, reader):
+    key = token_service.token_create(user=reader, name="read only", scopes=[Scope.READ]).key
+    instructions = initialize(mcp_url, key)["instructions"]
+    assert "no `render` scope" in instructions
+    assert "# House rules" not in instructions
+    assert not BindingRecord.objects.exists()
+
+
+def test_a_refused_start_over_http_is_said_in_the_instructions(
+    mcp_url, documents, other_tenant, outsider
+):
+    instructions = initialize(mcp_url, api_token_key(outsider))["instructions"]
+    assert "agentdocs refused this session's start: No such tenant." in instructions
+    assert "# House rules" not in instructions
+    assert not BindingRecord.objects.exists()
+
+
+def test_the_rest_call_answers_the_process_instructions_and_record(api, documents, reader):
+    answer = api(reader).post(SESSIONS, {"session": "cli-7"}, format="json")
+    assert answer.status_code == 201, answer.content
+    body = answer.json()
+    record = BindingRecord.objects.get()
+    assert body["process"] == "cli-7" and body["record"] == record.pk
+    assert answer["Location"].endswith(f"/bindings/{record.pk}")
+    assert RULES in body["instructions"]
+    reconstructed = api(reader).get(
+        f"/api/v1/tenants/acme/projects/web/bindings/{record.pk}/reconstruct"
+    )
+    assert reconstructed.status_code == 200, reconstructed.content
+    assert reconstructed.json()["memory_block"]["instructions"] == body["instructions"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"session": "two\nlines"}, "session"),
+        ({"session": "x" * 201}, "session"),
+        ({"other": 1}, "other"),
+    ],
+)
+def test_a_bad_session_is_refused_and_nothing_is_bound(api, documents, reader, payload, field):
+    answer = api(reader).post(SESSIONS, payload, format="json")
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["field"] == field
+    assert not BindingRecord.objects.exists()
+
+
+def test_another_tenants_member_finds_no_project(api, documents, other_tenant, outsider):
+    answer = api(outsider).post(SESSIONS, {}, format="json")
+    assert answer.status_code == 404
+    assert not BindingRecord.objects.exists()
+
+
+def test_the_start_runs_a_constant_number_of_queries(
+    api, documents, reader, project, make_document
+):
+    client = api(reader)
+    assert client.post(SESSIONS, {}, format="json").status_code == 201
+    with CaptureQueriesContext(connection) as small:
+        assert client.post(SESSIONS, {}, format="json").status_code == 201
+    for number in range(15):
+        make_document(project, f".AGENTS/more-{number}.md", f"{number}\n")
+    assert client.post(SESSIONS, {}, format="json").status_code == 201
+    with CaptureQueriesContext(connection) as large:
+        assert client.post(SESSIONS, {}, format="json").status_code == 201
+    assert len(large) == len(small), json.dumps([q["sql"][:80] for q in large.captured_queries])
