@@ -368,6 +368,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "agentdocs.tasks.sweep_webhook_deliveries",
         "schedule": env_int("AGENTDOCS_WEBHOOK_SWEEP_EVERY_SECONDS", 30),
     },
+    # Evidence: every tenant's history chain walked once a day (`audit.chain_broken`).
+    "audit-chain-verify": {
+        "task": "agentdocs.tasks.verify_audit_chains",
+        "schedule": env_int("AGENTDOCS_AUDIT_VERIFY_EVERY_SECONDS", 24 * 3600),
+    },
 }
 
 # agentdocs' own knobs.
@@ -460,6 +465,13 @@ AGENTDOCS_WEBHOOK_DISABLE_AFTER_SECONDS = env_int(
 AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS", 60)
 # Webhooks a tenant may have (turned off ones count): each costs every write a delivery.
 AGENTDOCS_MAX_WEBHOOKS_PER_TENANT = env_int("AGENTDOCS_MAX_WEBHOOKS_PER_TENANT", 20)
+
+# Evidence (docs/evidence.md): the secret the signing keys are sealed with at rest
+# (empty: SECRET_KEY), and how long a process keeps the active key in memory.
+AGENTDOCS_SIGNING_KEY = env_str("AGENTDOCS_SIGNING_KEY", "")
+AGENTDOCS_SIGNING_KEY_CACHE_SECONDS = env_int("AGENTDOCS_SIGNING_KEY_CACHE_SECONDS", 60)
+if AGENTDOCS_SIGNING_KEY_CACHE_SECONDS < 0:
+    raise ImproperlyConfigured("AGENTDOCS_SIGNING_KEY_CACHE_SECONDS must be at least 0.")
 
 LOGGING = {
     "version": 1,

@@ -45,6 +45,7 @@ from agentdocs.core.memory_block import ClientDocument, LayerKind, LayerState, M
 from agentdocs.models import Scope
 from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services.memory_block import MAX_CLIENT_DOCUMENT_BYTES, MAX_CLIENT_NAME_LENGTH
+from agentdocs.services.signatures import memory_block_sign
 
 
 class PlainTextRenderer(BaseRenderer):
@@ -58,6 +59,16 @@ class PlainTextRenderer(BaseRenderer):
         if isinstance(data, str):
             return data.encode("utf-8")
         return json.dumps(data).encode("utf-8")
+
+
+SIGNATURE_HEADER = "Agentdocs-Signature"
+
+
+def _signed(response: Response, signature: str) -> Response:
+    """The server's signature of the block, in the header whatever the representation
+    (docs/evidence.md: `agentdocs verify BLOCK_FILE --signature SIG`)."""
+    response[SIGNATURE_HEADER] = signature
+    return response
 
 
 def _wants_text(request: Request) -> bool:
@@ -203,6 +214,11 @@ class MemoryBlockSerializer(serializers.Serializer):
     process = serializers.CharField(allow_null=True)
     recipe = serializers.CharField(allow_null=True)
     profile = serializers.CharField(allow_null=True)
+    signature = serializers.CharField(
+        help_text="The server's Ed25519 signature of the block (as in the "
+        "Agentdocs-Signature header): base64url of the signed claim, a dot, base64url "
+        "of the signature; verify with `agentdocs verify`."
+    )
 
 
 # A context whose account lists at least this many files is answered with the account
@@ -314,10 +330,17 @@ class MemoryBlockView(APIView):
                 ("render", render_caller), ("render_user", ratelimit.user_key(access.user.pk))
             ),
         )
+        signature = memory_block_sign(
+            tenant=access.tenant.slug,
+            project=access.project.slug,
+            process=data["process"],
+            text=block.text,
+        )
         if _wants_text(request):
-            return Response(block.text)
+            return _signed(Response(block.text), signature)
         output = self._output(block, process=data["process"], recipe=recipe, profile=profile)
-        return Response({**output, "context": encoded_context(block.context)})
+        body = {**output, "context": encoded_context(block.context), "signature": signature}
+        return _signed(Response(body), signature)
 
     @extend_schema(
         tags=["memory-block"],
@@ -374,7 +397,15 @@ class MemoryBlockView(APIView):
             etag = f'"mb-{hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]}"'
         if validator is not None:
             validator.store(etag)
-        return self._preview_response(None if etag_matches(if_none_match, etag) else body, etag)
+        if etag_matches(if_none_match, etag):
+            return self._preview_response(None, etag)
+        # Signed after the ETag is taken: the signing time is not part of the content.
+        signature = memory_block_sign(
+            tenant=access.tenant.slug, project=access.project.slug, process=None, text=block.text
+        )
+        if not wants_text:
+            body = {**body, "signature": signature}
+        return _signed(self._preview_response(body, etag), signature)
 
     def _preview_response(self, body: Any, etag: str) -> Response:
         """200 with ``body``, or 304 when it is None; the ETag either way."""

@@ -3,6 +3,8 @@
     agentdocs block --url URL --token TOKEN --tenant T --project P --process ID
                     [--recipe R] [--profile F] [--agent-file PATH | --no-agent-file] [--reset]
     agentdocs context DIR [--max-bytes N]
+    agentdocs verify BLOCK_FILE --signature SIG [--keys FILE | --url URL]
+    agentdocs verify-record RECORD.json [--signature SIG] [--keys FILE | --url URL]
 
 `block` renders the Memory Block for one turn of an agent process: it uploads
 the first of VANCETOPE.md, AGENT.md, CLAUDE.md found in the working folder as
@@ -23,7 +25,15 @@ import sys
 from collections.abc import Callable
 
 # Importing a command module registers its subcommands.
-from agentdocs.cli import bindings, context, imports, mcp, memory_block, sync  # noqa: F401
+from agentdocs.cli import (  # noqa: F401
+    bindings,
+    context,
+    imports,
+    mcp,
+    memory_block,
+    sync,
+    verify,
+)
 from agentdocs.cli.base import COMMANDS, CommandError, write
 
 

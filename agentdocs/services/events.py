@@ -40,11 +40,22 @@ RECIPE_CHANGED = "recipe.changed"
 MEMBERSHIP_CHANGED = "membership.changed"
 PROVIDER_CHANGED = "provider.changed"
 BINDING_CREATED = "binding.created"
+AUDIT_CHAIN_BROKEN = "audit.chain_broken"
 
-KINDS = ("document", "setting", "recipe", "membership", "provider", "webhook", "binding", "change")
+KINDS = (
+    "document",
+    "setting",
+    "recipe",
+    "membership",
+    "provider",
+    "webhook",
+    "binding",
+    "change",
+    "audit",
+)
 # What only tenant admins see in the activity feed, as they alone read these things
 # (the members list, webhooks, the tenant's API tokens, should tokens ever emit).
-ADMIN_ONLY_KINDS = ("membership", "webhook", "token")
+ADMIN_ONLY_KINDS = ("membership", "webhook", "token", "audit")
 
 
 class Links(TypedDict):
@@ -142,6 +153,17 @@ class BindingEventData(TypedDict):
     process: str
     problem_count: int
     actor: str
+    links: Links
+
+
+class AuditChainBrokenEventData(TypedDict):
+    """`audit.chain_broken`: the first broken link of the tenant's history chain."""
+
+    model: str
+    id: int
+    expected: str
+    found: str | None
+    checked: int
     links: Links
 
 
@@ -314,4 +336,11 @@ def binding_links(*, tenant_slug: str, project_slug: str, record_id: int) -> Lin
             "api-binding",
             kwargs={"tenant": tenant_slug, "project": project_slug, "record": str(record_id)},
         ),
+    }
+
+
+def audit_links(*, tenant_slug: str) -> Links:
+    return {
+        "page": reverse("tenant", kwargs={"tenant": tenant_slug}),
+        "api": reverse("api-audit-verify", kwargs={"tenant": tenant_slug}),
     }
