@@ -19,10 +19,11 @@ from typing import Any
 from uuid import UUID
 
 from django.apps import apps
+from django.core.cache import cache
 from django.db import connection, models, transaction
 from django.utils import timezone
 
-from agentdocs.core.audit_chain import ChainReport, ChainRow, chain_link, chain_walk
+from agentdocs.core.audit_chain import BrokenLink, ChainReport, ChainRow, chain_link, chain_walk
 from agentdocs.models.audit import AuditChainHead
 from agentdocs.models.history import HistoryChangeType
 from agentdocs.models.tenancy import Project, Tenant
@@ -162,7 +163,23 @@ def audit_chain_verify(*, tenant: Tenant) -> ChainReport:
     AuditChainHead.objects.filter(pk=head.pk).update(
         verified_at=timezone.now(), broken_at=report["broken_at"]
     )
+    # The admins' banner reads the finding from the cache, so pages pay no query for it.
+    if report["broken_at"] is None:
+        cache.delete(_banner_key(tenant.pk))
+    else:
+        cache.set(_banner_key(tenant.pk), report["broken_at"], timeout=None)
     return report
+
+
+def _banner_key(tenant_id: int) -> str:
+    return f"agentdocs:audit-chain-broken:{tenant_id}"
+
+
+def audit_chain_broken_at(*, tenant_id: int) -> BrokenLink | None:
+    """The last verification's first broken link, as the admins' banner shows it: from
+    the cache the verification wrote (a shared cache, such as Redis, in production)."""
+    found: BrokenLink | None = cache.get(_banner_key(tenant_id))
+    return found
 
 
 def tenant_ids() -> list[int]:
@@ -192,11 +209,6 @@ def audit_chain_check(*, tenant_id: int) -> ChainReport:
                 data=data,
             )
     return report
-
-
-def audit_chain_broken_at(*, tenant: Tenant) -> dict[str, Any] | None:
-    """The last daily check's first broken link, for the admins' banner (one query)."""
-    return AuditChainHead.objects.filter(tenant=tenant).values_list("broken_at", flat=True).first()
 
 
 def audit_chain_lines(*, tenant: Tenant) -> Iterator[str]:

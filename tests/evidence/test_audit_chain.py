@@ -240,7 +240,7 @@ def test_concurrent_writers_keep_one_unbroken_chain(postgres, tenant, project, w
     assert report["checked"] == _history_count(tenant)
 
 
-def test_a_change_saved_outside_a_transaction_is_chained_too(postgres, tenant, admin):
+def test_a_change_saved_outside_a_transaction_is_chained_too(transactional_db, tenant, admin):
     tenant.name = "Acme Corp"
     mark_change(tenant, user=admin, reason="renamed", change_type="updated")
     tenant.save()
@@ -248,3 +248,19 @@ def test_a_change_saved_outside_a_transaction_is_chained_too(postgres, tenant, a
     row = Tenant.history.model.objects.filter(id=tenant.pk).order_by("-history_id").first()
     assert row is not None and row.chain_sha256
     assert audit_chain.audit_chain_verify(tenant=tenant)["ok"]
+
+
+def test_admins_see_a_banner_on_the_tenants_pages_once_the_chain_is_found_broken(
+    client, admin, writer, tenant, written
+):
+    page = "/t/acme/"
+    client.force_login(admin)
+    assert b"audit-chain-banner" not in client.get(page).content
+    row = Document.history.model.objects.order_by("chain_seq").first()
+    Document.history.model.objects.filter(pk=row.pk).update(history_change_reason="rewritten")
+    assert verify_audit_chains() == 1
+    banner = client.get(page).content.decode()
+    assert "History does not verify." in banner
+    assert f'data-audit-chain-broken="{HISTORICAL_DOCUMENT}:{row.pk}"' in banner
+    client.force_login(writer)
+    assert b"audit-chain-banner" not in client.get(page).content
