@@ -8,6 +8,7 @@ published validity (`valid_until`) says so, and verification allows exactly that
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ class _Cached:
     loaded_at: float
 
 
+logger = logging.getLogger(__name__)
 _lock = threading.Lock()
 _cached: _Cached | None = None
 
@@ -82,7 +84,16 @@ def signing_key_active() -> signing.KeyPair:
     if cached is not None and time.monotonic() - cached.loaded_at < ttl:
         return cached.key
     with _lock:
-        key = _key_pair(_active_row())
+        row = _active_row()
+        try:
+            key = _key_pair(row)
+        except signing.KeyUnsealError:
+            # The secret changed (AGENTDOCS_SIGNING_KEY or SECRET_KEY): the key cannot sign
+            # any more, but its public half still verifies what it signed. Rather than
+            # refuse every render, retire it and sign with a new one.
+            logger.error("Signing key %s cannot be decrypted; rotating.", row.key_id)
+            _, new = signing_key_rotate()
+            key = _key_pair(new)
         _cached = _Cached(key=key, loaded_at=time.monotonic())
     return key
 

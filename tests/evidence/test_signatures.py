@@ -207,7 +207,7 @@ def test_the_keys_are_public_and_list_validity(client, agents, api, reader):
     assert len(signing.b64url_decode(key["public_key"])) == 32
 
 
-def test_the_private_key_is_stored_sealed_and_needs_the_same_secret(db, settings):
+def test_the_private_key_is_stored_sealed_and_a_new_secret_rotates_it(db, settings):
     pair = signing_keys.signing_key_active()
     row = SigningKey.objects.get()
     from cryptography.hazmat.primitives.serialization import (
@@ -219,12 +219,20 @@ def test_the_private_key_is_stored_sealed_and_needs_the_same_secret(db, settings
     raw = pair.private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
     assert signing.b64url(raw) not in row.private_key_sealed
     assert raw.hex() not in row.private_key_sealed
+    with pytest.raises(signing.KeyUnsealError, match="cannot be decrypted"):
+        signing.private_key_unseal(row.private_key_sealed, secret="another", key_id=row.key_id)
+    # With another secret the stored key cannot sign: it is retired, still published,
+    # and a new key signs.
     signing_keys.signing_key_forget()
-    with (
-        override_settings(AGENTDOCS_SIGNING_KEY="another secret"),
-        pytest.raises(signing.KeyUnsealError, match="cannot be decrypted"),
-    ):
-        signing_keys.signing_key_active()
+    with override_settings(AGENTDOCS_SIGNING_KEY="another secret"):
+        again = signing_keys.signing_key_active()
+    assert again.key_id != pair.key_id
+    row.refresh_from_db()
+    assert row.retired_at is not None
+    assert [key["key_id"] for key in signing_keys.published_keys()] == [
+        pair.key_id,
+        again.key_id,
+    ]
 
 
 def test_the_first_render_loads_the_key_and_later_ones_read_nothing_more(
