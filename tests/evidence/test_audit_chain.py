@@ -16,8 +16,11 @@ from django.db import connection, connections
 from agentdocs.core.audit_chain import chain_link
 from agentdocs.models import AuditChainHead, Document, Event, Setting, Tenant, mark_change
 from agentdocs.services import audit_chain
+from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
+from agentdocs.services import providers as provider_service
+from agentdocs.services import tokens as token_service
 from agentdocs.tasks import verify_audit_chains
 from tests.conftest import need_service
 
@@ -41,6 +44,24 @@ def written(project, admin, writer, make_document):
     policy_service.setting_set(
         tenant=project.tenant, project=None, key="memory.tone", value="formal", user=admin
     )
+    # JSON columns, a provider, a tenant token, a change request's decision.
+    policy_service.recipe_create(
+        tenant=project.tenant,
+        name="coder",
+        params={"contextBudgetBytes": 4096},
+        profiles={"cli": {"useClientAgentDoc": True}, "web": {}},
+        user=admin,
+    )
+    provider_service.provider_set(
+        tenant=project.tenant, name="house/rules", project_slug="web", path="agent.md", user=admin
+    )
+    token_service.token_create(
+        user=admin, name="ci", scopes=["read"], tenant=project.tenant, actor=admin
+    )
+    change = change_service.change_propose(
+        project=project, path="agent.md", body="v9", base_version=4, reason="why", user=writer
+    )
+    change_service.change_withdraw(change=change, user=writer, reason="not now")
     return document
 
 
@@ -63,6 +84,8 @@ def test_every_history_row_of_the_tenant_is_one_chain(tenant, other_tenant, writ
     models = {row.model for row in rows}
     assert {"agentdocs.historicaltenant", "agentdocs.historicalmembership"} <= models
     assert {HISTORICAL_DOCUMENT, "agentdocs.historicalsetting"} <= models
+    assert {"agentdocs.historicalrecipe", "agentdocs.historicalprovidermapping"} <= models
+    assert {"agentdocs.historicalapitoken", "agentdocs.historicalchangerequest"} <= models
     # Unchained rows there are none; the other tenant has a chain of its own.
     assert not Document.history.model.objects.filter(chain_sha256__isnull=True).exists()
     assert audit_chain.audit_chain_verify(tenant=other_tenant)["ok"]
