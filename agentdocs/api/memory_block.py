@@ -14,7 +14,12 @@ from typing import Any
 import orjson
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers, status
 from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer
 from rest_framework.request import Request
@@ -62,6 +67,16 @@ class PlainTextRenderer(BaseRenderer):
 
 
 SIGNATURE_HEADER = "Agentdocs-Signature"
+SIGNATURE = OpenApiParameter(
+    SIGNATURE_HEADER,
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="The server's Ed25519 signature of the block text: base64url of the signed "
+    "claim {kind, tenant, project, process, sha256, signed_at, key_id}, a dot, base64url of "
+    "the signature. Verify with `agentdocs verify BLOCK_FILE --signature SIG` against "
+    "/.well-known/agentdocs/keys.json (docs/evidence.md).",
+    response=[200],
+)
 
 
 def _signed(response: Response, signature: str) -> Response:
@@ -306,7 +321,7 @@ class MemoryBlockView(APIView):
             ),
             **json_errors(400, 404, 413, 429),
         },
-        parameters=[RETRY_AFTER],
+        parameters=[RETRY_AFTER, SIGNATURE],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
         access = permissions.project_access(
@@ -358,7 +373,13 @@ class MemoryBlockView(APIView):
             304: OpenApiResponse(description="Not modified: the If-None-Match ETag is current."),
             **json_errors(404, 429),
         },
-        parameters=[GetQuerySerializer, IF_NONE_MATCH, etag_header(200, 304), RETRY_AFTER],
+        parameters=[
+            GetQuerySerializer,
+            IF_NONE_MATCH,
+            etag_header(200, 304),
+            RETRY_AFTER,
+            SIGNATURE,
+        ],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         """A preview: the full block, no read state touched."""
