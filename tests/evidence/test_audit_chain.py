@@ -14,13 +14,22 @@ from django.core.management import call_command
 from django.db import connection, connections
 
 from agentdocs.core.audit_chain import chain_link
-from agentdocs.models import AuditChainHead, Document, Event, Setting, Tenant, mark_change
+from agentdocs.models import (
+    AuditChainHead,
+    Delivery,
+    Document,
+    Event,
+    Setting,
+    Tenant,
+    mark_change,
+)
 from agentdocs.services import audit_chain
 from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
 from agentdocs.services import tokens as token_service
+from agentdocs.services import webhooks as webhook_service
 from agentdocs.tasks import verify_audit_chains
 from tests.conftest import need_service
 
@@ -174,14 +183,24 @@ def test_the_export_streams_the_chain_as_json_lines_anyone_can_recompute(
 
 
 def test_the_daily_task_emits_audit_chain_broken_for_admins_only(
-    api, admin, writer, tenant, other_tenant, written
+    api, admin, writer, tenant, other_tenant, written, django_capture_on_commit_callbacks
 ):
+    webhook_service.webhook_create(
+        tenant=tenant,
+        url="http://127.0.0.1:9/hook",
+        events=["audit.chain_broken"],
+        projects=None,
+        user=admin,
+    )
     assert verify_audit_chains() == 0
     assert not Event.objects.filter(type="audit.chain_broken").exists()
     row = Setting.history.model.objects.get()
     Setting.history.model.objects.filter(pk=row.pk).update(value="casual")
-    assert verify_audit_chains() == 1
+    # As on commit: the event becomes a delivery to the webhook subscribed to it.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert verify_audit_chains() == 1
     event = Event.objects.get(type="audit.chain_broken")
+    assert Delivery.objects.filter(event_id=event.pk, webhook__tenant=tenant).count() == 1
     assert event.tenant == tenant
     assert event.data["model"] == "agentdocs.historicalsetting"
     assert event.data["id"] == row.pk
