@@ -331,6 +331,11 @@ SPECTACULAR_SETTINGS = {
             "their delivery log, test and redelivery.",
         },
         {"name": "search", "description": "Find current documents by the words of body and path."},
+        {
+            "name": "audit",
+            "description": "Tenant admins: verify the hash chain over the tenant's history, "
+            "or export it as JSON Lines to anchor elsewhere (docs/evidence.md).",
+        },
     ],
     # The `state` fields (a Memory Block layer's, an invitation's, a change request's, a
     # webhook delivery's) need their own names.
