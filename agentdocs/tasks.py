@@ -7,7 +7,7 @@ import logging
 
 from celery import Task, shared_task
 
-from agentdocs.services import archival
+from agentdocs.services import archival, audit_chain
 from agentdocs.services import deliveries as delivery_service
 
 logger = logging.getLogger(__name__)
@@ -69,3 +69,20 @@ def sweep_webhook_deliveries() -> int:
     if delivery_ids:
         logger.info("Enqueued %d webhook deliveries.", len(delivery_ids))
     return len(delivery_ids)
+
+
+@shared_task(acks_late=True)
+def verify_audit_chains() -> int:
+    """Walk every tenant's history chain (daily); each broken one emits
+    `audit.chain_broken`. Returns how many are broken."""
+    broken = 0
+    for tenant_id in audit_chain.tenant_ids():
+        try:
+            report = audit_chain.audit_chain_check(tenant_id=tenant_id)
+        except Exception:  # one tenant's failure must not hide the others' findings
+            logger.exception("Could not verify the history chain of tenant %s.", tenant_id)
+            continue
+        if not report["ok"]:
+            broken += 1
+            logger.warning("The history chain of tenant %s is broken.", tenant_id)
+    return broken

@@ -339,6 +339,11 @@ SPECTACULAR_SETTINGS = {
             "their delivery log, test and redelivery.",
         },
         {"name": "search", "description": "Find current documents by the words of body and path."},
+        {
+            "name": "audit",
+            "description": "Tenant admins: verify the hash chain over the tenant's history, "
+            "or export it as JSON Lines to anchor elsewhere (docs/evidence.md).",
+        },
     ],
     # The `state` fields (a Memory Block layer's, an invitation's, a change request's, a
     # webhook delivery's) need their own names.
@@ -378,6 +383,11 @@ CELERY_BEAT_SCHEDULE = {
     "webhook-sweep": {
         "task": "agentdocs.tasks.sweep_webhook_deliveries",
         "schedule": env_int("AGENTDOCS_WEBHOOK_SWEEP_EVERY_SECONDS", 30),
+    },
+    # Evidence: every tenant's history chain walked once a day (`audit.chain_broken`).
+    "audit-chain-verify": {
+        "task": "agentdocs.tasks.verify_audit_chains",
+        "schedule": env_int("AGENTDOCS_AUDIT_VERIFY_EVERY_SECONDS", 24 * 3600),
     },
 }
 
@@ -490,6 +500,13 @@ for _origin in AGENTDOCS_MCP_ALLOWED_ORIGINS:
         )
 # The most UTF-8 bytes of house rules an MCP server's `instructions` carry.
 AGENTDOCS_MCP_INSTRUCTIONS_BYTES = env_int("AGENTDOCS_MCP_INSTRUCTIONS_BYTES", 16 * 1024)
+
+# Evidence (docs/evidence.md): the secret the signing keys are sealed with at rest
+# (empty: SECRET_KEY), and how long a process keeps the active key in memory.
+AGENTDOCS_SIGNING_KEY = env_str("AGENTDOCS_SIGNING_KEY", "")
+AGENTDOCS_SIGNING_KEY_CACHE_SECONDS = env_int("AGENTDOCS_SIGNING_KEY_CACHE_SECONDS", 60)
+if AGENTDOCS_SIGNING_KEY_CACHE_SECONDS < 0:
+    raise ImproperlyConfigured("AGENTDOCS_SIGNING_KEY_CACHE_SECONDS must be at least 0.")
 
 LOGGING = {
     "version": 1,

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from agentdocs.models import ApiToken, Project, Role, Scope, Tenant
 from agentdocs.services import documents as document_service
+from agentdocs.services import signing_keys
 from agentdocs.services import tenants as tenant_service
 from agentdocs.services import tokens as token_service
 
@@ -35,8 +36,17 @@ def _fresh_cache():
     """Each test starts with an empty cache: with Redis the read state would otherwise
     outlive the test that wrote it and meet a later test's reused ids."""
     cache.clear()
+    signing_keys.signing_key_forget()  # the key a rolled-back test made is gone
     yield
     cache.clear()
+
+
+@pytest.fixture
+def signing_key(db):
+    """The server's signing key, made and held in memory as a running server holds it
+    after its first signature: a test counting a render's queries counts the hot path
+    (tests/test_evidence_signatures.py counts the first one)."""
+    return signing_keys.signing_key_active()
 
 
 def _make_user(username: str, **extra):

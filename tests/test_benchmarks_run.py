@@ -188,3 +188,27 @@ def test_the_member_budgets_benchmark_runs_and_reports(db):
     for name in ("history API ?q=", "Export page", "MCP search_documents", "change request API"):
         assert any(line.startswith(name) for line in result.stdout.splitlines()), name
     assert "budget 0.5 s / 1 MB" in result.stdout
+
+
+def test_the_evidence_benchmark_runs_and_reports():
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "evidence.py"),
+            "--sqlite",
+            "--writes",
+            "3",
+            "--renders",
+            "3",
+            "--rounds",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "write chained / unchained:" in result.stdout
+    assert "render signed / unsigned:" in result.stdout
+    assert "ok=True" in result.stdout

@@ -104,6 +104,14 @@ class BindingRecordSerializer(serializers.Serializer):
     problems = serializers.ListField(source="record.problems", child=serializers.DictField())
     problem_count = serializers.IntegerField(source="record.problem_count")
     archive = ArchiveSerializer(source="*")
+    signature = serializers.SerializerMethodField(
+        help_text="The server's Ed25519 signature over the record's canonical JSON (the "
+        "answer without `id`, `archive` and `signature`); null for a record made before "
+        "records were signed. Verify with `agentdocs verify-record`."
+    )
+
+    def get_signature(self, record: BindingRecord) -> str | None:
+        return record.signature or None
 
 
 class MemoryBlockRequestSerializer(StrictSerializer):

@@ -85,7 +85,7 @@ def memory_block_call(
     try:
         # What the REST view's permission would refuse (a token without `render`).
         _SCOPE_CHECK.has_permission(request, MemoryBlockView)
-        block, _ = MemoryBlockView.render_turn(request, tenant, project, payload)
+        block, _, _ = MemoryBlockView.render_turn(request, tenant, project, payload)
     except Exception as error:
         refusal = exception_handler(error, {"request": request})
         if refusal is None or not isinstance(refusal.data, dict):

@@ -14,7 +14,12 @@ from typing import Any
 import orjson
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers, status
 from rest_framework.renderers import BaseRenderer, BrowsableAPIRenderer
 from rest_framework.request import Request
@@ -43,8 +48,10 @@ from agentdocs.core.context import ContextAccount, LoadedContext
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.memory_block import ClientDocument, LayerKind, LayerState, MemoryBlock
 from agentdocs.models import Scope
+from agentdocs.permissions import ProjectAccess
 from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services.memory_block import MAX_CLIENT_NAME_LENGTH
+from agentdocs.services.signatures import memory_block_sign
 
 
 class PlainTextRenderer(BaseRenderer):
@@ -58,6 +65,26 @@ class PlainTextRenderer(BaseRenderer):
         if isinstance(data, str):
             return data.encode("utf-8")
         return json.dumps(data).encode("utf-8")
+
+
+SIGNATURE_HEADER = "Agentdocs-Signature"
+SIGNATURE = OpenApiParameter(
+    SIGNATURE_HEADER,
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="The server's Ed25519 signature of the block text: base64url of the signed "
+    "claim {kind, tenant, project, process, sha256, signed_at, key_id}, a dot, base64url of "
+    "the signature. Verify with `agentdocs verify BLOCK_FILE --signature SIG` against "
+    "/.well-known/agentdocs/keys.json (docs/evidence.md).",
+    response=[200],
+)
+
+
+def _signed(response: Response, signature: str) -> Response:
+    """The server's signature of the block, in the header whatever the representation
+    (docs/evidence.md: `agentdocs verify BLOCK_FILE --signature SIG`)."""
+    response[SIGNATURE_HEADER] = signature
+    return response
 
 
 def _wants_text(request: Request) -> bool:
@@ -189,6 +216,11 @@ class MemoryBlockSerializer(serializers.Serializer):
     process = serializers.CharField(allow_null=True)
     recipe = serializers.CharField(allow_null=True)
     profile = serializers.CharField(allow_null=True)
+    signature = serializers.CharField(
+        help_text="The server's Ed25519 signature of the block (as in the "
+        "Agentdocs-Signature header): base64url of the signed claim, a dot, base64url "
+        "of the signature; verify with `agentdocs verify`."
+    )
 
 
 # A context whose account lists at least this many files is answered with the account
@@ -262,9 +294,9 @@ class MemoryBlockView(APIView):
     @classmethod
     def render_turn(
         cls, request: Request, tenant: str, project: str, payload: Any
-    ) -> tuple[MemoryBlock, dict[str, Any]]:
+    ) -> tuple[MemoryBlock, dict[str, Any], ProjectAccess]:
         """A turn's render as POST makes it, from the caller's ``payload``: access, the
-        input's rules, the rate limits; the block and the validated input. Also how
+        input's rules, the rate limits; the block, the validated input and the access. Also how
         `/mcp/` serves the `get_memory_block` tool call (`agentdocs.api.mcp_memory_block`),
         whose token scope the caller checks."""
         access = request_project_access(request, tenant, project)
@@ -285,7 +317,7 @@ class MemoryBlockView(APIView):
                 ("render", render_caller), ("render_user", ratelimit.user_key(access.user.pk))
             ),
         )
-        return block, data
+        return block, data, access
 
     @extend_schema(
         tags=["memory-block"],
@@ -304,15 +336,22 @@ class MemoryBlockView(APIView):
             ),
             **json_errors(400, 404, 413, 429),
         },
-        parameters=[RETRY_AFTER],
+        parameters=[RETRY_AFTER, SIGNATURE],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
-        block, data = self.render_turn(request, tenant, project, request.data)
+        block, data, access = self.render_turn(request, tenant, project, request.data)
         recipe, profile = data["recipe"] or None, data["profile"] or None
+        signature = memory_block_sign(
+            tenant=access.tenant.slug,
+            project=access.project.slug,
+            process=data["process"],
+            text=block.text,
+        )
         if _wants_text(request):
-            return Response(block.text)
+            return _signed(Response(block.text), signature)
         output = self._output(block, process=data["process"], recipe=recipe, profile=profile)
-        return Response({**output, "context": encoded_context(block.context)})
+        body = {**output, "context": encoded_context(block.context), "signature": signature}
+        return _signed(Response(body), signature)
 
     @extend_schema(
         tags=["memory-block"],
@@ -330,7 +369,13 @@ class MemoryBlockView(APIView):
             304: OpenApiResponse(description="Not modified: the If-None-Match ETag is current."),
             **json_errors(404, 429),
         },
-        parameters=[GetQuerySerializer, IF_NONE_MATCH, etag_header(200, 304), RETRY_AFTER],
+        parameters=[
+            GetQuerySerializer,
+            IF_NONE_MATCH,
+            etag_header(200, 304),
+            RETRY_AFTER,
+            SIGNATURE,
+        ],
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:
         """A preview: the full block, no read state touched."""
@@ -367,7 +412,15 @@ class MemoryBlockView(APIView):
             etag = f'"mb-{hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]}"'
         if validator is not None:
             validator.store(etag)
-        return self._preview_response(None if etag_matches(if_none_match, etag) else body, etag)
+        if etag_matches(if_none_match, etag):
+            return self._preview_response(None, etag)
+        # Signed after the ETag is taken: the signing time is not part of the content.
+        signature = memory_block_sign(
+            tenant=access.tenant.slug, project=access.project.slug, process=None, text=block.text
+        )
+        if not wants_text:
+            body = {**body, "signature": signature}
+        return _signed(self._preview_response(body, etag), signature)
 
     def _preview_response(self, body: Any, etag: str) -> Response:
         """200 with ``body``, or 304 when it is None; the ETag either way."""

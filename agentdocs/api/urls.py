@@ -6,6 +6,7 @@ from django.urls import path, re_path
 
 from agentdocs.api import (
     activity,
+    audit,
     bindings,
     changes,
     document_history,
@@ -198,6 +199,8 @@ urlpatterns = [
     ),
     # Search (issue 15): the tenant's current documents, by words of body and path.
     re_path(T + r"/search/$", search.Search.as_view(), name="api-search"),
+    re_path(T + r"/audit/verify$", audit.AuditVerify.as_view(), name="api-audit-verify"),
+    re_path(T + r"/audit/export$", audit.AuditExport.as_view(), name="api-audit-export"),
     # KEEP LAST: anything else under /api/v1/ (a newline included) is a JSON 404, not an
     # HTML page. Add new routes above this line.
     re_path(r"^[\s\S]*$", json_not_found),

@@ -5,6 +5,8 @@
     agentdocs context DIR [--max-bytes N]
     agentdocs sync --format F [--check [--strict]] [--force]
     agentdocs propose [--dir .] [--format F] [--dry-run]
+    agentdocs verify BLOCK_FILE --signature SIG [--keys FILE | --url URL]
+    agentdocs verify-record RECORD.json [--signature SIG] [--keys FILE | --url URL]
 
 `block` renders the Memory Block for one turn of an agent process: it uploads
 the first of VANCETOPE.md, AGENT.md, CLAUDE.md found in the working folder as
@@ -35,6 +37,7 @@ from agentdocs.cli import (  # noqa: F401
     memory_block,
     propose,
     sync,
+    verify,
 )
 from agentdocs.cli.base import COMMANDS, CommandError, write
 

@@ -31,6 +31,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "change.approved",
     "change.merged",
     "change.rejected",
+    "audit.chain_broken",
     "ping",
 )
 PING = "ping"

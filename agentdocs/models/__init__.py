@@ -2,6 +2,7 @@
 the history base they share. Models hold data and constraints only; every change
 goes through `agentdocs.services`."""
 
+from agentdocs.models.audit import AuditChainHead
 from agentdocs.models.bindings import BindingRecord
 from agentdocs.models.changes import (
     ChangeComment,
@@ -14,6 +15,7 @@ from agentdocs.models.documents import Document
 from agentdocs.models.events import Event
 from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
+from agentdocs.models.signing import SigningKey
 from agentdocs.models.tenancy import (
     RESERVED_PROJECT,
     Invitation,
@@ -29,6 +31,7 @@ from agentdocs.models.webhooks import Delivery, DeliveryAttempt, DeliveryState, 
 __all__ = [
     "RESERVED_PROJECT",
     "ApiToken",
+    "AuditChainHead",
     "BindingRecord",
     "ChangeComment",
     "ChangeRequest",
@@ -51,6 +54,7 @@ __all__ = [
     "Role",
     "Scope",
     "Setting",
+    "SigningKey",
     "Tenant",
     "Webhook",
     "mark_change",

@@ -36,6 +36,8 @@ class BindingRecord(models.Model):
     # When the sweep last enqueued archival again; null while the enqueue made at
     # creation is the only one. The sweep waits as long after either.
     archive_enqueued_at = models.DateTimeField(null=True, blank=True)
+    # The server's signature over the record's canonical JSON (`core.signing` token).
+    signature = models.TextField(blank=True, default="")
 
     class Meta:
         ordering = ["-created_at", "-id"]

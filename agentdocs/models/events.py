@@ -18,10 +18,20 @@ from django.utils import timezone
 from agentdocs.models.tenancy import Project, Tenant
 
 # The kinds of change events name (the activity feed's `kind` filter).
-KINDS = ("document", "setting", "recipe", "membership", "provider", "webhook", "binding", "change")
+KINDS = (
+    "document",
+    "setting",
+    "recipe",
+    "membership",
+    "provider",
+    "webhook",
+    "binding",
+    "change",
+    "audit",
+)
 # What only tenant admins see in the activity feed, as they alone read these things
 # (the members list, webhooks, the tenant's API tokens, should tokens ever emit).
-ADMIN_ONLY_KINDS = ("membership", "webhook", "token")
+ADMIN_ONLY_KINDS = ("membership", "webhook", "token", "audit")
 
 
 def new_event_id() -> str:

@@ -31,9 +31,18 @@ class ChangeType(models.TextChoices):
 
 
 class HistoryChangeType(models.Model):
-    """Extra column on every historical table: what kind of change made the row."""
+    """Extra columns on every historical table: what kind of change made the row, and
+    its link in the tenant's hash chain."""
 
     change_type = models.CharField(max_length=16, choices=ChangeType.choices, blank=True)
+    # The tenant's hash chain (`agentdocs.services.audit_chain`), set as the row is written:
+    # whose chain, the row's place in it, and sha256(previous link + this row). Null on a
+    # row of no tenant; nullable columns are added to the history tables without a rebuild.
+    chain_tenant = models.BigIntegerField(null=True, blank=True, db_index=True, editable=False)
+    chain_seq = models.BigIntegerField(null=True, blank=True, editable=False)
+    chain_sha256 = models.CharField(  # noqa: DJ001  (null: not chained)
+        max_length=64, null=True, blank=True, editable=False
+    )
 
     class Meta:
         abstract = True

@@ -43,6 +43,7 @@ from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, 
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import archival, binding_memory_block, events
 from agentdocs.services import memory_block as memory_block_service
+from agentdocs.services.signatures import binding_record_sign
 
 MANIFEST_PATH = "context.json"
 
@@ -208,6 +209,7 @@ def binding_create(
             record=record,
             problem_count=record["problem_count"],
             memory_block_sha256=block["sha256"] if block is not None else "",
+            signature=binding_record_sign(record=record),
         )
         transaction.on_commit(_archive_later(stored.pk), robust=True)
         _binding_created(stored, tenant=tenant, project=project, user=user)

@@ -40,6 +40,7 @@ RECIPE_CHANGED = "recipe.changed"
 MEMBERSHIP_CHANGED = "membership.changed"
 PROVIDER_CHANGED = "provider.changed"
 BINDING_CREATED = "binding.created"
+AUDIT_CHAIN_BROKEN = "audit.chain_broken"
 
 
 class Links(TypedDict):
@@ -137,6 +138,17 @@ class BindingEventData(TypedDict):
     process: str
     problem_count: int
     actor: str
+    links: Links
+
+
+class AuditChainBrokenEventData(TypedDict):
+    """`audit.chain_broken`: the first broken link of the tenant's history chain."""
+
+    model: str
+    id: int
+    expected: str
+    found: str | None
+    checked: int
     links: Links
 
 
@@ -309,4 +321,11 @@ def binding_links(*, tenant_slug: str, project_slug: str, record_id: int) -> Lin
             "api-binding",
             kwargs={"tenant": tenant_slug, "project": project_slug, "record": str(record_id)},
         ),
+    }
+
+
+def audit_links(*, tenant_slug: str) -> Links:
+    return {
+        "page": reverse("tenant", kwargs={"tenant": tenant_slug}),
+        "api": reverse("api-audit-verify", kwargs={"tenant": tenant_slug}),
     }

@@ -460,7 +460,7 @@ def fifty_sources(project, admin, make_document):
 
 
 def test_binding_runs_the_same_number_of_queries_for_1_and_50_sources(
-    api, writer, fifty_sources, django_assert_num_queries
+    api, writer, fifty_sources, signing_key, django_assert_num_queries
 ):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -616,7 +616,7 @@ def test_an_unknown_recipe_in_the_memory_block_is_404_and_stores_nothing(
 
 
 def test_binding_with_a_memory_block_runs_constant_queries(
-    api, writer, fifty_sources, block_sources, django_assert_num_queries, settings
+    api, writer, fifty_sources, block_sources, signing_key, django_assert_num_queries, settings
 ):
     # The database path, as on a cold render cache.
     settings.AGENTDOCS_RENDER_CACHE = False
@@ -675,5 +675,6 @@ def test_the_record_is_returned_as_stored(api, writer, block_sources):
     body = response.json()
     assert body["id"] == stored.pk
     assert {key: body[key] for key in stored.record} == stored.record
-    assert set(body) == {"id", "archive", *stored.record}
+    assert set(body) == {"id", "archive", "signature", *stored.record}
+    assert body["signature"] == stored.signature
     assert api(writer).get(f"{BASE}{stored.pk}").json() == body

@@ -138,7 +138,7 @@ def test_the_read_state_hashes_what_was_sent(api, reader, forged):
 
 
 def test_a_render_with_forged_documents_runs_the_usual_queries(
-    api, reader, forged, django_assert_num_queries, settings
+    api, reader, forged, signing_key, django_assert_num_queries, settings
 ):
     settings.AGENTDOCS_RENDER_CACHE = False
     client = api(reader)

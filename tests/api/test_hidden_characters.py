@@ -473,7 +473,7 @@ def test_an_ordinary_multilingual_corpus_saves_and_renders_unchanged(api, projec
 
 
 def test_the_account_costs_no_query_and_does_not_grow_with_the_documents(
-    api, project, writer, reader, django_assert_num_queries, settings
+    api, project, writer, reader, signing_key, django_assert_num_queries, settings
 ):
     settings.AGENTDOCS_RENDER_CACHE = False
     for index in range(30):

@@ -160,7 +160,7 @@ def test_with_the_cache_off_every_render_reads_the_database(
 
 
 def test_a_warm_render_through_the_api_makes_one_database_round_trip(
-    api, reader, project, make_document, django_assert_num_queries
+    api, reader, project, make_document, signing_key, django_assert_num_queries
 ):
     # The whole hot path: the token with the caller's access in one query, then no SQL
     # at all while the cached rows are current. Ping makes one query too.

@@ -1,0 +1,282 @@
+"""Signatures: what the server signs, how, and how anyone checks it offline.
+
+Pure Python over `cryptography` (no Django), so the command-line client verifies
+with the very code the server signs with.
+
+A signature travels as one compact, header-safe token::
+
+    <base64url(payload)>.<base64url(Ed25519 signature over the payload bytes)>
+
+The payload is canonical JSON (sorted keys, no spaces, UTF-8) of a small claim:
+what was signed (``kind``), whose it is (tenant, project, process), the sha256 of
+the signed bytes, when (``signed_at``) and with which key (``key_id``). The token
+carries everything a verifier needs besides the signed text itself and the
+published public keys (`/.well-known/agentdocs/keys.json`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal, TypedDict
+
+from cryptography.exceptions import InvalidSignature, InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+ALGORITHM = "Ed25519"
+Kind = Literal["memory_block", "binding_record"]
+MEMORY_BLOCK: Kind = "memory_block"
+BINDING_RECORD: Kind = "binding_record"
+
+# What the key that encrypts private keys at rest is derived for; a new purpose, a new key.
+_SEAL_INFO = b"agentdocs signing key at rest v1"
+_NONCE_BYTES = 12
+
+
+def canonical_json(value: object) -> bytes:
+    """Sorted keys, no insignificant white space, UTF-8: the same value, the same bytes."""
+    return json.dumps(
+        value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    """Strict base64url without padding; ValueError on anything else."""
+    if not text or any(c not in _B64URL for c in text):
+        raise ValueError("not base64url")
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except binascii.Error:
+        raise ValueError("not base64url") from None
+
+
+_B64URL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+# Keys
+
+
+@dataclass(frozen=True)
+class KeyPair:
+    key_id: str
+    private: Ed25519PrivateKey
+
+    @property
+    def public_bytes(self) -> bytes:
+        return self.private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def key_generate() -> tuple[str, Ed25519PrivateKey]:
+    """A new Ed25519 key and its id: ``ed25519-`` and the first 16 hex digits of the
+    sha256 of its raw public key, so an id names exactly one key."""
+    private = Ed25519PrivateKey.generate()
+    public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return f"ed25519-{sha256_hex(public)[:16]}", private
+
+
+def _sealing_key(secret: str, key_id: str) -> bytes:
+    return HKDF(
+        algorithm=hashes.SHA256(), length=32, salt=key_id.encode("utf-8"), info=_SEAL_INFO
+    ).derive(secret.encode("utf-8"))
+
+
+def private_key_seal(private: Ed25519PrivateKey, *, secret: str, key_id: str) -> str:
+    """The private key encrypted at rest: AES-256-GCM under a key derived (HKDF-SHA256)
+    from ``secret`` and the key id, the id bound as associated data; base64url of
+    nonce and ciphertext."""
+    from cryptography.hazmat.primitives.serialization import NoEncryption, PrivateFormat
+
+    raw = private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    nonce = os.urandom(_NONCE_BYTES)
+    sealed = AESGCM(_sealing_key(secret, key_id)).encrypt(nonce, raw, key_id.encode("utf-8"))
+    return b64url(nonce + sealed)
+
+
+class KeyUnsealError(Exception):
+    """A stored private key cannot be decrypted: the secret it was sealed with changed."""
+
+
+def private_key_unseal(sealed: str, *, secret: str, key_id: str) -> Ed25519PrivateKey:
+    try:
+        data = b64url_decode(sealed)
+        raw = AESGCM(_sealing_key(secret, key_id)).decrypt(
+            data[:_NONCE_BYTES], data[_NONCE_BYTES:], key_id.encode("utf-8")
+        )
+    except (ValueError, InvalidTag):
+        raise KeyUnsealError(
+            f"The signing key {key_id} cannot be decrypted: AGENTDOCS_SIGNING_KEY (or "
+            "SECRET_KEY) is not the one it was stored with."
+        ) from None
+    return Ed25519PrivateKey.from_private_bytes(raw)
+
+
+# Signing
+
+
+class Claim(TypedDict):
+    """The signed payload. ``process`` is None for a preview; ``sha256`` is of the block's
+    UTF-8 text, or of a binding record's canonical JSON."""
+
+    kind: Kind
+    tenant: str
+    project: str
+    process: str | None
+    sha256: str
+    signed_at: str
+    key_id: str
+
+
+def claim_sign(key: KeyPair, claim: Claim) -> str:
+    """The token for ``claim`` (whose key_id must be ``key``'s)."""
+    if claim["key_id"] != key.key_id:
+        raise ValueError("The claim names another key.")
+    payload = canonical_json(claim)
+    return f"{b64url(payload)}.{b64url(key.private.sign(payload))}"
+
+
+def block_claim(
+    *, key_id: str, tenant: str, project: str, process: str | None, text: str, rendered_at: str
+) -> Claim:
+    return {
+        "kind": MEMORY_BLOCK,
+        "tenant": tenant,
+        "project": project,
+        "process": process,
+        "sha256": sha256_hex(text.encode("utf-8")),
+        "signed_at": rendered_at,
+        "key_id": key_id,
+    }
+
+
+def record_claim(*, key_id: str, record: Mapping[str, Any], signed_at: str) -> Claim:
+    """The claim over a binding record (`context-binding/v1`): its own tenant, project
+    and process, and the sha256 of its canonical JSON."""
+    return {
+        "kind": BINDING_RECORD,
+        "tenant": str(record["tenant"]),
+        "project": str(record["project"]),
+        "process": str(record["process"]),
+        "sha256": sha256_hex(canonical_json(dict(record))),
+        "signed_at": signed_at,
+        "key_id": key_id,
+    }
+
+
+# Verifying
+
+
+class PublicKey(TypedDict):
+    """One entry of `keys.json`: validity is when the key may have signed."""
+
+    key_id: str
+    algorithm: str
+    public_key: str  # base64url of the raw 32 bytes
+    created_at: str
+    retired_at: str | None
+    valid_from: str
+    valid_until: str | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    valid: bool
+    detail: str
+    claim: Claim | None = None
+
+
+class MalformedToken(ValueError):
+    """Not a signature token at all (as opposed to a token that does not verify)."""
+
+
+def token_decode(token: str) -> tuple[Claim, bytes, bytes]:
+    """The claim, the payload bytes and the signature bytes of ``token``."""
+    parts = token.strip().split(".")
+    if len(parts) != 2:
+        raise MalformedToken("A signature is two base64url parts joined by a dot.")
+    try:
+        payload, signature = b64url_decode(parts[0]), b64url_decode(parts[1])
+        claim = json.loads(payload.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        raise MalformedToken("The signature's payload is not base64url of JSON.") from None
+    fields = ("kind", "tenant", "project", "process", "sha256", "signed_at", "key_id")
+    if not isinstance(claim, dict) or sorted(claim) != sorted(fields):
+        raise MalformedToken(f"The signature's payload must have exactly {', '.join(fields)}.")
+    return claim, payload, signature  # type: ignore[return-value]  # checked above
+
+
+def _time(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
+
+
+def token_verify(token: str, *, data: bytes, kind: Kind, keys: Iterable[PublicKey]) -> Verdict:
+    """Whether ``token`` is a valid signature of ``data`` (the block's UTF-8 text, or a
+    record's canonical JSON) by one of ``keys``, made while that key was valid.
+
+    MalformedToken when the token cannot be read at all."""
+    claim, payload, signature = token_decode(token)
+    if payload != canonical_json(claim):
+        return Verdict(False, "The signed payload is not in canonical form.", claim)
+    if claim["kind"] != kind:
+        return Verdict(False, f"The signature is of a {claim['kind']}, not a {kind}.", claim)
+    if claim["sha256"] != sha256_hex(data):
+        return Verdict(False, "The content does not match the signed sha256.", claim)
+    key = next((k for k in keys if k["key_id"] == claim["key_id"]), None)
+    if key is None:
+        return Verdict(False, f"No published key has the id {claim['key_id']}.", claim)
+    if key["algorithm"] != ALGORITHM:
+        return Verdict(False, f"The key {key['key_id']} is not an {ALGORITHM} key.", claim)
+    try:
+        public = Ed25519PublicKey.from_public_bytes(b64url_decode(key["public_key"]))
+        public.verify(signature, payload)
+    except (ValueError, InvalidSignature):
+        return Verdict(False, f"The signature does not verify with the key {key['key_id']}.", claim)
+    try:
+        signed_at = _time(claim["signed_at"])
+        valid_from, valid_until = _time(key["valid_from"]), _time(key["valid_until"])
+    except (TypeError, ValueError):
+        return Verdict(False, "The signing time or the key's validity is not a time.", claim)
+    assert signed_at is not None and valid_from is not None
+    if signed_at < valid_from or (valid_until is not None and signed_at > valid_until):
+        return Verdict(
+            False,
+            f"The key {key['key_id']} was not valid at {claim['signed_at']} "
+            f"(valid from {key['valid_from']} until {key['valid_until'] or 'now'}).",
+            claim,
+        )
+    return Verdict(True, f"Signed by {key['key_id']} at {claim['signed_at']}.", claim)
+
+
+# What the API adds around a stored binding record; the rest is the record as signed.
+RECORD_ENVELOPE = ("id", "archive", "signature")
+
+
+def record_from_answer(document: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The signed record out of an API answer for one binding record, and the answer's
+    signature token (None when it carries none, such as an archived record)."""
+    record = {name: value for name, value in document.items() if name not in RECORD_ENVELOPE}
+    signature = document.get("signature")
+    return record, signature if isinstance(signature, str) else None
+
+
+def validity_until(retired_at: datetime | None, grace: timedelta) -> datetime | None:
+    """Until when a key may have signed: processes keep a key for up to ``grace`` after
+    it was retired (their in-process cache), so its last signatures still verify."""
+    return None if retired_at is None else retired_at + grace
