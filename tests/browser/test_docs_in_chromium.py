@@ -36,7 +36,7 @@ def test_a_signed_out_reader_follows_the_footer_into_the_docs_and_between_pages(
     expect(page).to_have_url("/docs/")
     expect(page.get_by_role("heading", level=1, name="agentdocs")).to_be_visible()
 
-    page.locator("#rendered").get_by_role("link", name="Memory Block").first.click()
+    page.locator("#rendered table").get_by_role("link", name="Memory Block").click()
     expect(page).to_have_url("/docs/memory-block/")
     page.locator("#rendered").get_by_role("link", name="Hidden characters").click()
     expect(page).to_have_url("/docs/api/#hidden-characters")
