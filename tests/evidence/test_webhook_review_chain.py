@@ -10,14 +10,16 @@ import json
 
 import pytest
 from django.apps import apps as django_apps
+from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
 from agentdocs.core.webhooks import url_digest
-from agentdocs.models import AuditChainHead, Review, Webhook
+from agentdocs.models import AuditChainHead, DeliveryState, Review, Webhook
 from agentdocs.services import audit_chain
 from agentdocs.services import changes as change_service
+from agentdocs.services import deliveries as delivery_service
 from agentdocs.services import webhooks as webhook_service
 
 VERIFY = "/api/v1/tenants/acme/audit/verify"
@@ -125,23 +127,25 @@ def test_a_webhooks_history_holds_neither_its_secret_nor_its_urls_path(
 
 
 def _secret_key() -> str:
-    from django.conf import settings
-
-    return str(settings.SECRET_KEY)
+    return str(django_settings.SECRET_KEY)
 
 
-def test_deliveries_are_not_chained(tenant, admin):
-    made = webhook_service.webhook_create(
-        tenant=tenant, url=URL, events=["document.updated"], projects=None, user=admin
-    )
+def test_deliveries_are_not_chained(
+    tenant, admin, settings, celery_eager, webhook_receiver, sweep_webhooks
+):
+    settings.AGENTDOCS_WEBHOOK_ALLOW_PRIVATE = True
+    webhook = webhook_service.webhook_create(
+        tenant=tenant, url=webhook_receiver.url, events=["ping"], projects=None, user=admin
+    ).webhook
     head = AuditChainHead.objects.get(tenant=tenant).seq
-    # What the deliveries keep on the webhook (`failing_since`) is no change of it.
-    Webhook.objects.filter(pk=made.webhook.pk).update(failing_since=timezone.now())
+    # A ping queued, sent and answered, and the failure bookkeeping the deliveries keep.
+    delivery = delivery_service.webhook_test(webhook=webhook, user=admin)
+    sweep_webhooks()
+    delivery.refresh_from_db()
+    assert delivery.state == DeliveryState.SUCCEEDED and len(webhook_receiver.received) == 1
+    Webhook.objects.filter(pk=webhook.pk).update(failing_since=timezone.now())
     assert AuditChainHead.objects.get(tenant=tenant).seq == head
-    assert not any(
-        model._meta.model_name.startswith("historicaldelivery")
-        for model in (audit_chain.history_models())
-    )
+    assert WebhookHistory.objects.filter(id=webhook.pk).count() == 1
     assert audit_chain.audit_chain_verify(tenant=tenant)["ok"]
 
 
