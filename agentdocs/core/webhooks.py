@@ -7,6 +7,8 @@ plain values, so the rules are tested without a network or a database.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import ipaddress
 import socket
 from collections.abc import Sequence
@@ -202,6 +204,25 @@ def split_url(url: str) -> tuple[SplitResult, int]:
     parts = urlsplit(url)
     default = 443 if parts.scheme.lower() == "https" else 80
     return parts, parts.port or default
+
+
+def url_shown(url: str) -> str:
+    """A webhook URL as the activity feed and history may show it: its scheme and host.
+    Receivers often carry a secret in the path or query (chat services' incoming webhooks)."""
+    parts, _ = split_url(url)
+    rest = "/…" if (parts.path not in ("", "/") or parts.query) else "/"
+    return f"{parts.scheme}://{parts.netloc}{rest}"
+
+
+# What the key of `url_digest` is derived for; a new purpose, a new key.
+_URL_DIGEST_PURPOSE = b"agentdocs webhook url digest v1\0"
+
+
+def url_digest(url: str, *, secret: str) -> str:
+    """HMAC-SHA256 of a webhook URL under a key derived from ``secret``: equal for equal
+    URLs, so history shows that a URL changed, and telling nothing of the URL."""
+    key = hashlib.sha256(_URL_DIGEST_PURPOSE + secret.encode("utf-8")).digest()
+    return hmac.new(key, url.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def retry_delay(schedule: Sequence[float], retries_left: int) -> float | None:

@@ -5,7 +5,9 @@ written against (`base_version`) and the proposed body. Writers of the project (
 admins for `_vance`) review it; once enough of them approved, it is merged onto the
 document's current version by a three-way merge, through the one write path, with the
 proposer as author. Merged, rejected and withdrawn requests are closed: nothing about
-them changes any more. Every state change is a history row (who, when, why).
+them changes any more. Every state change is a history row (who, when, why), and so
+is every review: each decision joins the tenant's hash chain, not only the one that
+moves the request.
 """
 
 from __future__ import annotations
@@ -103,6 +105,8 @@ class Review(models.Model):
     comment = models.TextField(blank=True, default="")
     at = models.DateTimeField(default=timezone.now)
 
+    history = HistoricalRecords(bases=[HistoryChangeType])
+
     class Meta:
         ordering = ["at", "id"]
         constraints = [
@@ -113,6 +117,12 @@ class Review(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reviewer} {self.decision}s change #{self.change_request_id}"
+
+    @property
+    def chain_tenant_id(self) -> int:
+        """The tenant whose hash chain the review's history rows join: its request's
+        (a review is made with the request it reviews at hand, so no query)."""
+        return self.change_request.tenant_id
 
 
 class ChangeComment(models.Model):

@@ -4,6 +4,11 @@ A `Delivery` is one event on its way to one webhook (at most one per webhook and
 event id: the event id is what receivers deduplicate on, sent as `webhook-id`);
 each try to send it is a `DeliveryAttempt`. A delivery is open (pending or
 retrying) until an attempt succeeds or its retries are spent.
+
+A webhook's changes are history rows (who, why) in its tenant's hash chain; its
+secret never is, and its URL only in a form that does not tell a secret in its path
+or query (`core.webhooks.url_shown`, with an HMAC digest that a change of it changes).
+Deliveries, and the `failing_since` that they keep, are not changes.
 """
 
 from __future__ import annotations
@@ -12,9 +17,27 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import models
+from django.dispatch import receiver
 from django.utils import timezone
+from simple_history.models import HistoricalRecords
+from simple_history.signals import pre_create_historical_record
 
+from agentdocs.core.webhooks import url_digest, url_shown
+from agentdocs.models.history import HistoryChangeType
 from agentdocs.models.tenancy import Tenant
+
+
+class WebhookHistory(HistoryChangeType):
+    """The URL as a webhook's history rows keep it, instead of the URL itself."""
+
+    # Scheme and host, and `/…` when there is more (`core.webhooks.url_shown`).
+    url_shown = models.CharField(max_length=2000, blank=True, default="")
+    # HMAC-SHA256 of the whole URL under a key derived from SECRET_KEY: the same URL
+    # gives the same digest, and the digest tells nothing of the URL.
+    url_digest = models.CharField(max_length=64, blank=True, default="")
+
+    class Meta:
+        abstract = True
 
 
 class Webhook(models.Model):
@@ -38,11 +61,27 @@ class Webhook(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
+    # Never the secret (nor the URL, see WebhookHistory); `failing_since` is the
+    # deliveries' bookkeeping, not a change.
+    history = HistoricalRecords(
+        bases=[WebhookHistory], excluded_fields=["secret", "url", "failing_since"]
+    )
+
     class Meta:
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
         return self.url
+
+
+@receiver(pre_create_historical_record, sender=Webhook.history.model)
+def _record_url(
+    sender: type[models.Model], instance: Webhook, history_instance: models.Model, **_: object
+) -> None:
+    # Connected here, before the chain's receiver (AgentdocsConfig.ready), which hashes these.
+    digest = url_digest(instance.url, secret=str(settings.SECRET_KEY))
+    history_instance.url_shown = url_shown(instance.url)  # type: ignore[attr-defined]
+    history_instance.url_digest = digest  # type: ignore[attr-defined]
 
 
 class DeliveryState(models.TextChoices):

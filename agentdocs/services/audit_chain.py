@@ -72,6 +72,10 @@ def _tenant_of(instance: models.Model, history_row: models.Model) -> int | None:
     (an API token of a user, not of a tenant)."""
     if isinstance(instance, Tenant):
         return instance.pk
+    # A model whose rows name no tenant nor project says whose it is (a review: its request's).
+    owner = getattr(instance, "chain_tenant_id", None)
+    if owner is not None:
+        return int(owner)
     if hasattr(history_row, "tenant_id"):
         return history_row.tenant_id
     project_id = getattr(history_row, "project_id", None)

@@ -239,9 +239,14 @@ def change_review(
             raise OwnChange(
                 f"You proposed change #{change.pk}: someone else reviews it.", field=None
             )
-        review = Review.objects.create(
+        review = Review(
             change_request=change, reviewer=user, decision=str(decision), comment=comment
         )
+        # The decision is a history row in the tenant's chain, with its reviewer and why.
+        mark_change(
+            review, user=user, reason=comment or str(decision), change_type=ChangeType.CREATED
+        )
+        review.save()
         if decision == ReviewDecision.REJECT:
             _set_state(change, ChangeState.REJECTED, user=user, reason=comment or "rejected")
             _emit(change, action="rejected", actor=user, reason=comment)

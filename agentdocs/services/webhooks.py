@@ -18,9 +18,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from agentdocs.core import webhooks as core
-from agentdocs.core.errors import AgentdocsError, InvalidInput, TooManyWebhooks
+from agentdocs.core.errors import AgentdocsError, InvalidInput, SecretDetected, TooManyWebhooks
 from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.models import Tenant, Webhook
+from agentdocs.models.history import ChangeType, mark_change
 from agentdocs.services import events as event_service
 
 logger = logging.getLogger(__name__)
@@ -85,19 +86,11 @@ def _validate_description(description: object) -> str:
     return description
 
 
-def public_url(url: str) -> str:
-    """A webhook URL as the activity feed may show it: its scheme and host. Receivers
-    often carry a secret in the path or query (chat services' incoming webhooks)."""
-    parts, _ = core.split_url(url)
-    rest = "/…" if (parts.path not in ("", "/") or parts.query) else "/"
-    return f"{parts.scheme}://{parts.netloc}{rest}"
-
-
 def _describe(webhook: Webhook) -> dict[str, Any]:
     """A webhook as its events record it: never the secret, nor the URL's path."""
     return {
         "webhook": webhook.pk,
-        "url": public_url(webhook.url),
+        "url": core.url_shown(webhook.url),
         "events": webhook.events,
         "projects": webhook.projects,
         "active": webhook.active,
@@ -110,7 +103,7 @@ def _emit(action: str, webhook: Webhook, actor: User | None, reason: str, **data
         tenant=webhook.tenant,
         project=None,
         actor=actor,
-        target=public_url(webhook.url),
+        target=core.url_shown(webhook.url),
         reason=reason,
         data={**_describe(webhook), **data},
     )
@@ -148,6 +141,7 @@ def webhook_create(
                 "AGENTDOCS_MAX_WEBHOOKS_PER_TENANT); delete one to make another.",
                 limit=limit,
             )
+        mark_change(webhook, user=user, reason="Webhook created", change_type=ChangeType.CREATED)
         webhook.save()
         _emit("created", webhook, user, "Webhook created")
     return NewSecret(webhook=webhook, secret=webhook.secret)
@@ -199,22 +193,29 @@ def webhook_update(
     if not changed:
         return NewSecret(webhook=webhook, secret=None)
     webhook.updated_at = timezone.now()
+    reason = _update_reason(changed)
     with transaction.atomic():
+        mark_change(webhook, user=user, reason=reason, change_type=ChangeType.UPDATED)
         webhook.save()
-        _emit(
-            "updated",
-            webhook,
-            user,
-            f"Changed {', '.join(changed)}",
-            changed=changed,
-        )
+        _emit("updated", webhook, user, reason, changed=changed)
     return NewSecret(webhook=webhook, secret=secret)
+
+
+def _update_reason(changed: list[str]) -> str:
+    """What an update did, as its history row and event say it: the fields, and
+    "secret rotated" (never the secret) when it made a new one."""
+    fields = [name for name in changed if name != "secret"]
+    parts = [f"Changed {', '.join(fields)}"] if fields else []
+    if "secret" in changed:
+        parts.append("secret rotated" if parts else "Secret rotated")
+    return "; ".join(parts)
 
 
 def webhook_delete(*, webhook: Webhook, user: User) -> None:
     """Delete a webhook and its delivery log; deliveries on their way are dropped."""
     with transaction.atomic():
         _emit("deleted", webhook, user, "Webhook deleted")
+        mark_change(webhook, user=user, reason="Webhook deleted", change_type=ChangeType.DELETED)
         webhook.delete()
 
 
@@ -222,11 +223,25 @@ def webhook_delete(*, webhook: Webhook, user: User) -> None:
 
 
 def webhook_disable(*, webhook: Webhook, reason: str, now: datetime) -> None:
-    """Turn off a webhook that keeps failing (the deliveries decide when), saying why."""
-    updated = Webhook.objects.filter(pk=webhook.pk, active=True).update(
-        active=False, disabled_at=now, disabled_reason=reason[:500], updated_at=now
-    )
-    if updated:
-        webhook.active = False
+    """Turn off a webhook that keeps failing (the deliveries decide when), saying why: a
+    history row of no writer (the server did it) with the reason. Nothing when it is off."""
+    with transaction.atomic():
+        locked = Webhook.objects.select_for_update().filter(pk=webhook.pk, active=True).first()
+        if locked is None:
+            return
+        locked.active = webhook.active = False
+        locked.disabled_at = webhook.disabled_at = now
+        locked.disabled_reason = webhook.disabled_reason = reason[:500]
+        locked.updated_at = webhook.updated_at = now
+        locked.tenant = webhook.tenant
+        try:
+            mark_change(locked, user=None, reason=reason[:500], change_type=ChangeType.UPDATED)
+        except SecretDetected:
+            # The receiver's error is in the reason; members read reasons, so not a secret.
+            reason = "Deliveries kept failing; the last error looked like a secret: not shown."
+            locked.disabled_reason = webhook.disabled_reason = reason
+            mark_change(locked, user=None, reason=reason, change_type=ChangeType.UPDATED)
+        # Only what turning it off changes: `failing_since` is the deliveries' to keep.
+        locked.save(update_fields=["active", "disabled_at", "disabled_reason", "updated_at"])
         _emit("updated", webhook, None, reason, changed=["active"], disabled_reason=reason)
-        logger.warning("Webhook %s (%s) disabled: %s", webhook.pk, public_url(webhook.url), reason)
+    logger.warning("Webhook %s (%s) disabled: %s", webhook.pk, core.url_shown(webhook.url), reason)
