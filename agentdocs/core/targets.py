@@ -247,6 +247,8 @@ CURSOR_SESSION_START = SessionHook(
     session_keys=("session_id", "conversation_id"),
     source="https://cursor.com/docs/agent/hooks "
     "(.cursor/hooks.json, version 1; sessionStart's input carries session_id)",
+    note="Cursor runs it in versions whose hooks accept sessionStart "
+    "(some versions' validator refused it as an unknown hook type)",
 )
 
 CLAUDE_LARGE_MEMORY = Limit(
