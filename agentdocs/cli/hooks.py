@@ -189,6 +189,8 @@ def _list(args: argparse.Namespace) -> int:
     "hooks", help="install agents' session hooks that bind each run", configure=_configure_hooks
 )
 def run_hooks(args: argparse.Namespace) -> int:
+    if not args.dir.is_dir():
+        raise CommandError(f"{args.dir} is not a folder", exit_code=EXIT_USAGE)
     if args.action == "list":
         return _list(args)
     return _change(args, install=args.action == "install")

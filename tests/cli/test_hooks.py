@@ -210,6 +210,38 @@ def test_a_tool_without_a_documented_session_hook_is_refused_with_the_ones_that_
     assert sorted(p.name for p in repo.iterdir()) == [".git", "CLAUDE.md"]
 
 
+def test_list_tells_installed_outdated_unreadable_and_absent_apart(repo):
+    run_cli("hooks", "install", "--tool", "claude-code", cwd=repo)
+    gemini = repo / ".gemini" / "settings.json"
+    gemini.parent.mkdir()
+    older = {"type": "command", "command": "agentdocs hook session-start --tool gemini-cli --v0"}
+    gemini.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [older]}]}}))
+    (repo / ".cursor").mkdir()
+    (repo / ".cursor" / "hooks.json").write_text("{")
+
+    result = run_cli("hooks", "list", cwd=repo)
+
+    assert result.returncode == 0
+    states = {line.split()[0]: line.split()[-1] for line in result.stdout.decode().splitlines()}
+    assert states == {
+        "TOOL": "STATE",
+        "claude-code": "installed",
+        "gemini-cli": "outdated",
+        "cursor": "unreadable",
+        "codex": "-",
+    }
+    assert run_cli("hooks", "install", "--tool", "gemini-cli", cwd=repo).returncode == 0
+    (group,) = json.loads(gemini.read_text())["hooks"]["SessionStart"]
+    assert group["hooks"][0]["command"] == "agentdocs hook session-start --tool gemini-cli"
+
+
+def test_a_folder_that_is_not_there_is_refused_and_not_created(tmp_path):
+    missing = tmp_path / "nowhere"
+    result = run_cli("hooks", "install", "--tool", "codex", "--dir", str(missing), cwd=tmp_path)
+    assert result.returncode == 2 and b"is not a folder" in result.stderr
+    assert not missing.exists()
+
+
 def test_the_registry_format_names_the_same_hook(repo):
     result = run_cli("hooks", "install", "--tool", "claude-md", cwd=repo)
 
