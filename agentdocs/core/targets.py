@@ -92,7 +92,9 @@ class SessionHook:
     ``tool``: the name `agentdocs hooks --tool` takes. ``file``: the repository's hook
     settings file, JSON. ``event``: the event's key in it. ``session_keys``: the keys of
     the JSON the tool writes to the hook's stdin that hold the session's id, the first
-    present winning. ``note``: what else the tool needs before it runs the hook.
+    present winning. ``matcher``: the matcher of the group agentdocs adds (None: the
+    hook runs on every start, resume and clear). ``note``: what else the tool needs
+    before it runs the hook. ``source``: where the tool documents all this.
     """
 
     tool: str
