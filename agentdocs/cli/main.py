@@ -7,6 +7,9 @@
     agentdocs propose [--dir .] [--format F] [--dry-run]
     agentdocs verify BLOCK_FILE --signature SIG [--keys FILE | --url URL]
     agentdocs verify-record RECORD.json [--signature SIG] [--keys FILE | --url URL]
+    agentdocs hooks install|uninstall --tool TOOL [--dir .] | hooks list [--dir .]
+    agentdocs hook session-start --tool TOOL [--dir .]
+    agentdocs run --tool TOOL [--process ID] [--dir .] -- COMMAND ...
 
 `block` renders the Memory Block for one turn of an agent process: it uploads
 the first of VANCETOPE.md, AGENT.md, CLAUDE.md found in the working folder as
@@ -32,10 +35,12 @@ from collections.abc import Callable
 from agentdocs.cli import (  # noqa: F401
     bindings,
     context,
+    hooks,
     imports,
     mcp,
     memory_block,
     propose,
+    run,
     sync,
     verify,
 )
@@ -56,9 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    run: Callable[[argparse.Namespace], int] = args.run
+    handler: Callable[[argparse.Namespace], int] = args.run
     try:
-        return run(args)
+        return handler(args)
     except CommandError as error:
         write(sys.stderr, f"agentdocs {args.command}: error: {error.message}\n")
         return error.exit_code

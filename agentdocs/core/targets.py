@@ -36,6 +36,10 @@ MAIN_RULE_NAME = "agentdocs"
 Unit = Literal["bytes", "characters"]
 Applies = Literal["main", "each", "total"]
 Effect = Literal["cut", "warn"]
+# How a tool's hook file holds its handlers: `groups` (Claude Code, Gemini CLI, Codex):
+# `{"hooks": {EVENT: [{"matcher": ..., "hooks": [{"type": "command", "command": ...}]}]}}`;
+# `flat` (Cursor): `{"version": 1, "hooks": {EVENT: [{"command": ...}]}}`.
+HookShape = Literal["groups", "flat"]
 
 
 class LimitDict(TypedDict):
@@ -82,6 +86,28 @@ class Limit:
 
 
 @dataclass(frozen=True)
+class SessionHook:
+    """A tool's documented hook that runs a command when an agent session starts.
+
+    ``tool``: the name `agentdocs hooks --tool` takes. ``file``: the repository's hook
+    settings file, JSON. ``event``: the event's key in it. ``session_keys``: the keys of
+    the JSON the tool writes to the hook's stdin that hold the session's id, the first
+    present winning. ``matcher``: the matcher of the group agentdocs adds (None: the
+    hook runs on every start, resume and clear). ``note``: what else the tool needs
+    before it runs the hook. ``source``: where the tool documents all this.
+    """
+
+    tool: str
+    file: str
+    event: str
+    shape: HookShape
+    session_keys: tuple[str, ...]
+    source: str
+    matcher: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Target:
     """One agent tool's files.
 
@@ -103,6 +129,9 @@ class Target:
     rule_suffix: str = ".md"
     always_in_main: bool = False
     limits: tuple[Limit, ...] = ()
+    # None: no session hook we could confirm in the tool's documentation (docs/cli.md
+    # lists what was looked up); `agentdocs run` binds for such tools.
+    session_hook: SessionHook | None = None
 
     @property
     def main_is_a_rule(self) -> bool:
@@ -183,6 +212,47 @@ WINDSURF_TOTAL = Limit(
     source="https://docs.windsurf.com/windsurf/cascade/memories#rules "
     "(rules beyond 12,000 characters in total are truncated, global rules first)",
 )
+CLAUDE_SESSION_START = SessionHook(
+    tool="claude-code",
+    file=".claude/settings.json",
+    event="SessionStart",
+    shape="groups",
+    session_keys=("session_id",),
+    source="https://code.claude.com/docs/en/hooks#sessionstart "
+    "(settings.json hooks; the input on stdin carries session_id)",
+)
+GEMINI_SESSION_START = SessionHook(
+    tool="gemini-cli",
+    file=".gemini/settings.json",
+    event="SessionStart",
+    shape="groups",
+    session_keys=("session_id",),
+    source="https://geminicli.com/docs/hooks/reference/ "
+    "(settings.json hooks; SessionStart's input carries session_id)",
+)
+CODEX_SESSION_START = SessionHook(
+    tool="codex",
+    file=".codex/hooks.json",
+    event="SessionStart",
+    shape="groups",
+    session_keys=("session_id",),
+    source="https://developers.openai.com/codex/hooks "
+    "(<repo>/.codex/hooks.json; the input on stdin carries session_id)",
+    note="Codex runs hooks only with `[features] codex_hooks = true` in config.toml, "
+    "and a project's hooks only once you trust them",
+)
+CURSOR_SESSION_START = SessionHook(
+    tool="cursor",
+    file=".cursor/hooks.json",
+    event="sessionStart",
+    shape="flat",
+    session_keys=("session_id", "conversation_id"),
+    source="https://cursor.com/docs/agent/hooks "
+    "(.cursor/hooks.json, version 1; sessionStart's input carries session_id)",
+    note="Cursor runs it in versions whose hooks accept sessionStart "
+    "(some versions' validator refused it as an unknown hook type)",
+)
+
 CLAUDE_LARGE_MEMORY = Limit(
     tool="Claude Code",
     applies_to="main",
@@ -201,6 +271,7 @@ TARGETS: tuple[Target, ...] = (
         main="AGENTS.md",
         scoping=tool_scoping.NONE,
         limits=(CODEX_AGENTS_MD,),
+        session_hook=CODEX_SESSION_START,
     ),
     Target(
         format="claude-md",
@@ -211,6 +282,7 @@ TARGETS: tuple[Target, ...] = (
         rules_dir=".claude/rules/",
         always_in_main=True,
         limits=(CLAUDE_LARGE_MEMORY,),
+        session_hook=CLAUDE_SESSION_START,
     ),
     Target(
         format="gemini-md",
@@ -218,6 +290,7 @@ TARGETS: tuple[Target, ...] = (
         docs="https://google-gemini.github.io/gemini-cli/docs/cli/gemini-md.html",
         main="GEMINI.md",
         scoping=tool_scoping.NONE,
+        session_hook=GEMINI_SESSION_START,
     ),
     Target(
         format="copilot",
@@ -239,6 +312,7 @@ TARGETS: tuple[Target, ...] = (
         scoping=tool_scoping.CURSOR,
         rules_dir=".cursor/rules/",
         rule_suffix=".mdc",
+        session_hook=CURSOR_SESSION_START,
     ),
     Target(
         format="antigravity",
@@ -346,6 +420,17 @@ RULE_PRECEDENCE: tuple[Target, ...] = (
     BY_FORMAT["cursor"],
     *(entry for entry in TARGETS if entry.rules_dir and entry.format != "cursor"),
 )
+
+
+SESSION_HOOKS: dict[str, Target] = {
+    entry.session_hook.tool: entry for entry in TARGETS if entry.session_hook is not None
+}
+
+
+def named(name: str) -> Target | None:
+    """The entry a `--tool` names: its format (`claude-md`) or its session hook's tool
+    (`claude-code`); None for neither."""
+    return BY_FORMAT.get(name) or SESSION_HOOKS.get(name)
 
 
 def target(format: str) -> Target:

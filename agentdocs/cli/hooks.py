@@ -1,0 +1,265 @@
+"""`agentdocs hooks install|uninstall|list` and `agentdocs hook session-start`.
+
+    agentdocs hooks install --tool TOOL [--dir .]
+    agentdocs hooks uninstall --tool TOOL [--dir .]
+    agentdocs hooks list [--dir .]
+    agentdocs hook session-start --tool TOOL [--dir .]
+
+`hooks install` adds a session-start hook to the tool's hook settings in the repository
+(`.claude/settings.json`, ...; the registry's `session_hook` says which file and how),
+keeping every other key and hook; installing twice changes nothing, and a file that is
+not a JSON object is left alone (exit 2). `uninstall` takes out exactly what `install`
+added. The hook runs `agentdocs hook session-start`, which reads the session's id from
+the JSON the tool writes to its stdin, binds the run (`agentdocs.cli.quiet_bind`) and
+always exits 0 with one line on stderr: a hook must never keep an agent from starting,
+and stdout is the agent's context (Claude Code) or must be JSON (Gemini CLI).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from agentdocs.cli.base import EXIT_OK, EXIT_USAGE, CommandError, command, write
+from agentdocs.cli.quiet_bind import bind_quietly
+from agentdocs.core import targets
+from agentdocs.core.hook_settings import (
+    HookSettingsError,
+    hook_add,
+    hook_command,
+    hook_installed,
+    hook_remove,
+)
+from agentdocs.core.targets import SessionHook, Target
+
+# The hook input is a small JSON object; more than this is not one.
+MAX_HOOK_INPUT_BYTES = 1024 * 1024
+STDIN_WAIT_SECONDS = 2.0
+MAX_PROCESS_ID_LENGTH = 200
+
+
+def _hook_target(name: str) -> Target:
+    entry = targets.named(name)
+    if entry is None or entry.session_hook is None:
+        known = ", ".join(targets.SESSION_HOOKS)
+        what = "has no documented session hook" if entry else "is not a tool agentdocs knows"
+        raise CommandError(
+            f"{name!r} {what}; tools with session hooks: {known} "
+            "(for the others, `agentdocs run --tool TOOL -- COMMAND`)",
+            exit_code=EXIT_USAGE,
+        )
+    return entry
+
+
+def _session_hook(entry: Target) -> SessionHook:
+    assert entry.session_hook is not None
+    return entry.session_hook
+
+
+def _read_settings(path: Path) -> dict[str, Any] | None:
+    """The settings in ``path`` (None when there is no file); CommandError (exit 2) for
+    a file that is not a JSON object, which is then never rewritten."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror}", exit_code=EXIT_USAGE) from None
+    try:
+        settings = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CommandError(
+            f"{path} is not UTF-8 text; left as it is", exit_code=EXIT_USAGE
+        ) from None
+    except json.JSONDecodeError as error:
+        raise CommandError(
+            f"{path} is not valid JSON ({error.msg} at line {error.lineno}, column "
+            f"{error.colno}); left as it is",
+            exit_code=EXIT_USAGE,
+        ) from None
+    if not isinstance(settings, dict):
+        raise CommandError(
+            f"{path} holds a JSON {type(settings).__name__}, not an object; left as it is",
+            exit_code=EXIT_USAGE,
+        )
+    return settings
+
+
+def _write_settings(path: Path, settings: dict[str, Any]) -> None:
+    """Write ``settings`` whole or not at all (a temporary file moved into place)."""
+    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    temporary = path.with_name(f".{path.name}.agentdocs-{uuid.uuid4().hex[:8]}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(text, "utf-8")
+        temporary.replace(path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise CommandError(f"cannot write {path}: {error.strerror}") from None
+
+
+def _remove_settings(path: Path) -> None:
+    """Remove the file install created, and its folder when that is left empty."""
+    try:
+        path.unlink()
+        if not any(path.parent.iterdir()):
+            path.parent.rmdir()
+    except OSError as error:
+        raise CommandError(f"cannot remove {path}: {error.strerror}") from None
+
+
+def _configure_hooks(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for action, help in (
+        ("install", "add agentdocs' session-start hook to TOOL's hook settings"),
+        ("uninstall", "take out what `hooks install` added"),
+    ):
+        sub = actions.add_parser(action, help=help, description=help)
+        sub.add_argument("--tool", required=True, help=f"one of {', '.join(targets.SESSION_HOOKS)}")
+        sub.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
+    listing = actions.add_parser("list", help="show which tools' hooks are installed")
+    listing.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
+
+
+def _change(args: argparse.Namespace, *, install: bool) -> int:
+    hook = _session_hook(_hook_target(args.tool))
+    path = args.dir / hook.file
+    settings = _read_settings(path)
+    existed = settings is not None
+    settings = settings if settings is not None else {}
+    try:
+        changed = hook_add(settings, hook) if install else hook_remove(settings, hook)
+    except HookSettingsError as error:
+        raise CommandError(f"{path}: {error}; left as it is", exit_code=EXIT_USAGE) from None
+    if not changed:
+        state = "already installed" if install else "not installed"
+        write(sys.stdout, f"{hook.tool}: {state} in {path}; nothing changed\n")
+        return EXIT_OK
+    if not install and not settings and existed:
+        # The file held nothing but our hook: install created it, so uninstall removes it.
+        _remove_settings(path)
+        write(sys.stdout, f"{hook.tool}: removed {path} (it held only agentdocs' hook)\n")
+        return EXIT_OK
+    _write_settings(path, settings)
+    if install:
+        lines = (
+            f"{hook.tool}: installed `{hook_command(hook)}` as the {hook.event} hook in {path}\n"
+        )
+        if hook.note:
+            lines += f"{hook.tool}: note: {hook.note}\n"
+    else:
+        lines = f"{hook.tool}: removed agentdocs' {hook.event} hook from {path}\n"
+    write(sys.stdout, lines)
+    return EXIT_OK
+
+
+def _list(args: argparse.Namespace) -> int:
+    rows = [("TOOL", "FILE", "EVENT", "STATE")]
+    for name, entry in targets.SESSION_HOOKS.items():
+        hook = _session_hook(entry)
+        path = args.dir / hook.file
+        try:
+            settings = _read_settings(path)
+            installed = hook_installed(settings, hook) if settings is not None else []
+            state = (
+                "installed"
+                if installed == [hook_command(hook)]
+                else ("outdated" if installed else "-")
+            )
+        except (CommandError, HookSettingsError):
+            state = "unreadable"
+        rows.append((name, hook.file, hook.event, state))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    write(
+        sys.stdout,
+        "".join(
+            "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() + "\n"
+            for row in rows
+        ),
+    )
+    return EXIT_OK
+
+
+@command(
+    "hooks", help="install agents' session hooks that bind each run", configure=_configure_hooks
+)
+def run_hooks(args: argparse.Namespace) -> int:
+    if not args.dir.is_dir():
+        raise CommandError(f"{args.dir} is not a folder", exit_code=EXIT_USAGE)
+    if args.action == "list":
+        return _list(args)
+    return _change(args, install=args.action == "install")
+
+
+# The hook itself
+
+
+def _read_hook_input() -> bytes:
+    """What the tool wrote to stdin, read for at most `STDIN_WAIT_SECONDS` (a terminal,
+    or a pipe nobody closes, gives nothing rather than a wait)."""
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        return b""
+    chunks: list[bytes] = []
+
+    def read() -> None:
+        chunks.append(stream.buffer.read(MAX_HOOK_INPUT_BYTES + 1))
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(STDIN_WAIT_SECONDS)
+    return chunks[0] if chunks else b""
+
+
+def session_id_from(raw: bytes, hook: SessionHook) -> str | None:
+    """The session's id in the hook input, or None when there is none to use."""
+    if not raw or len(raw) > MAX_HOOK_INPUT_BYTES:
+        return None
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(payload, dict):
+        return None
+    for key in hook.session_keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value.strip() and len(value) <= MAX_PROCESS_ID_LENGTH:
+            return value.strip()
+    return None
+
+
+def _configure_hook(parser: argparse.ArgumentParser) -> None:
+    events = parser.add_subparsers(dest="event", metavar="EVENT", required=True)
+    start = events.add_parser(
+        "session-start", help="bind the session that is starting (run by the tool's hook)"
+    )
+    start.add_argument("--tool", required=True, help=f"one of {', '.join(targets.SESSION_HOOKS)}")
+    start.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
+
+
+@command("hook", help="what an installed hook runs; always exits 0", configure=_configure_hook)
+def run_hook(args: argparse.Namespace) -> int:
+    try:
+        line = _session_start(args)
+    except CommandError as error:
+        line = f"agentdocs: not bound: {error.message}"
+    except Exception as error:  # whatever it is, the agent goes on
+        line = f"agentdocs: not bound: {type(error).__name__}: {error}"
+    write(sys.stderr, line + "\n")
+    return EXIT_OK
+
+
+def _session_start(args: argparse.Namespace) -> str:
+    entry = _hook_target(args.tool)
+    hook = _session_hook(entry)
+    session = session_id_from(_read_hook_input(), hook)
+    process = session or f"{hook.tool}-{uuid.uuid4()}"
+    line = bind_quietly(repo=args.dir, tool=entry.format, process=process)
+    if session is None:
+        line += " (no session id in the hook's input: a new id was used)"
+    return line
