@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ CACHE_DIR_VARIABLE = "AGENTDOCS_CACHE_DIR"
 FORMAT = "agentdocs-block-cache/v1"
 PENDING_SUFFIX = ".json"
 CLAIMED_SUFFIX = ".sending"
+# A claim older than this is of a process that died while uploading: taken back.
+STALE_CLAIM_SECONDS = 300
 
 
 def default_cache_dir() -> Path:
@@ -155,19 +158,27 @@ class BlockCache:
         """The project's pending records, oldest first, each claimed (renamed) before it
         is yielded: a record another process claimed first is skipped. The caller
         `release`s or `discard`s each one."""
+        folder = self._pending_folder(key)
         try:
-            names = sorted(
-                entry.name
-                for entry in os.scandir(self._pending_folder(key))
-                if entry.name.endswith(PENDING_SUFFIX)
-            )
+            entries = list(os.scandir(folder))
         except OSError:
             return
-        for name in names:
-            path = self._pending_folder(key) / name
+        stale = time.time() - STALE_CLAIM_SECONDS
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.name.endswith(CLAIMED_SUFFIX) and entry.stat().st_mtime < stale:
+                    os.replace(entry.path, folder / entry.name.removesuffix(CLAIMED_SUFFIX))
+        names = sorted(
+            entry.name
+            for entry in entries
+            if entry.name.endswith(PENDING_SUFFIX) or entry.name.endswith(CLAIMED_SUFFIX)
+        )
+        for name in dict.fromkeys(name.removesuffix(CLAIMED_SUFFIX) for name in names):
+            path = folder / name
             claimed = path.with_name(name + CLAIMED_SUFFIX)
             try:
                 os.replace(path, claimed)
+                os.utime(claimed)  # the claim's time, for the stale check
             except OSError:
                 continue  # another process has it
             try:
