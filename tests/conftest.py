@@ -31,6 +31,20 @@ def need_service(name: str, available: bool, reason: str) -> None:
     pytest.skip(message)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _client_cache_folder(tmp_path_factory):
+    """The CLI's block cache (`agentdocs.client`) of every command a test starts, in a
+    folder of the run's own, not the user's ~/.cache/agentdocs."""
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Each test starts with an empty cache: with Redis the read state would otherwise

@@ -23,7 +23,7 @@ from agentdocs.api.memory_block import (
 from agentdocs.api.pagination import Pagination
 from agentdocs.api.schema import RETRY_AFTER, errors
 from agentdocs.api.serializers import JSONObjectField, MomentField, StrictSerializer, validated
-from agentdocs.core.bindings import OUTDATED_STATUSES
+from agentdocs.core.bindings import OUTDATED_STATUSES, SERVED_FROM
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.core.timeline import timeline_segments
@@ -41,6 +41,11 @@ def _record_id(raw: str, *, field: str = "record") -> int:
     if record_id is None:
         raise InvalidInput("A binding record id is a positive integer.", field=field)
     return record_id
+
+
+SHA256_PATTERN = r"^[0-9a-f]{64}\Z"
+SERVED_FROM_RULE = "`served_from` must be `server` or `cache`."
+SERVED_SHA256_RULE = "`served_sha256` must be a sha256: 64 lowercase hex digits."
 
 
 class ProblemsFilterField(serializers.BooleanField):
@@ -113,6 +118,14 @@ class BindingRecordSerializer(serializers.Serializer):
     def get_signature(self, record: BindingRecord) -> str | None:
         return record.signature or None
 
+    def to_representation(self, record: BindingRecord) -> dict[str, Any]:
+        data = super().to_representation(record)
+        # Only in the records that carry them, so every answer is the signed record.
+        for key in ("served_from", "served_sha256"):
+            if key in record.record:
+                data[key] = record.record[key]
+        return data
+
 
 class MemoryBlockRequestSerializer(StrictSerializer):
     class Meta:
@@ -156,9 +169,41 @@ class BindingListCreate(APIView):
             required=False, allow_null=True, default=None, help_text="Inline; else context.json"
         )
         memory_block = MemoryBlockRequestSerializer(required=False, allow_null=True, default=None)
+        served_from = serializers.ChoiceField(
+            list(SERVED_FROM),
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="How the run's block was served: `server`, or `cache` when the server "
+            "could not be reached and the client served the block it kept (docs/cli.md).",
+            error_messages={"invalid_choice": SERVED_FROM_RULE},
+        )
+        served_sha256 = serializers.RegexField(
+            SHA256_PATTERN,
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="The sha256 (64 lowercase hex digits) of the block text the run was "
+            "served; required with `served_from: cache`.",
+            error_messages={"invalid": SERVED_SHA256_RULE},
+        )
 
         def validate_process(self, process: str) -> str:
             return memory_block_service.validate_process(process)
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            if attrs["served_from"] == "cache" and attrs["served_sha256"] is None:
+                raise InvalidInput(
+                    "`served_sha256` is required with `served_from: cache`: the sha256 of "
+                    "the text served.",
+                    field="served_sha256",
+                )
+            if attrs["served_sha256"] is not None and attrs["served_from"] is None:
+                raise InvalidInput(
+                    "`served_sha256` needs `served_from`: say how the block was served.",
+                    field="served_from",
+                )
+            return attrs
 
     OutputSerializer = BindingRecordSerializer
 

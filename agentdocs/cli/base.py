@@ -83,7 +83,11 @@ def write(stream: TextIO, text: str) -> None:
 # Talking to the server
 
 
-def add_server_arguments(parser: argparse.ArgumentParser, *, project: bool = True) -> None:
+def add_server_arguments(
+    parser: argparse.ArgumentParser, *, project: bool = True, timeout: float | None = None
+) -> None:
+    """The connection options; ``timeout``, when given, shows `--timeout` with that
+    default (the commands that serve a cached block when the server is slow)."""
     env = os.environ
     parser.add_argument(
         "--url",
@@ -104,7 +108,14 @@ def add_server_arguments(parser: argparse.ArgumentParser, *, project: bool = Tru
             "--project", default=env.get("AGENTDOCS_PROJECT"), help="default: $AGENTDOCS_PROJECT"
         )
     parser.add_argument(
-        "--timeout", type=float, default=DEFAULT_TIMEOUT_SECONDS, help=argparse.SUPPRESS
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_SECONDS if timeout is None else timeout,
+        metavar="SECONDS",
+        help=argparse.SUPPRESS
+        if timeout is None
+        else f"how long to wait for the server before serving the cached block "
+        f"(default: {timeout:g})",
     )
 
 

@@ -2,6 +2,7 @@
 
     agentdocs block --url URL --token TOKEN --tenant T --project P --process ID
                     [--recipe R] [--profile F] [--agent-file PATH | --no-agent-file] [--reset]
+                    [--timeout SECONDS] [--cache-dir DIR] [--fallback-file PATH]
     agentdocs context DIR [--max-bytes N]
     agentdocs sync --format F [--check [--strict]] [--force]
     agentdocs propose [--dir .] [--format F] [--dry-run]

@@ -14,6 +14,10 @@ do. It serves
   `agentdocs://T/P/documents/{path}`, one listed per document of the project;
 - the prompt `house-rules`: the Memory Block (preview) as a prompt message.
 
+`get_memory_block` never blocks the agent: when the server cannot be reached, times
+out (`--timeout`, default 5 s) or answers 5xx, it answers with the last good block
+kept on disk and logs one warning line on stderr (`agentdocs.client`, docs/cli.md).
+
 A refusal of the server comes back as an MCP tool error whose text is our error
 code and detail (the REST error `{error, detail, field}`) and whose structured
 content is that error; nothing a tool meets stops the server.
@@ -44,6 +48,8 @@ from agentdocs.cli.base import (
     command,
     require,
 )
+from agentdocs.cli.memory_block import add_offline_arguments, resilient_blocks
+from agentdocs.client.blocks import DEFAULT_TIMEOUT_SECONDS, NoCachedBlock, ResilientBlocks
 from agentdocs.core.mcp_instructions import compose_instructions
 
 if TYPE_CHECKING:
@@ -164,6 +170,8 @@ class ProjectApi:
     server_url: str
     tenant: str
     project: str
+    # `agentdocs mcp`'s renders: the cached block when the server is down (None: none).
+    blocks: ResilientBlocks | None = None
 
     def _url(self, rest: str) -> str:
         return self.client.base + self.client.project_path(self.tenant, self.project, rest)
@@ -215,6 +223,14 @@ class ProjectApi:
         payload = memory_block_payload(
             process=process, recipe=recipe, profile=profile, paths=paths, reset=reset
         )
+        if self.blocks is not None:
+            try:
+                turn = self.blocks.turn(
+                    payload=payload, recipe=recipe, profile=profile, as_text=True
+                )
+            except NoCachedBlock as missing:
+                raise ApiError("unavailable", str(missing), status=0) from None
+            return turn.text
         response = self._send("POST", self._url("memory-block/"), json=payload, accept="text/plain")
         return response.content.decode("utf-8")
 
@@ -652,7 +668,8 @@ def _session_start_middleware(api: ProjectApi, call: BlockingCall) -> Any:
 
 
 def _configure_mcp(parser: argparse.ArgumentParser) -> None:
-    add_server_arguments(parser)
+    add_server_arguments(parser, timeout=DEFAULT_TIMEOUT_SECONDS)
+    add_offline_arguments(parser, fallback=False)
     parser.add_argument(
         "--server",
         dest="url",
@@ -668,11 +685,16 @@ def _configure_mcp(parser: argparse.ArgumentParser) -> None:
 )
 def run_mcp(args: argparse.Namespace) -> int:
     require(args, "url", "token", "tenant", "project")
+    client = ServerClient.from_args(args)
+    blocks = resilient_blocks(
+        args, client, refused=ApiError.from_response, warn=lambda line: print(line, file=sys.stderr)
+    )
     api = ProjectApi(
-        client=ServerClient.from_args(args),
+        client=client,
         server_url=args.url,
         tenant=args.tenant,
         project=args.project,
+        blocks=blocks,
     )
     # Before serving: a client shows a server that exits as failed, with this message,
     # where one that serves would show as connected and fail at the first tool call.

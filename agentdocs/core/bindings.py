@@ -178,6 +178,10 @@ class BoundMemoryBlock(TypedDict):
     instructions: NotRequired[BoundInstructions]
 
 
+ServedFrom = Literal["server", "cache"]
+SERVED_FROM: tuple[ServedFrom, ...] = ("server", "cache")
+
+
 class RecordHeader(TypedDict):
     tenant: str
     project: str
@@ -197,6 +201,11 @@ class BindingRecordData(RecordHeader):
     memory_block: BoundMemoryBlock | None
     problems: list[Problem]
     problem_count: int
+    # Only in a record of a run that said how it was served (`agentdocs.client`): "server",
+    # or "cache" when the server could not be reached and the client served the block it
+    # kept; then ``served_sha256`` is the sha256 of the text it served.
+    served_from: NotRequired[ServedFrom]
+    served_sha256: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -309,8 +318,12 @@ def build_record(
             problems.append(
                 {"kind": REFUSED_EXCEPTION, "target": declared.target, "detail": classification.why}
             )
-    return {
-        **header,
+    record: BindingRecordData = {
+        "tenant": header["tenant"],
+        "project": header["project"],
+        "process": header["process"],
+        "created_at": header["created_at"],
+        "created_by": header["created_by"],
         "schema": SCHEMA,
         "manifest": manifest_source.copy(),
         "context": context,
@@ -320,6 +333,7 @@ def build_record(
         "problems": problems,
         "problem_count": len(problems),
     }
+    return record
 
 
 def _source_or_unresolved(resolution: BoundDocument | str) -> BoundSource:

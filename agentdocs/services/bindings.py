@@ -26,6 +26,7 @@ from agentdocs.core.bindings import (
     OutdatedRow,
     RecordComparison,
     RecordHeader,
+    ServedFrom,
     SourceLabel,
     build_record,
     canonical_json,
@@ -161,6 +162,8 @@ def binding_create(
     process: str,
     manifest: Mapping[str, Any] | None = None,
     memory_block: binding_memory_block.MemoryBlockRequest | None = None,
+    served_from: ServedFrom | None = None,
+    served_sha256: str | None = None,
 ) -> BindingResult:
     """Bind a run: resolve every source, classify every exception, store the record.
 
@@ -168,6 +171,9 @@ def binding_create(
     problem means for the run. Archival is enqueued once the record is committed.
     ``manifest`` is the inline manifest as the client sent it (None: the project's
     `context.json`); ``memory_block``, when given, is rendered and bound too.
+    ``served_from`` and ``served_sha256`` say how the run's block was served (a client
+    that served its cached block while the server was down uploads the record later);
+    they are kept in the record, and signed with it, only when given.
     """
     process = memory_block_service.validate_process(process)
     refuse_secret_in_text(process, field="process", what="The process")
@@ -197,6 +203,10 @@ def binding_create(
         local=local,
         memory_block=block,
     )
+    if served_from is not None:
+        record["served_from"] = served_from
+        if served_sha256 is not None:
+            record["served_sha256"] = served_sha256
     _refuse_oversized(record)
     with transaction.atomic():
         stored = BindingRecord.objects.create(

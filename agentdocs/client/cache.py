@@ -1,0 +1,228 @@
+"""The client's disk cache: the last good block per render key, and pending records.
+
+Everything lives under one folder (`AGENTDOCS_CACHE_DIR`, else
+`$XDG_CACHE_HOME/agentdocs`, else `~/.cache/agentdocs`), made 0700. Every file is
+written to a temporary file in the same folder and renamed over the old one, so a
+reader sees the old block or the new one, never half of one; files are 0600 and
+hold no token. A pending binding record is one file, claimed by renaming it, so
+two agent processes sharing the folder upload it once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+CACHE_DIR_VARIABLE = "AGENTDOCS_CACHE_DIR"
+FORMAT = "agentdocs-block-cache/v1"
+PENDING_SUFFIX = ".json"
+CLAIMED_SUFFIX = ".sending"
+# A claim older than this is of a process that died while uploading: taken back.
+STALE_CLAIM_SECONDS = 300
+
+
+def default_cache_dir() -> Path:
+    """`AGENTDOCS_CACHE_DIR`, else the user's cache folder (XDG) plus `agentdocs`."""
+    configured = os.environ.get(CACHE_DIR_VARIABLE)
+    if configured:
+        return Path(configured).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "agentdocs"
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    """What a cached block is the block of. ``server`` is the API's base URL: two
+    servers may both have a tenant `acme`."""
+
+    server: str
+    tenant: str
+    project: str
+    recipe: str | None = None
+    profile: str | None = None
+    label: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {
+            "server": self.server,
+            "tenant": self.tenant,
+            "project": self.project,
+            "recipe": self.recipe,
+            "profile": self.profile,
+            "label": self.label,
+        }
+
+    def digest(self) -> str:
+        encoded = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:32]
+
+    def project_digest(self) -> str:
+        """The pending records' folder: per server and project, whatever the recipe."""
+        encoded = json.dumps([self.server, self.tenant, self.project], separators=(",", ":"))
+        return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class CachedBlock:
+    text: str
+    sha256: str
+    etag: str | None
+    fetched_at: str  # ISO 8601, when this text was last received
+
+
+@dataclass(frozen=True)
+class PendingRecord:
+    path: Path
+    payload: dict[str, Any]
+
+
+class BlockCache:
+    """The cache folder; nothing is created until something is written."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    # Blocks
+
+    def _block_path(self, key: CacheKey) -> Path:
+        return self.folder / "blocks" / f"{key.digest()}.json"
+
+    def get(self, key: CacheKey) -> CachedBlock | None:
+        """The block kept for ``key``; None when there is none or it is unreadable (a
+        file another version wrote, or damaged: it is replaced at the next refresh)."""
+        try:
+            data = json.loads(self._block_path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return None
+        if data.get("key") != key.as_dict() or not isinstance(data.get("text"), str):
+            return None
+        text: str = data["text"]
+        # A file whose text does not match its hash is not served.
+        if data.get("sha256") != text_sha256(text):
+            return None
+        etag = data.get("etag")
+        return CachedBlock(
+            text=text,
+            sha256=data["sha256"],
+            etag=etag if isinstance(etag, str) else None,
+            fetched_at=str(data.get("fetched_at", "")),
+        )
+
+    def put(self, key: CacheKey, *, text: str, etag: str | None) -> CachedBlock:
+        block = CachedBlock(text=text, sha256=text_sha256(text), etag=etag, fetched_at=now_iso())
+        data = {
+            "format": FORMAT,
+            "key": key.as_dict(),
+            "etag": block.etag,
+            "sha256": block.sha256,
+            "fetched_at": block.fetched_at,
+            "text": block.text,
+        }
+        _write_atomically(self._block_path(key), json.dumps(data, ensure_ascii=False))
+        return block
+
+    # Pending binding records
+
+    def _pending_folder(self, key: CacheKey) -> Path:
+        return self.folder / "pending" / key.project_digest()
+
+    def add_pending(self, key: CacheKey, payload: dict[str, Any]) -> Path:
+        """Keep a binding record's request until it can be uploaded."""
+        name = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%fZ')}-{uuid.uuid4().hex}"
+        path = self._pending_folder(key) / f"{name}{PENDING_SUFFIX}"
+        _write_atomically(path, json.dumps(payload, ensure_ascii=False))
+        return path
+
+    def claim_pending(self, key: CacheKey) -> Iterator[PendingRecord]:
+        """The project's pending records, oldest first, each claimed (renamed) before it
+        is yielded: a record another process claimed first is skipped. The caller
+        `release`s or `discard`s each one."""
+        folder = self._pending_folder(key)
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        stale = time.time() - STALE_CLAIM_SECONDS
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.name.endswith(CLAIMED_SUFFIX) and entry.stat().st_mtime < stale:
+                    os.replace(entry.path, folder / entry.name.removesuffix(CLAIMED_SUFFIX))
+        names = sorted(
+            entry.name
+            for entry in entries
+            if entry.name.endswith(PENDING_SUFFIX) or entry.name.endswith(CLAIMED_SUFFIX)
+        )
+        for name in dict.fromkeys(name.removesuffix(CLAIMED_SUFFIX) for name in names):
+            path = folder / name
+            claimed = path.with_name(name + CLAIMED_SUFFIX)
+            try:
+                os.replace(path, claimed)
+                os.utime(claimed)  # the claim's time, for the stale check
+            except OSError:
+                continue  # another process has it
+            try:
+                payload = json.loads(claimed.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                claimed.unlink(missing_ok=True)
+                continue
+            if isinstance(payload, dict):
+                yield PendingRecord(path=claimed, payload=payload)
+            else:
+                claimed.unlink(missing_ok=True)
+
+    @staticmethod
+    def release(record: PendingRecord) -> None:
+        """Put a claimed record back, for the next successful call."""
+        name = record.path.name.removesuffix(CLAIMED_SUFFIX)
+        with contextlib.suppress(OSError):
+            os.replace(record.path, record.path.with_name(name))
+
+    @staticmethod
+    def discard(record: PendingRecord) -> None:
+        record.path.unlink(missing_ok=True)
+
+    def pending_count(self, key: CacheKey) -> int:
+        try:
+            return sum(
+                1
+                for entry in os.scandir(self._pending_folder(key))
+                if entry.name.endswith(PENDING_SUFFIX)
+            )
+        except OSError:
+            return 0
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """``text`` at ``path``, 0600, by a rename over it: never half written."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # 0600
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
