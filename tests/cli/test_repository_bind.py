@@ -188,9 +188,10 @@ def test_an_untracked_scoped_rule_is_listed_with_its_globs_in_load_order(server,
     assert all(f["custody"] == "untracked" and "git" not in f for f in files[1:])
     assert [f["state"] for f in files[1:]] == ["not-generated", "not-generated"]
     assert files[2]["globs"] == ["src/api/**"] and "globs" not in files[1]
-    [whole, style, api_rule] = api_get(server, f"{record['id']}/reconstruct")["repository"]
+    [whole, style, scoped] = api_get(server, f"{record['id']}/reconstruct")["repository"]
     assert whole["verified"] is True
     assert style["restored"] is False and "untracked" in style["detail"]
+    assert scoped["restored"] is False and scoped["blob"] is None
 
 
 def test_an_unknown_tool_exits_2_listing_the_known_ones(server, repo):
