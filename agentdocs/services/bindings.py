@@ -327,6 +327,17 @@ def _refuse_oversized(record: BindingRecordData) -> None:
                 bytes=size,
                 limit=cap,
             )
+        repository = cast(dict[str, Any], record).get("repository")
+        if repository is not None:
+            without = measure({**record, "repository": None})
+            if without <= cap:
+                raise TooLarge(
+                    f"{over}: its repository section takes {size - without:,} of them "
+                    f"({len(repository['files'])} files). Nothing was stored.",
+                    field="repository",
+                    bytes=size,
+                    limit=cap,
+                )
         sources = len(record["context"]) + len(record["local"])
         raise TooLarge(
             f"{over}: the manifest's {sources} sources and {len(record['exceptions'])} "

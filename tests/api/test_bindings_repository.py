@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 
 import pytest
 from django.db import connection
@@ -13,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from agentdocs.models import BindingRecord
 from agentdocs.services.export import export_build
+from tests.evidence.test_signatures import KEYS, run_cli
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +77,23 @@ def test_a_repository_run_is_stored_with_the_export_it_can_be_rebuilt_from(
     assert reconstruction["repository"][0]["verified"] is True
 
 
+def test_a_repository_record_verifies_offline_and_a_changed_file_hash_fails(
+    api, writer, project, notes, tmp_path
+):
+    record = post(api(writer), section_for(project)).json()
+    answer = tmp_path / "record.json"
+    answer.write_bytes(api(writer).get(f"{BASE}{record['id']}").content)
+    keys = tmp_path / "keys.json"
+    keys.write_bytes(api().get(KEYS).content)
+    ok = run_cli("verify-record", str(answer), "--keys", str(keys), cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    edited = json.loads(answer.read_text())
+    edited["repository"]["files"][0]["sha256"] = "0" * 64
+    answer.write_text(json.dumps(edited))
+    bad = run_cli("verify-record", str(answer), "--keys", str(keys), cwd=tmp_path)
+    assert bad.returncode == 1
+
+
 def test_credentials_in_a_remote_are_stripped_by_the_server_too(api, writer, project, notes):
     section = section_for(project)
     section["remote"] = "https://x-access-token:ghp_abc@github.com/acme/web.git?token=1"
@@ -131,6 +150,7 @@ def test_a_section_over_the_record_cap_is_413(api, writer, project, notes, setti
     settings.AGENTDOCS_BINDING_MAX_RECORD_BYTES = 500
     response = post(api(writer), section_for(project))
     assert response.status_code == 413, response.content
+    assert response.json()["field"] == "repository"
     assert BindingRecord.objects.count() == 0
 
 
