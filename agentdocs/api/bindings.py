@@ -119,9 +119,10 @@ class BindingRecordSerializer(serializers.Serializer):
         return record.signature or None
 
     def to_representation(self, record: BindingRecord) -> dict[str, Any]:
-        data = super().to_representation(record)
-        # Only in the records that carry them, so every answer is the signed record.
-        for key in ("served_from", "served_sha256"):
+        data: dict[str, Any] = super().to_representation(record)
+        # Only in the records that carry them, so every answer is the signed record: how
+        # the block was served, and a repository run's files (`agentdocs bind --repo`).
+        for key in ("served_from", "served_sha256", "repository"):
             if key in record.record:
                 data[key] = record.record[key]
         return data
@@ -186,6 +187,13 @@ class BindingListCreate(APIView):
             help_text="The sha256 (64 lowercase hex digits) of the block text the run was "
             "served; required with `served_from: cache`.",
             error_messages={"invalid": SERVED_SHA256_RULE},
+        )
+        repository = JSONObjectField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="A repository run's files (`agentdocs bind --repo`): tool, remote, "
+            "commit, branch, dirty and per file path, sha256, bytes, cut_at, custody, state",
         )
 
         def validate_process(self, process: str) -> str:
@@ -316,6 +324,12 @@ class BindingOutdated(_RecordView):
         summary = serializers.DictField(
             child=serializers.IntegerField(), help_text="How many sources have each status"
         )
+        repository = serializers.ListField(
+            child=serializers.DictField(),
+            required=False,
+            help_text="A repository run's files: each bound sha256 beside the server's "
+            "export of it now (`current`, `changed`, `deleted`, or the state it was bound in)",
+        )
 
     @extend_schema(
         tags=["bindings"],
@@ -330,9 +344,11 @@ class BindingOutdated(_RecordView):
         counts = dict.fromkeys(OUTDATED_STATUSES, 0)
         for row in rows:
             counts[row["status"]] += 1
-        return Response(
-            self.OutputSerializer({"record": bound.pk, "sources": rows, "summary": counts}).data
-        )
+        answer: dict[str, Any] = {"record": bound.pk, "sources": rows, "summary": counts}
+        files = binding_service.binding_repository_outdated(record=bound)
+        if files is not None:
+            answer["repository"] = files
+        return Response(self.OutputSerializer(answer).data)
 
 
 class BindingCompare(APIView):
@@ -351,6 +367,11 @@ class BindingCompare(APIView):
             child=serializers.DictField(), help_text="Exceptions whose outcome differs"
         )
         memory_block = serializers.DictField(help_text="The two blocks' sha256 and whether same")
+        repository = serializers.ListField(
+            child=serializers.DictField(),
+            required=False,
+            help_text="Repository runs: the loaded files added, removed or changed",
+        )
         identical = serializers.BooleanField()
 
     @extend_schema(
@@ -384,6 +405,12 @@ class BindingReconstruct(_RecordView):
         )
         memory_block = serializers.DictField(
             allow_null=True, help_text="The block rendered again from the bound versions"
+        )
+        repository = serializers.ListField(
+            child=serializers.DictField(),
+            required=False,
+            help_text="A repository run's files: an in-sync file's text rebuilt from "
+            "history and verified; any other file names the git blob to ask for",
         )
         complete = serializers.BooleanField()
 

@@ -2,12 +2,16 @@
 
     agentdocs bind --url URL --token TOKEN --tenant T --project P
                    [--manifest FILE] [--process ID] [--recipe R [--profile F]]
+                   [--repo DIR --tool TOOL]
     agentdocs outdated --url URL --token TOKEN --tenant T --project P RECORD_ID ...
 
 `bind` asks the server to bind a run: the manifest is FILE, or the project's own
 `context.json` when no file is given. It prints the record (JSON) to stdout
 and, like the seed's script, exits 1 when the record has problems, listing them
-on stderr; the record is stored either way. `outdated` prints, per record, each
+on stderr; the record is stored either way. With `--repo DIR --tool TOOL` the
+record also holds what TOOL loaded from the repository DIR (`agentdocs.cli.
+repository_bind`): a file edited since the sync, one the server changed since, or
+one the tool cuts is a problem too. `outdated` prints, per record, each
 bound source against what it resolves to now, as `npm outdated` does, and exits
 1 when any source changed or was deleted.
 
@@ -22,9 +26,11 @@ import os
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 
 import requests
 
+from agentdocs.cli import repository_bind
 from agentdocs.cli.base import (
     EXIT_FAILURE,
     EXIT_OK,
@@ -37,6 +43,7 @@ from agentdocs.cli.base import (
 )
 from agentdocs.core.bindings import STALE, OutdatedRow, OutdatedSide, Problem
 from agentdocs.core.numbers import MAX_ID, positive_int
+from agentdocs.core.targets import TOOLS_BY_SLUG
 
 EXIT_PROBLEMS = 1
 SHORT_HASH = 12
@@ -71,6 +78,17 @@ def _configure_bind(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("AGENTDOCS_PROCESS"),
         help="the id of the run being bound (default: $AGENTDOCS_PROCESS, else a new id)",
     )
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        metavar="DIR",
+        help="also bind the files --tool loads from the repository DIR",
+    )
+    parser.add_argument(
+        "--tool",
+        type=repository_bind.parse_tool,
+        help=f"with --repo: the tool whose files to bind, of {', '.join(TOOLS_BY_SLUG)}",
+    )
     parser.add_argument("--recipe", help="also bind the Memory Block of this recipe")
     parser.add_argument("--profile", help="the recipe's profile for the Memory Block")
 
@@ -87,12 +105,18 @@ def run_bind(args: argparse.Namespace) -> int:
     require(args, "url", "token", "tenant", "project")
     if args.profile and not args.recipe:
         raise CommandError("--profile needs --recipe", exit_code=2)
+    if (args.repo is None) != (args.tool is None):
+        raise CommandError("--repo and --tool go together", exit_code=2)
     client = ServerClient.from_args(args)
     payload: dict[str, object] = {"process": args.process or f"run-{uuid.uuid4()}"}
     if args.manifest is not None:
         payload["manifest"] = _read_manifest(args.manifest)
     if args.recipe:
         payload["memory_block"] = {"recipe": args.recipe, "profile": args.profile}
+    if args.repo is not None:
+        payload["repository"] = repository_bind.repository_section(
+            args.repo, args.tool, client, args
+        )
     url = client.base + client.project_path(args.tenant, args.project, "bindings/")
     try:
         response = client.session.post(url, json=payload, timeout=client.timeout)
@@ -121,9 +145,26 @@ def _configure_outdated(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("records", nargs="+", type=_record_id, metavar="RECORD_ID")
 
 
+REPOSITORY_STALE = frozenset({"changed", "deleted", "edited-locally", "server-changed"})
+
+
+def _file_row(row: dict[str, Any]) -> OutdatedRow:
+    """A repository file's row of the outdated table: its hashes, no version."""
+    return {
+        "kind": "repository",
+        "path": row["path"],
+        "bound": row["bound"],
+        "current": row["current"],
+        "status": row["status"],
+        "detail": row.get("detail", ""),
+    }
+
+
 def _version(side: OutdatedSide | None) -> str:
     if side is None:
         return "-"
+    if side.get("version") is None:  # a repository file: its hash only
+        return side["sha256"][:SHORT_HASH]
     return f"v{side['version']} {side['sha256'][:SHORT_HASH]}"
 
 
@@ -160,8 +201,11 @@ def run_outdated(args: argparse.Namespace) -> int:
             "GET", client.project_path(args.tenant, args.project, f"bindings/{record_id}/outdated")
         )
         rows = result["sources"]
-        # Changed or deleted since the run; a source still missing is as it was.
+        files = result.get("repository") or []
+        # Changed or deleted since the run; a source still missing is as it was. A
+        # repository file is stale too when it was not the server's export when bound.
         stale = stale or any(row["status"] in STALE for row in rows)
+        stale = stale or any(row["status"] in REPOSITORY_STALE for row in files)
         heading = f"{'' if index == 0 else chr(10)}# record {record_id}\n"
-        write(sys.stdout, heading + outdated_table(rows))
+        write(sys.stdout, heading + outdated_table(rows + [_file_row(row) for row in files]))
     return EXIT_FAILURE if stale else EXIT_OK

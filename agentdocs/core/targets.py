@@ -461,3 +461,52 @@ def rule_folders() -> list[tuple[str, str]]:
 
 def registry_as_dicts() -> list[TargetDict]:
     return [entry.as_dict() for entry in TARGETS]
+
+
+@dataclass(frozen=True)
+class LoadingTool:
+    """An agent tool as `agentdocs bind --repo` sees it: its slug, the export format
+    whose files it reads, and the order it loads them in (its main file first, then
+    its rule files by name, as each tool's documentation describes)."""
+
+    slug: str
+    format: str
+
+    @property
+    def target(self) -> Target:
+        return BY_FORMAT[self.format]
+
+    def load_order(self, paths: list[str]) -> list[str]:
+        """The files of ``paths`` (relative, POSIX) this tool loads, in its order: the
+        main file, then its rule files sorted by path (a tool that keeps its main file
+        among its rules reads them all in name order)."""
+        entry = self.target
+        main = [] if entry.main_is_a_rule else [p for p in paths if p == entry.main]
+        rules = sorted(
+            p
+            for p in paths
+            if entry.rule_name(p) is not None or (entry.main_is_a_rule and p == entry.main)
+        )
+        return main + rules
+
+
+# The tools a repository run is bound for, by the slug hooks and `agentdocs run` pass.
+LOADING_TOOLS: tuple[LoadingTool, ...] = (
+    LoadingTool("codex", "agents-md"),
+    LoadingTool("claude-code", "claude-md"),
+    LoadingTool("gemini-cli", "gemini-md"),
+    LoadingTool("copilot", "copilot"),
+    LoadingTool("cursor", "cursor"),
+    LoadingTool("antigravity", "antigravity"),
+    LoadingTool("windsurf", "windsurf"),
+    LoadingTool("kiro", "kiro"),
+    LoadingTool("cline", "cline"),
+    LoadingTool("junie", "junie"),
+    LoadingTool("zed", "zed"),
+    LoadingTool("roo", "roo"),
+    LoadingTool("continue", "continue"),
+    LoadingTool("augment", "augment"),
+    LoadingTool("qwen", "qwen"),
+    LoadingTool("goose", "goose"),
+)
+TOOLS_BY_SLUG: dict[str, LoadingTool] = {tool.slug: tool for tool in LOADING_TOOLS}

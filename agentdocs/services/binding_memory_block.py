@@ -21,6 +21,7 @@ from agentdocs.core.bindings import (
 )
 from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument
+from agentdocs.core.export import Export, build_export
 from agentdocs.core.mcp_instructions import compose_instructions
 from agentdocs.core.memory_block import (
     ClientDocument,
@@ -76,6 +77,50 @@ def _bound_input(
     }
 
 
+def bound_inputs(*, tenant: Tenant, project: Project, inputs: MemoryBlockInputs) -> dict[str, Any]:
+    """What a render or an export was made of, each document with the history row that
+    restores it: the `memory_block` part of a record without the block's own facts, and
+    the inputs a repository section's export is rebuilt from."""
+    rows = binding_selectors.history_rows(
+        tenant=tenant,
+        wanted=[(d.project, d.path, d.version) for d in inputs.agent_candidates if d.version]
+        + [(project.slug, d.path, d.version) for d in inputs.context_documents],
+    )
+    return {
+        "options": inputs.options.as_dict(),
+        "structure": inputs.structure,
+        "settings": [
+            {"key": s.key, "value": s.value, "level": s.level, "enforced": s.enforced}
+            for s in inputs.settings
+        ],
+        "agent_candidates": [
+            {
+                "level": d.level.value,
+                **_bound_input(
+                    project=d.project,
+                    path=d.path,
+                    version=d.version,
+                    sha256=d.sha256,
+                    size=d.size,
+                    rows=rows,
+                ),
+            }
+            for d in inputs.agent_candidates
+        ],
+        "context_documents": [
+            _bound_input(
+                project=project.slug,
+                path=d.path,
+                version=d.version,
+                sha256=d.sha256,
+                size=d.size,
+                rows=rows,
+            )
+            for d in inputs.context_documents
+        ],
+    }
+
+
 def _instructions_of(bound: Mapping[str, Any], *, header: Mapping[str, Any], text: str) -> str:
     """The MCP session instructions made of a bound block's ``text``, as bound."""
     return compose_instructions(
@@ -103,37 +148,13 @@ def binding_memory_block_bind(
         paths=request.paths,
     )
     block = compose_memory_block(inputs)
-    rows = binding_selectors.history_rows(
-        tenant=tenant,
-        wanted=[(d.project, d.path, d.version) for d in inputs.agent_candidates if d.version]
-        + [(project.slug, d.path, d.version) for d in inputs.context_documents],
-    )
     client_layer = block.layer("client_notes")
     bound: dict[str, Any] = {
         **names,
         "sha256": block.sha256,
         "bytes": len(block.text.encode("utf-8")),
-        "options": inputs.options.as_dict(),
-        "structure": inputs.structure,
         "layers": [layer.as_dict() for layer in block.layers],
-        "settings": [
-            {"key": s.key, "value": s.value, "level": s.level, "enforced": s.enforced}
-            for s in inputs.settings
-        ],
-        "agent_candidates": [
-            {
-                "level": d.level.value,
-                **_bound_input(
-                    project=d.project,
-                    path=d.path,
-                    version=d.version,
-                    sha256=d.sha256,
-                    size=d.size,
-                    rows=rows,
-                ),
-            }
-            for d in inputs.agent_candidates
-        ],
+        **bound_inputs(tenant=tenant, project=project, inputs=inputs),
         "client_document": None
         if client is None
         else {
@@ -141,17 +162,6 @@ def binding_memory_block_bind(
             **unversioned_source(client.body),
             "in_text": client_layer.state in _CLIENT_TEXT_STATES,
         },
-        "context_documents": [
-            _bound_input(
-                project=project.slug,
-                path=d.path,
-                version=d.version,
-                sha256=d.sha256,
-                size=d.size,
-                rows=rows,
-            )
-            for d in inputs.context_documents
-        ],
     }
     if request.paths:
         # Only when given, so that a record bound without paths keeps its earlier shape.
@@ -191,49 +201,10 @@ def binding_memory_block_reconstruct(*, record: BindingRecord) -> dict[str, Any]
             "detail": f"The client document {client['name']} was part of the text and is kept "
             "by hash only, so the block cannot be rendered again.",
         }
-    inputs = [*bound["agent_candidates"], *bound["context_documents"]]
-    history_ids = [e["document"]["history_id"] for e in inputs if e["custody"] == "agentdocs"]
-    bodies = {
-        row["history_id"]: row
-        for row in Document.history.model.objects.filter(history_id__in=history_ids).values(
-            "history_id", "id", "body"
-        )
-    }
-    found = {id(entry): _restored_body(entry, bodies) for entry in inputs}
-    missing = [entry["path"] for entry in inputs if found[id(entry)] is None]
-    restored = {key: body for key, body in found.items() if body is not None}
-    if missing:
-        return {
-            **result,
-            "detail": "These inputs cannot be restored at their bound versions: "
-            + ", ".join(missing)
-            + ".",
-        }
-    rebuilt = compose_memory_block(
-        MemoryBlockInputs(
-            options=RenderOptions(**bound["options"]),
-            settings=tuple(PolicySetting(**setting) for setting in bound["settings"]),
-            agent_candidates=tuple(
-                SourceDocument(
-                    level=Level(entry["level"]),
-                    path=entry["path"],
-                    body=restored[id(entry)],
-                    project=entry["project"],
-                    version=entry["version"],
-                )
-                for entry in bound["agent_candidates"]
-            ),
-            context_documents=tuple(
-                ContextDocument(
-                    path=entry["path"], body=restored[id(entry)], version=entry["version"]
-                )
-                for entry in bound["context_documents"]
-            ),
-            paths=tuple(bound.get("paths", ())),
-            # A record bound before the structure rules renders as it was then.
-            structure=bound.get("structure", 0),
-        )
-    )
+    restored = restore_inputs(bound)
+    if isinstance(restored, str):
+        return {**result, "detail": restored}
+    rebuilt = compose_memory_block(restored)
     verified = rebuilt.sha256 == bound["sha256"]
     reconstructed = {
         **result,
@@ -250,3 +221,73 @@ def binding_memory_block_reconstruct(*, record: BindingRecord) -> dict[str, Any]
         same = sha256_hex(text.encode("utf-8")) == bound["instructions"]["sha256"]
         reconstructed["instructions"] = text if same else None
     return reconstructed
+
+
+def restore_inputs(bound: Mapping[str, Any]) -> MemoryBlockInputs | str:
+    """The render inputs ``bound`` (`bound_inputs`) names, each document's text from its
+    history row and checked against its sha256; a sentence naming what cannot be
+    restored instead."""
+    inputs = [*bound["agent_candidates"], *bound["context_documents"]]
+    history_ids = [e["document"]["history_id"] for e in inputs if e["custody"] == "agentdocs"]
+    bodies = {
+        row["history_id"]: row
+        for row in Document.history.model.objects.filter(history_id__in=history_ids).values(
+            "history_id", "id", "body"
+        )
+    }
+    found = {id(entry): _restored_body(entry, bodies) for entry in inputs}
+    missing = [entry["path"] for entry in inputs if found[id(entry)] is None]
+    restored = {key: body for key, body in found.items() if body is not None}
+    if missing:
+        return (
+            "These inputs cannot be restored at their bound versions: " + ", ".join(missing) + "."
+        )
+    return MemoryBlockInputs(
+        options=RenderOptions(**bound["options"]),
+        settings=tuple(PolicySetting(**setting) for setting in bound["settings"]),
+        agent_candidates=tuple(
+            SourceDocument(
+                level=Level(entry["level"]),
+                path=entry["path"],
+                body=restored[id(entry)],
+                project=entry["project"],
+                version=entry["version"],
+            )
+            for entry in bound["agent_candidates"]
+        ),
+        context_documents=tuple(
+            ContextDocument(path=entry["path"], body=restored[id(entry)], version=entry["version"])
+            for entry in bound["context_documents"]
+        ),
+        paths=tuple(bound.get("paths", ())),
+        # A record bound before the structure rules renders as it was then.
+        structure=bound.get("structure", 0),
+    )
+
+
+def binding_export_bind(
+    *, tenant: Tenant, project: Project, format: str
+) -> tuple[Export, dict[str, Any]]:
+    """The project's current export of ``format`` and the inputs it was built from
+    (`bound_inputs`): a repository section's in-sync files are rebuilt from them."""
+    inputs = memory_block_service.memory_block_inputs(project=project)
+    export = build_export(inputs, tenant=tenant.slug, project=project.slug, format=format)
+    return export, bound_inputs(tenant=tenant, project=project, inputs=inputs)
+
+
+def binding_export_rebuild(*, record: BindingRecord) -> Export | str:
+    """The export a record's repository section was bound against, built again from
+    history; a sentence saying why not instead."""
+    repository = record.record["repository"]
+    bound = repository.get("export")
+    if not bound:
+        return "No file was in sync with the server's export when the run was bound."
+    restored = restore_inputs(bound["inputs"])
+    if isinstance(restored, str):
+        return restored
+    return build_export(
+        restored,
+        tenant=record.record["tenant"],
+        project=record.record["project"],
+        format=repository["format"],
+    )

@@ -39,6 +39,15 @@ from agentdocs.core.bindings import (
 )
 from agentdocs.core.errors import InvalidInput, TooLarge
 from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
+from agentdocs.core.repository import (
+    IN_SYNC,
+    RepositorySection,
+    compare_repository_files,
+    parse_repository,
+    repository_outdated_row,
+    restore_repository_file,
+    with_repository,
+)
 from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 from agentdocs.selectors import bindings as binding_selectors
@@ -143,6 +152,46 @@ def _resolve(
     return resolved_names, resolved_local
 
 
+def _has_manifest(project: Project) -> bool:
+    return Document.objects.filter(project=project, path=MANIFEST_PATH, is_deleted=False).exists()
+
+
+def _repository_section(
+    *, tenant: Tenant, project: Project, data: Mapping[str, Any]
+) -> RepositorySection:
+    """The client's section, checked, with each file's state checked against the
+    server's current export (built once, whatever the number of files), and the
+    export's inputs kept when a file is in sync so that it can be rebuilt later."""
+    section = parse_repository(data)
+    export, inputs = binding_memory_block.binding_export_bind(
+        tenant=tenant, project=project, format=section["format"]
+    )
+    in_sync = False
+    for index, entry in enumerate(section["files"]):
+        exported = export.file(entry["path"])
+        same = exported is not None and exported.sha256 == entry["sha256"]
+        if same != (entry["state"] == IN_SYNC):
+            now = "is" if same else "is not"
+            raise InvalidInput(
+                f"repository.files[{index}].state: {entry['path']} {now} the server's current "
+                f"export, so it cannot be {entry['state']}: bind again.",
+                field=f"repository.files[{index}].state",
+            )
+        if same and exported is not None:
+            in_sync = True
+            held = {part.source for part in exported.parts}
+            entry["sources"] = [s.as_dict() for s in export.sources if s.path in held]
+    section["export"] = (
+        {
+            "sha256": export.export_sha256,
+            "inputs": inputs,
+        }
+        if in_sync
+        else None
+    )
+    return section
+
+
 def _archive_later(record_id: int) -> Callable[[], None]:
     # Robust on_commit: the record is committed evidence whatever happens to the
     # enqueue (a broker outage, or an in-process archive failing); the sweep
@@ -164,6 +213,7 @@ def binding_create(
     memory_block: binding_memory_block.MemoryBlockRequest | None = None,
     served_from: ServedFrom | None = None,
     served_sha256: str | None = None,
+    repository: Mapping[str, Any] | None = None,
 ) -> BindingResult:
     """Bind a run: resolve every source, classify every exception, store the record.
 
@@ -174,10 +224,19 @@ def binding_create(
     ``served_from`` and ``served_sha256`` say how the run's block was served (a client
     that served its cached block while the server was down uploads the record later);
     they are kept in the record, and signed with it, only when given.
+    ``repository`` is the section a repository run sends (`agentdocs bind --repo`):
+    the files its tool loaded, checked against the server's current export; without
+    a manifest and a `context.json`, such a run binds an empty manifest.
     """
     process = memory_block_service.validate_process(process)
     refuse_secret_in_text(process, field="process", what="The process")
-    if manifest is None:
+    section = None
+    if repository is not None:
+        section = _repository_section(tenant=tenant, project=project, data=repository)
+    if manifest is None and section is not None and not _has_manifest(project):
+        parsed, manifest_source = _inline_manifest({})
+        manifest_source["source"] = "none"
+    elif manifest is None:
         parsed, manifest_source = _project_manifest(project)
     else:
         parsed, manifest_source = _inline_manifest(manifest)
@@ -207,6 +266,8 @@ def binding_create(
         record["served_from"] = served_from
         if served_sha256 is not None:
             record["served_sha256"] = served_sha256
+    if section is not None:
+        record = with_repository(record, section)
     _refuse_oversized(record)
     with transaction.atomic():
         stored = BindingRecord.objects.create(
@@ -276,6 +337,17 @@ def _refuse_oversized(record: BindingRecordData) -> None:
                 bytes=size,
                 limit=cap,
             )
+        repository = cast(dict[str, Any], record).get("repository")
+        if repository is not None:
+            without = measure({**record, "repository": None})
+            if without <= cap:
+                raise TooLarge(
+                    f"{over}: its repository section takes {size - without:,} of them "
+                    f"({len(repository['files'])} files). Nothing was stored.",
+                    field="repository",
+                    bytes=size,
+                    limit=cap,
+                )
         sources = len(record["context"]) + len(record["local"])
         raise TooLarge(
             f"{over}: the manifest's {sources} sources and {len(record['exceptions'])} "
@@ -377,7 +449,39 @@ def _restore(
 
 
 def binding_compare(*, a: BindingRecord, b: BindingRecord) -> RecordComparison:
-    return compare_records(a.record, b.record)
+    comparison = compare_records(a.record, b.record)
+    files = compare_repository_files(a.record.get("repository"), b.record.get("repository"))
+    if a.record.get("repository") is None and b.record.get("repository") is None:
+        return comparison
+    return {**comparison, "repository": files, "identical": comparison["identical"] and not files}  # type: ignore[typeddict-unknown-key]
+
+
+def binding_repository_outdated(*, record: BindingRecord) -> list[dict[str, Any]] | None:
+    """Per file of a repository run, its bound sha256 against the server's export of
+    that file now (None for a record that is not a repository run). Only an in-sync
+    file was the server's; the others say what they were."""
+    section = record.record.get("repository")
+    if section is None:
+        return None
+    export, _inputs = binding_memory_block.binding_export_bind(
+        tenant=record.tenant, project=record.project, format=section["format"]
+    )
+    return [
+        repository_outdated_row(entry, export.file(entry["path"])) for entry in section["files"]
+    ]
+
+
+def binding_repository_reconstruct(*, record: BindingRecord) -> list[dict[str, Any]] | None:
+    """Each file of a repository run: an in-sync file's text rebuilt from history (the
+    export built again from the bound versions) and checked against the recorded
+    sha256; any other file says where it can be had from (git's blob, or nowhere)."""
+    section = record.record.get("repository")
+    if section is None:
+        return None
+    rebuilt = None
+    if any(entry["state"] == IN_SYNC for entry in section["files"]):
+        rebuilt = binding_memory_block.binding_export_rebuild(record=record)
+    return [restore_repository_file(entry, rebuilt) for entry in section["files"]]
 
 
 def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
@@ -388,7 +492,12 @@ def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
     if record.record.get("memory_block"):
         block = binding_memory_block.binding_memory_block_reconstruct(record=record)
     complete = all(s["verified"] for s in sources) and (block is None or block["verified"])
-    return {"sources": sources, "memory_block": block, "complete": complete}
+    result: dict[str, Any] = {"sources": sources, "memory_block": block}
+    files = binding_repository_reconstruct(record=record)
+    if files is not None:
+        result["repository"] = files
+        complete = complete and all(f["verified"] for f in files)
+    return {**result, "complete": complete}
 
 
 # The memory block: what reached the model is bound, not only the files.

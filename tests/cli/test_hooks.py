@@ -70,14 +70,6 @@ def run_installed_hook(
     return run_cli(*argv[1:], cwd=repo, env=env, stdin=stdin)
 
 
-def bind_has_repo() -> bool:
-    result = run_cli("bind", "--help", cwd=REPO)
-    return b"--repo" in result.stdout
-
-
-needs_bind_repo = pytest.mark.skipif(not bind_has_repo(), reason="bind --repo not merged")
-
-
 @pytest.fixture
 def repo(tmp_path):
     folder = tmp_path / "repo"
@@ -333,7 +325,6 @@ def test_an_unknown_tool_in_a_hand_edited_hook_still_exits_0(repo):
     assert line.startswith("agentdocs: not bound:")
 
 
-@needs_bind_repo
 def test_the_hook_records_the_session_as_a_binding_record(server, repo):
     run_cli("hooks", "install", "--tool", "claude-code", cwd=repo)
 
@@ -343,7 +334,6 @@ def test_the_hook_records_the_session_as_a_binding_record(server, repo):
     assert f"bound as record {record.pk}" in line
 
 
-@needs_bind_repo
 def test_a_bind_that_hangs_is_stopped_at_the_cap(repo):
     # A server that accepts the connection and never answers.
     with socket.socket() as silent:

@@ -147,6 +147,7 @@ def binding_detail(request: HttpRequest, tenant: str, project: str, record_id: i
             "record": record,
             "data": record.record,
             "memory_block": record.record.get("memory_block"),
+            "repository": record.record.get("repository"),
             **_record_sources(record),
         },
     )

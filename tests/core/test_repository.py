@@ -1,0 +1,79 @@
+"""The pure part of repository runs: load order, cuts, states and clean remotes."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentdocs.core import repository
+from agentdocs.core.targets import TOOLS_BY_SLUG
+
+
+@pytest.mark.parametrize(
+    ("url", "clean"),
+    [
+        ("https://user:pw@github.com/acme/web.git", "https://github.com/acme/web.git"),
+        ("https://ghp_token@github.com/acme/web.git", "https://github.com/acme/web.git"),
+        ("https://github.com/acme/web.git?access_token=x#f", "https://github.com/acme/web.git"),
+        ("http://u:p@host:8080/r.git", "http://host:8080/r.git"),
+        ("ssh://git@github.com/acme/web.git", "ssh://git@github.com/acme/web.git"),
+        ("ssh://git:pw@github.com/acme/web.git", "ssh://github.com/acme/web.git"),
+        ("git@github.com:acme/web.git", "git@github.com:acme/web.git"),
+        ("/srv/git/web.git", "/srv/git/web.git"),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_remotes_lose_their_credentials(url, clean):
+    assert repository.clean_remote(url) == clean
+
+
+def test_load_order_is_the_main_file_then_the_rules_by_name():
+    claude = TOOLS_BY_SLUG["claude-code"]
+    paths = [".claude/rules/b.md", "CLAUDE.md", ".claude/rules/a.md", "AGENTS.md", "x.md"]
+    assert claude.load_order(paths) == ["CLAUDE.md", ".claude/rules/a.md", ".claude/rules/b.md"]
+    cursor = TOOLS_BY_SLUG["cursor"]
+    paths = [".cursor/rules/zeta.mdc", ".cursor/rules/agentdocs.mdc", ".cursor/rules/a.md"]
+    assert cursor.load_order(paths) == [".cursor/rules/agentdocs.mdc", ".cursor/rules/zeta.mdc"]
+
+
+def test_cuts_follow_each_tools_documented_limits():
+    codex = TOOLS_BY_SLUG["codex"]
+    assert repository.cut_points(codex, [("AGENTS.md", "x" * 40_000)]) == {"AGENTS.md": 32768}
+    assert repository.cut_points(codex, [("AGENTS.md", "x" * 100)]) == {"AGENTS.md": None}
+    # Characters, given as a byte offset: each "é" is two bytes.
+    copilot = TOOLS_BY_SLUG["copilot"]
+    path = ".github/copilot-instructions.md"
+    assert repository.cut_points(copilot, [(path, "é" * 4001)]) == {path: 8000}
+    # Windsurf: 12,000 characters per file and in total, counted in load order.
+    windsurf = TOOLS_BY_SLUG["windsurf"]
+    files = [(".windsurf/rules/a.md", "a" * 8000), (".windsurf/rules/b.md", "b" * 8000)]
+    assert repository.cut_points(windsurf, files) == {
+        ".windsurf/rules/a.md": None,
+        ".windsurf/rules/b.md": 4000,
+    }
+    # Claude Code only warns: nothing is cut.
+    claude = TOOLS_BY_SLUG["claude-code"]
+    assert repository.cut_points(claude, [("CLAUDE.md", "c" * 50_000)]) == {"CLAUDE.md": None}
+
+
+@pytest.mark.parametrize(
+    ("local", "locked", "exported", "state"),
+    [
+        ("a", "a", "a", "in-sync"),
+        ("a", None, "a", "in-sync"),
+        ("a", "a", "b", "server-changed"),
+        ("a", "a", None, "server-changed"),
+        ("c", "a", "b", "edited-locally"),
+        ("c", None, "b", "edited-locally"),
+        ("c", None, None, "not-generated"),
+    ],
+)
+def test_states(local, locked, exported, state):
+    assert repository.file_state(local=local, locked=locked, exported=exported) == state
+
+
+def test_rule_globs_are_read_as_the_tool_reads_its_frontmatter():
+    cursor = TOOLS_BY_SLUG["cursor"]
+    text = "---\nglobs: src/**/*.ts\nalwaysApply: false\n---\nTyped.\n"
+    assert repository.rule_globs(cursor, ".cursor/rules/ts.mdc", text) == ["src/**/*.ts"]
+    assert repository.rule_globs(cursor, ".cursor/rules/plain.mdc", "No frontmatter.\n") is None
