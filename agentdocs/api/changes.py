@@ -22,7 +22,7 @@ from agentdocs.api.document_history import DiffHunkSerializer
 from agentdocs.api.documents import AcknowledgeHiddenField
 from agentdocs.api.memory_block import PlainTextRenderer
 from agentdocs.api.renderers import JSONRenderer
-from agentdocs.api.schema import MergeConflictErrorSerializer, errors, json_errors
+from agentdocs.api.schema import CHANGE_MERGE_ERROR, errors, json_errors
 from agentdocs.api.serializers import (
     JSONIntegerField,
     ReasonField,
@@ -376,7 +376,7 @@ class ChangeMerge(APIView):
             200: OutputSerializer,
             **errors(404, 409, 422, 423),
             409: OpenApiResponse(
-                MergeConflictErrorSerializer,
+                CHANGE_MERGE_ERROR,
                 description="`merge_conflict` (with `conflicts`: base, theirs and yours of "
                 "each overlap, and `current_version`), `not_approved` or `change_closed`.",
             ),
