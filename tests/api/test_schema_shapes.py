@@ -142,3 +142,30 @@ def test_real_refusals_are_exactly_their_documented_components(api, project, wri
         keys |= set(response.json())
     # The facts beyond the three keys reached the client: none was dropped.
     assert {"characters", "line", "column", "count", "current_version", "lock"} <= keys
+
+
+@pytest.mark.django_db
+def test_a_change_request_in_detail_is_exactly_its_serializer(
+    api, project, reader, writer, admin, make_document
+):
+    # The detail answer goes through `ChangeDetailSerializer`, the serializer that
+    # documents it (no hand-built dict beside it); with reviews, comments, both diffs
+    # and a conflict it is exactly the documented component.
+    from tests.api.test_changes import BASE, TEXT, propose, review
+
+    document = make_document(project, "agent.md", TEXT, user=writer)
+    change_id = propose(api, reader, body=TEXT.replace("tabs", "spaces")).json()["id"]
+    assert review(api, writer, change_id, comment="fine").status_code == 201
+    comment = {"body": "why spaces?"}
+    assert api(admin).post(f"{BASE}/changes/{change_id}/comments", comment, format="json")
+    document_service.document_write(
+        document=document,
+        body=TEXT.replace("tabs", "tabs, width 4"),
+        base_version=1,
+        user=writer,
+        reason="r2",
+    )
+    answer = api(reader).get(f"{BASE}/changes/{change_id}").json()
+    assert answer["reviews"] and answer["comments"] and answer["conflicts"]
+    assert answer["diff_against_current"]["hunks"]
+    assert_matches(openapi_components(), "ChangeDetail", answer)
