@@ -22,7 +22,7 @@ from agentdocs.api.document_history import DiffHunkSerializer
 from agentdocs.api.documents import AcknowledgeHiddenField
 from agentdocs.api.memory_block import PlainTextRenderer
 from agentdocs.api.renderers import JSONRenderer
-from agentdocs.api.schema import MergeConflictErrorSerializer, errors, json_errors
+from agentdocs.api.schema import CHANGE_MERGE_ERROR, errors, json_errors
 from agentdocs.api.serializers import (
     JSONIntegerField,
     ReasonField,
@@ -105,7 +105,7 @@ class ChangeDetailSerializer(ChangeSerializer):
     class Meta:
         ref_name = "ChangeDetail"
 
-    body = serializers.CharField()
+    body = serializers.CharField(source="change.body")
     current_version = serializers.IntegerField(
         allow_null=True, help_text="The document's version now; null when it was deleted"
     )
@@ -130,6 +130,16 @@ class ChangeDetailSerializer(ChangeSerializer):
     )
     reviews = ReviewSerializer(many=True)
     comments = CommentSerializer(many=True)
+
+    def to_representation(self, instance: Any) -> Any:
+        """``instance`` is `change_detail_data(change)`: the change's summary
+        (`ChangeSerializer`) and each further field from that data."""
+        data = dict(ChangeSerializer(instance["change"], context=self.context).data)
+        for name, field in self.fields.items():
+            if name not in data:
+                value = field.get_attribute(instance)
+                data[name] = None if value is None else field.to_representation(value)
+        return data
 
 
 def _diff_data(
@@ -171,24 +181,10 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
 
 
 def _detail_response(request: Request, change: ChangeRequest, *, status_code: int = 200):
-    """ChangeDetailSerializer's shape: the summary and what `change_detail_data` adds."""
+    """The change request in detail, through `ChangeDetailSerializer`."""
     data = change_detail_data(change)
-    payload = {
-        **ChangeSerializer(change, context={"request": request}).data,
-        "body": change.body,
-        "current_version": data["current_version"],
-        "mergeable": data["mergeable"],
-        "approvals": data["approvals"],
-        "approvals_required": data["approvals_required"],
-        "diff_against_base": data["diff_against_base"],
-        "diff_against_current": data["diff_against_current"],
-        "diff_truncated": data["diff_truncated"],
-        "conflicts": data["conflicts"],
-        "conflicts_truncated": data["conflicts_truncated"],
-        "reviews": ReviewSerializer(data["reviews"], many=True).data,
-        "comments": CommentSerializer(data["comments"], many=True).data,
-    }
-    return Response(payload, status=status_code)
+    detail = ChangeDetailSerializer(data, context={"request": request}).data
+    return Response(detail, status=status_code)
 
 
 def _access(request: Request, tenant: str, project: str) -> ProjectAccess:
@@ -376,7 +372,7 @@ class ChangeMerge(APIView):
             200: OutputSerializer,
             **errors(404, 409, 422, 423),
             409: OpenApiResponse(
-                MergeConflictErrorSerializer,
+                CHANGE_MERGE_ERROR,
                 description="`merge_conflict` (with `conflicts`: base, theirs and yours of "
                 "each overlap, and `current_version`), `not_approved` or `change_closed`.",
             ),

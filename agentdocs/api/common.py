@@ -68,14 +68,6 @@ def base_version(request: Request, version: int | None) -> int:
     return version
 
 
-class ErrorSerializer(serializers.Serializer):
-    """The shape of every API error."""
-
-    error = serializers.CharField()
-    detail = serializers.CharField()
-    field = serializers.CharField(allow_null=True)
-
-
 class ListView(APIView):
     """An APIView that pages a queryset through its `OutputSerializer`; the schema shows
     the paging."""

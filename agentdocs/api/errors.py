@@ -1,5 +1,7 @@
-"""Every API error is JSON of one shape:
-``{"error": "<code>", "detail": "<human sentence>", "field": "<field or null>"}``."""
+"""Every API error is JSON of one shape, `agentdocs.core.errors.ErrorBody`:
+``{"error": "<code>", "detail": "<human sentence>", "field": "<field or null>"}`` and
+the further facts some errors carry; the schema's error components are generated
+from that declaration (`agentdocs.api.schema`)."""
 
 from __future__ import annotations
 
@@ -13,11 +15,12 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from agentdocs.core.errors import AgentdocsError, RateLimited
+from agentdocs.core.errors import AgentdocsError, ErrorBody, RateLimited
 
 
-def error_body(code: str, detail: str, field: str | None = None, **extra: Any) -> dict[str, Any]:
-    return {"error": code, "detail": detail, "field": field, **extra}
+def error_body(code: str, detail: str, field: str | None = None) -> ErrorBody:
+    """The body of an error no domain error raised (DRF's, Django's): no further facts."""
+    return {"error": code, "detail": detail, "field": field}
 
 
 def _first_validation_error(detail: Any, prefix: str = "") -> tuple[str | None, str]:

@@ -9,97 +9,224 @@ describe them so that `/api/docs/` says the same thing in every operation.
 
 from __future__ import annotations
 
-from typing import Any
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, NotRequired, Required
 
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
-from rest_framework import serializers
 
-from agentdocs.api.common import ErrorSerializer
+from agentdocs.core.errors import ErrorBody, HiddenCharacterData
+from agentdocs.core.memory_block import LayerAccount
+from agentdocs.core.merge import ConflictData, RegionData
+from agentdocs.core.shapes import Doc
 
 JSON = "application/json"
 TEXT = "text/plain"
 ZIP = "application/zip"
 
 
-class ForbiddenErrorSerializer(ErrorSerializer):
-    """A 403: the role does not reach the operation, or the token's scopes do not."""
-
-    class Meta:
-        ref_name = "ForbiddenError"
-
-    required_scope = serializers.CharField(
-        required=False, help_text="With `insufficient_scope`: the scope this request needs."
-    )
+# Answers documented by the TypedDict that builds them (one declaration per shape, no
+# serializer beside it). `AutoSchema` turns a `Shape` given as a response into a schema
+# component: each field's type from its annotation, its description from its `Doc`,
+# each nested TypedDict a component of its own (named as below, or by its class name).
 
 
-class VersionConflictErrorSerializer(ErrorSerializer):
-    """A 412: the write was based on a version that is no longer current."""
+@dataclass(frozen=True)
+class Shape:
+    """A response body: ``typed_dict`` as the component ``name``.
 
-    class Meta:
-        ref_name = "VersionConflictError"
+    ``keys`` keeps only these of its optional keys (None: all of them); ``required``
+    names the optional keys this answer always carries."""
 
-    current_version = serializers.IntegerField(
-        allow_null=True, help_text="The document's version now; null when it was deleted."
-    )
-
-
-class HiddenCharacterSerializer(serializers.Serializer):
-    line = serializers.IntegerField()
-    column = serializers.IntegerField()
-    code_point = serializers.CharField(help_text="U+202E")
-    name = serializers.CharField(help_text="RIGHT-TO-LEFT OVERRIDE")
+    typed_dict: type
+    name: str
+    description: str | None = None
+    keys: tuple[str, ...] | None = None
+    required: tuple[str, ...] = ()
 
 
-class UnprocessableErrorSerializer(ErrorSerializer):
-    """A 422: a detected secret (with the line it is on), or a request that is
-    well-formed but not possible."""
+COMPONENT_NAMES: dict[type, str] = {
+    LayerAccount: "Layer",
+    HiddenCharacterData: "HiddenCharacter",
+    ConflictData: "MergeConflictRegions",
+    RegionData: "MergeRegion",
+}
 
-    class Meta:
-        ref_name = "UnprocessableError"
-
-    line = serializers.IntegerField(
-        required=False,
-        help_text="With `secret_detected`: the line the secret is on; with "
-        "`hidden_characters`: the line of the first hidden character.",
-    )
-    column = serializers.IntegerField(
-        required=False, help_text="With `hidden_characters`: the first one's column."
-    )
-    count = serializers.IntegerField(
-        required=False, help_text="With `hidden_characters`: how many the text holds."
-    )
-    characters = HiddenCharacterSerializer(
-        many=True,
-        required=False,
-        help_text="With `hidden_characters`: each one (the first 50), where and which.",
-    )
-    # The wire name; DRF's metaclass takes it off the class, so it does not shadow
-    # `Field.source`, but mypy sees only the class attribute.
-    source = serializers.CharField(  # type: ignore[assignment]
-        required=False, help_text="On an import: the repository file the secret is in."
-    )
+_BASIC: dict[Any, dict[str, Any]] = {
+    str: {"type": "string"},
+    int: {"type": "integer"},
+    float: {"type": "number", "format": "double"},
+    bool: {"type": "boolean"},
+}
 
 
-class LockedErrorSerializer(ErrorSerializer):
-    """A 423: another user holds the document's lock."""
+def _unwrapped(hint: Any) -> tuple[Any, Doc, bool | None]:
+    """The type under `Annotated`/`NotRequired`/`Required`, its `Doc`, and whether the
+    key is required (None: as the TypedDict's totality says).
 
-    class Meta:
-        ref_name = "LockedError"
+    Read from the hint, not from `__required_keys__`: under `from __future__ import
+    annotations`, Python 3.11 takes every key of a TypedDict for required."""
+    doc, required = Doc(), None
+    while True:
+        origin = typing.get_origin(hint)
+        if origin is typing.Annotated:
+            doc = next((m for m in hint.__metadata__ if isinstance(m, Doc)), doc)
+            hint = hint.__origin__
+        elif origin in (NotRequired, Required):
+            required = origin is Required
+            hint = typing.get_args(hint)[0]
+        else:
+            return hint, doc, required
 
-    lock = serializers.DictField(help_text="The lock: its `holder` and `expires_at`.")
+
+def _described(schema: dict[str, Any], doc: Doc) -> dict[str, Any]:
+    if doc.choices:
+        schema = {**schema, "enum": list(doc.choices)}
+    if doc.text:
+        # Beside a `$ref`, OpenAPI 3.0 ignores every other key: wrap it.
+        schema = {"allOf": [schema]} if "$ref" in schema else schema
+        schema = {**schema, "description": doc.text}
+    return schema
 
 
-class RateLimitedErrorSerializer(ErrorSerializer):
-    """A 429: too many requests of one kind from one caller."""
+class ShapeSchema:
+    """Builds the schema of `Shape`s and TypedDicts into one generator's registry."""
 
-    class Meta:
-        ref_name = "RateLimitedError"
+    def __init__(self, registry: Any) -> None:
+        self.registry = registry
 
-    retry_after = serializers.IntegerField(
-        help_text="Seconds to wait; also the Retry-After header."
-    )
+    def component(self, shape: Shape) -> dict[str, Any]:
+        """Registers ``shape`` (and every TypedDict it holds); its `$ref`."""
+        hints = typing.get_type_hints(shape.typed_dict, include_extras=True)
+        total: bool = shape.typed_dict.__total__  # type: ignore[attr-defined]
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        for key, hint in hints.items():
+            hint, doc, required_key = _unwrapped(hint)
+            always = (total if required_key is None else required_key) or key in shape.required
+            if not always and shape.keys is not None and key not in shape.keys:
+                continue
+            properties[key] = _described(self.type_schema(hint), doc)
+            if always:
+                required.append(key)
+        schema: dict[str, Any] = {"type": "object"}
+        description = shape.description or shape.typed_dict.__doc__
+        if description:
+            schema["description"] = " ".join(description.split())
+        schema["properties"] = properties
+        if required:
+            schema["required"] = sorted(required)
+        component = ResolvedComponent(
+            name=shape.name, type=ResolvedComponent.SCHEMA, schema=schema, object=shape
+        )
+        self.registry.register_on_missing(component)
+        return component.ref
+
+    def type_schema(self, hint: Any) -> dict[str, Any]:
+        hint, doc, _ = _unwrapped(hint)
+        if hint in _BASIC:
+            return _described(dict(_BASIC[hint]), doc)
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if origin in (typing.Union, types.UnionType):
+            kinds = [self.type_schema(arg) for arg in args if arg is not type(None)]
+            schema = kinds[0] if len(kinds) == 1 else {"oneOf": kinds}
+            if type(None) in args:
+                schema = {"allOf": [schema]} if "$ref" in schema else dict(schema)
+                schema["nullable"] = True
+            return _described(schema, doc)
+        if origin is typing.Literal:
+            return _described({"enum": list(args)}, doc)
+        if origin in (list, tuple) or hint in (list, tuple):
+            items = self.type_schema(args[0]) if args else {}
+            return _described({"type": "array", "items": items}, doc)
+        if origin is dict or hint is dict:
+            values = self.type_schema(args[1]) if len(args) == 2 else {}
+            return _described({"type": "object", "additionalProperties": values}, doc)
+        if typing.is_typeddict(hint):
+            name = COMPONENT_NAMES.get(hint, hint.__name__)
+            return _described(self.component(Shape(hint, name)), doc)
+        # `Any`, `object`: any JSON value.
+        return _described({}, doc)
+
+
+# The error bodies, each status's component a selection of `ErrorBody`'s optional keys.
+ERROR = Shape(ErrorBody, "Error", "The shape of every API error.", keys=())
+INVALID_ERROR = Shape(
+    ErrorBody,
+    "InvalidError",
+    "A 400: the input is not acceptable; `field` names the first offending field.",
+    keys=("characters",),
+)
+FORBIDDEN_ERROR = Shape(
+    ErrorBody,
+    "ForbiddenError",
+    "A 403: the role does not reach the operation, or the token's scopes do not.",
+    keys=("required_scope",),
+)
+NOT_FOUND_ERROR = Shape(
+    ErrorBody,
+    "NotFoundError",
+    "A 404: no such object, or not visible to you.",
+    keys=("current_version",),
+)
+CONFLICT_ERROR = Shape(
+    ErrorBody,
+    "ConflictError",
+    "A 409: the request conflicts with the current state.",
+    keys=(
+        "current_version",
+        "propose_url",
+        "state",
+        "approvals",
+        "approvals_required",
+        "limit",
+    ),
+)
+VERSION_CONFLICT_ERROR = Shape(
+    ErrorBody,
+    "VersionConflictError",
+    "A 412: the write was based on a version that is no longer current.",
+    keys=("current_version",),
+    required=("current_version",),
+)
+TOO_LARGE_ERROR = Shape(
+    ErrorBody,
+    "TooLargeError",
+    "A 413: the request, or what it would store, is over a size cap.",
+    keys=("limit", "size", "bytes"),
+)
+UNPROCESSABLE_ERROR = Shape(
+    ErrorBody,
+    "UnprocessableError",
+    "A 422: a detected secret (with the line it is on), hidden characters, or a request "
+    "that is well-formed but not possible.",
+    keys=("line", "column", "count", "characters", "source"),
+)
+LOCKED_ERROR = Shape(
+    ErrorBody,
+    "LockedError",
+    "A 423: another user holds the document's lock.",
+    keys=("lock",),
+    required=("lock",),
+)
+RATE_LIMITED_ERROR = Shape(
+    ErrorBody,
+    "RateLimitedError",
+    "A 429: too many requests of one kind from one caller.",
+    keys=("retry_after",),
+    required=("retry_after",),
+)
+MERGE_CONFLICT_ERROR = Shape(
+    ErrorBody,
+    "MergeConflictError",
+    "A 409 `merge_conflict`: both sides changed the same lines; nothing was written.",
+    keys=("conflicts", "base_version", "current_version"),
+    required=("conflicts", "base_version", "current_version"),
+)
 
 
 def _example(status: int, code: str, detail: str, field: str | None = None, **extra: object):
@@ -111,16 +238,32 @@ def _example(status: int, code: str, detail: str, field: str | None = None, **ex
     )
 
 
+CHANGE_MERGE_ERROR = Shape(
+    ErrorBody,
+    "ChangeMergeError",
+    "A 409 of merging a change request: `merge_conflict` (with the overlaps), "
+    "`not_approved` (with the approvals) or `change_closed` (with the state).",
+    keys=(
+        "conflicts",
+        "base_version",
+        "current_version",
+        "approvals",
+        "approvals_required",
+        "state",
+    ),
+)
+
+
 ERROR_RESPONSES: dict[int, OpenApiResponse] = {
     400: OpenApiResponse(
-        ErrorSerializer,
+        INVALID_ERROR,
         description="`invalid`: the body, a query parameter or a path segment is not "
         "acceptable (on every operation: one holding a NUL character); `field` names the "
         "first offending field (dotted for nested ones).",
         examples=[_example(400, "invalid", "`body` is required.", "body")],
     ),
     401: OpenApiResponse(
-        ErrorSerializer,
+        ERROR,
         description="`not_authenticated` or `authentication_failed`: no session and no "
         "valid API token (`Authorization: Bearer adt_…`), or the token is revoked or expired.",
         examples=[
@@ -128,7 +271,7 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
         ],
     ),
     403: OpenApiResponse(
-        ForbiddenErrorSerializer,
+        FORBIDDEN_ERROR,
         description="`forbidden`: your role does not allow this (writers write, tenant admins "
         "administer); `insufficient_scope`: the API token's scopes do not include the one "
         "this request needs (`required_scope`), or a token it would create is broader than "
@@ -143,13 +286,13 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
         ],
     ),
     404: OpenApiResponse(
-        ErrorSerializer,
+        NOT_FOUND_ERROR,
         description="`not_found`: no such tenant, project or object, or it is not visible "
         "to you (outsiders get 404, never 403), or no such page of a list.",
         examples=[_example(404, "not_found", "No such tenant.", "tenant")],
     ),
     409: OpenApiResponse(
-        ErrorSerializer,
+        CONFLICT_ERROR,
         description="`already_exists`, `enforced` (the tenant enforces this setting) or "
         "`invitation_decided`: the request conflicts with the current state; "
         "`review_required` (with `propose_url`): the path is protected by `review.required`, "
@@ -159,7 +302,7 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
         examples=[_example(409, "already_exists", "A document already exists at 'agent.md'.")],
     ),
     412: OpenApiResponse(
-        VersionConflictErrorSerializer,
+        VERSION_CONFLICT_ERROR,
         description="`version_conflict`: the document changed since the version the write "
         "names (If-Match or `version`). Nothing was written; `current_version` says where "
         "it is now.",
@@ -175,22 +318,22 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
         ],
     ),
     406: OpenApiResponse(
-        ErrorSerializer,
+        ERROR,
         description="`not_acceptable`: the Accept header names no media type this "
         "operation answers in (JSON, or where documented text or a zip).",
     ),
     413: OpenApiResponse(
-        ErrorSerializer,
+        TOO_LARGE_ERROR,
         description="`too_large`: the request body, or what it would store, is larger than "
         "this server takes. Nothing was stored.",
     ),
     415: OpenApiResponse(
-        ErrorSerializer,
+        ERROR,
         description="`unsupported_media_type`: the body is not JSON (`application/json`) "
         "or a form. Nothing was stored.",
     ),
     422: OpenApiResponse(
-        UnprocessableErrorSerializer,
+        UNPROCESSABLE_ERROR,
         description="`secret_detected`: the text holds what looks like a secret (send "
         "`acknowledge_secret` with a `reason` to save it anyway, where the tenant allows); "
         "`hidden_characters`: the text holds characters a reader cannot see (bidi "
@@ -202,53 +345,25 @@ ERROR_RESPONSES: dict[int, OpenApiResponse] = {
         ],
     ),
     423: OpenApiResponse(
-        LockedErrorSerializer,
+        LOCKED_ERROR,
         description="`locked`: another user holds the document's lock; wait for it to "
         "expire or ask them (a tenant admin may break it with `force`).",
     ),
     428: OpenApiResponse(
-        ErrorSerializer,
+        ERROR,
         description="`version_required`: name the version the change is based on, as "
         "If-Match (the ETag) or a `version` field.",
     ),
     429: OpenApiResponse(
-        RateLimitedErrorSerializer,
+        RATE_LIMITED_ERROR,
         description="`rate_limited`: too many requests of this kind from this caller; the "
         "Retry-After header (and `retry_after`) says how many seconds to wait.",
     ),
 }
 
 
-# Three-way merge: the 409 of a stale write sent with `merge` whose edits overlap.
-class MergeRegionSerializer(serializers.Serializer):
-    start = serializers.IntegerField(
-        help_text="The region's first line, 1-based (for an empty region: the line it "
-        "would come before)"
-    )
-    lines = serializers.ListField(
-        child=serializers.CharField(allow_blank=True), help_text="Its lines, without line ends"
-    )
-
-
-class MergeConflictRegionsSerializer(serializers.Serializer):
-    base = MergeRegionSerializer(help_text="In the version the write was based on")
-    theirs = MergeRegionSerializer(help_text="In the current version")
-    yours = MergeRegionSerializer(help_text="In the text the write sent")
-
-
-class MergeConflictErrorSerializer(ErrorSerializer):
-    """A 409 `merge_conflict`: both sides changed the same lines; nothing was written."""
-
-    class Meta:
-        ref_name = "MergeConflictError"
-
-    conflicts = MergeConflictRegionsSerializer(many=True)
-    base_version = serializers.IntegerField(help_text="The version the write was based on.")
-    current_version = serializers.IntegerField(help_text="The version it could not merge onto.")
-
-
 MERGE_CONFLICT = OpenApiResponse(
-    MergeConflictErrorSerializer,
+    MERGE_CONFLICT_ERROR,
     description="`merge_conflict`: the write asked to be merged (`merge`), but it and the "
     "current version change the same lines. Nothing was written; `conflicts` locates each "
     "overlap in the base, the current version (`theirs`) and the request (`yours`).",
@@ -352,6 +467,23 @@ class AutoSchema(SpectacularAutoSchema):
     Added to the response bodies the operation documents (`_get_response_bodies`, which
     `extend_schema(responses=...)` feeds), not to its serializers: `extend_schema`
     overrides `get_response_serializers` in a subclass of its own."""
+
+    def _get_response_for_code(
+        self,
+        serializer: Any,
+        status_code: Any,
+        media_types: Any = None,
+        direction: Any = "response",
+    ) -> Any:
+        # A `Shape` (alone or in an `OpenApiResponse`) is documented as its component.
+        response = serializer.response if isinstance(serializer, OpenApiResponse) else serializer
+        if isinstance(response, Shape):
+            ref = ShapeSchema(self.registry).component(response)
+            if isinstance(serializer, OpenApiResponse):
+                serializer = OpenApiResponse(ref, serializer.description, serializer.examples)
+            else:
+                serializer = ref
+        return super()._get_response_for_code(serializer, status_code, media_types, direction)
 
     def _get_response_bodies(self, direction: Any = "response") -> Any:
         responses = super()._get_response_bodies(direction)

@@ -4,7 +4,119 @@ problem is in (or None)."""
 
 from __future__ import annotations
 
-from agentdocs.core.merge import MergeResult
+from typing import Annotated, NotRequired, TypedDict, cast
+
+from agentdocs.core.merge import ConflictData, MergeResult
+from agentdocs.core.shapes import Doc
+
+
+class HiddenCharacterData(TypedDict):
+    """One hidden character as a refusal's body lists it."""
+
+    line: int
+    column: int
+    code_point: Annotated[str, Doc("U+202E")]
+    name: Annotated[str, Doc("RIGHT-TO-LEFT OVERRIDE")]
+
+
+class LockState(TypedDict):
+    """A live edit lock as plain data."""
+
+    holder: Annotated[str | None, Doc("The holder's username.")]
+    expires_at: Annotated[str, Doc("When the lock expires (ISO 8601).")]
+
+
+class ErrorBody(TypedDict):
+    """The body of every API error: its code, a sentence for people, the field the
+    problem is in, and the further facts some errors carry (each optional key says
+    which). The API's schema is generated from this declaration
+    (`agentdocs.api.schema.ERROR_RESPONSES`); `AgentdocsError.extra` may hold only
+    these keys (tests/api/test_schema_shapes.py reads every raise to check it)."""
+
+    error: Annotated[str, Doc("A stable code: what went wrong.")]
+    detail: Annotated[str, Doc("A sentence for people: what went wrong and what to do.")]
+    field: Annotated[
+        str | None, Doc("The field the problem is in (dotted for a nested one), or null.")
+    ]
+    required_scope: NotRequired[
+        Annotated[str, Doc("With `insufficient_scope`: the scope this request needs.")]
+    ]
+    current_version: NotRequired[
+        Annotated[
+            int | None,
+            Doc(
+                "With `version_conflict` and `merge_conflict`: the document's version now "
+                "(null when it was deleted); with `already_exists` and `not_found` of a "
+                "document: its current version, where it has one."
+            ),
+        ]
+    ]
+    base_version: NotRequired[
+        Annotated[
+            int,
+            Doc(
+                "With `version_conflict` and `merge_conflict`: the version the write was based on."
+            ),
+        ]
+    ]
+    conflicts: NotRequired[
+        Annotated[
+            list[ConflictData],
+            Doc("With `merge_conflict`: each overlap, in the base, `theirs` and `yours`."),
+        ]
+    ]
+    line: NotRequired[
+        Annotated[
+            int,
+            Doc(
+                "With `secret_detected`: the line the secret is on; with "
+                "`hidden_characters`: the line of the first hidden character."
+            ),
+        ]
+    ]
+    column: NotRequired[Annotated[int, Doc("With `hidden_characters`: the first one's column.")]]
+    count: NotRequired[Annotated[int, Doc("With `hidden_characters`: how many the text holds.")]]
+    characters: NotRequired[
+        Annotated[
+            list[HiddenCharacterData] | list[str],
+            Doc(
+                "With `hidden_characters`: each one (the first 50), where and which; with "
+                "`invalid_path` and `confusable_path`: the characters blamed, as labels."
+            ),
+        ]
+    ]
+    source: NotRequired[
+        Annotated[str, Doc("On an import: the repository file the secret or character is in.")]
+    ]
+    lock: NotRequired[Annotated[LockState, Doc("With `locked`: who holds the lock, until when.")]]
+    retry_after: NotRequired[
+        Annotated[int, Doc("With `rate_limited`: seconds to wait; also the Retry-After header.")]
+    ]
+    propose_url: NotRequired[
+        Annotated[str, Doc("With `review_required`: where to propose the change instead.")]
+    ]
+    state: NotRequired[
+        Annotated[str, Doc("With `change_closed`: the change request's state (merged, ...).")]
+    ]
+    approvals: NotRequired[
+        Annotated[int, Doc("With `not_approved`: the approvals the change request has.")]
+    ]
+    approvals_required: NotRequired[
+        Annotated[int, Doc("With `not_approved`: the approvals it needs to be merged.")]
+    ]
+    limit: NotRequired[
+        Annotated[
+            int,
+            Doc(
+                "With `too_large`: the cap in bytes; with `too_many_tokens` and "
+                "`too_many_webhooks`: how many one may hold."
+            ),
+        ]
+    ]
+    size: NotRequired[Annotated[int, Doc("With `too_large` of an export: its size in bytes.")]]
+    bytes: NotRequired[
+        Annotated[int, Doc("With `too_large` of a binding record: its size in bytes.")]
+    ]
 
 
 class AgentdocsError(Exception):
@@ -20,8 +132,12 @@ class AgentdocsError(Exception):
         self.field = field
         self.extra = extra
 
-    def as_dict(self) -> dict[str, object]:
-        return {"error": self.code, "detail": self.detail, "field": self.field, **self.extra}
+    def as_dict(self) -> ErrorBody:
+        # `extra` holds only `ErrorBody`'s optional keys (checked by a test of every raise).
+        return cast(
+            ErrorBody,
+            {"error": self.code, "detail": self.detail, "field": self.field, **self.extra},
+        )
 
 
 class InvalidInput(AgentdocsError):

@@ -29,9 +29,8 @@ import re
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import TypedDict
 
-from agentdocs.core.errors import HiddenCharacters
+from agentdocs.core.errors import HiddenCharacterData, HiddenCharacters
 
 CGJ = 0x034F
 ZWNJ = 0x200C
@@ -337,15 +336,6 @@ def visible_text(text: str) -> str:
 
 # At most this many hidden characters are listed in a refusal's body; `count` has all.
 LISTED_IN_REFUSAL = 50
-
-
-class HiddenCharacterData(TypedDict):
-    """One hidden character as a refusal's body lists it."""
-
-    line: int
-    column: int
-    code_point: str  # "U+202E"
-    name: str  # "RIGHT-TO-LEFT OVERRIDE"
 
 
 def as_data(

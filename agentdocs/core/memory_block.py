@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NotRequired, TypedDict
+from typing import Annotated, Any, NotRequired, TypedDict
 
 from agentdocs.core.block_structure import STRUCTURE_VERSION, neutralize
 from agentdocs.core.cascade import (
@@ -44,6 +44,7 @@ from agentdocs.core.policy import (
     merge_policy,
 )
 from agentdocs.core.recipes import RenderOptions, RenderOptionsDict
+from agentdocs.core.shapes import Doc
 
 ReadState = Mapping[str, str]  # layer kind -> sha256 of the layer's full text
 
@@ -136,7 +137,7 @@ class LayerExtra(TypedDict, total=False):
 class LayerAccount(TypedDict):
     """One layer of the account, as the API returns it and a binding record stores it."""
 
-    kind: str
+    kind: Annotated[str, Doc(choices=tuple(LayerKind))]
     heading: str | None
     level: str | None
     project: str | None
@@ -144,15 +145,31 @@ class LayerAccount(TypedDict):
     version: int | None
     sha256: str | None
     bytes: int
-    state: str
+    state: Annotated[str, Doc(choices=tuple(LayerState))]
     detail: str
     text_sha256: str | None
-    settings: NotRequired[list[SettingAccount]]
-    refused_overrides: NotRequired[list[RefusedOverride]]
-    shadowed: NotRequired[list[CascadeReference]]
+    settings: NotRequired[Annotated[list[SettingAccount], Doc("Policy: the settings applied")]]
+    refused_overrides: NotRequired[
+        Annotated[
+            list[RefusedOverride],
+            Doc("Policy: project settings the tenant's enforced ones refused"),
+        ]
+    ]
+    shadowed: NotRequired[
+        Annotated[list[CascadeReference], Doc("Agent notes: the documents this one shadows")]
+    ]
     # Lines of the layer's document(s) neutralized because they would read as the
     # block's own structure (`agentdocs.core.block_structure`); only when there were any.
-    neutralized: NotRequired[int]
+    neutralized: NotRequired[
+        Annotated[
+            int,
+            Doc(
+                "Lines of the layer's document(s) that would have read as the block's own "
+                "structure (a <context> tag, a layer heading), sent neutralized; only when "
+                "any were"
+            ),
+        ]
+    ]
 
 
 class HiddenCharactersAccount(TypedDict):
@@ -171,7 +188,14 @@ class MemoryBlockAccount(TypedDict):
     layers: list[LayerAccount]
     context: ContextAccount
     options: RenderOptionsDict
-    hidden_characters: list[HiddenCharactersAccount]
+    hidden_characters: Annotated[
+        list[HiddenCharactersAccount],
+        Doc(
+            "The documents of the block that hold characters a reader cannot see "
+            "(bidi controls, zero-width or tag characters, saved with `acknowledge_hidden`): "
+            "they reach the model as they are. Empty when none does."
+        ),
+    ]
 
 
 @dataclass(frozen=True)

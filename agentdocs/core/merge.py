@@ -18,20 +18,31 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Annotated, TypedDict
 
 import merge3
 
+from agentdocs.core.shapes import Doc
+
 
 class RegionData(TypedDict):
-    start: int
-    lines: list[str]
+    """One side of a conflict: where its lines are and what they say."""
+
+    start: Annotated[
+        int,
+        Doc(
+            "The region's first line, 1-based (for an empty region: the line it would come before)"
+        ),
+    ]
+    lines: Annotated[list[str], Doc("Its lines, without line ends")]
 
 
 class ConflictData(TypedDict):
-    base: RegionData
-    theirs: RegionData
-    yours: RegionData
+    """An overlap of a three-way merge, in each of the three texts."""
+
+    base: Annotated[RegionData, Doc("In the version the write was based on")]
+    theirs: Annotated[RegionData, Doc("In the current version")]
+    yours: Annotated[RegionData, Doc("In the text the write sent")]
 
 
 @dataclass(frozen=True)

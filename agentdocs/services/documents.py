@@ -30,7 +30,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal, NamedTuple, TypedDict
+from typing import Any, Literal, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -42,6 +42,7 @@ from agentdocs.core.errors import (
     HiddenCharacters,
     InvalidInput,
     Locked,
+    LockState,
     MergeConflict,
     NotFound,
     SecretDetected,
@@ -359,13 +360,6 @@ def _check_not_deleted(current: Document) -> None:
             field="path",
             current_version=current.version,
         )
-
-
-class LockState(TypedDict):
-    """A live edit lock as plain data."""
-
-    holder: str | None  # the holder's username
-    expires_at: str  # ISO 8601
 
 
 def _live_lock_expiry(document: Document) -> datetime | None:

@@ -6,6 +6,7 @@ import hashlib
 import json
 import uuid
 
+import jsonschema
 import pytest
 
 from agentdocs.services import documents as document_service
@@ -345,13 +346,28 @@ def test_the_response_is_the_rendered_block_key_for_key(
     assert data["layers"][0]["settings"] and "shadowed" in data["layers"][1]
 
 
-def test_the_output_serializer_describes_the_answer_exactly(
+def test_the_schema_of_the_answer_is_the_typed_dict_the_fast_path_builds(
     api, reader, project, tenant, admin, documents, coder, make_document, process
 ):
-    # The view answers with `MemoryBlock.as_dict()` as it is; the OutputSerializer the
-    # schema shows must represent it as the same thing, key for key.
-    from agentdocs.api.memory_block import MemoryBlockView
-    from agentdocs.api.serializers import represented
+    # The view answers with `MemoryBlock.as_dict()` as it is, no serializer between; the
+    # schema is generated from the TypedDicts that type it (`MemoryBlockAnswer`, and
+    # `LayerAccount` within), descriptions and all, and a real answer matches it exactly.
+    import typing
+
+    from agentdocs.api.memory_block import MemoryBlockAnswer
+    from agentdocs.core.memory_block import LayerAccount
+    from tests.api.openapi_shapes import assert_matches, openapi_components
+
+    components = openapi_components()
+    for name, shape in (("MemoryBlock", MemoryBlockAnswer), ("Layer", LayerAccount)):
+        documented = components[name]["properties"]
+        assert list(documented) == list(typing.get_type_hints(shape))
+    signature = components["MemoryBlock"]["properties"]["signature"]["description"]
+    assert signature.startswith("The server's Ed25519 signature of the block")
+    assert "neutralized" not in components["Layer"]["required"]
+    assert components["Layer"]["properties"]["settings"]["description"] == (
+        "Policy: the settings applied"
+    )
 
     policy_service.setting_set(
         tenant=tenant, project=project, key="memory.tone", value="warm", user=admin
@@ -369,7 +385,12 @@ def test_the_output_serializer_describes_the_answer_exactly(
     }
     for data in (post(client, body).json(), post(client, body).json()):  # full, then stubs
         assert data["layers"][0]["refused_overrides"] and "shadowed" in data["layers"][1]
-        assert represented(MemoryBlockView.OutputSerializer, data) == data
+        assert_matches(components, "MemoryBlock", data)
+    preview = client.get(URL, {"recipe": "coder", "profile": "web"}).json()
+    assert_matches(components, "MemoryBlock", preview)
+    # Strict: an undocumented key is refused.
+    with pytest.raises(jsonschema.ValidationError, match="Additional properties"):
+        assert_matches(components, "MemoryBlock", {**preview, "surprise": 1})
 
 
 def test_a_reset_must_be_a_json_boolean(api, reader, documents, process):
