@@ -337,9 +337,10 @@ def _refuse_oversized(record: BindingRecordData) -> None:
                 bytes=size,
                 limit=cap,
             )
-        repository = cast(dict[str, Any], record).get("repository")
+        loose = cast(dict[str, Any], record)
+        repository = loose.get("repository")
         if repository is not None:
-            without = measure({**record, "repository": None})
+            without = measure(cast(BindingRecordData, {**loose, "repository": None}))
             if without <= cap:
                 raise TooLarge(
                     f"{over}: its repository section takes {size - without:,} of them "
