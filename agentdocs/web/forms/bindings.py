@@ -11,6 +11,7 @@ from agentdocs.core.numbers import MAX_VERSION
 from agentdocs.selectors.bindings import TIMELINE_DEFAULT_RUNS, TIMELINE_MAX_RUNS
 from agentdocs.web.forms.fields import (
     MomentField,
+    version_field,
 )
 
 
@@ -37,8 +38,8 @@ class BindingFilterForm(forms.Form):
 
 
 class BindingCompareForm(forms.Form):
-    a = forms.IntegerField(min_value=1)
-    b = forms.IntegerField(min_value=1)
+    a = version_field()
+    b = version_field()
 
 
 class RunsTimelineForm(forms.Form):

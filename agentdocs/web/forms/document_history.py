@@ -8,12 +8,13 @@ from agentdocs.web.forms.fields import (
     AcknowledgeHiddenField,
     AcknowledgeSecretField,
     ReasonField,
+    version_field,
 )
 
 
 class RevertForm(forms.Form):
-    version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    version = version_field(widget=forms.HiddenInput)
+    base_version = version_field(widget=forms.HiddenInput)
     reason = ReasonField()
     acknowledge_secret = AcknowledgeSecretField()
     acknowledge_hidden = AcknowledgeHiddenField()

@@ -12,6 +12,7 @@ from agentdocs.web.forms.fields import (
     AcknowledgeSecretField,
     BodyField,
     ReasonField,
+    version_field,
 )
 
 # Three-way merge: resolving the conflicts of a stale save.
@@ -29,8 +30,8 @@ class MergeResolutionForm(forms.Form):
     and, per conflict, a choice (`choice_<i>`) and the text for "edit" (`text_<i>`)."""
 
     body = BodyField(widget=forms.Textarea(attrs={"readonly": True, "rows": 12}))
-    base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
-    theirs_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    base_version = version_field(widget=forms.HiddenInput)
+    theirs_version = version_field(widget=forms.HiddenInput)
     reason = ReasonField()
     acknowledge_secret = AcknowledgeSecretField()
     acknowledge_hidden = AcknowledgeHiddenField()

@@ -9,6 +9,7 @@ from agentdocs.web.forms.fields import (
     AcknowledgeSecretField,
     BodyField,
     ReasonField,
+    version_field,
 )
 
 
@@ -28,7 +29,7 @@ class DocumentEditForm(forms.Form):
     reason = ReasonField()
     acknowledge_secret = AcknowledgeSecretField()
     acknowledge_hidden = AcknowledgeHiddenField()
-    base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    base_version = version_field(widget=forms.HiddenInput)
     # A protected document (`review.required`): a tenant admin saves without review.
     bypass_review = forms.BooleanField(required=False)
 
@@ -38,7 +39,7 @@ class MarkdownPreviewForm(forms.Form):
 
 
 class DeleteForm(forms.Form):
-    base_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+    base_version = version_field(widget=forms.HiddenInput)
     reason = ReasonField()
 
 

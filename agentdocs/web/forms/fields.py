@@ -11,6 +11,7 @@ from django import forms
 
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.moments import FORMS, parse_moment
+from agentdocs.core.numbers import MAX_VERSION
 from agentdocs.core.storable import MAX_DEPTH, refuse_unstorable_text
 
 # No recipe value is a number this long; Python's int() refuses over 4,300 digits.
@@ -137,3 +138,9 @@ class MomentField(forms.CharField):
         if moment is None:
             raise forms.ValidationError(f"Must be {FORMS}.", code="invalid")
         return moment
+
+
+def version_field(**kwargs: object) -> forms.IntegerField:
+    """A version (or record) number a page posts back: positive and within what every
+    database stores, so a forged one is a form error, never a failed query."""
+    return forms.IntegerField(min_value=1, max_value=MAX_VERSION, **kwargs)  # type: ignore[arg-type]
