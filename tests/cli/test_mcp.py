@@ -393,7 +393,9 @@ def test_initialize_with_2025_06_18_is_answered_in_that_version(live_server, doc
     }
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     lines = [initialize, {"jsonrpc": "2.0", "method": "notifications/initialized"}, listing]
-    done = subprocess.run(
+    # As a client does: stdin stays open until the answers are in (a server may drop a
+    # request still in flight when its input ends).
+    server = subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -406,14 +408,28 @@ def test_initialize_with_2025_06_18_is_answered_in_that_version(live_server, doc
             "--url",
             live_server.url,
         ],
-        input="".join(json.dumps(line) + "\n" for line in lines),
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env=env,
         cwd=REPO,
-        timeout=SESSION_SECONDS,
     )
-    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.splitlines())}
+    assert server.stdin is not None and server.stdout is not None
+    answers: dict[int, dict] = {}
+    try:
+        for line in lines:
+            server.stdin.write(json.dumps(line) + "\n")
+            server.stdin.flush()
+            if "id" in line:
+                answer = json.loads(server.stdout.readline())
+                answers[answer["id"]] = answer
+    finally:
+        server.stdin.close()
+        server.wait(timeout=SESSION_SECONDS)
+        server.stdout.close()
+        assert server.stderr is not None
+        server.stderr.close()
     assert answers[1]["result"]["protocolVersion"] == "2025-06-18"
     assert answers[1]["result"]["serverInfo"]["name"] == "agentdocs"
     assert {tool["name"] for tool in answers[2]["result"]["tools"]} == set(TOOLS)
