@@ -165,7 +165,13 @@ def _record(manifest: dict, **resolutions: BoundDocument | str) -> dict:
         p: resolutions.get(p.replace("/", "_").replace(".", "_"), "missing") for p in parsed.local
     }
     return build_record(
-        header={"process": "run-1"},
+        header={
+            "tenant": "acme",
+            "project": "web",
+            "process": "run-1",
+            "created_at": "2026-12-02T00:00:00Z",
+            "created_by": "alice",
+        },
         manifest=parsed,
         manifest_source={"source": "inline"},
         names=names,
