@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,8 +64,16 @@ DEMO_USERS = [
 PROJECTS = [("website", "Website"), ("backend", "Backend")]
 DEMO_PROJECT = "website"  # the project the printed examples and the README's use
 # One process id per printed render: the read state of a process sends what it already
-# received as stubs, so a second command with the first one's id would show stubs.
-TRY_IT_PROCESSES = {"curl": "try-curl-1", "cli": "try-cli-1"}
+# received as stubs, so a second command with the first one's id would show stubs. The
+# read state outlives a restart of the demo (the default cache is on disk), so each
+# start prints new ids: `try-curl-<hex>`, `try-cli-<hex>`.
+TRY_IT_PROCESSES = ("curl", "cli")
+
+
+def try_it_processes() -> dict[str, str]:
+    run = secrets.token_hex(3)
+    return {name: f"try-{name}-{run}" for name in TRY_IT_PROCESSES}
+
 
 VANCE_AGENT_MD = """\
 # Demo Co house rules
@@ -485,7 +494,8 @@ def try_it_lines(token: str, base_url: str) -> list[str]:
     base = base_url.rstrip("/")
     project_api = f"{base}/api/v1/tenants/{TENANT_SLUG}/projects/{DEMO_PROJECT}"
     where = f"--tenant {TENANT_SLUG} --project {DEMO_PROJECT}"
-    curl_process, cli_process = TRY_IT_PROCESSES["curl"], TRY_IT_PROCESSES["cli"]
+    processes = try_it_processes()
+    curl_process, cli_process = processes["curl"], processes["cli"]
     return [
         "Try it (the README's examples use the same tenant, project and recipe):",
         f'  curl -H "Authorization: Bearer {token}" {project_api}/documents/agent.md',
