@@ -4,10 +4,12 @@ reader; in tenant `globex` an outsider (admin there, nobody in acme)."""
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
+from django.db import connections
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -229,3 +231,26 @@ def celery_eager():
     celery_app.conf.task_always_eager = True
     yield
     celery_app.conf.task_always_eager = eager
+
+
+def run_concurrently(count: int, work, *, join_timeout: float = 30) -> list[object]:
+    """Start ``count`` threads that call ``work(i)`` at the same moment; collect results
+    (an exception raised by ``work`` is its result: the outcome under test)."""
+    barrier = threading.Barrier(count)
+    results: list[object] = [None] * count
+
+    def run(i: int) -> None:
+        try:
+            barrier.wait(timeout=10)
+            results[i] = work(i)
+        except Exception as error:  # the outcome under test
+            results[i] = error
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=join_timeout)
+    return results

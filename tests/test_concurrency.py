@@ -3,16 +3,14 @@ exactly one wins, the rest get the conflict, and history holds only the winner."
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from agentdocs.core.errors import AlreadyExists, VersionConflict
 from agentdocs.models import Document, Setting
 from agentdocs.services import documents as svc
 from agentdocs.services import policy as policy_service
-from tests.conftest import need_service
+from tests.conftest import need_service, run_concurrently
 
 WRITERS = 8
 
@@ -26,28 +24,6 @@ def postgres(transactional_db):
     )
 
 
-def _run_concurrently(count: int, work) -> list[object]:
-    """Start ``count`` threads that call ``work(i)`` at the same moment; collect results."""
-    barrier = threading.Barrier(count)
-    results: list[object] = [None] * count
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[i] = work(i)
-        except Exception as error:  # the outcome under test
-            results[i] = error
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return results
-
-
 def test_concurrent_writes_from_one_base_have_exactly_one_winner(postgres, project, writer):
     document = svc.document_create(project=project, path="agent.md", body="base", user=writer)
 
@@ -56,7 +32,7 @@ def test_concurrent_writes_from_one_base_have_exactly_one_winner(postgres, proje
             document=document, body=f"writer {i}", base_version=1, user=writer, reason=f"w{i}"
         )
 
-    results = _run_concurrently(WRITERS, write)
+    results = run_concurrently(WRITERS, write)
     winners = [r for r in results if isinstance(r, Document)]
     conflicts = [r for r in results if isinstance(r, VersionConflict)]
     assert len(winners) == 1, results
@@ -79,7 +55,7 @@ def test_concurrent_edits_from_one_base_have_exactly_one_winner(postgres, projec
             document=document, old="TODO", new=f"edit {i}", base_version=1, user=writer
         )
 
-    results = _run_concurrently(WRITERS, edit)
+    results = run_concurrently(WRITERS, edit)
     assert sum(isinstance(r, Document) for r in results) == 1, results
     assert sum(isinstance(r, VersionConflict) for r in results) == WRITERS - 1, results
     assert document.history.count() == 2
@@ -89,7 +65,7 @@ def test_concurrent_creates_of_one_path_have_exactly_one_winner(postgres, projec
     def create(i: int):
         return svc.document_create(project=project, path="new.md", body=f"c{i}", user=writer)
 
-    results = _run_concurrently(WRITERS, create)
+    results = run_concurrently(WRITERS, create)
     assert sum(isinstance(r, Document) for r in results) == 1, results
     assert sum(isinstance(r, AlreadyExists) for r in results) == WRITERS - 1, results
     assert Document.history.filter(path="new.md").count() == 1
@@ -107,7 +83,7 @@ def test_concurrent_creates_of_one_setting_key_serialise(postgres, project, admi
             tenant=project.tenant, project=on_project, key="memory.lang", value="en", user=admin
         )
 
-    results = _run_concurrently(SETTING_WRITERS, create)
+    results = run_concurrently(SETTING_WRITERS, create)
     assert all(isinstance(r, tuple) for r in results), results
     assert sorted(created for _, created in results) == [False] * (SETTING_WRITERS - 1) + [True]
     assert Setting.objects.filter(key="memory.lang").count() == 1
@@ -123,7 +99,7 @@ def test_sixteen_concurrent_puts_of_a_new_setting_answer_one_201_and_200s(
     def put(i: int):
         return clients[i].put(url, {"value": f"v{i % 2}"}, format="json").status_code
 
-    results = _run_concurrently(SETTING_WRITERS, put)
+    results = run_concurrently(SETTING_WRITERS, put)
     assert sorted(results) == [200] * (SETTING_WRITERS - 1) + [201], results
     setting = Setting.objects.get(key="memory.lang")
     # Every later PUT either changed the value (a version) or matched it (none).

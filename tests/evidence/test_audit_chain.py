@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 
 import pytest
 from django.apps import apps as django_apps
 from django.core.management import call_command
-from django.db import connection, connections
+from django.db import connection
 
 from agentdocs.core.audit_chain import chain_link
 from agentdocs.models import (
@@ -31,7 +30,7 @@ from agentdocs.services import providers as provider_service
 from agentdocs.services import tokens as token_service
 from agentdocs.services import webhooks as webhook_service
 from agentdocs.tasks import verify_audit_chains
-from tests.conftest import need_service
+from tests.conftest import need_service, run_concurrently
 
 VERIFY = "/api/v1/tenants/acme/audit/verify"
 EXPORT = "/api/v1/tenants/acme/audit/export"
@@ -239,27 +238,6 @@ def postgres(transactional_db):
     )
 
 
-def _run_concurrently(count: int, work) -> list[object]:
-    barrier = threading.Barrier(count)
-    results: list[object] = [None] * count
-
-    def run(i: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            results[i] = work(i)
-        except Exception as error:  # the outcome under test
-            results[i] = error
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
-
-
 def test_concurrent_writers_keep_one_unbroken_chain(postgres, tenant, project, writer, admin):
     def write(i: int) -> object:
         document = document_service.document_create(
@@ -273,7 +251,7 @@ def test_concurrent_writers_keep_one_unbroken_chain(postgres, tenant, project, w
         )
         return document
 
-    results = _run_concurrently(WRITERS, write)
+    results = run_concurrently(WRITERS, write, join_timeout=60)
     assert all(isinstance(result, Document) for result in results), results
     report = audit_chain.audit_chain_verify(tenant=tenant)
     assert report["ok"], report
