@@ -179,8 +179,8 @@ def test_a_stale_edit_of_the_same_line_conflicts(doc, writer):
 def test_concurrent_merges_of_different_lines_all_land(transactional_db, project, writer):
     from django.db import connection
 
-    from tests.conftest import need_service
-    from tests.test_concurrency import WRITERS, _run_concurrently
+    from tests.conftest import need_service, run_concurrently
+    from tests.test_concurrency import WRITERS
 
     need_service("PostgreSQL", connection.vendor == "postgresql", "row locks need PostgreSQL")
     base = "".join(f"- rule {i}\n\n" for i in range(WRITERS))
@@ -196,7 +196,7 @@ def test_concurrent_merges_of_different_lines_all_land(transactional_db, project
             merge=True,
         )
 
-    results = _run_concurrently(WRITERS, write)
+    results = run_concurrently(WRITERS, write)
     assert all(isinstance(result, Document) for result in results), results
     document.refresh_from_db()
     assert document.version == WRITERS + 1
