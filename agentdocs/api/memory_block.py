@@ -75,7 +75,7 @@ SIGNATURE = OpenApiParameter(
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
     description="The server's Ed25519 signature of the block text: base64url of the signed "
-    "claim {kind, tenant, project, process, sha256, signed_at, key_id}, a dot, base64url of "
+    "claim {kind, tenant, project, process, sha256, rendered_at, key_id}, a dot, base64url of "
     "the signature. Verify with `agentdocs verify BLOCK_FILE --signature SIG` against "
     "/.well-known/agentdocs/keys.json (docs/evidence.md).",
     response=[200],

@@ -9,7 +9,8 @@ A signature travels as one compact, header-safe token::
 
 The payload is canonical JSON (sorted keys, no spaces, UTF-8) of a small claim:
 what was signed (``kind``), whose it is (tenant, project, process), the sha256 of
-the signed bytes, when (``signed_at``) and with which key (``key_id``). The token
+the signed bytes, when (``rendered_at`` for a Memory Block, ``signed_at`` for a
+binding record) and with which key (``key_id``). The token
 carries everything a verifier needs besides the signed text itself and the
 published public keys (`/.well-known/agentdocs/keys.json`).
 """
@@ -24,7 +25,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from cryptography.exceptions import InvalidSignature, InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -133,15 +134,22 @@ def private_key_unseal(sealed: str, *, secret: str, key_id: str) -> Ed25519Priva
 
 class Claim(TypedDict):
     """The signed payload. ``process`` is None for a preview; ``sha256`` is of the block's
-    UTF-8 text, or of a binding record's canonical JSON."""
+    UTF-8 text, or of a binding record's canonical JSON. The time is ``rendered_at`` in a
+    Memory Block's claim and ``signed_at`` in a binding record's: exactly one of them."""
 
     kind: Kind
     tenant: str
     project: str
     process: str | None
     sha256: str
-    signed_at: str
+    rendered_at: NotRequired[str]
+    signed_at: NotRequired[str]
     key_id: str
+
+
+def claim_time(claim: Claim) -> str:
+    """When the claim was made: a block's ``rendered_at``, a record's ``signed_at``."""
+    return claim.get("rendered_at") or claim.get("signed_at") or ""
 
 
 def claim_sign(key: KeyPair, claim: Claim) -> str:
@@ -161,7 +169,7 @@ def block_claim(
         "project": project,
         "process": process,
         "sha256": sha256_hex(text.encode("utf-8")),
-        "signed_at": rendered_at,
+        "rendered_at": rendered_at,
         "key_id": key_id,
     }
 
@@ -216,8 +224,13 @@ def token_decode(token: str) -> tuple[Claim, bytes, bytes]:
         claim = json.loads(payload.decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
         raise MalformedToken("The signature's payload is not base64url of JSON.") from None
-    fields = ("kind", "tenant", "project", "process", "sha256", "signed_at", "key_id")
-    if not isinstance(claim, dict) or sorted(claim) != sorted(fields):
+    if not isinstance(claim, dict):
+        raise MalformedToken("The signature's payload is not a JSON object.")
+    time = "rendered_at" if claim.get("kind") == MEMORY_BLOCK else "signed_at"
+    fields = ("kind", "tenant", "project", "process", "sha256", time, "key_id")
+    # A block signed before blocks named their time rendered_at names it signed_at.
+    accepted = {tuple(sorted(fields)), tuple(sorted({*fields} - {time} | {"signed_at"}))}
+    if tuple(sorted(claim)) not in accepted:
         raise MalformedToken(f"The signature's payload must have exactly {', '.join(fields)}.")
     return claim, payload, signature  # type: ignore[return-value]  # checked above
 
@@ -249,7 +262,7 @@ def token_verify(token: str, *, data: bytes, kind: Kind, keys: Iterable[PublicKe
     except (ValueError, InvalidSignature):
         return Verdict(False, f"The signature does not verify with the key {key['key_id']}.", claim)
     try:
-        signed_at = _time(claim["signed_at"])
+        signed_at = _time(claim_time(claim))
         valid_from, valid_until = _time(key["valid_from"]), _time(key["valid_until"])
     except (TypeError, ValueError):
         return Verdict(False, "The signing time or the key's validity is not a time.", claim)
@@ -257,11 +270,11 @@ def token_verify(token: str, *, data: bytes, kind: Kind, keys: Iterable[PublicKe
     if signed_at < valid_from or (valid_until is not None and signed_at > valid_until):
         return Verdict(
             False,
-            f"The key {key['key_id']} was not valid at {claim['signed_at']} "
+            f"The key {key['key_id']} was not valid at {claim_time(claim)} "
             f"(valid from {key['valid_from']} until {key['valid_until'] or 'now'}).",
             claim,
         )
-    return Verdict(True, f"Signed by {key['key_id']} at {claim['signed_at']}.", claim)
+    return Verdict(True, f"Signed by {key['key_id']} at {claim_time(claim)}.", claim)
 
 
 # What the API adds around a stored binding record; the rest is the record as signed.

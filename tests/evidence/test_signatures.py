@@ -95,6 +95,46 @@ def test_the_json_answer_carries_the_same_kind_of_signature_over_its_text(api, r
     assert verdict.claim["sha256"] == body["sha256"]
 
 
+def test_a_block_claim_is_exactly_the_fields_the_contract_names(api, reader, agents):
+    signature = api(reader).post(URL, {"process": "run-3"}, format="json")["Agentdocs-Signature"]
+    claim, payload, _ = signing.token_decode(signature)
+    assert sorted(claim) == sorted(
+        ["kind", "tenant", "project", "process", "sha256", "rendered_at", "key_id"]
+    )
+    assert claim["kind"] == "memory_block" and claim["process"] == "run-3"
+    assert payload == signing.canonical_json(claim)
+
+
+def test_a_block_signed_with_signed_at_before_rendered_at_still_verifies():
+    key_id, private = signing.key_generate()
+    pair = signing.KeyPair(key_id=key_id, private=private)
+    claim = signing.block_claim(
+        key_id=key_id,
+        tenant="acme",
+        project="web",
+        process="p",
+        text="hi",
+        rendered_at="2026-01-02T00:00:00+00:00",
+    )
+    older = {k: v for k, v in claim.items() if k != "rendered_at"} | {
+        "signed_at": claim["rendered_at"]
+    }
+    token = signing.claim_sign(pair, older)  # type: ignore[arg-type]
+    published: signing.PublicKey = {
+        "key_id": key_id,
+        "algorithm": "Ed25519",
+        "public_key": signing.b64url(pair.public_bytes),
+        "created_at": "2026-01-01T00:00:00+00:00",
+        "retired_at": None,
+        "valid_from": "2026-01-01T00:00:00+00:00",
+        "valid_until": None,
+    }
+    assert signing.token_verify(token, data=b"hi", kind="memory_block", keys=[published]).valid
+    both = signing.claim_sign(pair, {**older, "rendered_at": "2026-01-02T00:00:00+00:00"})  # type: ignore[typeddict-unknown-key]
+    with pytest.raises(signing.MalformedToken):
+        signing.token_verify(both, data=b"hi", kind="memory_block", keys=[published])
+
+
 def test_a_preview_is_signed_and_its_etag_does_not_change_with_the_signing_time(
     api, reader, agents
 ):
