@@ -128,3 +128,16 @@ def test_the_pages_queries_do_not_grow_with_the_repositories(
     client.get(URL)
     assert _queries(client, URL) == list_one
     assert _queries(client, "/t/acme/") == tenant_one
+
+
+def test_the_runs_page_shows_repository_bound_runs(browse, api, reader, writer, project, agent_md):
+    from tests.api.test_bindings_repository import section_for
+
+    response = api(writer).post(
+        "/api/v1/tenants/acme/projects/web/bindings/",
+        {"process": "codex-run", "repository": section_for(project)},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    html = browse(reader).get("/t/acme/web/runs/").content.decode()
+    assert "repository:AGENTS.md" in html
