@@ -315,7 +315,7 @@ class RepositoryDetail(ListView):
                 "process": check.binding.process,
                 "created_at": check.binding.created_at,
                 "problem_count": check.binding.problem_count,
-                "tool": (check.binding.record.get("repository") or {}).get("tool"),
+                "tool": check.run_tool,  # type: ignore[attr-defined]  # annotated
                 "url": reverse(
                     "api-binding",
                     kwargs={"tenant": tenant, "project": project, "record": str(check.binding.pk)},

@@ -5,6 +5,7 @@ service's (`agentdocs.services.repositories`): it needs the render's reads."""
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from agentdocs.core.errors import NotFound
 from agentdocs.models import Project, Repository, RepositoryCheck, Tenant
@@ -49,9 +50,12 @@ def repository_checks(*, repository: Repository, limit: int = MAX_CHECKS) -> lis
 
 
 def repository_runs(*, repository: Repository, limit: int = MAX_RUNS) -> list[RepositoryCheck]:
-    """Its bound runs (the reports of `bind --repo`, with their record), newest first."""
+    """Its bound runs (the reports of `bind --repo`, with their record but not its
+    JSON: `run_tool` is the tool the record names), newest first."""
     return list(
         RepositoryCheck.objects.filter(repository=repository, binding__isnull=False)
         .select_related("binding")
+        .defer("binding__record")
+        .annotate(run_tool=KeyTextTransform("tool", KeyTransform("repository", "binding__record")))
         .order_by("-reported_at", "-id")[:limit]
     )

@@ -141,3 +141,9 @@ def test_the_runs_page_shows_repository_bound_runs(browse, api, reader, writer, 
     assert response.status_code == 201, response.content
     html = browse(reader).get("/t/acme/web/runs/").content.decode()
     assert "repository:AGENTS.md" in html
+
+
+def test_the_activity_page_lists_repository_state_changes(browse, reader, two_repositories):
+    html = browse(reader).get("/t/acme/-/activity/?kind=repository").content.decode()
+    assert html.count("state_changed") >= 2
+    assert "git@example.com:acme/fork.git" in html
