@@ -136,7 +136,16 @@ class RepositoryListReport(ListView):
         commit = TextField(required=False, allow_null=True, default=None)
         dirty = StrictBooleanField(required=False, default=False)
         formats = serializers.JSONField(
-            help_text="The export formats the repository holds: a list, or comma-separated"
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="The export formats the repository holds: a list, or comma-separated",
+        )
+        format = serializers.JSONField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="One format: the same as `formats`",
         )
         recipe = TextField(required=False, allow_null=True, default=None)
         profile = TextField(required=False, allow_null=True, default=None)
@@ -169,8 +178,17 @@ class RepositoryListReport(ListView):
         def validate_commit(self, value: str | None) -> str | None:
             return core.parse_commit(value)
 
-        def validate_formats(self, value: object) -> str:
-            return core.parse_formats(value)
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            given = attrs.pop("format")
+            if attrs["formats"] is None and given is None:
+                raise InvalidInput("`formats` is required: the export formats.", field="formats")
+            if attrs["formats"] is not None and given is not None:
+                raise InvalidInput("Send `formats` or `format`, not both.", field="format")
+            attrs["formats"] = core.parse_formats(
+                attrs["formats"] if given is None else given,
+                field="formats" if given is None else "format",
+            )
+            return attrs
 
         def validate_export_sha256(self, value: object) -> str:
             return core.parse_sha256(value, field="export_sha256")

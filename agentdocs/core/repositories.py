@@ -67,21 +67,21 @@ class CurrentExport:
     sources: Baseline
 
 
-def parse_formats(value: object) -> str:
+def parse_formats(value: object, *, field: str = "formats") -> str:
     """Formats as sync takes them (`agents-md,claude-md`, or a list of names): checked,
     each once, comma-joined; InvalidInput naming `formats`."""
     names = value.split(",") if isinstance(value, str) else value
     if not isinstance(names, list) or not names or len(names) > len(EXPORT_FORMATS):
         raise InvalidInput(
-            f"`formats` must name 1 to {len(EXPORT_FORMATS)} export formats.", field="formats"
+            f"`{field}` must name 1 to {len(EXPORT_FORMATS)} export formats.", field=field
         )
     cleaned = []
     for name in names:
         if not isinstance(name, str) or name.strip() not in EXPORT_FORMATS:
             raise InvalidInput(
-                f"Unknown format {name!r} in `formats`; the formats are "
+                f"Unknown format {name!r} in `{field}`; the formats are "
                 f"{', '.join(EXPORT_FORMATS)}.",
-                field="formats",
+                field=field,
             )
         cleaned.append(name.strip())
     return ",".join(dict.fromkeys(cleaned))

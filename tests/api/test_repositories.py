@@ -115,6 +115,23 @@ def test_two_repositories_in_different_states_and_a_server_edit_puts_one_behind(
     assert synced["state"] == "in-sync" and synced["behind_by"] == {}
 
 
+def test_one_format_may_come_as_format_and_a_list_as_formats(api, writer, project, notes):
+    one = report(project)
+    del one["formats"]
+    one["format"] = "agents-md"
+    assert api(writer).post(BASE, one, format="json").json()["formats"] == ["agents-md"]
+    both = report(
+        project,
+        formats=["agents-md", "claude-md", "agents-md"],
+        export_sha256=current_sha(project),
+        remote="https://example.com/acme/two.git",
+    )
+    assert api(writer).post(BASE, both, format="json").json()["formats"] == [
+        "agents-md",
+        "claude-md",
+    ]
+
+
 def test_a_report_without_file_states_is_never_checked(api, writer, project, notes):
     body = api(writer).post(BASE, report(project, files={}), format="json").json()
     assert body["state"] == "never-checked"
@@ -133,6 +150,9 @@ def test_a_repository_without_a_remote_is_known_by_its_name(api, writer, project
         ({"kind": "push"}, "kind"),
         ({"formats": "agents-md,nope"}, "formats"),
         ({"formats": []}, "formats"),
+        ({"formats": None}, "formats"),
+        ({"format": "nope", "formats": None}, "format"),
+        ({"format": "agents-md"}, "format"),
         ({"export_sha256": "abc"}, "export_sha256"),
         ({"files": ["AGENTS.md"]}, "files"),
         ({"files": {"AGENTS.md": "fine"}}, "files.AGENTS.md"),
