@@ -325,6 +325,11 @@ SPECTACULAR_SETTINGS = {
             "description": "Binding records: what a run was bound to, and how it compares now.",
         },
         {
+            "name": "repositories",
+            "description": "Repositories: what each repository's sync, check or run "
+            "reported, and its state against the server's export now.",
+        },
+        {
             "name": "export",
             "description": "The house rules as the files each agent tool reads (JSON or zip).",
         },
@@ -351,6 +356,7 @@ SPECTACULAR_SETTINGS = {
         "InvitationStateEnum": "agentdocs.models.InvitationState",
         "ChangeStateEnum": "agentdocs.models.ChangeState",
         "DeliveryStateEnum": "agentdocs.models.DeliveryState",
+        "RepositoryStateEnum": "agentdocs.core.repositories.STATES",
     },
 }
 

@@ -20,6 +20,7 @@ from agentdocs.api import (
     ping,
     policy,
     providers,
+    repositories,
     search,
     tenants,
     tokens,
@@ -114,6 +115,16 @@ urlpatterns = [
         name="api-provider",
     ),
     # Binding records.
+    re_path(
+        P + r"/repositories/$",
+        repositories.RepositoryListReport.as_view(),
+        name="api-repositories",
+    ),
+    re_path(
+        P + r"/repositories/(?P<repository_id>[^/]+)$",
+        repositories.RepositoryDetail.as_view(),
+        name="api-repository",
+    ),
     re_path(P + r"/bindings/$", bindings.BindingListCreate.as_view(), name="api-bindings"),
     # The runs timeline (issue 15); before BINDING, which would take `timeline` for an id.
     re_path(

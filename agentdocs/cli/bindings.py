@@ -31,6 +31,7 @@ from typing import Any
 import requests
 
 from agentdocs.cli import repository_bind
+from agentdocs.cli import repository_report as reporting
 from agentdocs.cli.base import (
     EXIT_FAILURE,
     EXIT_OK,
@@ -43,6 +44,8 @@ from agentdocs.cli.base import (
 )
 from agentdocs.core.bindings import STALE, OutdatedRow, OutdatedSide, Problem
 from agentdocs.core.numbers import MAX_ID, positive_int
+from agentdocs.core.repositories import local_export_sha256
+from agentdocs.core.repository import NOT_GENERATED
 from agentdocs.core.targets import TOOLS_BY_SLUG
 
 EXIT_PROBLEMS = 1
@@ -89,6 +92,7 @@ def _configure_bind(parser: argparse.ArgumentParser) -> None:
         type=repository_bind.parse_tool,
         help=f"with --repo: the tool whose files to bind, of {', '.join(TOOLS_BY_SLUG)}",
     )
+    reporting.add_report_arguments(parser)
     parser.add_argument("--recipe", help="also bind the Memory Block of this recipe")
     parser.add_argument("--profile", help="the recipe's profile for the Memory Block")
 
@@ -96,6 +100,24 @@ def _configure_bind(parser: argparse.ArgumentParser) -> None:
 def _problem_line(problem: Problem) -> str:
     subject = problem.get("name") or problem.get("path") or problem.get("target") or ""
     return f"# problem {problem['kind']} {subject}: {problem.get('detail', '')}\n"
+
+
+def _report(
+    client: ServerClient, args: argparse.Namespace, section: Any, record: dict[str, Any]
+) -> None:
+    """Report the repository the run was bound in: the files it loaded, their states,
+    and as its export the sha256 of the generated ones as they are on disk."""
+    generated = [f for f in section["files"] if f["state"] != NOT_GENERATED]
+    reporting.repository_report(
+        client,
+        args,
+        folder=args.repo,
+        kind="bind",
+        formats=args.tool.format,
+        export_sha256=local_export_sha256((f["path"], f["sha256"]) for f in generated),
+        files={f["path"]: f["state"] for f in section["files"]},
+        binding=record.get("id"),
+    )
 
 
 @command(
@@ -126,6 +148,8 @@ def run_bind(args: argparse.Namespace) -> int:
         raise CommandError(client.describe_error(response))
     record = response.json()
     write(sys.stdout, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    if args.repo is not None:
+        _report(client, args, payload["repository"], record)
     if record.get("problem_count"):
         lines = [_problem_line(problem) for problem in record["problems"]]
         lines.append(f"# record {record['id']} has {record['problem_count']} problem(s)\n")

@@ -46,6 +46,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlencode
 
+from agentdocs.cli import repository_report as reporting
 from agentdocs.cli.base import (
     EXIT_FAILURE,
     EXIT_OK,
@@ -60,6 +61,7 @@ from agentdocs.cli.base import (
 from agentdocs.core import targets
 from agentdocs.core.agent_files import strip_provenance
 from agentdocs.core.export import ExportFile, export_sha256
+from agentdocs.core.repositories import local_export_sha256
 
 LOCK_FILE = "agentdocs.lock.json"
 FORMATS = targets.EXPORT_FORMATS
@@ -322,6 +324,7 @@ def _configure_sync(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="overwrite local edits too, keeping each as PATH.orig",
     )
+    reporting.add_report_arguments(parser)
 
 
 def repository_folder(args: argparse.Namespace) -> Path:
@@ -335,6 +338,35 @@ def as_usage_error(error: CommandError) -> CommandError:
     """Any failure to get an answer from the server (none at all, a bad token, no
     permission, no such tenant or project, ...) exits 2: exit 1 means the files."""
     return CommandError(error.message, exit_code=EXIT_USAGE)
+
+
+def _report_check(
+    client: ServerClient,
+    args: argparse.Namespace,
+    folder: Path,
+    lock: dict[str, Any],
+    export: Export,
+    states: list[tuple[str, str]],
+) -> None:
+    """Report what `--check` found: the export the lock file says the repository
+    holds, and each file's state (`in-sync` for those that match)."""
+    files = {path: "in-sync" for path in sorted(set(locked_files(lock)) | set(export.hashes))}
+    files.update({path: state for state, path in states})
+    held = lock.get("export_sha256")
+    if not isinstance(held, str) or len(held) != 64:
+        # An older lock file: the export of what the last sync wrote, by their hashes.
+        held = local_export_sha256(locked_files(lock).items())
+    reporting.repository_report(
+        client,
+        args,
+        folder=folder,
+        kind="check",
+        formats=export.formats,
+        export_sha256=held,
+        files=files,
+        recipe=args.recipe,
+        profile=args.profile,
+    )
 
 
 @command(
@@ -366,6 +398,7 @@ def run_sync(args: argparse.Namespace) -> int:
         assert lock is not None
         states = drift(folder, lock, export)
         write(sys.stdout, "".join(f"{state}\t{path}\n" for state, path in states))
+        _report_check(client, args, folder, lock, export, states)
         return EXIT_FAILURE if states or warned else EXIT_OK
     done = write_export(folder, lock, export, args, force=args.force)
     lines = [f"{EDITED_LOCALLY} {path} {KEPT}\n" for path in done.kept]
@@ -376,5 +409,18 @@ def run_sync(args: argparse.Namespace) -> int:
     write(
         sys.stderr,
         f"wrote {len(done.written)} file(s) and {LOCK_FILE} (export {export.export_sha256[:12]})\n",
+    )
+    files = {path: "in-sync" for path in export.files}
+    files.update({path: EDITED_LOCALLY for path in done.kept})
+    reporting.repository_report(
+        client,
+        args,
+        folder=folder,
+        kind="sync",
+        formats=export.formats,
+        export_sha256=export.export_sha256,
+        files=files,
+        recipe=args.recipe,
+        profile=args.profile,
     )
     return EXIT_FAILURE if done.kept or warned else EXIT_OK

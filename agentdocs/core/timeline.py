@@ -11,7 +11,9 @@ is one row of the timeline. A source is named by its kind and key:
   (``agent:bundled/<path>`` for a default shipped with the application);
 - ``client:<name>``: the client's document of the bound Memory Block;
 - ``context-document:<path>``: an `.AGENTS/` document of the bound Memory Block;
-- ``memory-block``: the bound Memory Block's text itself.
+- ``memory-block``: the bound Memory Block's text itself;
+- ``repository:<path>``: a file a repository run's tool loaded (`agentdocs bind
+  --repo`), by its sha256 (no version: it is the repository's file, not a document).
 
 A segment is a stretch of consecutive runs (in time order) that saw the same version
 and sha256 of a source; a run that did not bind the source ends the stretch. An
@@ -84,6 +86,10 @@ def run_sources(record: Mapping[str, Any]) -> Iterator[tuple[str, Seen]]:
         yield f"name:{entry['name']}", Seen(_document_version(entry), entry.get("sha256"))
     for entry in record.get("local") or []:
         yield f"local:{entry['path']}", Seen(_document_version(entry), entry.get("sha256"))
+    repository = record.get("repository")
+    if isinstance(repository, Mapping):
+        for file in repository.get("files") or []:
+            yield f"repository:{file['path']}", Seen(None, file.get("sha256"))
     block = record.get("memory_block")
     if not isinstance(block, Mapping):
         return

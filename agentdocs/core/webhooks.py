@@ -29,6 +29,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "recipe.changed",
     "membership.changed",
     "binding.created",
+    "repository.state_changed",
     "change.opened",
     "change.approved",
     "change.merged",

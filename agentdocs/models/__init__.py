@@ -15,6 +15,7 @@ from agentdocs.models.documents import Document
 from agentdocs.models.events import Event
 from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
+from agentdocs.models.repositories import Repository, RepositoryCheck
 from agentdocs.models.signing import SigningKey
 from agentdocs.models.tenancy import (
     RESERVED_PROJECT,
@@ -49,6 +50,8 @@ __all__ = [
     "Project",
     "ProviderMapping",
     "Recipe",
+    "Repository",
+    "RepositoryCheck",
     "Review",
     "ReviewDecision",
     "Role",

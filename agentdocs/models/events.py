@@ -26,6 +26,7 @@ KINDS = (
     "provider",
     "webhook",
     "binding",
+    "repository",
     "change",
     "audit",
 )

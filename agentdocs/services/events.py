@@ -41,6 +41,7 @@ MEMBERSHIP_CHANGED = "membership.changed"
 PROVIDER_CHANGED = "provider.changed"
 BINDING_CREATED = "binding.created"
 AUDIT_CHAIN_BROKEN = "audit.chain_broken"
+REPOSITORY_STATE_CHANGED = "repository.state_changed"
 
 
 class Links(TypedDict):

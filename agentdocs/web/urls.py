@@ -19,6 +19,7 @@ from agentdocs.web.views import (
     memory_block,
     projects,
     recipes,
+    repositories,
     search,
     settings,
     tokens,
@@ -53,6 +54,12 @@ project_urls = [
     path("bindings/compare/", bindings.binding_compare, name="binding-compare"),
     # The runs timeline (issue 15).
     path("runs/", bindings.binding_runs, name="runs"),
+    path("repositories/", repositories.repository_list, name="repositories"),
+    path(
+        "repositories/<int:repository_id>/",
+        repositories.repository_detail,
+        name="repository",
+    ),
     path("bindings/<int:record_id>/", bindings.binding_detail, name="binding"),
     path(
         "bindings/<int:record_id>/reconstruct/",

@@ -75,3 +75,20 @@ def test_a_change_starts_a_segment_and_an_absence_ends_one():
 
 def test_no_runs_no_segments():
     assert timeline_segments([]) == []
+
+
+def test_a_repository_run_names_each_loaded_file_by_its_sha256():
+    record = {
+        **_record(),
+        "memory_block": None,
+        "repository": {
+            "tool": "codex",
+            "files": [{"path": "AGENTS.md", "sha256": "f1"}, {"path": "x.md", "sha256": "f2"}],
+        },
+    }
+    assert dict(run_sources(record)) == {
+        "manifest": Seen(None, "m"),
+        "name:skill/x": Seen(None, None),
+        "repository:AGENTS.md": Seen(None, "f1"),
+        "repository:x.md": Seen(None, "f2"),
+    }

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 PAGES = {
     "/": 6,  # the tenants (paged) with their first projects, and the pending invitations
-    "/t/acme/": 8,  # with the count of change requests waiting and of disabled webhooks
+    "/t/acme/": 9,  # and the change requests waiting, disabled webhooks, repositories
     "/t/acme/web/": 9,
     "/t/acme/web/doc/agent.md": 5,
     "/t/acme/web/doc/agent.md?version=1": 6,

@@ -13,6 +13,7 @@ from agentdocs.models import RESERVED_PROJECT
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
+from agentdocs.services import repositories as repository_service
 from agentdocs.services.memory_block import render_memory_block
 from agentdocs.web.pages import list_page, member_page
 
@@ -66,6 +67,7 @@ def tenant_detail(request: HttpRequest, tenant: str) -> HttpResponse:
             "projects": projects,
             "tenant_wide": tenant_wide,
             "reserved_project": RESERVED_PROJECT,
+            "repositories": repository_service.repository_counts(tenant=access.tenant),
         },
     )
 

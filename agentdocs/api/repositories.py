@@ -1,0 +1,345 @@
+"""Repositories: a repository reports what `agentdocs sync`, `sync --check` or
+`bind --repo` found there; members list the project's repositories with their state
+against the server's export now, and read one with its checks and bound runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from agentdocs.api.access import calling_token, request_project_access
+from agentdocs.api.common import ListView
+from agentdocs.api.schema import errors
+from agentdocs.api.serializers import StrictBooleanField, StrictSerializer, TextField
+from agentdocs.core import repositories as core
+from agentdocs.core.errors import InvalidInput
+from agentdocs.core.numbers import MAX_ID, positive_int
+from agentdocs.models import RepositoryCheck, Scope
+from agentdocs.selectors import repositories as selectors
+from agentdocs.services import repositories as repository_service
+from agentdocs.services.repositories import RepositoryStatus
+
+
+def _repository_id(raw: str) -> int:
+    repository_id = positive_int(raw, maximum=MAX_ID)
+    if repository_id is None:
+        raise InvalidInput("A repository id is a positive integer.", field="repository")
+    return repository_id
+
+
+class LastRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    process = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    url = serializers.CharField(help_text="The binding record in the API")
+
+
+class RepositorySerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "Repository"
+
+    id = serializers.IntegerField()
+    remote = serializers.CharField(allow_null=True, help_text="The git remote, without credentials")
+    name = serializers.CharField(
+        allow_null=True, help_text="For a repository without a remote: the name its client gave"
+    )
+    branch = serializers.CharField(allow_null=True, help_text="null: a detached HEAD")
+    last_commit = serializers.CharField(allow_null=True)
+    first_seen = serializers.DateTimeField()
+    last_seen = serializers.DateTimeField()
+    dirty = serializers.BooleanField()
+    formats = serializers.ListField(child=serializers.CharField())
+    recipe = serializers.CharField(allow_null=True)
+    profile = serializers.CharField(allow_null=True)
+    export_sha256 = serializers.CharField(help_text="The export the repository holds")
+    current_export_sha256 = serializers.CharField(
+        allow_null=True,
+        help_text="The server's export of the same formats now (null: it cannot be made)",
+    )
+    state = serializers.ChoiceField(choices=list(core.STATES))
+    files = serializers.DictField(
+        child=serializers.CharField(), help_text="path: state, as last reported"
+    )
+    behind_by = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Per exported file, the versions its source documents moved since the "
+        "repository last held the server's export",
+    )
+    last_run = LastRunSerializer(allow_null=True)
+    url = serializers.CharField()
+
+
+def repository_data(status: RepositoryStatus, *, tenant: str, project: str) -> dict[str, Any]:
+    row = status.repository
+    run = row.last_run
+    kwargs = {"tenant": tenant, "project": project}
+    return {
+        "id": row.pk,
+        "remote": row.remote or None,
+        "name": row.name or None,
+        "branch": row.branch or None,
+        "last_commit": row.last_commit or None,
+        "first_seen": row.first_seen,
+        "last_seen": row.last_seen,
+        "dirty": row.dirty,
+        "formats": row.formats.split(","),
+        "recipe": row.recipe or None,
+        "profile": row.profile or None,
+        "export_sha256": row.export_sha256,
+        "current_export_sha256": status.current_export_sha256,
+        "state": status.state,
+        "files": row.files,
+        "behind_by": status.behind_by,
+        "last_run": None
+        if run is None
+        else {
+            "id": run.pk,
+            "process": run.process,
+            "created_at": run.created_at,
+            "url": reverse("api-binding", kwargs={**kwargs, "record": str(run.pk)}),
+        },
+        "url": reverse("api-repository", kwargs={**kwargs, "repository_id": row.pk}),
+    }
+
+
+class RepositoryListReport(ListView):
+    # Reporting is what a sync or a run does: a `render` token may, as for binding.
+    required_scopes = {"POST": Scope.RENDER}
+    OutputSerializer = RepositorySerializer
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "RepositoryReport"
+
+        kind = serializers.ChoiceField(
+            choices=list(core.KINDS), help_text="What reports: sync, check (`sync --check`) or bind"
+        )
+        remote = TextField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="The git remote (credentials are stripped); remote and branch "
+            "identify the repository",
+        )
+        name = TextField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="Without a remote: a stable name for the repository (`--repo-name`)",
+        )
+        branch = TextField(required=False, allow_null=True, default=None)
+        commit = TextField(required=False, allow_null=True, default=None)
+        dirty = StrictBooleanField(required=False, default=False)
+        formats = serializers.JSONField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="The export formats the repository holds: a list, or comma-separated",
+        )
+        format = serializers.JSONField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="One format: the same as `formats`",
+        )
+        recipe = TextField(required=False, allow_null=True, default=None)
+        profile = TextField(required=False, allow_null=True, default=None)
+        export_sha256 = serializers.JSONField(
+            help_text="The export_sha256 of what the repository holds (its lock file's)"
+        )
+        files = serializers.JSONField(help_text="path: state, of at most 500 files")
+        binding = serializers.JSONField(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="With kind bind: the binding record of the run",
+        )
+
+        def validate_remote(self, value: str | None) -> str | None:
+            return core.one_line(value, field="remote", limit=core.MAX_REMOTE)
+
+        def validate_name(self, value: str | None) -> str | None:
+            return core.one_line(value, field="name", limit=core.MAX_NAME)
+
+        def validate_branch(self, value: str | None) -> str | None:
+            return core.one_line(value, field="branch", limit=core.MAX_BRANCH)
+
+        def validate_recipe(self, value: str | None) -> str | None:
+            return core.one_line(value, field="recipe", limit=core.MAX_NAME)
+
+        def validate_profile(self, value: str | None) -> str | None:
+            return core.one_line(value, field="profile", limit=core.MAX_NAME)
+
+        def validate_commit(self, value: str | None) -> str | None:
+            return core.parse_commit(value)
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            given = attrs.pop("format")
+            if attrs["formats"] is None and given is None:
+                raise InvalidInput("`formats` is required: the export formats.", field="formats")
+            if attrs["formats"] is not None and given is not None:
+                raise InvalidInput("Send `formats` or `format`, not both.", field="format")
+            attrs["formats"] = core.parse_formats(
+                attrs["formats"] if given is None else given,
+                field="formats" if given is None else "format",
+            )
+            return attrs
+
+        def validate_export_sha256(self, value: object) -> str:
+            return core.parse_sha256(value, field="export_sha256")
+
+        def validate_files(self, value: object) -> dict[str, str]:
+            return core.parse_files(value)
+
+        def validate_binding(self, value: object) -> int | None:
+            if value is None:
+                return None
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_ID:
+                raise InvalidInput(
+                    "`binding` must be a binding record id, or null.", field="binding"
+                )
+            return value
+
+    @extend_schema(
+        tags=["repositories"],
+        summary="List a project's repositories",
+        description="Every repository that reported to the project (`agentdocs sync`, "
+        "`sync --check`, `bind --repo`), paged, with its state against the server's export "
+        "now: `in-sync`, `behind` (the server moved on, or files are missing), "
+        "`edited-locally` or `never-checked` (its last report compared no file).",
+        responses={200: RepositorySerializer(many=True), **errors(400, 404)},
+    )
+    def get(self, request: Request, tenant: str, project: str) -> Response:
+        access = request_project_access(request, tenant, project)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(
+            selectors.repository_list(project=access.project), request, view=self
+        )
+        statuses = repository_service.repository_statuses(
+            project=access.project, repositories=page or []
+        )
+        return paginator.get_paginated_response(
+            [repository_data(row, tenant=tenant, project=project) for row in statuses]
+        )
+
+    @extend_schema(
+        tags=["repositories"],
+        summary="Report a repository's agent files",
+        description="What a sync, a check or a repository run found: the export the "
+        "repository holds and each file's state. The first report of a remote and branch "
+        "makes the repository (201), later ones update it (200). Readers may report; an "
+        "API token needs the `render` scope. A report that changes the repository's state "
+        "emits `repository.state_changed`.",
+        request=InputSerializer,
+        responses={200: RepositorySerializer, 201: RepositorySerializer, **errors(400, 404)},
+    )
+    def post(self, request: Request, tenant: str, project: str) -> Response:
+        access = request_project_access(request, tenant, project)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = repository_service.repository_report(
+            project=access.project,
+            user=access.user,
+            token=calling_token(request),
+            **serializer.validated_data,
+        )
+        data = repository_data(result, tenant=tenant, project=project)
+        response = Response(
+            data, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK
+        )
+        response["Location"] = data["url"]
+        return response
+
+
+class CheckSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "RepositoryCheck"
+
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    commit = serializers.CharField(allow_null=True)
+    branch = serializers.CharField(allow_null=True)
+    dirty = serializers.BooleanField()
+    formats = serializers.ListField(child=serializers.CharField())
+    export_sha256 = serializers.CharField()
+    files = serializers.DictField(child=serializers.CharField())
+    state = serializers.CharField(help_text="The state the report left, as of then")
+    binding = serializers.IntegerField(allow_null=True)
+    reported_at = serializers.DateTimeField()
+    reported_by = serializers.CharField(allow_null=True)
+
+
+class RunSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "RepositoryRun"
+
+    id = serializers.IntegerField()
+    process = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    problem_count = serializers.IntegerField()
+    tool = serializers.CharField(allow_null=True)
+    url = serializers.CharField()
+
+
+def check_data(check: RepositoryCheck) -> dict[str, Any]:
+    return {
+        "id": check.pk,
+        "kind": check.kind,
+        "commit": check.commit or None,
+        "branch": check.branch or None,
+        "dirty": check.dirty,
+        "formats": check.formats.split(","),
+        "export_sha256": check.export_sha256,
+        "files": check.files,
+        "state": check.state,
+        "binding": check.binding_id,
+        "reported_at": check.reported_at,
+        "reported_by": check.reported_by.get_username() if check.reported_by else None,
+    }
+
+
+class RepositoryDetail(ListView):
+    class OutputSerializer(RepositorySerializer):
+        class Meta:
+            ref_name = "RepositoryDetail"
+
+        checks = CheckSerializer(many=True, help_text="Its reports, newest first (100 at most)")
+        runs = RunSerializer(
+            many=True, help_text="Its bound runs (`bind --repo`), newest first (100 at most)"
+        )
+
+    @extend_schema(
+        tags=["repositories"],
+        summary="Read a repository, its checks and its bound runs",
+        responses={200: OutputSerializer, **errors(400, 404)},
+    )
+    def get(self, request: Request, tenant: str, project: str, repository_id: str) -> Response:
+        access = request_project_access(request, tenant, project)
+        result = repository_service.repository_status(
+            project=access.project, repository_id=_repository_id(repository_id)
+        )
+        data = repository_data(result, tenant=tenant, project=project)
+        data["checks"] = [
+            check_data(check) for check in selectors.repository_checks(repository=result.repository)
+        ]
+        data["runs"] = [
+            {
+                "id": check.binding.pk,
+                "process": check.binding.process,
+                "created_at": check.binding.created_at,
+                "problem_count": check.binding.problem_count,
+                "tool": check.run_tool,  # type: ignore[attr-defined]  # annotated
+                "url": reverse(
+                    "api-binding",
+                    kwargs={"tenant": tenant, "project": project, "record": str(check.binding.pk)},
+                ),
+            }
+            for check in selectors.repository_runs(repository=result.repository)
+            if check.binding is not None
+        ]
+        return Response(data)

@@ -1,0 +1,303 @@
+"""Repositories: a repository's report of its exported agent files (`agentdocs sync`,
+`sync --check`, `bind --repo`), and each repository's state against the server's
+export now.
+
+The state is computed on read: the export of each distinct set of formats (and recipe)
+is built once per request from the render's reads (one query, or none while the
+shared cache is current), whatever the number of repositories. A report that changes
+a repository's state emits `repository.state_changed`, in the report's transaction; a
+document write that puts repositories behind emits nothing (their state is computed
+when read): see docs/repositories.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any, TypedDict
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from agentdocs.core import repositories as core
+from agentdocs.core.errors import AgentdocsError, InvalidInput
+from agentdocs.core.export import build_export
+from agentdocs.core.repository import clean_remote
+from agentdocs.models import ApiToken, BindingRecord, Project, Repository, RepositoryCheck, Tenant
+from agentdocs.selectors import repositories as selectors
+from agentdocs.services import events
+from agentdocs.services.memory_block import memory_block_inputs
+
+ExportKey = tuple[str, str, str]  # formats, recipe, profile
+
+
+@dataclass(frozen=True)
+class RepositoryStatus:
+    """A repository with its state against the server's export now."""
+
+    repository: Repository
+    current_export_sha256: str | None
+    state: str
+    behind_by: dict[str, int] = field(default_factory=dict)
+    created: bool = False  # by this report: its first
+
+
+def _key(repository: Repository) -> ExportKey:
+    return (repository.formats, repository.recipe, repository.profile)
+
+
+def current_exports(
+    *, project: Project, keys: Iterable[ExportKey]
+) -> dict[ExportKey, core.CurrentExport | None]:
+    """The server's export now of each (formats, recipe, profile): the render's reads
+    once per recipe and profile, the export once per key; None where it cannot be made
+    (a recipe since deleted)."""
+    inputs: dict[tuple[str, str], Any] = {}
+    found: dict[ExportKey, core.CurrentExport | None] = {}
+    for key in dict.fromkeys(keys):
+        formats, recipe, profile = key
+        if (recipe, profile) not in inputs:
+            try:
+                inputs[(recipe, profile)] = memory_block_inputs(
+                    project=project, recipe_name=recipe or None, profile_name=profile or None
+                )
+            except AgentdocsError:
+                inputs[(recipe, profile)] = None
+        read = inputs[(recipe, profile)]
+        if read is None:
+            found[key] = None
+            continue
+        exports = [
+            build_export(read, tenant=project.tenant.slug, project=project.slug, format=name)
+            for name in formats.split(",")
+        ]
+        found[key] = core.current_export(exports)
+    return found
+
+
+def _status(repository: Repository, now: core.CurrentExport | None) -> RepositoryStatus:
+    current = now.sha256 if now is not None else None
+    state = core.repository_state(
+        files=repository.files,
+        export_sha256=repository.export_sha256,
+        current_sha256=current,
+    )
+    behind: dict[str, int] = {}
+    if state == core.BEHIND and now is not None and repository.baseline:
+        behind = core.behind_by(baseline=repository.baseline, now=now.sources)
+    return RepositoryStatus(
+        repository=repository, current_export_sha256=current, state=state, behind_by=behind
+    )
+
+
+def repository_statuses(
+    *, project: Project, repositories: Iterable[Repository]
+) -> list[RepositoryStatus]:
+    rows = list(repositories)
+    exports = current_exports(project=project, keys=(_key(row) for row in rows))
+    return [_status(row, exports[_key(row)]) for row in rows]
+
+
+def repository_list_status(*, project: Project) -> list[RepositoryStatus]:
+    """A project's repositories with their state now: a constant number of queries."""
+    return repository_statuses(
+        project=project, repositories=selectors.repository_list(project=project)
+    )
+
+
+def repository_status(*, project: Project, repository_id: int) -> RepositoryStatus:
+    repository = selectors.repository_get(project=project, repository_id=repository_id)
+    return repository_statuses(project=project, repositories=[repository])[0]
+
+
+class RepositoryCounts(TypedDict):
+    total: int
+    in_sync: int
+    behind: int
+    edited_locally: int
+    never_checked: int
+
+
+def repository_counts(*, tenant: Tenant) -> RepositoryCounts:
+    """How many repositories the tenant's projects have, and in which state now: one
+    query for the repositories, then the render's reads per project that has any."""
+    counts: RepositoryCounts = {
+        "total": 0,
+        "in_sync": 0,
+        "behind": 0,
+        "edited_locally": 0,
+        "never_checked": 0,
+    }
+    by_project: dict[int, list[Repository]] = {}
+    for row in selectors.repository_list_for_tenant(tenant=tenant):
+        by_project.setdefault(row.project_id, []).append(row)
+    for rows in by_project.values():
+        project = rows[0].project
+        project.tenant = tenant
+        for status in repository_statuses(project=project, repositories=rows):
+            counts["total"] += 1
+            key = status.state.replace("-", "_")
+            counts[key] += 1  # type: ignore[literal-required]
+    return counts
+
+
+# The report
+
+
+def _binding(project: Project, binding_id: int | None) -> BindingRecord | None:
+    if binding_id is None:
+        return None
+    record = BindingRecord.objects.filter(project=project, pk=binding_id).only("id").first()
+    if record is None:
+        raise InvalidInput(
+            f"`binding`: this project has no binding record {binding_id}.", field="binding"
+        )
+    return record
+
+
+def repository_links(*, tenant_slug: str, project_slug: str, repository_id: int) -> events.Links:
+    kwargs = {"tenant": tenant_slug, "project": project_slug, "repository_id": repository_id}
+    return {
+        "page": reverse("repository", kwargs=kwargs),
+        "api": reverse("api-repository", kwargs=kwargs),
+    }
+
+
+def repository_report(
+    *,
+    project: Project,
+    user: User,
+    token: ApiToken | None,
+    kind: str,
+    remote: str | None,
+    name: str | None,
+    branch: str | None,
+    commit: str | None,
+    dirty: bool,
+    formats: str,
+    recipe: str | None,
+    profile: str | None,
+    export_sha256: str,
+    files: dict[str, str],
+    binding: int | None,
+) -> RepositoryStatus:
+    """Record one report of a repository (made on its first), and answer its state.
+
+    A repository is its remote (credentials stripped) and branch; without a remote, the
+    ``name`` its client gives and branch. When the report holds the server's export of
+    the moment, the versions each file was built from become its baseline (`behind_by`
+    counts from there). A report that changes its state emits `repository.state_changed`."""
+    remote = clean_remote(remote) if remote else None
+    if not remote and not name:
+        raise InvalidInput(
+            "`remote` is required (the repository's git remote), or a `name` for a "
+            "repository without one.",
+            field="remote",
+        )
+    if kind not in core.KINDS:
+        raise InvalidInput(f"`kind` must be one of {', '.join(core.KINDS)}.", field="kind")
+    record = _binding(project, binding)
+    if record is not None and kind != "bind":
+        raise InvalidInput("`binding` goes with `kind: bind` only.", field="binding")
+    now = timezone.now()
+    exported = current_exports(project=project, keys=[(formats, recipe or "", profile or "")])[
+        (formats, recipe or "", profile or "")
+    ]
+    current = exported.sha256 if exported is not None else None
+    with transaction.atomic():
+        repository, created = Repository.objects.select_for_update().get_or_create(
+            project=project,
+            remote=remote or "",
+            name="" if remote else name or "",
+            branch=branch or "",
+            defaults={"first_seen": now, "last_seen": now, "state": core.NEVER_CHECKED},
+        )
+        previous = repository.state
+        if exported is not None and export_sha256 == exported.sha256:
+            repository.baseline_sha256 = exported.sha256
+            repository.baseline = exported.sources
+        elif export_sha256 != repository.baseline_sha256:
+            repository.baseline_sha256 = ""
+            repository.baseline = {}
+        repository.last_seen = now
+        repository.last_commit = commit or ""
+        repository.dirty = dirty
+        repository.formats = formats
+        repository.recipe = recipe or ""
+        repository.profile = profile or ""
+        repository.export_sha256 = export_sha256
+        repository.files = files
+        repository.state = core.repository_state(
+            files=files, export_sha256=export_sha256, current_sha256=current
+        )
+        if record is not None:
+            repository.last_run = record
+        repository.save()
+        RepositoryCheck.objects.create(
+            repository=repository,
+            kind=kind,
+            commit=commit or "",
+            branch=branch or "",
+            dirty=dirty,
+            formats=formats,
+            export_sha256=export_sha256,
+            files=files,
+            state=repository.state,
+            binding=record,
+            reported_at=now,
+            reported_by=user if user.pk is not None else None,
+            token=token,
+        )
+        if repository.state != previous or created:
+            _state_changed(repository, previous=None if created else previous, user=user, kind=kind)
+    if record is not None:
+        repository.last_run = BindingRecord.objects.defer("record").get(pk=record.pk)
+    return replace(_status(repository, exported), created=created)
+
+
+class RepositoryEventData(TypedDict):
+    """`repository.state_changed`: a report left a repository in another state
+    (`previous` is null for a repository's first report)."""
+
+    id: int
+    remote: str | None
+    name: str | None
+    branch: str | None
+    commit: str | None
+    state: str
+    previous: str | None
+    kind: str
+    actor: str
+    links: events.Links
+
+
+def _state_changed(repository: Repository, *, previous: str | None, user: User, kind: str) -> None:
+    project = repository.project
+    data: RepositoryEventData = {
+        "id": repository.pk,
+        "remote": repository.remote or None,
+        "name": repository.name or None,
+        "branch": repository.branch or None,
+        "commit": repository.last_commit or None,
+        "state": repository.state,
+        "previous": previous,
+        "kind": kind,
+        "actor": user.get_username() if user.pk is not None else "",
+        "links": repository_links(
+            tenant_slug=project.tenant.slug,
+            project_slug=project.slug,
+            repository_id=repository.pk,
+        ),
+    }
+    events.emit(
+        type=events.REPOSITORY_STATE_CHANGED,
+        tenant=project.tenant,
+        project=project,
+        actor=user,
+        target=repository.remote or repository.name,
+        reason=f"{kind}: {previous or 'new'} → {repository.state}",
+        data=data,
+        action="state_changed",
+    )
