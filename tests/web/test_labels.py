@@ -7,6 +7,7 @@ import pytest
 
 from agentdocs.models import ChangeRequest, DocumentLabel
 from agentdocs.services import documents as document_service
+from agentdocs.services import labels as label_service
 from agentdocs.services import policy as policy_service
 
 pytestmark = pytest.mark.django_db
@@ -68,3 +69,19 @@ def test_under_review_the_page_proposes_the_move(browse, writer, admin, tenant, 
     assert not DocumentLabel.objects.exists()
     # A tenant admin moves directly.
     assert browse(admin).post(MOVE, {"label": "production", "version": 2}).status_code == 302
+
+
+def test_the_runs_page_shows_which_label_each_run_saw(
+    api, browse, writer, admin, tenant, two_versions
+):
+    label_service.label_move(document=two_versions, name="canary", version=2, user=writer)
+    label_service.label_move(document=two_versions, name="production", version=1, user=admin)
+    for label in ("canary", "production"):
+        response = api(writer).post(
+            "/api/v1/tenants/acme/projects/web/bindings/",
+            {"process": f"run-{label}", "manifest": {}, "memory_block": {"label": label}},
+            format="json",
+        )
+        assert response.status_code == 201, response.content
+    page = browse(writer).get("/t/acme/web/runs/").content.decode()
+    assert "v2 canary" in page and "v1 production" in page
