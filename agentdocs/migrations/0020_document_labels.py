@@ -1,5 +1,7 @@
 """Labels of document versions (issue 29): the `DocumentLabel` table and its history,
-and the label a change request moves when it is a label move under review."""
+and the label a change request moves when it is a label move under review (not on the
+change request's history table: a column added there would change the hash of every
+row already in the tenant's chain)."""
 
 import django.db.models.deletion
 import django.utils.timezone
@@ -17,11 +19,6 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddField(
             model_name="changerequest",
-            name="label",
-            field=models.CharField(blank=True, default="", max_length=64),
-        ),
-        migrations.AddField(
-            model_name="historicalchangerequest",
             name="label",
             field=models.CharField(blank=True, default="", max_length=64),
         ),
