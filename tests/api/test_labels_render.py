@@ -190,3 +190,22 @@ def test_queries_per_render_stay_constant_with_labels(
     assert "more 1\n" in block["text"] and "more 2 v2" in block["text"]
     with django_assert_num_queries(2):
         _render(client, "summarizer", label="canary")
+
+
+def test_the_render_cache_keys_rows_by_label_and_a_move_retires_them(
+    api, canary, reader, admin, settings
+):
+    settings.AGENTDOCS_RENDER_CACHE = True
+    client = api(reader)
+    # Cached per label: one label's rows never answer another's.
+    assert "new rule" in _render(client, "coder")["text"]
+    assert "stable rule" in _render(client, "summarizer")["text"]
+    assert "stable rule" in _render(client, label="production")["text"]
+    assert "new rule" in _render(client, label="canary")["text"]
+    # A move is seen on the very next render.
+    assert _move(api(admin), "production", 2).status_code == 200
+    assert "new rule" in _render(client, "summarizer")["text"]
+    assert "new rule" in _render(client, label="production")["text"]
+    assert api(admin).delete(f"{AGENT}/labels/canary").status_code == 204
+    block = _render(client, "coder")
+    assert _layer(block, "agent_notes")["label_fallback"] is True
