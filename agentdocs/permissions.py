@@ -78,11 +78,28 @@ class Access:
         if not self.is_admin:
             raise AdminOnly(detail)
 
+    @property
+    def may_bypass_review(self) -> bool:
+        """Tenant admins change protected paths without a change request, and are the
+        reviewers who move a protected label (`review.protectedLabels`)."""
+        return self.is_admin
+
     def require_bypass_review(self) -> None:
         """Writing a path `review.required` protects without a review is a tenant
         admin's, as the role a token's scopes leave it (an admin's `write` token may not)."""
-        if not self.is_admin:
+        if not self.may_bypass_review:
             raise AdminOnly("Only tenant admins may bypass review.", field="bypass_review")
+
+    def require_move_label(self, path: str, *, label: str, protected: Sequence[str]) -> None:
+        """Moving or removing a label of the document at ``path`` is writing it (admins for
+        `_vance`); a label `review.protectedLabels` names is a reviewer's (tenant admins)."""
+        self.require_write(path)
+        if label in protected and not self.may_bypass_review:
+            raise ChangeForbidden(
+                f"The label `{label}` is protected by `review.protectedLabels`: only "
+                "reviewers (tenant admins) move it.",
+                field="label",
+            )
 
 
 @dataclass(frozen=True, kw_only=True)

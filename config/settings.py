@@ -302,6 +302,11 @@ SPECTACULAR_SETTINGS = {
         {"name": "history", "description": "A document's versions, diffs between them, revert."},
         {"name": "locks", "description": "Short advisory locks that hold off other writers."},
         {
+            "name": "labels",
+            "description": "Named versions of a document (`production`, `canary`): renders "
+            "read by them.",
+        },
+        {
             "name": "activity",
             "description": "What changed in a tenant, who and why; the history of each "
             "setting, recipe, membership and provider.",

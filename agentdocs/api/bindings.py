@@ -16,6 +16,7 @@ from agentdocs import ratelimit
 from agentdocs.api.access import caller, request_project_access
 from agentdocs.api.memory_block import (
     ClientDocumentSerializer,
+    LabelField,
     name_field,
     paths_field,
     process_field,
@@ -136,9 +137,12 @@ class MemoryBlockRequestSerializer(StrictSerializer):
     profile = name_field()
     client_document = ClientDocumentSerializer(required=False, allow_null=True, default=None)
     paths = paths_field()
+    label = LabelField()  # type: ignore[assignment]  # the wire name; shadows Field.label
 
     def validate(self, attrs: dict[str, Any]) -> MemoryBlockRequest:
-        return MemoryBlockRequest(**{**attrs, "paths": attrs.get("paths") or ()})
+        return MemoryBlockRequest(
+            **{**attrs, "paths": attrs.get("paths") or (), "label": attrs.get("label") or None}
+        )
 
 
 class BindingListCreate(APIView):
@@ -442,6 +446,11 @@ class TimelineSegmentSerializer(serializers.Serializer):
     sha256 = serializers.CharField(allow_null=True, help_text="Null when unresolved")
     version = serializers.IntegerField(
         allow_null=True, help_text="Null for client texts, bundled defaults, unresolved ones"
+    )
+    label = serializers.CharField(  # type: ignore[assignment]  # the wire name
+        allow_null=True,
+        help_text="The label whose version the runs saw (`canary`, `production`); null "
+        "for latest, or a render read by no label",
     )
     first_run = serializers.IntegerField(help_text="The binding record id of the first run")
     last_run = serializers.IntegerField(help_text="The binding record id of the last run")

@@ -53,8 +53,15 @@ class ChangeSerializer(serializers.Serializer):
     hidden_acknowledgement = serializers.CharField(
         help_text="`intended` when the proposer acknowledged hidden characters in the body"
     )
+    label = serializers.SerializerMethodField(  # type: ignore[assignment]  # the wire name; shadows Field.label in the stubs
+        help_text="A label move under review: the label merging moves to `base_version` "
+        "(no version is written); null for a change of the body"
+    )
     url = serializers.SerializerMethodField(help_text="The change request's page")
     api_url = serializers.SerializerMethodField(help_text="This resource")
+
+    def get_label(self, change: ChangeRequest) -> str | None:
+        return change.label or None
 
     def _absolute(self, path: str) -> str:
         request = self.context.get("request")
@@ -381,6 +388,9 @@ class ChangeMerge(APIView):
     def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
         access, change = _change(request, tenant, project, change_id)
         access.require_write(change.path)
+        if change.label:
+            protected = review_service.review_policy(project=change.project).protected_labels
+            access.require_move_label(change.path, label=change.label, protected=protected)
         change = change_service.change_merge(change=change, user=access.user)
         return _detail_response(request, change)
 

@@ -3,6 +3,7 @@ revert are `document_history`'s)."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -33,8 +34,10 @@ from agentdocs.api.serializers import (
 )
 from agentdocs.core import paths
 from agentdocs.core.hidden_characters import count_hidden
+from agentdocs.core.labels import optional_label
 from agentdocs.models import Document
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import labels as label_selectors
 from agentdocs.services import documents as document_service
 from agentdocs.services import render_cache
 
@@ -234,6 +237,31 @@ class DocumentListCreate(ListView):
         return document_response(document, status_code=status.HTTP_201_CREATED)
 
 
+class LabelQuerySerializer(serializers.Serializer):
+    label = serializers.CharField(  # type: ignore[assignment]  # the wire name; shadows Field.label in the stubs
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="Read the version this label points at (`production`, `canary`, ...); "
+        "404 naming `label` when the document has no such label. `latest` is the current "
+        "version.",
+    )
+
+    def validate_label(self, value: str) -> str | None:
+        return optional_label(value)
+
+
+def _labelled(document: Document, label: str) -> Document:
+    """The document as its version under ``label`` was: that version's body, number,
+    sha256, writer and time, with the current lock."""
+    row = label_selectors.labelled_version(document=document, name=label)
+    shown = copy.copy(document)
+    for name in ("body", "sha256", "size", "version", "updated_at", "merged_with"):
+        setattr(shown, name, getattr(row, name))
+    shown.updated_by = row.history_user
+    return shown
+
+
 class DocumentDetail(APIView):
     OutputSerializer = DocumentSerializer
 
@@ -282,16 +310,25 @@ class DocumentDetail(APIView):
     @extend_schema(
         tags=["documents"],
         summary="Read a document",
-        description="The current version with its body, lock and ETag. With If-None-Match "
-        "naming the current ETag, 304 and no body.",
+        description="The current version with its body, lock and ETag; with `?label=` the "
+        "version that label points at (404 naming `label` when the document has none). "
+        "With If-None-Match naming the current ETag, 304 and no body.",
         responses={
             200: OutputSerializer,
             304: OpenApiResponse(description="Not modified: the If-None-Match ETag is current."),
             **errors(400, 404),
         },
-        parameters=[IF_NONE_MATCH, etag_header(200, 304)],
+        parameters=[IF_NONE_MATCH, LabelQuerySerializer, etag_header(200, 304)],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
+        label = validated(LabelQuerySerializer, request.query_params)["label"]
+        if label is not None:
+            document = request_document(request, tenant, project, path)[1]
+            shown = _labelled(document, label)
+            etag = document_etag(shown)
+            if etag_matches(request.headers.get("If-None-Match") or "", etag):
+                return _not_modified(etag)
+            return document_response(shown)
         if_none_match = request.headers.get("If-None-Match")
         if not if_none_match:
             return document_response(request_document(request, tenant, project, path)[1])

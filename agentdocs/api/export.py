@@ -1,6 +1,6 @@
 """Export: the house rules as the files each agent tool reads, as JSON or as a zip.
 
-`GET .../export/?format=F[&recipe=R&profile=P]`; `Accept: application/zip` returns
+`GET .../export/?format=F[&recipe=R&profile=P&label=L]`; `Accept: application/zip` returns
 the same files as a zip whose bytes depend on nothing but the files.
 `GET .../export/formats` lists the formats (the target registry).
 """
@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from agentdocs import permissions
 from agentdocs.api.access import prefetched_access
+from agentdocs.api.memory_block import LabelField
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.api.schema import JSON, ZIP, json_errors
 from agentdocs.api.serializers import represented, validated
@@ -68,6 +69,7 @@ class ExportView(APIView):
         )
         recipe = serializers.CharField(required=False, allow_blank=True, default="")
         profile = serializers.CharField(required=False, allow_blank=True, default="")
+        label = LabelField()  # type: ignore[assignment]  # the wire name; shadows Field.label
 
         def validate_format(self, format: str) -> str:
             return export_service.validate_format(format)
@@ -153,6 +155,7 @@ class ExportView(APIView):
             format=query["format"],
             recipe_name=query["recipe"] or None,
             profile_name=query["profile"] or None,
+            label=query["label"] or None,
         )
         if isinstance(getattr(request, "accepted_renderer", None), ZipRenderer):
             response = Response(export.zip_bytes())

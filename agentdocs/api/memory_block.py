@@ -47,6 +47,7 @@ from agentdocs.api.serializers import (
 )
 from agentdocs.core.context import ContextAccount, LoadedContext
 from agentdocs.core.errors import InvalidInput
+from agentdocs.core.labels import validate_label_name
 from agentdocs.core.memory_block import ClientDocument, MemoryBlock, MemoryBlockAccount
 from agentdocs.core.shapes import Doc
 from agentdocs.models import Scope
@@ -159,6 +160,33 @@ class PathsField(serializers.Field):
         return list(value)
 
 
+class LabelField(TextField):
+    """The label the render reads each document by (its latest where it has none);
+    overrides the recipe's `params.label`. What makes one valid is `core.labels`."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("default", None)
+        kwargs.setdefault(
+            "help_text",
+            "Read each document at its version under this label (`production`, `canary`, "
+            "...), or at its latest where it has none; overrides the recipe's `params.label` "
+            "(`latest`: every document's latest).",
+        )
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        """The label, or "" for none (then the recipe's); `latest` overrides the recipe's."""
+        value = super().to_internal_value(data)
+        if value == "":
+            return ""
+        try:
+            return validate_label_name(value)
+        except InvalidInput as error:
+            raise serializers.ValidationError(error.detail) from None
+
+
 def paths_field() -> PathsField:
     return PathsField(
         required=False,
@@ -179,6 +207,10 @@ class MemoryBlockAnswer(MemoryBlockAccount):
     process: Annotated[str | None, Doc("The agent process rendered for; null for a preview.")]
     recipe: Annotated[str | None, Doc("The recipe rendered with, or null.")]
     profile: Annotated[str | None, Doc("The recipe's profile rendered with, or null.")]
+    label: Annotated[
+        str | None,
+        Doc("The label the documents were read by (the request's, else the recipe's), or null."),
+    ]
     signature: Annotated[
         str,
         Doc(
@@ -244,6 +276,7 @@ class MemoryBlockView(APIView):
             required=False, default=False, help_text="Forget the process's read state first."
         )
         paths = paths_field()
+        label = LabelField()  # type: ignore[assignment]  # the wire name; shadows Field.label
 
         def validate_process(self, process: str) -> str:
             return memory_block_service.validate_process(process)
@@ -251,11 +284,12 @@ class MemoryBlockView(APIView):
     class GetQuerySerializer(serializers.Serializer):
         recipe = serializers.CharField(required=False, allow_blank=True, default="")
         profile = serializers.CharField(required=False, allow_blank=True, default="")
+        label = LabelField()  # type: ignore[assignment]  # the wire name; shadows Field.label
 
     def _output(self, block: MemoryBlock, **names: str | None) -> dict[str, Any]:
         # `MemoryBlockAnswer` but its `signature`, which is added last (the preview's
         # ETag is taken without it).
-        return {**block.as_dict(), **names}
+        return {**block.as_dict(), **names, "label": block.label}
 
     @classmethod
     def render_turn(
@@ -277,6 +311,7 @@ class MemoryBlockView(APIView):
             client_document=data["client_document"],
             reset=data["reset"],
             paths=data["paths"] or (),
+            label=data["label"] or None,
             # Counted in the render's own cache round trip, before it reads anything:
             # per token, and per person across all their tokens and their session.
             rate_limit=ratelimit.windows(
@@ -359,6 +394,7 @@ class MemoryBlockView(APIView):
                 recipe_name=recipe,
                 profile_name=profile,
                 representation="text" if wants_text else "json",
+                label=query["label"] or None,
             )
             if validator.etag is not None and etag_matches(if_none_match, validator.etag):
                 return self._preview_response(None, validator.etag)
@@ -367,6 +403,7 @@ class MemoryBlockView(APIView):
             recipe_name=recipe,
             profile_name=profile,
             preview=True,
+            label=query["label"] or None,
             rate_limit=ratelimit.windows(("preview_user", ratelimit.user_key(access.user.pk))),
         )
         if wants_text:

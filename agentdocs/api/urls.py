@@ -15,6 +15,7 @@ from agentdocs.api import (
     history,
     imports,
     invitations,
+    labels,
     mcp_sessions,
     memory_block,
     ping,
@@ -77,6 +78,21 @@ urlpatterns = [
     ),
     # Documents; `path` may contain slashes.
     re_path(P + r"/documents/$", documents.DocumentListCreate.as_view(), name="api-documents"),
+    # Labels (issue 29), before the document route: `.../documents/<path>/labels/` and
+    # `.../documents/<path>/labels/<name>` are a document's labels when <name> holds no
+    # dot (a label is a slug), so `labels/x.md` and `docs/labels/x.md` stay documents;
+    # only a document path ending `/labels/` or `/labels/<name without a dot>` is out of
+    # the API's reach (docs/labels.md).
+    re_path(
+        P + r"/documents/(?P<path>[\s\S]+)/labels/$",
+        labels.DocumentLabelList.as_view(),
+        name="api-document-labels",
+    ),
+    re_path(
+        P + r"/documents/(?P<path>[\s\S]+)/labels/(?P<label>[^/.]+)$",
+        labels.DocumentLabelDetail.as_view(),
+        name="api-document-label",
+    ),
     re_path(P + r"/documents" + DOC, documents.DocumentDetail.as_view(), name="api-document"),
     re_path(P + r"/history" + DOC, document_history.DocumentHistory.as_view(), name="api-history"),
     re_path(P + r"/diff" + DOC, document_history.DocumentDiff.as_view(), name="api-diff"),

@@ -149,7 +149,13 @@ class BoundRun(TypedDict):
 
 
 def memory_block_payload(
-    *, process: str, recipe: str | None, profile: str | None, paths: list[str] | None, reset: bool
+    *,
+    process: str,
+    recipe: str | None,
+    profile: str | None,
+    paths: list[str] | None,
+    reset: bool,
+    label: str | None = None,
 ) -> dict[str, object]:
     """The REST render's input for a `get_memory_block` call's arguments."""
     payload: dict[str, object] = {"process": process, "reset": reset}
@@ -159,6 +165,8 @@ def memory_block_payload(
         payload["profile"] = profile
     if paths:
         payload["paths"] = paths
+    if label:
+        payload["label"] = label
     return payload
 
 
@@ -172,6 +180,8 @@ class ProjectApi:
     project: str
     # `agentdocs mcp`'s renders: the cached block when the server is down (None: none).
     blocks: ResilientBlocks | None = None
+    # `agentdocs mcp --label`: the label renders read by unless a call names one.
+    label: str | None = None
 
     def _url(self, rest: str) -> str:
         return self.client.base + self.client.project_path(self.tenant, self.project, rest)
@@ -219,18 +229,22 @@ class ProjectApi:
         profile: str | None,
         paths: list[str] | None,
         reset: bool,
+        label: str | None = None,
     ) -> str:
+        label = label or self.label
         payload = memory_block_payload(
             process=process, recipe=recipe, profile=profile, paths=paths, reset=reset
         )
         if self.blocks is not None:
             try:
                 turn = self.blocks.turn(
-                    payload=payload, recipe=recipe, profile=profile, as_text=True
+                    payload=payload, recipe=recipe, profile=profile, label=label, as_text=True
                 )
             except NoCachedBlock as missing:
                 raise ApiError("unavailable", str(missing), status=0) from None
             return turn.text
+        if label:
+            payload["label"] = label
         response = self._send("POST", self._url("memory-block/"), json=payload, accept="text/plain")
         return response.content.decode("utf-8")
 
@@ -555,6 +569,7 @@ def build_server(
         profile: str | None = None,
         paths: list[str] | None = None,
         reset: bool = False,
+        label: str | None = None,
     ) -> str:
         """The Memory Block (the house rules) for this turn of an agent process.
 
@@ -562,12 +577,19 @@ def build_server(
         for the layers the process already received. Pass `reset=true` after you
         compact your context, to receive the full block again. `paths` are the files
         the task touches (scoped .AGENTS/ documents whose globs match are included);
-        `recipe` and `profile` choose a tenant recipe.
+        `recipe` and `profile` choose a tenant recipe; `label` reads each document at
+        its version under that label (`production`, `canary`), or its latest where it
+        has none.
         """
 
         def render() -> str:
             return api.memory_block(
-                process=process, recipe=recipe, profile=profile, paths=paths, reset=reset
+                process=process,
+                recipe=recipe,
+                profile=profile,
+                paths=paths,
+                reset=reset,
+                label=label,
             )
 
         return str(await run(render))
@@ -676,6 +698,11 @@ def _configure_mcp(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="the same as --url",
     )
+    parser.add_argument(
+        "--label",
+        help="read each document at its version under this label (production, canary, ...), "
+        "or its latest where it has none, unless a get_memory_block call names another",
+    )
 
 
 @command(
@@ -695,6 +722,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         tenant=args.tenant,
         project=args.project,
         blocks=blocks,
+        label=args.label or None,
     )
     # Before serving: a client shows a server that exits as failed, with this message,
     # where one that serves would show as connected and fail at the first tool call.

@@ -116,6 +116,11 @@ def _configure_block(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--recipe", help="a recipe of the tenant")
     parser.add_argument("--profile", help="a profile of the recipe")
+    parser.add_argument(
+        "--label",
+        help="read each document at its version under this label (production, canary, ...), "
+        "or its latest where it has none; overrides the recipe's",
+    )
     agent_file = parser.add_mutually_exclusive_group()
     agent_file.add_argument(
         "--agent-file",
@@ -153,7 +158,9 @@ def run_block(args: argparse.Namespace) -> int:
         payload["client_document"] = read_client_document(agent_file)
     blocks = resilient_blocks(args, client)
     try:
-        turn = blocks.turn(payload=payload, recipe=args.recipe, profile=args.profile)
+        turn = blocks.turn(
+            payload=payload, recipe=args.recipe, profile=args.profile, label=args.label
+        )
     except NoCachedBlock as missing:
         if args.fallback_file is None:
             raise CommandError(str(missing)) from None

@@ -2,7 +2,7 @@
 check in CI that they have not drifted.
 
     agentdocs sync --tenant T --project P --format agents-md,claude-md [--dir .]
-                   [--recipe R [--profile F]] [--check] [--strict] [--force]
+                   [--recipe R [--profile F]] [--label L] [--check] [--strict] [--force]
 
 Without ``--check`` it fetches the export of each format, writes the files under
 ``--dir`` and records what it wrote in ``agentdocs.lock.json``. It never overwrites
@@ -140,6 +140,8 @@ def fetch_export(client: ServerClient, args: argparse.Namespace) -> Export:
             query["recipe"] = args.recipe
         if args.profile:
             query["profile"] = args.profile
+        if getattr(args, "label", None):
+            query["label"] = args.label
         path = client.project_path(args.tenant, args.project, f"export/?{urlencode(query)}")
         body = client.request("GET", path)
         if not isinstance(body, dict):
@@ -305,6 +307,11 @@ def add_export_arguments(parser: argparse.ArgumentParser, *, format_required: bo
     parser.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
     parser.add_argument("--recipe", help="export as this recipe renders")
     parser.add_argument("--profile", help="and this profile of the recipe")
+    parser.add_argument(
+        "--label",
+        help="export each document at its version under this label (production, canary, "
+        "...), or its latest where it has none",
+    )
 
 
 def _configure_sync(parser: argparse.ArgumentParser) -> None:

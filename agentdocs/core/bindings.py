@@ -130,6 +130,9 @@ class BoundInput(TypedDict):
     bytes: int
     custody: str | None
     document: BoundInputDocument | None
+    # In a block read by a label only: the label this version was read under, or null
+    # when the document had none and its latest version was used.
+    label: NotRequired[str | None]
 
 
 class BoundAgentCandidate(BoundInput):
@@ -176,6 +179,9 @@ class BoundMemoryBlock(TypedDict):
     structure: NotRequired[int]
     # The start of an MCP session: the instructions it gave, made of this block.
     instructions: NotRequired[BoundInstructions]
+    # The label the documents were read by (the request's, else the recipe's
+    # `params.label`); absent when none was.
+    label: NotRequired[str]
 
 
 ServedFrom = Literal["server", "cache"]

@@ -54,6 +54,8 @@ class SourceDocument:
     project: str | None = None
     version: int | None = None
     sha256: str = ""
+    # Read by a label (`agentdocs.core.labels`) the document does not have: its latest.
+    label_fallback: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "level", Level(self.level))

@@ -46,6 +46,8 @@ class ContextDocument:
     body: str
     version: int | None = None
     sha256: str = ""
+    # Read by a label (`agentdocs.core.labels`) the document does not have: its latest.
+    label_fallback: bool = False
 
     def __post_init__(self) -> None:
         if not self.sha256:

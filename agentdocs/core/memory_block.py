@@ -15,7 +15,7 @@ layer heading) are sent neutralized (`agentdocs.core.block_structure`).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Annotated, Any, NotRequired, TypedDict
 
@@ -148,6 +148,16 @@ class LayerAccount(TypedDict):
     state: Annotated[str, Doc(choices=tuple(LayerState))]
     detail: str
     text_sha256: str | None
+    # Absent in records bound before labels (issue 29).
+    label: NotRequired[
+        Annotated[str | None, Doc("The label the render asked for (`params.label`), or null")]
+    ]
+    label_fallback: NotRequired[
+        Annotated[
+            bool,
+            Doc("A document of the layer has no such label: its latest version was used"),
+        ]
+    ]
     settings: NotRequired[Annotated[list[SettingAccount], Doc("Policy: the settings applied")]]
     refused_overrides: NotRequired[
         Annotated[
@@ -221,6 +231,8 @@ class Layer:
     text: str = ""
     text_sha256: str | None = None
     extra: LayerExtra = field(default_factory=LayerExtra)
+    label: str | None = None
+    label_fallback: bool = False
 
     def as_dict(self) -> LayerAccount:
         return {
@@ -235,6 +247,8 @@ class Layer:
             "state": self.state.value,
             "detail": self.detail,
             "text_sha256": self.text_sha256,
+            "label": self.label,
+            "label_fallback": self.label_fallback,
             **self.extra,
         }
 
@@ -259,6 +273,9 @@ class MemoryBlockInputs:
     # Which rules keep documents from forging the block's structure
     # (`agentdocs.core.block_structure`): 0 renders a block as it was before them.
     structure: int = STRUCTURE_VERSION
+    # The label the documents were read by (None: latest); each document says whether
+    # it had it (`label_fallback`), and the account says so per layer.
+    label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -271,6 +288,8 @@ class MemoryBlock:
     read_state: dict[str, str]  # the process's read state after this render
     # The documents of the block's layers that hold hidden characters, in layer order.
     hidden_characters: tuple[HiddenCharactersAccount, ...] = ()
+    # The label the documents were read by (None: latest).
+    label: str | None = None
 
     def layer(self, kind: LayerKind | str) -> Layer:
         return next(layer for layer in self.layers if layer.kind == kind)
@@ -547,6 +566,8 @@ def _deduplicated(layer: Layer, read_state: ReadState) -> Layer:
         text=f"{layer.heading}\n\n{UNCHANGED_STUBS[layer.kind]}",
         text_sha256=layer.text_sha256,
         extra=layer.extra,
+        label=layer.label,
+        label_fallback=layer.label_fallback,
     )
 
 
@@ -596,6 +617,27 @@ def _context(
     return made
 
 
+def _labelled(
+    layers: tuple[Layer, ...],
+    label: str,
+    *,
+    cascade: CascadeResult | None,
+    loaded: LoadedContext,
+) -> tuple[Layer, ...]:
+    """The layers saying which label they were read by, and whether a document of theirs
+    had none (its latest version was used; a bundled default never has one)."""
+    winner = cascade.winner if cascade is not None else None
+    fallback = {
+        LayerKind.AGENT_NOTES: winner is not None
+        and (winner.label_fallback or winner.version is None),
+        LayerKind.CONTEXT: any(source.document.label_fallback for source in loaded.sources),
+    }
+    return tuple(
+        replace(layer, label=label, label_fallback=fallback.get(layer.kind, False))
+        for layer in layers
+    )
+
+
 def compose_memory_block(
     inputs: MemoryBlockInputs,
     *,
@@ -626,6 +668,8 @@ def compose_memory_block(
         _client_notes_layer(options, inputs.client_document, inputs.structure),
         context_layer,
     )
+    if inputs.label is not None:
+        layers = _labelled(layers, inputs.label, cascade=cascade, loaded=loaded)
     if read_state:
         layers = tuple(_deduplicated(layer, read_state) for layer in layers)
     parts = [layer.text for layer in layers if layer.text]
@@ -651,6 +695,7 @@ def compose_memory_block(
         options=options,
         read_state=new_state,
         hidden_characters=hidden,
+        label=inputs.label,
     )
 
 

@@ -15,6 +15,7 @@ from agentdocs.core.context import DEFAULT_BUDGET_BYTES
 AGENT_DOC_PARAM: Final = "agentDocument"
 CONTEXT_BUDGET_PARAM: Final = "contextBudgetBytes"
 CONTEXT_ENABLED_PARAM: Final = "contextEnabled"
+LABEL_PARAM: Final = "label"
 PROFILE_CLIENT_DOC: Final = "useClientAgentDoc"
 DEFAULT_AGENT_DOCUMENT = "agent.md"
 
@@ -26,6 +27,8 @@ class RecipeParams(TypedDict, total=False):
     agentDocument: str | None
     contextBudgetBytes: int
     contextEnabled: bool
+    # The label each document of a render resolves to (latest where it has none).
+    label: str
 
 
 class ProfileOptions(TypedDict, total=False):

@@ -6,6 +6,8 @@ pathspec's GitIgnoreSpec against "<project-slug>/<path>", so a tenant's patterns
 name projects (`_vance/**`) and a pattern without a slash (`agent.md`) matches at any
 depth; a project's own patterns are also matched against the bare path.
 `review.approvals` is how many approvals a change request needs (default 1).
+`review.protectedLabels` lists the labels only reviewers move (default `["production"]`,
+`agentdocs.core.labels`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from collections.abc import Sequence
 
 from pathspec import GitIgnoreSpec
 
+from agentdocs.core import labels
 from agentdocs.core.errors import InvalidInput
 
 REVIEW_REQUIRED_KEY = "review.required"
 REVIEW_APPROVALS_KEY = "review.approvals"
-REVIEW_KEYS = (REVIEW_REQUIRED_KEY, REVIEW_APPROVALS_KEY)
+REVIEW_PROTECTED_LABELS_KEY = labels.REVIEW_PROTECTED_LABELS_KEY
+REVIEW_KEYS = (REVIEW_REQUIRED_KEY, REVIEW_APPROVALS_KEY, REVIEW_PROTECTED_LABELS_KEY)
 DEFAULT_APPROVALS = 1
 MAX_APPROVALS = 20
 MAX_PATTERNS = 100

@@ -16,7 +16,8 @@ is one row of the timeline. A source is named by its kind and key:
   --repo`), by its sha256 (no version: it is the repository's file, not a document).
 
 A segment is a stretch of consecutive runs (in time order) that saw the same version
-and sha256 of a source; a run that did not bind the source ends the stretch. An
+and sha256 of a source, read by the same label (`label`: the label whose version the
+run saw, null for latest; issue 29); a run that did not bind the source ends the stretch. An
 unresolved source has version and sha256 None.
 """
 
@@ -46,6 +47,9 @@ class Seen:
 
     version: int | None
     sha256: str | None
+    # The label the run read the source by (its version under it), or None: latest, or
+    # a render read by no label.
+    label: str | None = None
 
 
 class Segment(TypedDict):
@@ -59,6 +63,7 @@ class Segment(TypedDict):
     source: str
     version: int | None
     sha256: str | None
+    label: str | None
     first_run: int
     last_run: int
     runs: int
@@ -97,7 +102,7 @@ def run_sources(record: Mapping[str, Any]) -> Iterator[tuple[str, Seen]]:
         owner = candidate.get("project") or "bundled"
         yield (
             f"agent:{owner}/{candidate['path']}",
-            Seen(candidate.get("version"), candidate.get("sha256")),
+            Seen(candidate.get("version"), candidate.get("sha256"), candidate.get("label")),
         )
     client = block.get("client_document")
     if isinstance(client, Mapping):
@@ -105,9 +110,9 @@ def run_sources(record: Mapping[str, Any]) -> Iterator[tuple[str, Seen]]:
     for document in block.get("context_documents") or []:
         yield (
             f"context-document:{document['path']}",
-            Seen(document.get("version"), document.get("sha256")),
+            Seen(document.get("version"), document.get("sha256"), document.get("label")),
         )
-    yield MEMORY_BLOCK, Seen(None, block.get("sha256"))
+    yield MEMORY_BLOCK, Seen(None, block.get("sha256"), block.get("label"))
 
 
 @dataclass
@@ -126,6 +131,7 @@ def _closed(source: str, stretch: _Open) -> Segment:
         "source": source,
         "version": stretch.seen.version,
         "sha256": stretch.seen.sha256,
+        "label": stretch.seen.label,
         "first_run": stretch.first.id,
         "last_run": stretch.last.id,
         "runs": stretch.runs,

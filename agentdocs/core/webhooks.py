@@ -25,6 +25,8 @@ EVENT_TYPES: tuple[str, ...] = (
     "document.updated",
     "document.deleted",
     "document.restored",
+    "document.label_moved",
+    "document.label_removed",
     "setting.changed",
     "recipe.changed",
     "membership.changed",

@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("agentdocs", "0019_webhook_history"),
+        ("agentdocs", "0020_document_labels"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

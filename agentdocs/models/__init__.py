@@ -14,6 +14,7 @@ from agentdocs.models.changes import (
 from agentdocs.models.documents import Document
 from agentdocs.models.events import Event
 from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
+from agentdocs.models.labels import DocumentLabel
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
 from agentdocs.models.repositories import Repository, RepositoryCheck
 from agentdocs.models.signing import SigningKey
@@ -42,6 +43,7 @@ __all__ = [
     "DeliveryAttempt",
     "DeliveryState",
     "Document",
+    "DocumentLabel",
     "Event",
     "HistoryChangeType",
     "Invitation",

@@ -64,9 +64,14 @@ class ChangeRequest(models.Model):
     merged_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # A label move under review (issue 29): the label to move to ``base_version``; the
+    # body is then the text of that version and merging moves the label, writing nothing.
+    label = models.CharField(max_length=64, blank=True, default="")
 
-    # The body never changes after the proposal: history keeps the states, not copies of it.
-    history = HistoricalRecords(bases=[HistoryChangeType], excluded_fields=["body"])
+    # The body (and a label move's label) never changes after the proposal: history keeps
+    # the states, not copies of it. A column added to a chained history table would also
+    # change the hash of every row already chained (`services.audit_chain.row_values`).
+    history = HistoricalRecords(bases=[HistoryChangeType], excluded_fields=["body", "label"])
 
     class Meta:
         ordering = ["-id"]

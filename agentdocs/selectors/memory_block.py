@@ -14,9 +14,12 @@ __all__ = ["CONTEXT_PATH_PREFIX", "RenderRows", "memory_block_rows"]
 CONTEXT_PATH_PREFIX = ".AGENTS/"
 
 
-def memory_block_rows(*, project: Project, recipe_name: str | None) -> RenderRows:
+def memory_block_rows(
+    *, project: Project, recipe_name: str | None, label: str | None = None
+) -> RenderRows:
     """The rows one render of ``project`` reads, with the recipe ``recipe_name`` (None:
-    the default), as plain data the render cache keeps as it is."""
+    the default), each document at its version under ``label`` (else the recipe's
+    `params.label`) where it has one, as plain data the render cache keeps as it is."""
     return render_reads.render_rows(
-        project=project, recipe_name=recipe_name, context_prefix=CONTEXT_PATH_PREFIX
+        project=project, recipe_name=recipe_name, context_prefix=CONTEXT_PATH_PREFIX, label=label
     )

@@ -49,13 +49,23 @@ class MemoryBlockRequest:
     # Bind the MCP session instructions made of this block too, cut to this many bytes
     # (`agentdocs.core.mcp_instructions`); None: a plain block.
     instructions_budget_bytes: int | None = None
+    # Read each document at its version under this label (None: the recipe's, or latest).
+    label: str | None = None
 
 
 _CLIENT_TEXT_STATES = {LayerState.FULL, LayerState.EMPTY}
 
 
 def _bound_input(
-    *, project: str | None, path: str, version: int | None, sha256: str, size: int, rows: Mapping
+    *,
+    project: str | None,
+    path: str,
+    version: int | None,
+    sha256: str,
+    size: int,
+    rows: Mapping,
+    label: str | None = None,
+    label_fallback: bool = False,
 ) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "project": project,
@@ -64,6 +74,10 @@ def _bound_input(
         "sha256": sha256,
         "bytes": size,
     }
+    if label is not None:
+        # Only in a render read by a label, so that other records keep their shape: the
+        # label this version was read under, or null when the document had none (latest).
+        entry["label"] = None if label_fallback or version is None else label
     row = rows.get((project, path, version))
     if version is None:
         # A bundled default is a file shipped with the application, not a document.
@@ -103,6 +117,8 @@ def bound_inputs(*, tenant: Tenant, project: Project, inputs: MemoryBlockInputs)
                     sha256=d.sha256,
                     size=d.size,
                     rows=rows,
+                    label=inputs.label,
+                    label_fallback=d.label_fallback,
                 ),
             }
             for d in inputs.agent_candidates
@@ -115,6 +131,8 @@ def bound_inputs(*, tenant: Tenant, project: Project, inputs: MemoryBlockInputs)
                 sha256=d.sha256,
                 size=d.size,
                 rows=rows,
+                label=inputs.label,
+                label_fallback=d.label_fallback,
             )
             for d in inputs.context_documents
         ],
@@ -146,6 +164,7 @@ def binding_memory_block_bind(
         profile_name=names["profile"],
         client_document=client,
         paths=request.paths,
+        label=request.label,
     )
     block = compose_memory_block(inputs)
     client_layer = block.layer("client_notes")
@@ -166,6 +185,9 @@ def binding_memory_block_bind(
     if request.paths:
         # Only when given, so that a record bound without paths keeps its earlier shape.
         bound["paths"] = list(request.paths)
+    if inputs.label is not None:
+        # Likewise: the label the documents were read by (the request's or the recipe's).
+        bound["label"] = inputs.label
     instructions = None
     if request.instructions_budget_bytes is not None:
         bound["instructions"] = {"budget_bytes": request.instructions_budget_bytes}
@@ -252,16 +274,23 @@ def restore_inputs(bound: Mapping[str, Any]) -> MemoryBlockInputs | str:
                 body=restored[id(entry)],
                 project=entry["project"],
                 version=entry["version"],
+                label_fallback=bound.get("label") is not None and entry.get("label") is None,
             )
             for entry in bound["agent_candidates"]
         ),
         context_documents=tuple(
-            ContextDocument(path=entry["path"], body=restored[id(entry)], version=entry["version"])
+            ContextDocument(
+                path=entry["path"],
+                body=restored[id(entry)],
+                version=entry["version"],
+                label_fallback=bound.get("label") is not None and entry.get("label") is None,
+            )
             for entry in bound["context_documents"]
         ),
         paths=tuple(bound.get("paths", ())),
         # A record bound before the structure rules renders as it was then.
         structure=bound.get("structure", 0),
+        label=bound.get("label"),
     )
 
 

@@ -55,6 +55,7 @@ from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import documents as document_service
 from agentdocs.services import events
+from agentdocs.services import labels as label_service
 from agentdocs.services import review as review_service
 
 MAX_REASON = 500
@@ -124,6 +125,7 @@ def _emit(change: ChangeRequest, *, action: str, actor: User, reason: str = "", 
             "state": change.state,
             "proposer": change.proposer.get_username() if change.proposer else None,
             "base_version": change.base_version,
+            "label": change.label or None,
             "url": change_url(change),
             "api_url": change_api_url(change),
             **data,
@@ -206,6 +208,31 @@ def change_propose(
             reason=reason,
             proposer=user,
             hidden_acknowledgement=checked.hidden_acknowledgement,
+        )
+        mark_change(change, user=user, reason=reason, change_type=ChangeType.CREATED)
+        change.save()
+        _emit(change, action="opened", actor=user, reason=reason)
+    return change
+
+
+def change_propose_label(
+    *, document: Document, label: str, version: int, reason: str, user: User
+) -> ChangeRequest:
+    """Propose moving the label ``label`` of ``document`` to ``version`` (checked by
+    `services.labels`): a change request whose body is that version's text and whose
+    merge moves the label instead of writing a version."""
+    reason = _text(reason, field="reason", limit=MAX_REASON)
+    base = document_selectors.document_version(document=document, version=version)
+    with transaction.atomic():
+        change = ChangeRequest(
+            tenant=document.project.tenant,
+            project=document.project,
+            path=document.path,
+            body=base.body,
+            base_version=version,
+            reason=reason,
+            proposer=user,
+            label=label,
         )
         mark_change(change, user=user, reason=reason, change_type=ChangeType.CREATED)
         change.save()
@@ -410,6 +437,8 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
                 f"{change.path} was deleted since the proposal; restore it to merge.",
                 field="path",
             )
+        if change.label:
+            return _merge_label(change, document=document, names=names, user=user)
         base = document_selectors.document_version(document=document, version=change.base_version)
         result = three_way(base.body, document.body, change.body)
         if not result.clean:
@@ -436,6 +465,30 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
         _set_state(change, ChangeState.MERGED, user=user, reason=f"merged as v{saved.version}")
         _emit(change, action="merged", actor=user, reason=change.reason, approved_by=names)
         return change
+
+
+def _merge_label(
+    change: ChangeRequest, *, document: Document, names: list[str], user: User
+) -> ChangeRequest:
+    """Merging a label move: the label moves to the proposed version, with the proposer
+    as who moved it; no version is written."""
+    label_service.label_move(
+        document=document,
+        name=change.label,
+        version=change.base_version,
+        user=change.proposer or user,
+        reason=_merge_reason(change, names=names, user=user),
+    )
+    change.merged_version = change.base_version
+    change.merged_by = user
+    _set_state(
+        change,
+        ChangeState.MERGED,
+        user=user,
+        reason=f"moved {change.label} to v{change.base_version}",
+    )
+    _emit(change, action="merged", actor=user, reason=change.reason, approved_by=names)
+    return change
 
 
 def change_withdraw(*, change: ChangeRequest, user: User, reason: object = "") -> ChangeRequest:

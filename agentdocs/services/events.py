@@ -62,6 +62,20 @@ class DocumentEventData(TypedDict):
     restored_from: NotRequired[int]
 
 
+class LabelEventData(TypedDict):
+    """`document.label_moved` and `document.label_removed` (``version`` null): the
+    label of the document at ``path``, and the version it pointed at before (null
+    when it is new)."""
+
+    path: str
+    label: str
+    version: int | None
+    previous_version: int | None
+    actor: str
+    reason: str
+    links: Links
+
+
 class SettingValue(TypedDict):
     value: str
     enforced: bool

@@ -31,15 +31,17 @@ def export_build(
     recipe_name: str | None = None,
     profile_name: str | None = None,
     within_limit: bool = True,
+    label: str | None = None,
 ) -> Export:
     """The files of ``format`` for ``project`` (the caller has checked access; readers
     may export). An unknown format is InvalidInput naming `format`; an unknown recipe
     or profile is NotFound, as for a render. With ``within_limit`` (the default), an
     export over `AGENTDOCS_MAX_EXPORT_BYTES` is TooLarge naming `format`, before any
-    JSON or zip of it is made; the Export page asks without it, to list the files."""
+    JSON or zip of it is made; the Export page asks without it, to list the files.
+    ``label`` reads each document at its version under that label, as a render does."""
     format = validate_format(format)
     inputs = memory_block_inputs(
-        project=project, recipe_name=recipe_name, profile_name=profile_name
+        project=project, recipe_name=recipe_name, profile_name=profile_name, label=label
     )
     export = build_export(inputs, tenant=project.tenant.slug, project=project.slug, format=format)
     if within_limit:

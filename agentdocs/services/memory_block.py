@@ -22,13 +22,14 @@ from agentdocs.cache import set_unanswered
 from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument, is_context_name
 from agentdocs.core.errors import InvalidInput, NotFound
+from agentdocs.core.labels import LATEST, optional_label
 from agentdocs.core.memory_block import (
     ClientDocument,
     MemoryBlock,
     MemoryBlockInputs,
     compose_memory_block,
 )
-from agentdocs.core.recipes import RenderOptions
+from agentdocs.core.recipes import LABEL_PARAM, RenderOptions
 from agentdocs.core.scope import MAX_PATHS, path_problem
 from agentdocs.models import RESERVED_PROJECT, Project
 from agentdocs.selectors.memory_block import CONTEXT_PATH_PREFIX, RenderRows, memory_block_rows
@@ -108,7 +109,7 @@ def validate_paths(paths: object) -> tuple[str, ...]:
 
 
 def _rows_size(rows: RenderRows) -> int:
-    return sum(len(body) + len(path) for _, path, body, _, _ in rows.documents)
+    return sum(len(body) + len(path) for _, path, body, *_ in rows.documents)
 
 
 def _options(
@@ -144,15 +145,25 @@ def _is_context_path(path: str) -> bool:
     )
 
 
+def _label(rows: RenderRows, *, label: str | None) -> str | None:
+    """The label the render reads by: the request's (`latest`: none), else the recipe's
+    `params.label` (as the rows' statement chose it)."""
+    if label is not None or rows.recipe is None:
+        return None if label == LATEST else label
+    params = rows.recipe[0]
+    return optional_label(params.get(LABEL_PARAM)) if isinstance(params, dict) else None
+
+
 def _documents(
-    rows: RenderRows, *, project: Project, options: RenderOptions
+    rows: RenderRows, *, project: Project, options: RenderOptions, label: str | None
 ) -> tuple[tuple[SourceDocument, ...], tuple[ContextDocument, ...]]:
     """The stored agent document candidates (project, then `_vance`), and the `.AGENTS/`
-    documents."""
+    documents; read by ``label``, each says whether it had it."""
     agent_path = options.agent_document
     candidates: list[SourceDocument] = []
     context: list[ContextDocument] = []
-    for project_id, path, body, version, sha256 in rows.documents:
+    for project_id, path, body, version, sha256, labelled in rows.documents:
+        fallback = label is not None and not labelled
         own = project_id == project.pk
         if path == agent_path:
             candidates.append(
@@ -163,10 +174,15 @@ def _documents(
                     project=project.slug if own else RESERVED_PROJECT,
                     version=version,
                     sha256=sha256,
+                    label_fallback=fallback,
                 )
             )
         if own and options.context_enabled and _is_context_path(path):
-            context.append(ContextDocument(path=path, body=body, version=version, sha256=sha256))
+            context.append(
+                ContextDocument(
+                    path=path, body=body, version=version, sha256=sha256, label_fallback=fallback
+                )
+            )
     return tuple(candidates), tuple(context)
 
 
@@ -177,6 +193,7 @@ def memory_block_inputs(
     profile_name: str | None = None,
     client_document: ClientDocument | None = None,
     paths: tuple[str, ...] = (),
+    label: str | None = None,
 ) -> MemoryBlockInputs:
     """Everything a render of ``project`` reads, as plain data for the pure core: one query,
     or none while the tenant's rows in the shared cache are current (`render_inputs`)."""
@@ -187,6 +204,7 @@ def memory_block_inputs(
         client_document=client_document,
         process=None,
         paths=paths,
+        label=label,
     )
     return inputs
 
@@ -201,6 +219,7 @@ def _inputs_and_read_state(
     caller: str = "",
     paths: tuple[str, ...] = (),
     rate_limit: ratelimit.Windows | None = None,
+    label: str | None = None,
 ) -> tuple[MemoryBlockInputs, StoredReadState, dict[Hashable, Any]]:
     """The render's inputs, for a ``process`` its read state, and the memo of the rows
     they came from (`render_cache.Rows`): one cache round trip, which also counts the
@@ -211,17 +230,21 @@ def _inputs_and_read_state(
         tenant_id=project.tenant_id,
         project_id=project.pk,
         recipe=recipe,
-        read=lambda: memory_block_rows(project=project, recipe_name=recipe),
+        label=label,
+        read=lambda: memory_block_rows(project=project, recipe_name=recipe, label=label),
         size=_rows_size,
         with_keys=[state_key] if state_key else [],
         rate_limit=rate_limit,
     )
     rows: RenderRows = cached.rows
     options = _options(rows, recipe_name=recipe_name, profile_name=profile_name)
+    read_by = _label(rows, label=label)
     # What the rows give for these options, made once while the rows stay current.
     documents_key = ("documents", options.agent_document, options.context_enabled)
     if documents_key not in cached.memo:
-        cached.memo[documents_key] = _documents(rows, project=project, options=options)
+        cached.memo[documents_key] = _documents(
+            rows, project=project, options=options, label=read_by
+        )
     candidates, context = cached.memo[documents_key]
     if options.agent_document is not None:
         # The bundled default stage, read on every render (a file that usually is not there).
@@ -237,6 +260,7 @@ def _inputs_and_read_state(
         client_document=client_document,
         context_documents=context,
         paths=paths,
+        label=read_by,
     )
     stored = _stored_read_state(found.get(state_key) if state_key else None)
     return inputs, stored, cached.memo
@@ -289,7 +313,12 @@ def _needs_storing(previous: StoredReadState, layers: dict[str, str]) -> bool:
 
 
 def preview_validator(
-    *, project: Project, recipe_name: str | None, profile_name: str | None, representation: str
+    *,
+    project: Project,
+    recipe_name: str | None,
+    profile_name: str | None,
+    representation: str,
+    label: str | None = None,
 ) -> render_cache.Validator:
     """The ETag of the last preview of ``project`` with these names in ``representation``,
     while the tenant's render inputs are unchanged (`render_cache.validator`). A preview
@@ -297,7 +326,15 @@ def preview_validator(
     the bundled default is part of the validator's build stamp."""
     return render_cache.validator(
         tenant_id=project.tenant_id,
-        inputs=("preview", project.pk, project.slug, recipe_name, profile_name, representation),
+        inputs=(
+            "preview",
+            project.pk,
+            project.slug,
+            recipe_name,
+            profile_name,
+            representation,
+            label,
+        ),
     )
 
 
@@ -313,6 +350,7 @@ def render_memory_block(
     preview: bool = False,
     paths: tuple[str, ...] = (),
     rate_limit: ratelimit.Windows | None = None,
+    label: str | None = None,
 ) -> MemoryBlock:
     """Render the Memory Block for one turn of one agent process in ``project``.
 
@@ -325,7 +363,9 @@ def render_memory_block(
     task touches (`validate_paths`): scoped `.AGENTS/` documents are included when
     one matches their globs. ``rate_limit`` (`agentdocs.ratelimit.windows`: the
     token's and the person's) is counted in the render's first cache round trip;
-    past a limit, RateLimited is raised before anything else is read.
+    past a limit, RateLimited is raised before anything else is read. ``label``
+    (else the recipe's `params.label`) makes each document resolve to its version
+    under that label, or to its latest where it has none (`agentdocs.core.labels`).
 
     Unless ``preview``, the render uses and updates the read state of
     ``process`` as rendered by ``caller`` (both required then; `caller_of`):
@@ -352,6 +392,7 @@ def render_memory_block(
         caller=caller,
         paths=paths,
         rate_limit=rate_limit,
+        label=label,
     )
     if preview:
         return compose_memory_block(inputs, memo=memo)

@@ -18,8 +18,9 @@ from django.db import IntegrityError, transaction
 
 from agentdocs.core import review as review_rules
 from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
+from agentdocs.core.labels import parse_protected_labels, validate_label_name
 from agentdocs.core.paths import validate_path
-from agentdocs.core.recipes import ProfileOptions, RecipeParams
+from agentdocs.core.recipes import LABEL_PARAM, ProfileOptions, RecipeParams
 from agentdocs.core.secret_scan import refuse_secret
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.models.history import mark_change
@@ -63,7 +64,8 @@ def validate_setting_key(key: object) -> str:
             "Setting keys start with `memory.` followed by letters, digits, '_', '.' or '-' "
             f"(at most 128 characters); the other keys are `{SECRET_OVERRIDE_KEY}`, "
             f"`{HIDDEN_OVERRIDE_KEY}`, "
-            f"`{review_rules.REVIEW_REQUIRED_KEY}` and `{review_rules.REVIEW_APPROVALS_KEY}`.",
+            f"`{review_rules.REVIEW_REQUIRED_KEY}`, `{review_rules.REVIEW_APPROVALS_KEY}` and "
+            f"`{review_rules.REVIEW_PROTECTED_LABELS_KEY}`.",
             field="key",
         )
     return key
@@ -75,6 +77,8 @@ def _validate_review_setting(*, key: str, value: str) -> None:
         review_rules.parse_patterns(value)
     elif key == review_rules.REVIEW_APPROVALS_KEY:
         review_rules.parse_approvals(value)
+    elif key == review_rules.REVIEW_PROTECTED_LABELS_KEY:
+        parse_protected_labels(value)
 
 
 def _validate_security_setting(*, key: str, value: str, project: Project | None) -> None:
@@ -272,10 +276,12 @@ def validate_params(params: object) -> RecipeParams:
                 )
         elif key == CONTEXT_ENABLED_PARAM:
             _validate_bool(value, field=field)
+        elif key == LABEL_PARAM:
+            validate_label_name(value, field=field)
         else:
             raise InvalidInput(
                 f"Unknown recipe parameter {key!r}; known: {AGENT_DOC_PARAM}, "
-                f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}.",
+                f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}, {LABEL_PARAM}.",
                 field=field,
             )
     return cast(RecipeParams, params)

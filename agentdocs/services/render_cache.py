@@ -4,7 +4,7 @@ Every turn of every agent process renders a Memory Block, and documents,
 settings and recipes change rarely in comparison. So the rows a render reads
 (`agentdocs.sql.render_reads`) can be kept in the cache, tagged with the
 tenant's *generation*: a random token that every write path that can change a
-render (documents, `memory.*` settings, recipes) replaces by calling
+render (documents, labels, `memory.*` settings, recipes) replaces by calling
 `render_inputs_changed`. A render whose cached rows carry another generation
 reads the database again, so a save is visible on the very next turn, as if
 nothing were cached.
@@ -58,6 +58,8 @@ from agentdocs.cache import get_many_and_counts
 
 GENERATION_KEY = "render-generation:v1:{tenant_id}"
 ROWS_KEY = "render-rows:v1:{tenant_id}:{project_id}:{recipe}"
+# Rows read by a label (issue 29) are kept apart: ROWS_KEY, then this.
+LABEL_SUFFIX = ":label:{label}"
 VALIDATOR_KEY = "validator:v1:{tenant_id}:{stamp}:{digest}"
 
 
@@ -152,6 +154,7 @@ def cached_rows(
     project_id: int,
     recipe: str | None,
     read: Callable[[], Any],
+    label: str | None = None,
     size: Callable[[Any], int] = lambda rows: 0,
     with_keys: Sequence[str] = (),
     rate_limit: ratelimit.Windows | None = None,
@@ -175,6 +178,8 @@ def cached_rows(
         return Rows(read()), found
     generation_key = GENERATION_KEY.format(tenant_id=tenant_id)
     rows_key = ROWS_KEY.format(tenant_id=tenant_id, project_id=project_id, recipe=recipe or "")
+    if label:
+        rows_key += LABEL_SUFFIX.format(label=label)
     local = _local_get(rows_key)
     wanted = [generation_key, *with_keys] if local else [generation_key, rows_key, *with_keys]
     found, counts = get_many_and_counts(wanted, counters=counters)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 from django.urls import reverse
 
+from agentdocs.core import labels
 from agentdocs.core import review as review_rules
 from agentdocs.core.errors import InvalidInput, ReviewRequired
 from agentdocs.models import Project, Setting
@@ -28,6 +29,7 @@ class ReviewPolicy:
     patterns: tuple[str, ...]
     project_scope: bool  # the patterns are the project's own
     approvals: int
+    protected_labels: tuple[str, ...] = labels.DEFAULT_PROTECTED_LABELS
 
     def protects(self, *, project: Project, path: str) -> bool:
         return review_rules.is_protected(
@@ -64,7 +66,17 @@ def review_policy(*, project: Project) -> ReviewPolicy:
     if counted is not None:
         with contextlib.suppress(InvalidInput):  # stored before validation existed
             approvals = review_rules.parse_approvals(counted[0])
-    return ReviewPolicy(patterns=tuple(patterns), project_scope=project_scope, approvals=approvals)
+    protected_labels = labels.DEFAULT_PROTECTED_LABELS
+    named = in_force(review_rules.REVIEW_PROTECTED_LABELS_KEY)
+    if named is not None:
+        with contextlib.suppress(InvalidInput):  # stored before validation existed
+            protected_labels = tuple(labels.parse_protected_labels(named[0]))
+    return ReviewPolicy(
+        patterns=tuple(patterns),
+        project_scope=project_scope,
+        approvals=approvals,
+        protected_labels=protected_labels,
+    )
 
 
 def review_required(*, project: Project, path: str) -> bool:

@@ -89,11 +89,15 @@ def runs_label(first: int, last: int) -> str:
 
 
 def seen_label(segment: Segment, *, short: bool = False) -> str:
-    """`v3 · 1a2b3c4d` (or `v3`), `1a2b3c4d` when unversioned, `unresolved`."""
+    """`v3 · 1a2b3c4d` (or `v3`), `1a2b3c4d` when unversioned, `unresolved`; a version
+    read by a label says so: `v3 canary · 1a2b3c4d`."""
     sha = segment["sha256"]
     if sha is None:
         return "unresolved"
     version = f"v{segment['version']}" if segment["version"] is not None else ""
+    label = segment.get("label")
+    if label and not short:
+        version = f"{version} {label}" if version else label
     if short:
         return version or sha[:8]
     return f"{version} · {sha[:8]}" if version else sha[:8]

@@ -39,6 +39,7 @@ document_urls = [
     path("revert/<path:path>", document_history.document_revert, name="document-revert"),
     path("delete/<path:path>", documents.document_delete, name="document-delete"),
     path("lock/<path:path>", documents.document_lock, name="document-lock"),
+    path("label/<path:path>", documents.document_label, name="document-label"),
     # Three-way merge: saving the choices of a stale save's conflicts.
     path("resolve/<path:path>", document_merge.document_resolve, name="document-resolve"),
 ]

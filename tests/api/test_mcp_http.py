@@ -21,7 +21,9 @@ from django.utils import timezone
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from agentdocs.models import ApiToken, BindingRecord, ChangeRequest, Role, Scope
+from agentdocs.models import ApiToken, BindingRecord, ChangeRequest, Document, Role, Scope
+from agentdocs.services import documents as document_service
+from agentdocs.services import labels as label_service
 from agentdocs.services import tenants as tenant_service
 from agentdocs.services import tokens as token_service
 from config.celery import app as celery_app
@@ -749,3 +751,25 @@ def test_the_fast_path_reads_accept_as_the_sdk_does(client, documents, reader, a
         for tool, arguments in (("get_memory_block", {"process": "p"}), ("list_documents", {}))
     ]
     assert answers == [status, status]
+
+
+def test_get_memory_block_takes_a_label(mcp_url, documents, reader_key, admin):
+    """Issue 29: `label` reads each document at its labelled version, latest elsewhere."""
+    agent = Document.objects.get(project__slug="_vance", path="agent.md")
+    label_service.label_move(document=agent, name="production", version=1, user=admin)
+    document_service.document_write(
+        document=agent, body="# House rules\n- be bold\n", base_version=1, user=admin
+    )
+
+    async def body(client: Client) -> tuple[Any, Any, Any]:
+        labelled = await client.call_tool(
+            "get_memory_block", {"process": "labelled", "label": "production"}
+        )
+        latest = await client.call_tool("get_memory_block", {"process": "latest"})
+        bad = await client.call_tool("get_memory_block", {"process": "bad", "label": "No!"})
+        return labelled, latest, bad
+
+    labelled, latest, bad = drive(mcp_url, body, headers=bearer(reader_key))
+    assert "be kind" in text_of(labelled) and "be bold" not in text_of(labelled)
+    assert "be bold" in text_of(latest)
+    assert bad.is_error and error_of(bad)["field"] == "label"

@@ -339,7 +339,13 @@ def test_the_response_is_the_rendered_block_key_for_key(
     block = render_memory_block(
         project=project, recipe_name="coder", profile_name="web", preview=True
     )
-    expected = {**block.as_dict(), "process": None, "recipe": "coder", "profile": "web"}
+    expected = {
+        **block.as_dict(),
+        "process": None,
+        "recipe": "coder",
+        "profile": "web",
+        "label": None,
+    }
     # And the server's signature of it (tests/test_evidence_signatures.py verifies it).
     assert data.pop("signature")
     assert data == json.loads(json.dumps(expected))

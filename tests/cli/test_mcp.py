@@ -25,7 +25,7 @@ from tests.conftest import api_token_key
 REPO = Path(__file__).resolve().parents[2]
 SESSION_SECONDS = 60
 TOOLS = {
-    "get_memory_block": {"process", "recipe", "profile", "paths", "reset"},
+    "get_memory_block": {"process", "recipe", "profile", "paths", "reset", "label"},
     "list_documents": {"prefix"},
     "read_document": {"path", "version"},
     "search_documents": {"query"},

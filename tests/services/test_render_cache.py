@@ -220,8 +220,8 @@ def test_a_process_keeps_its_rows_and_still_sees_a_write_from_another(
         recipe=changed.recipe,
         settings=changed.settings,
         documents=tuple(
-            (pid, path, "second rule\n" if path == "agent.md" else body, version, sha)
-            for pid, path, body, version, sha in changed.documents
+            (pid, path, "second rule\n" if path == "agent.md" else body, version, sha, labelled)
+            for pid, path, body, version, sha, labelled in changed.documents
         ),
     )
     cache.set(rows_key, ("written-elsewhere", changed), None)

@@ -9,9 +9,10 @@ import pytest
 from django.db.models import Q
 
 from agentdocs.core.policy import PolicySetting
-from agentdocs.core.recipes import AGENT_DOC_PARAM, DEFAULT_AGENT_DOCUMENT
-from agentdocs.models import RESERVED_PROJECT, Document, Project, Recipe, Setting
+from agentdocs.core.recipes import AGENT_DOC_PARAM, DEFAULT_AGENT_DOCUMENT, LABEL_PARAM
+from agentdocs.models import RESERVED_PROJECT, Document, DocumentLabel, Project, Recipe, Setting
 from agentdocs.services import documents as document_service
+from agentdocs.services import labels as label_service
 from agentdocs.services import policy as policy_service
 from agentdocs.sql import render_reads
 from agentdocs.sql.render_reads import RenderRows
@@ -21,7 +22,9 @@ pytestmark = pytest.mark.django_db
 PREFIX = ".AGENTS/"
 
 
-def _orm_render_rows(*, project: Project, recipe_name: str | None) -> RenderRows:
+def _orm_render_rows(
+    *, project: Project, recipe_name: str | None, label: str | None = None
+) -> RenderRows:
     recipe = (
         Recipe.objects.filter(tenant_id=project.tenant_id, name=recipe_name)
         .values_list("params", "profiles")
@@ -44,6 +47,31 @@ def _orm_render_rows(*, project: Project, recipe_name: str | None) -> RenderRows
         | Q(project__in=vance, path__in=paths)
         | Q(pk__in=context.values("pk"))
     )
+    if label is None and recipe is not None:
+        label = recipe[0].get(LABEL_PARAM)
+    labelled = {
+        row.document_id: row.version
+        for row in DocumentLabel.objects.filter(name=label, document__in=documents)
+    }
+    read = []
+    for document in documents:
+        version = labelled.get(document.pk)
+        row = (
+            document.history.filter(version=version).order_by("-history_id").first()
+            if version is not None
+            else None
+        )
+        shown = row if row is not None else document
+        read.append(
+            (
+                document.project_id,
+                document.path,
+                shown.body,
+                shown.version,
+                shown.sha256,
+                row is not None,
+            )
+        )
     return RenderRows(
         recipe=None if recipe is None else tuple(recipe),
         settings=tuple(
@@ -55,7 +83,7 @@ def _orm_render_rows(*, project: Project, recipe_name: str | None) -> RenderRows
             )
             for s in settings
         ),
-        documents=tuple(documents.values_list("project_id", "path", "body", "version", "sha256")),
+        documents=tuple(read),
     )
 
 
@@ -132,3 +160,59 @@ def test_render_rows_of_another_tenant_read_nothing_of_this_one(rendered_project
     rows = render_reads.render_rows(project=foreign, recipe_name="coder", context_prefix=PREFIX)
     assert rows == RenderRows(recipe=None, settings=(), documents=())
     _same(rows, _orm_render_rows(project=foreign, recipe_name="coder"))
+
+
+@pytest.fixture
+def labelled_project(rendered_project, admin):
+    """agent.md of the project and of `_vance` at version 2, `canary` on version 1 of the
+    project's (and nowhere else), `production` on version 2 of `_vance`'s; the recipe
+    `canary` reads by `canary`."""
+    tenant = rendered_project.tenant
+    vance = tenant.projects.get(slug=RESERVED_PROJECT)
+    for project in (rendered_project, vance):
+        document = Document.objects.get(project=project, path="agent.md")
+        document_service.document_write(
+            document=document, body=f"{project.slug} two\n", base_version=1, user=admin
+        )
+    project_agent = Document.objects.get(project=rendered_project, path="agent.md")
+    vance_agent = Document.objects.get(project=vance, path="agent.md")
+    label_service.label_move(document=project_agent, name="canary", version=1, user=admin)
+    label_service.label_move(document=vance_agent, name="production", version=2, user=admin)
+    policy_service.recipe_create(
+        tenant=tenant, name="canary", params={LABEL_PARAM: "canary"}, profiles={}, user=admin
+    )
+    return rendered_project
+
+
+@pytest.mark.parametrize(
+    ("recipe_name", "label"),
+    [
+        (None, "canary"),
+        (None, "production"),
+        ("canary", None),
+        ("canary", "production"),
+        ("coder", "nope"),
+        (None, None),
+    ],
+)
+def test_render_rows_by_label_are_the_orm_read(
+    labelled_project, recipe_name, label, django_assert_num_queries
+):
+    with django_assert_num_queries(1):
+        rows = render_reads.render_rows(
+            project=labelled_project, recipe_name=recipe_name, context_prefix=PREFIX, label=label
+        )
+    _same(rows, _orm_render_rows(project=labelled_project, recipe_name=recipe_name, label=label))
+
+
+def test_a_labelled_document_is_read_at_its_label_the_others_at_latest(labelled_project):
+    rows = render_reads.render_rows(
+        project=labelled_project, recipe_name="canary", context_prefix=PREFIX
+    )
+    read = {
+        (project_id == labelled_project.pk, path): (body, version, labelled)
+        for project_id, path, body, version, _, labelled in rows.documents
+    }
+    assert read[(True, "agent.md")] == ("project\n", 1, True)
+    assert read[(False, "agent.md")] == ("_vance two\n", 2, False)
+    assert read[(True, ".AGENTS/overview.md")] == ("overview\n", 1, False)

@@ -1,6 +1,8 @@
-"""The document pages' forms: create, edit, live preview, delete, lock."""
+"""The document pages' forms: create, edit, live preview, delete, lock, move a label."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django import forms
 
@@ -46,3 +48,16 @@ class DeleteForm(forms.Form):
 class LockForm(forms.Form):
     action = forms.ChoiceField(choices=[("lock", "Lock"), ("unlock", "Unlock")])
     force = forms.BooleanField(required=False)
+
+
+class LabelMoveForm(forms.Form):
+    """Move a label of the document to a version (`services.labels.label_request`)."""
+
+    label = forms.CharField(max_length=64, help_text="A slug: production, staging, canary, ...")
+    version = version_field(label="To version")
+    reason = ReasonField()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Its ids apart from the other forms of the document page.
+        kwargs.setdefault("auto_id", "id_label_form_%s")
+        super().__init__(*args, **kwargs)

@@ -27,6 +27,7 @@ from agentdocs.models import ChangeType, Document
 from agentdocs.paging import LateRows
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors.search import validate_search_query
 from agentdocs.services import documents as document_service
 from agentdocs.web import hidden_characters
@@ -111,6 +112,7 @@ def document_history(request: HttpRequest, tenant: str, project: str, path: str)
             "page": page,
             "has_older": has_older,
             "may_write": access.may_write(path),
+            "labels": label_selectors.label_list(document=document),
             "default_from": max(document.version - 1, 1),
             "default_to": document.version,
             **finding,

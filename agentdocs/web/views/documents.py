@@ -1,4 +1,5 @@
-"""Document pages: read, create, edit with live preview, delete, lock.
+"""Document pages: read (with the document's labels), create, edit with live preview,
+delete, lock, move a label.
 
 Every view resolves the project through `agentdocs.permissions` and changes
 documents only through `agentdocs.services.documents`. A view that takes a form
@@ -29,11 +30,16 @@ from agentdocs.core.errors import (
     NotFound,
     VersionConflict,
 )
+from agentdocs.core.labels import validate_movable_label
 from agentdocs.core.paths import validate_path
-from agentdocs.models import RESERVED_PROJECT, Document
+from agentdocs.models import RESERVED_PROJECT, ChangeRequest, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import labels as label_selectors
+from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
+from agentdocs.services import labels as label_service
+from agentdocs.services import review as review_service
 from agentdocs.web import hidden_characters
 from agentdocs.web.document_pages import (
     DocumentVersion,
@@ -51,6 +57,7 @@ from agentdocs.web.forms.documents import (
     DeleteForm,
     DocumentCreateForm,
     DocumentEditForm,
+    LabelMoveForm,
     LockForm,
     MarkdownPreviewForm,
 )
@@ -68,27 +75,73 @@ def document_detail(request: HttpRequest, tenant: str, project: str, path: str) 
     version = version_param(request.GET, "version", 0)
     if version:
         shown = document_selectors.document_version(document=document, version=version)
-    is_current = shown.version == document.version
+    form = LabelMoveForm(initial={"version": shown.version})
     return render(
-        request,
-        "agentdocs/document.html",
-        {
-            "access": access,
-            "project": access.project,
-            "document": document,
-            "shown": shown,
-            "shown_author": shown.history_user if shown is not document else document.updated_by,
-            "shown_when": shown.history_date if shown is not document else document.updated_at,
-            "is_current": is_current,
-            "is_deleted": shown.is_deleted,
-            "html": render_markdown(shown.body),
-            "measure": measure(shown.body),
-            "may_write": access.may_write(path),
-            "reach": reach(access, path),
-            "shadowed": shadowed_tenant_document(access, path),
-            **lock_context(access, document),
-        },
+        request, "agentdocs/document.html", _detail_context(access, document, shown, form)
     )
+
+
+def _detail_context(
+    access: ProjectAccess, document: Document, shown: DocumentVersion, label_form: LabelMoveForm
+) -> dict[str, object]:
+    path = document.path
+    is_current = shown.version == document.version
+    return {
+        "access": access,
+        "project": access.project,
+        "document": document,
+        "shown": shown,
+        "shown_author": shown.history_user if shown is not document else document.updated_by,
+        "shown_when": shown.history_date if shown is not document else document.updated_at,
+        "is_current": is_current,
+        "is_deleted": shown.is_deleted,
+        "html": render_markdown(shown.body),
+        "measure": measure(shown.body),
+        "may_write": access.may_write(path),
+        "reach": reach(access, path),
+        "shadowed": shadowed_tenant_document(access, path),
+        "labels": label_selectors.label_list(document=document),
+        "label_form": label_form,
+        **lock_context(access, document),
+    }
+
+
+@member_page
+@require_POST
+def document_label(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    """Move a label of the document: directly, or as a change request under review."""
+    access = permissions.project_access(request.user, tenant, project)
+    document = permissions.document_for(access, path)
+    form = LabelMoveForm(request.POST)
+    refusal: AgentdocsError | None = None
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            name = validate_movable_label(data["label"])
+            protected = review_service.review_policy(project=access.project).protected_labels
+            access.require_move_label(document.path, label=name, protected=protected)
+            done = label_service.label_request(
+                document=document,
+                name=name,
+                version=data["version"],
+                user=access.user,
+                reason=data["reason"],
+                may_bypass_review=access.may_bypass_review,
+            )
+        except AgentdocsError as error:
+            refusal = error
+        else:
+            if isinstance(done, ChangeRequest):
+                messages.success(
+                    request,
+                    f"{document.path} is protected by review: change #{done.pk} proposes "
+                    f"moving {name} to version {done.base_version}.",
+                )
+                return redirect(change_service.change_url(done))
+            messages.success(request, f"Moved {name} to version {done.label.version}.")
+            return redirect(document_url("document", access, document.path))
+    context = _detail_context(access, document, document, form)
+    return form_page(request, "agentdocs/document.html", context, form=form, refusal=refusal)
 
 
 @member_page

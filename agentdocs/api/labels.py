@@ -1,0 +1,191 @@
+"""Labels of a document's versions: list them, move one (`PUT`), remove one (`DELETE`).
+
+`latest` is implicit (the newest version): listed, never moved. Moving is writing the
+document (admins for `_vance`); a label `review.protectedLabels` names (default
+`production`) is moved by reviewers (tenant admins) only. Under `review.required` a
+move by someone who may not bypass review opens a change request naming the label
+(202); merging it moves the label.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agentdocs.api.access import request_document
+from agentdocs.api.changes import ChangeSerializer
+from agentdocs.api.schema import errors
+from agentdocs.api.serializers import ReasonField, StrictSerializer, VersionField, optional_body
+from agentdocs.core.labels import LATEST, validate_movable_label
+from agentdocs.models import ChangeRequest, Document, DocumentLabel
+from agentdocs.selectors import labels as label_selectors
+from agentdocs.services import labels as label_service
+from agentdocs.services import review as review_service
+
+
+class LabelSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "DocumentLabel"
+
+    # `label` is also a Field attribute (its title) to the type checker, not to DRF.
+    label = serializers.CharField(  # type: ignore[assignment]
+        source="name", help_text="The label's name (a slug)"
+    )
+    path = serializers.CharField(source="document.path", help_text="The document's path")
+    document = serializers.CharField(source="document.path", help_text="Same as `path`")
+    version = serializers.IntegerField(help_text="The version the label points at")
+    moved_by = serializers.CharField(
+        source="moved_by.username", allow_null=True, help_text="Who moved it last"
+    )
+    moved_at = serializers.DateTimeField(help_text="When it was moved last")
+    reason = serializers.CharField(help_text="Why, as the mover said")
+
+
+class LatestSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "DocumentLabelLatest"
+
+    label = serializers.CharField(help_text="`latest`")  # type: ignore[assignment]
+    path = serializers.CharField()
+    document = serializers.CharField()
+    version = serializers.IntegerField(help_text="The document's current version")
+    moved_by = serializers.CharField(allow_null=True, help_text="Who wrote the current version")
+    moved_at = serializers.DateTimeField(help_text="When the current version was written")
+    reason = serializers.CharField(allow_null=True, help_text="Always null: latest moves itself")
+
+
+class LabelListSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "DocumentLabels"
+
+    path = serializers.CharField()
+    latest = LatestSerializer(help_text="The implicit label: the newest version")
+    labels = LabelSerializer(many=True, help_text="The named labels, by name")
+
+
+def _latest(document: Document) -> dict[str, Any]:
+    return {
+        "label": LATEST,
+        "path": document.path,
+        "document": document.path,
+        "version": document.version,
+        "moved_by": document.updated_by.username if document.updated_by else None,
+        "moved_at": document.updated_at,
+        "reason": None,
+    }
+
+
+class DocumentLabelList(APIView):
+    OutputSerializer = LabelListSerializer
+
+    @extend_schema(
+        tags=["labels"],
+        summary="List a document's labels",
+        description="`latest` (the current version) and every named label with the version "
+        "it points at and who moved it last, when and why. Readers and above.",
+        responses={200: OutputSerializer, **errors(400, 404)},
+    )
+    def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
+        _, document = request_document(request, tenant, project, path)
+        labels = label_selectors.label_list(document=document)
+        data = {"path": document.path, "latest": _latest(document), "labels": labels}
+        return Response(self.OutputSerializer(data).data)
+
+
+LABEL_PARAMETER = OpenApiParameter(
+    "label",
+    str,
+    OpenApiParameter.PATH,
+    description="The label's name: a slug (lowercase letters, digits, hyphens), not `latest`",
+)
+
+
+class DocumentLabelDetail(APIView):
+    OutputSerializer = LabelSerializer
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "DocumentLabelMove"
+
+        version = VersionField(help_text="The version the label is to point at")
+        reason = ReasonField()
+
+    class DeleteInputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "DocumentLabelRemove"
+
+        reason = ReasonField()
+
+    def _access(self, request: Request, tenant: str, project: str, path: str, label: str):
+        access, document = request_document(request, tenant, project, path)
+        name = validate_movable_label(label, field="label")
+        protected = review_service.review_policy(project=access.project).protected_labels
+        access.require_move_label(document.path, label=name, protected=protected)
+        return access, document, name
+
+    @extend_schema(
+        tags=["labels"],
+        summary="Move a label to a version",
+        description="Points the label at `version` of the document: 201 when the label is "
+        "new, 200 when it moved. Writers (tenant admins in `_vance`); a label "
+        "`review.protectedLabels` names (default `production`) only reviewers (tenant "
+        "admins), else 403 naming `label`. `latest` or a name that is not a slug: 400 naming "
+        "`label`; a version the document never had: 404 naming `version`. Under "
+        "`review.required`, a move by a member who may not bypass review opens a change "
+        "request naming the label and answers 202 with it; merging it moves the label.",
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            201: OutputSerializer,
+            202: ChangeSerializer,
+            **errors(400, 404),
+        },
+        parameters=[LABEL_PARAMETER],
+    )
+    def put(self, request: Request, tenant: str, project: str, path: str, label: str) -> Response:
+        access, document, name = self._access(request, tenant, project, path, label)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        done = label_service.label_request(
+            document=document,
+            name=name,
+            version=data["version"],
+            user=access.user,
+            reason=data["reason"],
+            may_bypass_review=access.may_bypass_review,
+        )
+        if isinstance(done, ChangeRequest):
+            body = ChangeSerializer(done, context={"request": request}).data
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        moved: DocumentLabel = done.label
+        code = status.HTTP_201_CREATED if done.created else status.HTTP_200_OK
+        return Response(self.OutputSerializer(moved).data, status=code)
+
+    @extend_schema(
+        tags=["labels"],
+        summary="Remove a label",
+        description="Readers asking for the label get `latest` again. Rights as for a move; "
+        "404 naming `label` when the document has no such label.",
+        request=DeleteInputSerializer,
+        responses={204: None, **errors(400, 404)},
+        parameters=[LABEL_PARAMETER],
+    )
+    def delete(
+        self, request: Request, tenant: str, project: str, path: str, label: str
+    ) -> Response:
+        access, document, name = self._access(request, tenant, project, path, label)
+        serializer = self.DeleteInputSerializer(data=optional_body(request.data))
+        serializer.is_valid(raise_exception=True)
+        label_service.label_remove(
+            document=document,
+            name=name,
+            user=access.user,
+            reason=serializer.validated_data["reason"],
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)

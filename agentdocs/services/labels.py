@@ -1,0 +1,200 @@
+"""Labels of document versions: move one to a version, remove one, or propose the
+move for review when the document's path is under `review.required`.
+
+A move is a history row of the label (who, why, which version; in the tenant's hash
+chain), a `document.label_moved` event, and a change of what renders read, so the
+render cache's generation is replaced. A removal is `document.label_removed`. Who may
+move which label is decided before, in `permissions.Access.require_move_label`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from agentdocs.core.errors import InvalidInput, NotFound
+from agentdocs.core.labels import validate_movable_label
+from agentdocs.models import ChangeRequest, ChangeType, Document, DocumentLabel
+from agentdocs.models.history import mark_change
+from agentdocs.selectors import documents as document_selectors
+from agentdocs.services import changes as change_service
+from agentdocs.services import events, render_cache
+from agentdocs.services import review as review_service
+
+MAX_REASON = 500
+LABEL_MOVED = "document.label_moved"
+LABEL_REMOVED = "document.label_removed"
+
+
+@dataclass(frozen=True)
+class LabelMoved:
+    """What `label_move` did: the label as it is now, and whether it was new."""
+
+    label: DocumentLabel
+    created: bool
+
+
+def _reason(reason: object) -> str:
+    if reason is None:
+        return ""
+    if not isinstance(reason, str):
+        raise InvalidInput("The reason must be a string.", field="reason")
+    if len(reason) > MAX_REASON:
+        raise InvalidInput(f"The reason is longer than {MAX_REASON} characters.", field="reason")
+    return reason.strip()
+
+
+def _version(document: Document, version: object) -> int:
+    """A version the document had, with text: InvalidInput or NotFound naming `version`."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InvalidInput("`version` must be a positive integer.", field="version")
+    row = document_selectors.document_version(document=document, version=version)
+    if row.is_deleted:
+        raise InvalidInput(
+            f"Version {version} is a deletion; a label names a version with text.",
+            field="version",
+        )
+    return version
+
+
+def _links(document: Document, name: str) -> events.Links:
+    kwargs = {
+        "tenant": document.project.tenant.slug,
+        "project": document.project.slug,
+        "path": document.path,
+    }
+    return {
+        "page": reverse("document", kwargs=kwargs),
+        "api": reverse("api-document-label", kwargs={**kwargs, "label": name}),
+    }
+
+
+def _emit(
+    document: Document,
+    *,
+    type: str,
+    name: str,
+    version: int | None,
+    previous: int | None,
+    user: User,
+    reason: str,
+) -> None:
+    data: events.LabelEventData = {
+        "path": document.path,
+        "label": name,
+        "version": version,
+        "previous_version": previous,
+        "actor": user.get_username(),
+        "reason": reason,
+        "links": _links(document, name),
+    }
+    events.emit(
+        type=type,
+        tenant=document.project.tenant,
+        project=document.project,
+        actor=user,
+        target=f"{document.path}@{name}",
+        reason=reason,
+        version=version,
+        data=data,
+    )
+
+
+def _with_project(document: Document) -> Document:
+    return Document.objects.select_related("project__tenant").get(pk=document.pk)
+
+
+def label_move(
+    *, document: Document, name: str, version: object, user: User, reason: object = ""
+) -> LabelMoved:
+    """Point the label ``name`` of ``document`` at ``version`` (creating it when new)."""
+    name = validate_movable_label(name)
+    reason = _reason(reason)
+    with transaction.atomic():
+        document = _with_project(document)
+        number = _version(document, version)
+        label = (
+            DocumentLabel.objects.select_for_update(of=("self",))
+            .filter(document=document, name=name)
+            .first()
+        )
+        created = label is None
+        previous = None if label is None else label.version
+        if label is None:
+            label = DocumentLabel(document=document, name=name)
+        label.document = document
+        label.version = number
+        label.moved_by = user
+        label.moved_at = timezone.now()
+        label.reason = reason
+        change_type = ChangeType.CREATED if created else ChangeType.UPDATED
+        mark_change(label, user=user, reason=reason, change_type=change_type)
+        label.save()
+        render_cache.render_inputs_changed(tenant_id=document.project.tenant_id)
+        _emit(
+            document,
+            type=LABEL_MOVED,
+            name=name,
+            version=number,
+            previous=previous,
+            user=user,
+            reason=reason,
+        )
+        return LabelMoved(label=label, created=created)
+
+
+def label_remove(*, document: Document, name: str, user: User, reason: object = "") -> None:
+    """Remove the label ``name`` of ``document``: readers asking for it get latest."""
+    name = validate_movable_label(name)
+    reason = _reason(reason)
+    with transaction.atomic():
+        document = _with_project(document)
+        label = DocumentLabel.objects.select_for_update().filter(document=document, name=name)
+        found = label.first()
+        if found is None:
+            raise NotFound(f"The document {document.path!r} has no label {name!r}.", field="label")
+        found.document = document
+        previous = found.version
+        mark_change(found, user=user, reason=reason, change_type=ChangeType.DELETED)
+        found.delete()
+        render_cache.render_inputs_changed(tenant_id=document.project.tenant_id)
+        _emit(
+            document,
+            type=LABEL_REMOVED,
+            name=name,
+            version=None,
+            previous=previous,
+            user=user,
+            reason=reason,
+        )
+
+
+def label_request(
+    *,
+    document: Document,
+    name: str,
+    version: object,
+    user: User,
+    reason: object = "",
+    may_bypass_review: bool,
+) -> LabelMoved | ChangeRequest:
+    """Move the label, or, when the document's path is under `review.required` and the
+    user may not bypass review, open a change request that names the label (merging it
+    moves the label). The same gate for the API and the pages."""
+    name = validate_movable_label(name)
+    document = _with_project(document)
+    if not may_bypass_review and review_service.review_required(
+        project=document.project, path=document.path
+    ):
+        return change_service.change_propose_label(
+            document=document,
+            label=name,
+            version=_version(document, version),
+            reason=_reason(reason),
+            user=user,
+        )
+    return label_move(document=document, name=name, version=version, user=user, reason=reason)
