@@ -21,7 +21,7 @@ from agentdocs.api.access import request_document
 from agentdocs.api.changes import ChangeSerializer
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, VersionField, optional_body
-from agentdocs.core.labels import LATEST, validate_movable_label
+from agentdocs.core.labels import LATEST, validate_label_name, validate_movable_label
 from agentdocs.models import ChangeRequest, Document, DocumentLabel
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.services import labels as label_service
@@ -36,6 +36,7 @@ class LabelSerializer(serializers.Serializer):
     label = serializers.CharField(  # type: ignore[assignment]
         source="name", help_text="The label's name (a slug)"
     )
+    name = serializers.CharField(help_text="Same as `label`")
     path = serializers.CharField(source="document.path", help_text="The document's path")
     document = serializers.CharField(source="document.path", help_text="Same as `path`")
     version = serializers.IntegerField(help_text="The version the label points at")
@@ -43,7 +44,9 @@ class LabelSerializer(serializers.Serializer):
         source="moved_by.username", allow_null=True, help_text="Who moved it last"
     )
     moved_at = serializers.DateTimeField(help_text="When it was moved last")
-    reason = serializers.CharField(help_text="Why, as the mover said")
+    reason = serializers.CharField(
+        allow_null=True, help_text="Why, as the mover said (null for `latest`)"
+    )
 
 
 class LatestSerializer(serializers.Serializer):
@@ -51,6 +54,7 @@ class LatestSerializer(serializers.Serializer):
         ref_name = "DocumentLabelLatest"
 
     label = serializers.CharField(help_text="`latest`")  # type: ignore[assignment]
+    name = serializers.CharField(help_text="Same as `label`")
     path = serializers.CharField()
     document = serializers.CharField()
     version = serializers.IntegerField(help_text="The document's current version")
@@ -66,11 +70,16 @@ class LabelListSerializer(serializers.Serializer):
     path = serializers.CharField()
     latest = LatestSerializer(help_text="The implicit label: the newest version")
     labels = LabelSerializer(many=True, help_text="The named labels, by name")
+    count = serializers.IntegerField(help_text="How many entries `results` has")
+    results = LabelSerializer(
+        many=True, help_text="Every label, as the other lists answer: `latest` first, then `labels`"
+    )
 
 
 def _latest(document: Document) -> dict[str, Any]:
     return {
         "label": LATEST,
+        "name": LATEST,
         "path": document.path,
         "document": document.path,
         "version": document.version,
@@ -86,6 +95,7 @@ class DocumentLabelList(APIView):
     @extend_schema(
         tags=["labels"],
         summary="List a document's labels",
+        operation_id="document_labels_list",
         description="`latest` (the current version) and every named label with the version "
         "it points at and who moved it last, when and why. Readers and above.",
         responses={200: OutputSerializer, **errors(400, 404)},
@@ -93,8 +103,17 @@ class DocumentLabelList(APIView):
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         _, document = request_document(request, tenant, project, path)
         labels = label_selectors.label_list(document=document)
-        data = {"path": document.path, "latest": _latest(document), "labels": labels}
-        return Response(self.OutputSerializer(data).data)
+        latest = _latest(document)
+        data = {
+            "path": document.path,
+            "latest": latest,
+            "labels": labels,
+            "count": 1 + len(labels),
+            "results": [],
+        }
+        body = self.OutputSerializer(data).data
+        body["results"] = [body["latest"], *body["labels"]]
+        return Response(body)
 
 
 LABEL_PARAMETER = OpenApiParameter(
@@ -127,6 +146,24 @@ class DocumentLabelDetail(APIView):
         protected = review_service.review_policy(project=access.project).protected_labels
         access.require_move_label(document.path, label=name, protected=protected)
         return access, document, name
+
+    @extend_schema(
+        tags=["labels"],
+        summary="Read one label",
+        operation_id="document_label_retrieve",
+        description="The version the label points at, who moved it last, when and why "
+        "(`latest`: the current version). Readers and above; 404 naming `label` when the "
+        "document has no such label.",
+        responses={200: OutputSerializer, **errors(400, 404)},
+        parameters=[LABEL_PARAMETER],
+    )
+    def get(self, request: Request, tenant: str, project: str, path: str, label: str) -> Response:
+        _, document = request_document(request, tenant, project, path)
+        name = validate_label_name(label, field="label")
+        if name == LATEST:
+            return Response(LatestSerializer(_latest(document)).data)
+        found = label_selectors.label_get(document=document, name=name)
+        return Response(self.OutputSerializer(found).data)
 
     @extend_schema(
         tags=["labels"],

@@ -55,12 +55,24 @@ def test_a_writer_creates_moves_lists_and_removes_a_label(api, agent_md, writer)
     assert [(item["label"], item["version"], item["moved_by"]) for item in data["labels"]] == [
         ("canary", 3, "bob")
     ]
+    # The same entries as every other list answers them, latest first.
+    assert data["count"] == 2
+    assert [(item["name"], item["version"]) for item in data["results"]] == [
+        ("latest", 3),
+        ("canary", 3),
+    ]
+    one = api(writer).get(f"{DOC}/labels/canary")
+    assert one.status_code == 200, one.content
+    assert one.json() == data["labels"][0]
+    assert api(writer).get(f"{DOC}/labels/latest").json()["version"] == 3
 
     removed = api(writer).delete(f"{DOC}/labels/canary", {"reason": "done"}, format="json")
     assert removed.status_code == 204, removed.content
     assert not DocumentLabel.objects.exists()
     assert api(writer).get(f"{DOC}/labels/").json()["labels"] == []
     assert_error(api(writer).delete(f"{DOC}/labels/canary"), 404, "not_found", "label")
+    assert_error(api(writer).get(f"{DOC}/labels/canary"), 404, "not_found", "label")
+    assert_error(api(writer).get(f"{DOC}/labels/Not-A-Slug"), 400, "invalid", "label")
 
 
 def test_every_move_is_a_history_entry_with_writer_and_reason_and_the_chain_holds(
@@ -147,6 +159,7 @@ def test_an_outsider_gets_404_on_every_label_endpoint(api, agent_md, admin, outs
     client = api(outsider)
     for response in (
         client.get(f"{DOC}/labels/"),
+        client.get(f"{DOC}/labels/canary"),
         client.put(f"{DOC}/labels/canary", {"version": 1}, format="json"),
         client.delete(f"{DOC}/labels/canary"),
         client.get(f"{DOC}?label=canary"),
