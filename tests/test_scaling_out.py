@@ -146,8 +146,8 @@ def test_the_render_cache_filled_on_one_server_is_replaced_by_a_write_on_the_oth
     first, second, cast = servers
     project = Project.objects.get(tenant__slug=cast.tenant, slug=cast.project)
     generation_key = render_cache.GENERATION_KEY.format(tenant_id=project.tenant_id)
-    rows_key = render_cache.ROWS_KEY.format(
-        tenant_id=project.tenant_id, project_id=project.pk, recipe=""
+    rows_key = render_cache.render_rows_key(
+        tenant_id=project.tenant_id, project_id=project.pk, recipe=None
     )
     # Rendered twice on the first: the second render is the render cache's.
     for process in ("cache-1", "cache-2"):

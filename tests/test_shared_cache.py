@@ -205,7 +205,7 @@ def test_the_render_cache_is_shared_and_a_write_reaches_the_next_render(served):
 
 def _tenant_id(shared: DiskCache) -> str:
     """The id of the one tenant whose render rows the shared cache holds."""
-    prefix = "agentdocs:1:render-rows:v1:"
+    prefix = "agentdocs:1:render-rows:v2:"
     keys = [key for key in shared._cache if isinstance(key, str) and key.startswith(prefix)]
     assert keys, "no render rows in the shared cache"
-    return keys[0][len(prefix) :].split(":")[0]
+    return keys[0][len(prefix) :].split(":")[1]  # after the code's stamp

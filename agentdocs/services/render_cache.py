@@ -57,9 +57,24 @@ from agentdocs import ratelimit
 from agentdocs.cache import get_many_and_counts
 
 GENERATION_KEY = "render-generation:v1:{tenant_id}"
-ROWS_KEY = "render-rows:v1:{tenant_id}:{project_id}:{recipe}"
+# The rows' key holds the code's stamp (`build_stamp`): rows that an older deploy cached
+# in a cache that outlives it (Redis, the disk cache) have an older shape, and are
+# never read by newer code.
+ROWS_KEY = "render-rows:v2:{stamp}:{tenant_id}:{project_id}:{recipe}"
 # Rows read by a label (issue 29) are kept apart: ROWS_KEY, then this.
 LABEL_SUFFIX = ":label:{label}"
+
+
+def render_rows_key(
+    *, tenant_id: int, project_id: int, recipe: str | None, label: str | None = None
+) -> str:
+    """Where the render rows of one project, recipe and label are cached."""
+    key = ROWS_KEY.format(
+        stamp=build_stamp(), tenant_id=tenant_id, project_id=project_id, recipe=recipe or ""
+    )
+    return key + LABEL_SUFFIX.format(label=label) if label else key
+
+
 VALIDATOR_KEY = "validator:v1:{tenant_id}:{stamp}:{digest}"
 
 
@@ -177,9 +192,9 @@ def cached_rows(
             rate_limit.check(counts)
         return Rows(read()), found
     generation_key = GENERATION_KEY.format(tenant_id=tenant_id)
-    rows_key = ROWS_KEY.format(tenant_id=tenant_id, project_id=project_id, recipe=recipe or "")
-    if label:
-        rows_key += LABEL_SUFFIX.format(label=label)
+    rows_key = render_rows_key(
+        tenant_id=tenant_id, project_id=project_id, recipe=recipe, label=label
+    )
     local = _local_get(rows_key)
     wanted = [generation_key, *with_keys] if local else [generation_key, rows_key, *with_keys]
     found, counts = get_many_and_counts(wanted, counters=counters)

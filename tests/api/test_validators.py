@@ -45,7 +45,9 @@ def documents(project, vance, make_document):
 def _drop_cached_rows(project) -> None:
     """Forget the preview's cached rows, so a render would have to query again."""
     cache.delete(
-        render_cache.ROWS_KEY.format(tenant_id=project.tenant_id, project_id=project.pk, recipe="")
+        render_cache.render_rows_key(
+            tenant_id=project.tenant_id, project_id=project.pk, recipe=None
+        )
     )
 
 

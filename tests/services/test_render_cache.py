@@ -208,8 +208,8 @@ def test_a_process_keeps_its_rows_and_still_sees_a_write_from_another(
     make_document(project, "agent.md", "first rule\n")
     render_cache.local_clear()
     assert "first rule" in render(project).text  # read, stored, kept in this process
-    rows_key = render_cache.ROWS_KEY.format(
-        tenant_id=project.tenant_id, project_id=project.pk, recipe=""
+    rows_key = render_cache.render_rows_key(
+        tenant_id=project.tenant_id, project_id=project.pk, recipe=None
     )
     # Another process writes: its new rows and generation reach this one only through
     # the shared cache, which is all this process may trust.
@@ -230,14 +230,31 @@ def test_a_process_keeps_its_rows_and_still_sees_a_write_from_another(
     assert "second rule" in text and "first rule" not in text
 
 
+def test_rows_cached_by_other_code_are_never_read(project, make_document):
+    """The cache outlives a deploy (Redis, the disk cache): rows are keyed by the code's
+    stamp, so a deploy that changes their shape never unpacks an older deploy's rows."""
+    from django.core.cache import cache
+
+    make_document(project, "agent.md", "rules\n")
+    key = render_cache.render_rows_key(
+        tenant_id=project.tenant_id, project_id=project.pk, recipe=None
+    )
+    assert render_cache.build_stamp() in key
+    older = key.replace(render_cache.build_stamp(), "0" * 16)
+    generation = cache.get(render_cache.GENERATION_KEY.format(tenant_id=project.tenant_id))
+    cache.set(older, (generation, ("rows", "of", "another", "shape")), None)
+    render_cache.local_clear()
+    assert "rules" in render(project).text
+
+
 def test_while_the_generation_holds_the_rows_are_not_fetched_again(project, make_document):
     make_document(project, "agent.md", "rules\n")
     for n in range(20):
         make_document(project, f".AGENTS/doc{n:02}.md", f"context {n}\n")
     render_cache.local_clear()
     first = render(project)
-    rows_key = render_cache.ROWS_KEY.format(
-        tenant_id=project.tenant_id, project_id=project.pk, recipe=""
+    rows_key = render_cache.render_rows_key(
+        tenant_id=project.tenant_id, project_id=project.pk, recipe=None
     )
     from django.core.cache import cache
 
