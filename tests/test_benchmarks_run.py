@@ -212,3 +212,54 @@ def test_the_evidence_benchmark_runs_and_reports():
     assert "write chained / unchained:" in result.stdout
     assert "render signed / unsigned:" in result.stdout
     assert "ok=True" in result.stdout
+
+
+def test_the_labels_benchmark_runs_and_reports():
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "labels.py"),
+            "--sqlite",
+            "--renders",
+            "2",
+            "--rounds",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    # Exit 0: every side rendered each document at the version its label names.
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    assert "every one read at the expected version" in result.stdout
+    for line in ("canary / none, render cache off:", "absent / none, render cache on:"):
+        assert line in result.stdout, result.stdout
+    assert "load average" in result.stdout
+
+
+def test_the_repositories_benchmark_runs_and_reports():
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "repositories.py"),
+            "--sqlite",
+            "--requests",
+            "1",
+            "--rounds",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    # Exit 0: every list answered all its repositories, each behind.
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    for size in (1, 10, 100):
+        assert any(
+            line.startswith(f"{size} repositories (render cache off)")
+            for line in result.stdout.splitlines()
+        ), result.stdout
+    assert "each repository beyond the first" in result.stdout
+    assert "load average" in result.stdout
