@@ -1,11 +1,12 @@
-"""Reads of document labels: a document's labels, and the version one names."""
+"""Reads of document labels: a document's labels, the version one names, and the names
+in use where a project's render reads."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from agentdocs.core.errors import NotFound
-from agentdocs.models import Document, DocumentLabel
+from agentdocs.models import RESERVED_PROJECT, Document, DocumentLabel, Project
 from agentdocs.selectors import documents as document_selectors
 
 
@@ -40,3 +41,23 @@ def labelled_version(*, document: Document, name: str) -> Any:  # -> HistoricalD
     `label` when the document has no such label."""
     label = label_get(document=document, name=name)
     return document_selectors.document_version(document=document, version=label.version)
+
+
+# The pages offer the names in a select; a tenant with more is still read by any name
+# typed into the URL.
+MAX_LABEL_NAMES = 200
+
+
+def label_names_in_use(*, project: Project, limit: int = MAX_LABEL_NAMES) -> list[str]:
+    """The names of the labels of the live documents of ``project`` and of its tenant's
+    `_vance` project (those a render of the project can read by), sorted: one query."""
+    return list(
+        DocumentLabel.objects.filter(
+            document__project__tenant_id=project.tenant_id,
+            document__project__slug__in={project.slug, RESERVED_PROJECT},
+            document__is_deleted=False,
+        )
+        .order_by("name")
+        .values_list("name", flat=True)
+        .distinct()[:limit]
+    )

@@ -33,3 +33,9 @@ def inline_code(value: object) -> SafeString:
     their sentences for the API, where backticks are the usual way to quote a name."""
     escaped = escape(str(value))
     return mark_safe(_INLINE_CODE.sub(r"<code>\1</code>", escaped))  # escaped above
+
+
+@register.filter
+def words(value: object) -> str:
+    """An identifier as words for a reader: `label_moved` → "label moved"."""
+    return str(value).replace("_", " ")

@@ -29,7 +29,7 @@ PAGES = {
     "/t/acme/web/diff/agent.md": 6,
     "/t/acme/web/diff/agent.md?from=1&to=2": 6,
     "/t/acme/web/revert/agent.md?version=1": 5,
-    "/t/acme/web/memory-block/": 6,
+    "/t/acme/web/memory-block/": 6,  # with the label names in use (the label select)
     "/t/acme/web/memory-block/?recipe=coder": 7,
     "/t/acme/_vance/doc/agent.md": 6,
     "/t/acme/_vance/edit/agent.md": 6,

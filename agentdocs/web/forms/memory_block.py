@@ -13,6 +13,9 @@ from agentdocs.web.forms.fields import (
 class MemoryBlockPreviewForm(forms.Form):
     recipe = forms.CharField(required=False, max_length=64)
     profile = forms.CharField(required=False, max_length=64)
+    # The label each document is read by (the API's `label`); `validate_label_name` judges
+    # it, so that the page refuses what the API refuses, in the same words.
+    label = forms.CharField(required=False)
     paths = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),

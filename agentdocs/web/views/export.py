@@ -11,7 +11,9 @@ from django.utils.http import content_disposition_header
 from agentdocs import permissions
 from agentdocs.core.errors import InvalidInput, NotFound, TooLarge
 from agentdocs.core.export import ALL, EXPORT_FORMATS, Export
+from agentdocs.core.labels import LATEST, validate_label_name
 from agentdocs.core.targets import TARGETS
+from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import export as export_service
 from agentdocs.web.forms.export import ExportForm
@@ -32,13 +34,16 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
     """Readers may export. The page lists the files with their sizes, a short preview
     of each and a download link; `?download=zip` returns the zip the API returns and
     `?file=PATH` one file. An export over `AGENTDOCS_MAX_EXPORT_BYTES` is listed, but
-    its zip is refused with 413 as in the API."""
+    its zip is refused with 413 as in the API. `?label=L` reads each document at its
+    version under L (its latest where it has none), as the API's export does; the
+    listed files, the zip and each file download alike."""
     access = permissions.project_access(request.user, tenant, project)
     form = ExportForm(request.GET or {"format": ALL})
     export = None
     status = 200
     refusal: TooLarge | None = None
     if form.is_valid():
+        label = form.cleaned_data["label"]
         try:
             export = export_service.export_build(
                 project=access.project,
@@ -46,9 +51,11 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
                 recipe_name=form.cleaned_data["recipe"] or None,
                 profile_name=form.cleaned_data["profile"] or None,
                 within_limit=False,
+                # `latest` stays: it overrides the recipe's label, as on the API.
+                label=validate_label_name(label) if label else None,
             )
         except (InvalidInput, NotFound) as error:
-            if error.field not in ("format", "recipe", "profile"):
+            if error.field not in ("format", "recipe", "profile", "label"):
                 raise
             status = 400
             add_service_error(form, error)
@@ -66,6 +73,8 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             return response
     if export is not None and request.GET.get("file"):
         return _file_download(export, request.GET["file"])
+    # The label the files were read by, for the links and the command (none when refused).
+    export_label = form.cleaned_data.get("label", "") if export is not None else ""
     # `all` is a format of its own (every path once, as the server dedupes it).
     sync_formats = export.format if export is not None else ALL
     page = list_page(
@@ -99,6 +108,7 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
                 if warning.path not in file_paths
             ],
             "recipes": list(policy_selectors.recipe_list(tenant=access.tenant)),
+            "label_names": [LATEST, *label_selectors.label_names_in_use(project=access.project)],
             "export": export,
             "files": files,
             "files_page": page,
@@ -107,13 +117,18 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             "over_limit": export is not None and export_service.export_over_limit(export),
             "limit": settings.AGENTDOCS_MAX_EXPORT_BYTES,
             "refusal": refusal,
-            "sync_command": (
-                f"agentdocs sync --tenant {access.tenant.slug} --project {access.project.slug} "
-                f"--format {sync_formats}"
-            ),
+            "sync_command": _sync_command(access, sync_formats, label=export_label),
         },
         status=status,
     )
+
+
+def _sync_command(access: permissions.ProjectAccess, formats: str, *, label: str) -> str:
+    command = (
+        f"agentdocs sync --tenant {access.tenant.slug} --project {access.project.slug} "
+        f"--format {formats}"
+    )
+    return f"{command} --label {label}" if label else command
 
 
 def _file_download(export: Export, path: str) -> HttpResponse:

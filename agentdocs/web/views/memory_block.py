@@ -10,7 +10,9 @@ from django.views.decorators.http import require_http_methods
 
 from agentdocs import permissions, ratelimit
 from agentdocs.core.errors import InvalidInput, NotFound
+from agentdocs.core.labels import LATEST, validate_label_name
 from agentdocs.core.memory_block import LayerKind
+from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services.memory_block import (
     render_memory_block,
@@ -41,8 +43,10 @@ def _budget(context) -> dict:
 def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
     """A preview renders every layer in full and touches no process's read state.
 
-    GET takes recipe, profile and paths from the query string (links to a preview);
-    POST also takes a client document, too long for a URL."""
+    GET takes recipe, profile, label and paths from the query string (links to a
+    preview); POST also takes a client document, too long for a URL. A label reads each
+    document at its version under it, or its latest where it has none, as the API's
+    preview does; empty, the recipe's `params.label`."""
     access = permissions.project_access(request.user, tenant, project)
     recipes = list(policy_selectors.recipe_list(tenant=access.tenant))
     form = MemoryBlockPreviewForm(request.POST if request.method == "POST" else request.GET)
@@ -65,6 +69,7 @@ def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> Htt
                     name=form.cleaned_data["client_document_name"],
                     body=form.cleaned_data["client_document_body"],
                 )
+            label = form.cleaned_data["label"]
             block = render_memory_block(
                 project=access.project,
                 recipe_name=recipe_name,
@@ -72,6 +77,8 @@ def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> Htt
                 client_document=client_document,
                 preview=True,
                 paths=validate_paths(form.cleaned_data["paths"]),
+                # `latest` stays: it overrides the recipe's label, as on the API.
+                label=validate_label_name(label) if label else None,
                 rate_limit=ratelimit.windows(("preview_user", ratelimit.user_key(access.user.pk))),
             )
         except (NotFound, InvalidInput) as error:
@@ -95,6 +102,7 @@ def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> Htt
             "recipes": [recipe.name for recipe in recipes],
             "profiles": profiles,
             "ignored_profile": ignored_profile,
+            "label_names": [LATEST, *label_selectors.label_names_in_use(project=access.project)],
             # Not "block": inside {% block %} tags that name is Django's own.
             "memory_block": block,
             "layers": layers,
@@ -114,6 +122,7 @@ PREVIEW_FIELDS = {
     "recipe": "recipe",
     "profile": "profile",
     "paths": "paths",
+    "label": "label",
     "client_document.name": "client_document_name",
     "client_document.body": "client_document_body",
 }
@@ -122,7 +131,7 @@ PREVIEW_FIELDS = {
 def _preview_url(request: HttpRequest, form: MemoryBlockPreviewForm) -> str:
     query = {
         name: value
-        for name in ("recipe", "profile", "paths")
+        for name in ("recipe", "profile", "label", "paths")
         if (value := form.data.get(name, "")) and isinstance(value, str)
     }
     return f"{request.path}?{urlencode(query)}" if query else request.path
