@@ -65,7 +65,7 @@ ENDPOINTS = {
     "history page 3": ("get", "/t/{t}/web/history/agent.md?page=3", "page", 6),
     "project page": ("get", "/t/{t}/big/", "page", 10),
     "project page 2": ("get", "/t/{t}/big/?page=2", "page", 10),
-    "tenant page": ("get", "/t/{t}/", "page", 7),
+    "tenant page": ("get", "/t/{t}/", "page", 8),  # with the repositories counted
     "bind": ("post", "/api/v1/tenants/{t}/projects/web/bindings/", "api", 12),
     "outdated": ("get", "/api/v1/tenants/{t}/projects/web/bindings/{r}/outdated", "api", 5),
     "bindings list": ("get", "/api/v1/tenants/{t}/projects/web/bindings/", "api", 4),

@@ -4,11 +4,22 @@ service's (`agentdocs.services.repositories`): it needs the render's reads."""
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from typing import TypedDict
+
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 
 from agentdocs.core.errors import NotFound
-from agentdocs.models import Project, Repository, RepositoryCheck, Tenant
+from agentdocs.models import (
+    RESERVED_PROJECT,
+    Document,
+    DocumentLabel,
+    Project,
+    Repository,
+    RepositoryCheck,
+    Setting,
+    Tenant,
+)
 
 MAX_CHECKS = 100
 MAX_RUNS = 100
@@ -24,13 +35,68 @@ def repository_list(*, project: Project) -> QuerySet[Repository]:
     )
 
 
-def repository_list_for_tenant(*, tenant: Tenant) -> QuerySet[Repository]:
-    """Every repository of the tenant's projects (the tenant page counts them)."""
-    return (
-        Repository.objects.filter(project__tenant=tenant)
-        .select_related("project")
-        .order_by("project_id", "id")
+class RepositoryCounts(TypedDict):
+    total: int
+    in_sync: int
+    behind: int
+    edited_locally: int
+    never_checked: int
+
+
+def repository_counts(*, tenant: Tenant) -> RepositoryCounts:
+    """How many repositories report to the tenant's projects, by state, in one query
+    whatever their number (the tenant page).
+
+    The state is the one each repository's last report gave, except that one reported
+    in sync counts as behind once its project's rules changed on the server since
+    (a document of the project or of `_vance`, a label of one, or a setting of the
+    tenant or the project). Exactly whether that changed its export is the project's
+    Repositories page's to say: it builds the export now, which costs a render's reads
+    per project, too much for a page that counts every project's repositories."""
+    since = OuterRef("last_seen")
+    its_project = Q(project_id=OuterRef("project_id")) | Q(
+        project__tenant_id=tenant.pk, project__slug=RESERVED_PROJECT
     )
+    changed = (
+        Exists(Document.objects.filter(its_project, updated_at__gt=since))
+        | Exists(
+            DocumentLabel.objects.filter(
+                Q(document__project_id=OuterRef("project_id"))
+                | Q(
+                    document__project__tenant_id=tenant.pk, document__project__slug=RESERVED_PROJECT
+                ),
+                moved_at__gt=since,
+            )
+        )
+        | Exists(
+            Setting.objects.filter(
+                Q(project_id=OuterRef("project_id")) | Q(project__isnull=True),
+                tenant_id=tenant.pk,
+                updated_at__gt=since,
+            )
+        )
+    )
+    rows = (
+        Repository.objects.filter(project__tenant=tenant)
+        .annotate(changed=changed)
+        .values("state", "changed")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    counts: RepositoryCounts = {
+        "total": 0,
+        "in_sync": 0,
+        "behind": 0,
+        "edited_locally": 0,
+        "never_checked": 0,
+    }
+    for row in rows:
+        state = "behind" if row["state"] == "in-sync" and row["changed"] else row["state"]
+        counts["total"] += row["n"]
+        key = state.replace("-", "_")
+        if key in counts:
+            counts[key] += row["n"]  # type: ignore[literal-required]
+    return counts
 
 
 def repository_get(*, project: Project, repository_id: int) -> Repository:

@@ -25,7 +25,7 @@ from agentdocs.core import repositories as core
 from agentdocs.core.errors import AgentdocsError, InvalidInput
 from agentdocs.core.export import build_export
 from agentdocs.core.repository import clean_remote
-from agentdocs.models import ApiToken, BindingRecord, Project, Repository, RepositoryCheck, Tenant
+from agentdocs.models import ApiToken, BindingRecord, Project, Repository, RepositoryCheck
 from agentdocs.selectors import repositories as selectors
 from agentdocs.services import events
 from agentdocs.services.memory_block import memory_block_inputs
@@ -110,37 +110,6 @@ def repository_list_status(*, project: Project) -> list[RepositoryStatus]:
 def repository_status(*, project: Project, repository_id: int) -> RepositoryStatus:
     repository = selectors.repository_get(project=project, repository_id=repository_id)
     return repository_statuses(project=project, repositories=[repository])[0]
-
-
-class RepositoryCounts(TypedDict):
-    total: int
-    in_sync: int
-    behind: int
-    edited_locally: int
-    never_checked: int
-
-
-def repository_counts(*, tenant: Tenant) -> RepositoryCounts:
-    """How many repositories the tenant's projects have, and in which state now: one
-    query for the repositories, then the render's reads per project that has any."""
-    counts: RepositoryCounts = {
-        "total": 0,
-        "in_sync": 0,
-        "behind": 0,
-        "edited_locally": 0,
-        "never_checked": 0,
-    }
-    by_project: dict[int, list[Repository]] = {}
-    for row in selectors.repository_list_for_tenant(tenant=tenant):
-        by_project.setdefault(row.project_id, []).append(row)
-    for rows in by_project.values():
-        project = rows[0].project
-        project.tenant = tenant
-        for status in repository_statuses(project=project, repositories=rows):
-            counts["total"] += 1
-            key = status.state.replace("-", "_")
-            counts[key] += 1  # type: ignore[literal-required]
-    return counts
 
 
 # The report

@@ -130,6 +130,56 @@ def test_the_pages_queries_do_not_grow_with_the_repositories(
     assert _queries(client, "/t/acme/") == tenant_one
 
 
+def test_the_tenant_page_counts_every_project_s_repositories_in_constant_queries(
+    browse, reader, tenant, admin, writer, two_repositories
+):
+    from agentdocs.services import tenants as tenant_service
+
+    client = browse(reader)
+    client.get("/t/acme/")
+    before = _queries(client, "/t/acme/")
+    for index in range(4):
+        other = tenant_service.project_create(
+            tenant=tenant, slug=f"p{index}", name=f"P{index}", user=admin
+        )
+        report(
+            other,
+            admin,
+            remote=f"https://example.com/acme/p{index}.git",
+            files={"AGENTS.md": "in-sync"},
+        )
+    assert _queries(client, "/t/acme/") == before
+    html = client.get("/t/acme/").content.decode()
+    counts = html[html.index('id="repository-counts"') :]
+    assert "6 repositories" in counts[: counts.index("</div>")]
+    assert "4 in sync" in counts[: counts.index("</div>")]
+
+
+def test_a_tenant_wide_setting_changed_since_a_report_counts_it_behind(
+    browse, reader, tenant, admin, two_repositories
+):
+    from agentdocs.services import policy as policy_service
+
+    client = browse(reader)
+
+    def behind() -> str:
+        html = client.get("/t/acme/").content.decode()
+        counts = html[html.index('id="repository-counts"') :]
+        found = counts[counts.index('data-count="behind">') + len('data-count="behind">') :]
+        return found[: found.index("<")]
+
+    from django.utils import timezone
+
+    assert behind() == "1"  # agent.md was written after the first one's report
+    reported, _ = two_repositories
+    Repository.objects.filter(pk=reported.pk).update(last_seen=timezone.now())
+    assert behind() == "0"  # reported again since: nothing changed after it
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="memory.secrets.policy", value="reference-only", user=admin
+    )
+    assert behind() == "1"
+
+
 def test_the_runs_page_shows_repository_bound_runs(browse, api, reader, writer, project, agent_md):
     from tests.api.test_bindings_repository import section_for
 

@@ -12,8 +12,8 @@ from agentdocs.core.recipes import RenderOptions
 from agentdocs.models import RESERVED_PROJECT
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import policy as policy_selectors
+from agentdocs.selectors import repositories as repository_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
-from agentdocs.services import repositories as repository_service
 from agentdocs.services.memory_block import render_memory_block
 from agentdocs.web.pages import list_page, member_page
 
@@ -67,7 +67,7 @@ def tenant_detail(request: HttpRequest, tenant: str) -> HttpResponse:
             "projects": projects,
             "tenant_wide": tenant_wide,
             "reserved_project": RESERVED_PROJECT,
-            "repositories": repository_service.repository_counts(tenant=access.tenant),
+            "repositories": repository_selectors.repository_counts(tenant=access.tenant),
         },
     )
 
