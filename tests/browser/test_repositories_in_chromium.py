@@ -32,7 +32,7 @@ def two_repositories(project, writer, make_document):
 
 @pytest.mark.parametrize("width", [390, 1366])
 def test_the_repositories_page_shows_each_state_and_fits_the_screen(
-    signed_in, reader, two_repositories, width
+    signed_in, screenshot, reader, two_repositories, width
 ):
     behind, edited = two_repositories
     page = signed_in(reader, viewport={"width": width, "height": 900})
@@ -45,6 +45,7 @@ def test_the_repositories_page_shows_each_state_and_fits_the_screen(
     other = page.locator(f'tr[data-repository="{edited.pk}"]')
     assert other.locator(".repository-state").inner_text() == "edited locally"
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+    screenshot(page, "repositories" if width > 390 else "repositories-phone")
     row.get_by_role("link", name="https://example.com/acme/web.git").click()
     page.wait_for_url(f"**/t/acme/web/repositories/{behind.pk}/")
     assert page.locator("#checks tbody tr").count() == 1
