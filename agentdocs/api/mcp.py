@@ -69,6 +69,7 @@ from agentdocs.api.renderers import JSONRenderer
 from agentdocs.cli.base import ServerClient
 from agentdocs.cli.mcp import ProjectApi, build_server
 from agentdocs.core.errors import InvalidInput
+from agentdocs.core.labels import validate_label_name
 from agentdocs.models import Scope
 
 if TYPE_CHECKING:
@@ -76,6 +77,9 @@ if TYPE_CHECKING:
 
 TENANT_HEADER = "X-Agentdocs-Tenant"
 PROJECT_HEADER = "X-Agentdocs-Project"
+# The label this client's renders and instructions read by unless a call names one
+# (`/mcp/T/P/?label=canary`, or this header): a canary client's whole session.
+LABEL_HEADER = "X-Agentdocs-Label"
 HEADERS_NOT_PASSED_ON = {"content-length", "transfer-encoding", "connection"}
 # Servers kept per process: one per (site, tenant, project) in use.
 SERVERS_KEPT = 64
@@ -235,7 +239,15 @@ def _where(request: Request, tenant: str | None, project: str | None) -> tuple[s
     return found["tenant"], found["project"]
 
 
-def _project_api(request: Request, tenant: str, project: str) -> ProjectApi:
+def _label(request: Request) -> str | None:
+    """The client's label: the query's `label`, else the X-Agentdocs-Label header."""
+    value = request.query_params.get("label") or request.headers.get(LABEL_HEADER)
+    return validate_label_name(value, field="label") if value else None
+
+
+def _project_api(
+    request: Request, tenant: str, project: str, label: str | None = None
+) -> ProjectApi:
     """The stdio server's backend, sending its requests here, with the caller's token."""
     _, key = get_authorization_header(request).split()
     server_url = request.build_absolute_uri(get_script_prefix()).rstrip("/")
@@ -243,7 +255,9 @@ def _project_api(request: Request, tenant: str, project: str) -> ProjectApi:
     adapter = InProcessAdapter(request._request)
     client.session.mount("http://", adapter)
     client.session.mount("https://", adapter)
-    return ProjectApi(client=client, server_url=server_url, tenant=tenant, project=project)
+    return ProjectApi(
+        client=client, server_url=server_url, tenant=tenant, project=project, label=label
+    )
 
 
 class RequestProjectApi:
@@ -396,6 +410,7 @@ class McpView(APIView):
         except JsonRpcRefusal as refusal:
             return refusal.response()
         tenant, project = _where(request, tenant, project)
+        label = _label(request)
         server_url = request.build_absolute_uri(get_script_prefix()).rstrip("/")
         fast = memory_block_call(
             request,
@@ -403,10 +418,11 @@ class McpView(APIView):
             tenant=tenant,
             project=project,
             server=_server_for(server_url, tenant, project),
+            label=label,
         )
         if fast is not None:
             return fast
-        api = _project_api(request, tenant, project)
+        api = _project_api(request, tenant, project, label)
         status, headers, body = async_to_sync(_serve)(api, _asgi_scope(request), request.body)
         response = HttpResponse(body, status=status)
         for name, value in headers:

@@ -66,11 +66,18 @@ def _answer(request: Request, message_id: Any, result: CallToolResult) -> HttpRe
 
 
 def memory_block_call(
-    request: Request, message: dict[str, Any], *, tenant: str, project: str, server: Any
+    request: Request,
+    message: dict[str, Any],
+    *,
+    tenant: str,
+    project: str,
+    server: Any,
+    label: str | None = None,
 ) -> HttpResponse | None:
     """The answer to ``message`` when it is a plain `get_memory_block` call, else None.
     ``server`` is the project's MCP server (`agentdocs.api.mcp._server_for`), whose tool
-    schema the arguments must pass."""
+    schema the arguments must pass; ``label`` is the client's (its URL's), read unless
+    the call names one."""
     if not _is_plain_call(request, message):
         return None
     tool = server._tool_manager.get_tool(TOOL)
@@ -82,6 +89,8 @@ def memory_block_call(
     except ValidationError:
         return None  # the SDK's own error text
     payload = memory_block_payload(**validated)
+    if label and "label" not in payload:
+        payload["label"] = label
     try:
         # What the REST view's permission would refuse (a token without `render`).
         _SCOPE_CHECK.has_permission(request, MemoryBlockView)

@@ -36,6 +36,10 @@ class McpSessionCreate(APIView):
         session = name_field(
             help_text="The client's session id, which names the process; else one is made."
         )
+        label = name_field(  # type: ignore[assignment]  # Field.label, to the type checker
+            help_text="Read each document at its version under this label (production, "
+            "canary, ...), or its latest where it has none; else the latest."
+        )
 
     class OutputSerializer(serializers.Serializer):
         class Meta:
@@ -62,7 +66,11 @@ class McpSessionCreate(APIView):
         data = validated(self.InputSerializer, request.data)
         ratelimit.check("bind", caller(request), ("bind_user", ratelimit.user_key(access.user.pk)))
         started = mcp_session_service.mcp_session_start(
-            tenant=access.tenant, project=access.project, user=access.user, session=data["session"]
+            tenant=access.tenant,
+            project=access.project,
+            user=access.user,
+            session=data["session"],
+            label=data["label"],
         )
         response = Response(
             self.OutputSerializer(

@@ -343,6 +343,8 @@ class ProjectApi:
         (no `render` scope) gets the instructions without the house rules, which it could
         not render either, and no record."""
         payload = {"session": session} if session else {}
+        if self.label:
+            payload["label"] = self.label
         try:
             started = self._json(
                 self._send("POST", self._url("mcp-sessions/"), json=payload, ok=(201,))

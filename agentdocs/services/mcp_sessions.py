@@ -17,6 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from agentdocs.core.errors import InvalidInput
+from agentdocs.core.labels import validate_label_name
 from agentdocs.models import BindingRecord, Project, Tenant
 from agentdocs.services import binding_memory_block
 from agentdocs.services import bindings as binding_service
@@ -40,10 +41,18 @@ def generated_process() -> str:
 
 
 def mcp_session_start(
-    *, tenant: Tenant, project: Project, user: User, session: str | None = None
+    *,
+    tenant: Tenant,
+    project: Project,
+    user: User,
+    session: str | None = None,
+    label: str | None = None,
 ) -> McpSessionStart:
     """The instructions of a new MCP session of ``project`` and the record that binds
-    them; ``session`` (the client's session id) names the process, else one is made."""
+    them; ``session`` (the client's session id) names the process, else one is made;
+    ``label`` is the one the client reads by (a canary client's rules are the canary's)."""
+    if label is not None:
+        label = validate_label_name(label, field="label")
     if session is None:
         process = generated_process()
     else:
@@ -59,7 +68,7 @@ def mcp_session_start(
         process=process,
         manifest=NO_SOURCES,
         memory_block=binding_memory_block.MemoryBlockRequest(
-            instructions_budget_bytes=settings.AGENTDOCS_MCP_INSTRUCTIONS_BYTES
+            instructions_budget_bytes=settings.AGENTDOCS_MCP_INSTRUCTIONS_BYTES, label=label
         ),
     )
     assert result.instructions is not None  # asked for with the block

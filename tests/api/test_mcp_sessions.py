@@ -182,3 +182,78 @@ def test_the_start_runs_a_constant_number_of_queries(
     with CaptureQueriesContext(connection) as large:
         assert client.post(SESSIONS, {}, format="json").status_code == 201
     assert len(large) == len(small), json.dumps([q["sql"][:80] for q in large.captured_queries])
+
+
+@pytest.fixture
+def canary(documents, vance, admin):
+    """_vance/agent.md at version 2 for everyone, with `canary` on a version 3 that
+    only canary readers get."""
+    from agentdocs.models import Document
+    from agentdocs.services import documents as document_service
+    from agentdocs.services import labels as label_service
+
+    house = Document.objects.get(project=vance, path="agent.md")
+    house = document_service.document_write(
+        document=house, body="# House rules\n- be kind\n- canary rule\n", base_version=1,
+        user=admin, reason="try it",
+    )  # fmt: skip
+    label_service.label_move(document=house, name="canary", version=2, user=admin, reason="try")
+    document_service.document_write(
+        document=house, body="# House rules\n- be kind\n", base_version=2, user=admin,
+        reason="back for everyone",
+    )  # fmt: skip
+
+
+def test_a_session_started_by_a_label_carries_that_label_s_rules(api, canary, reader):
+    answer = api(reader).post(SESSIONS, {"session": "c-1", "label": "canary"}, format="json")
+    assert answer.status_code == 201, answer.content
+    assert "- canary rule" in answer.json()["instructions"]
+    record = BindingRecord.objects.get()
+    assert_bound(record, answer.json()["instructions"])
+    plain = api(reader).post(SESSIONS, {"session": "p-1"}, format="json").json()
+    assert "- canary rule" not in plain["instructions"]
+    refused = api(reader).post(SESSIONS, {"label": "Not A Slug"}, format="json")
+    assert refused.status_code == 400 and refused.json()["field"] == "label"
+    assert BindingRecord.objects.count() == 2
+
+
+@pytest.mark.parametrize("how", ["query", "header"])
+def test_an_http_client_s_label_reaches_its_instructions_and_its_calls(
+    live_server, canary, reader, how
+):
+    key = api_token_key(reader)
+    url = f"{live_server.url}/mcp/acme/web/"
+    headers: dict[str, str] = {}
+    if how == "query":
+        url += "?label=canary"
+    else:
+        headers["X-Agentdocs-Label"] = "canary"
+    assert "- canary rule" in initialize(url, key, **headers)["instructions"]
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "get_memory_block", "arguments": {"process": f"c-{how}"}},
+    }
+    answer = requests.post(url, json=call, headers={**JSON_RPC_HEADERS, **bearer(key), **headers})
+    assert answer.status_code == 200, answer.content
+    assert "- canary rule" in answer.json()["result"]["content"][0]["text"]
+    call["params"]["arguments"] = {"process": f"l-{how}", "label": "latest"}  # type: ignore[index]
+    answer = requests.post(url, json=call, headers={**JSON_RPC_HEADERS, **bearer(key), **headers})
+    assert "- canary rule" not in answer.json()["result"]["content"][0]["text"]
+    bad = requests.post(
+        f"{live_server.url}/mcp/acme/web/?label=Not%20A%20Slug",
+        json=INITIALIZE,
+        headers={**JSON_RPC_HEADERS, **bearer(key)},
+    )
+    assert bad.status_code == 400 and bad.json()["field"] == "label"
+
+
+def test_the_stdio_command_s_label_reaches_its_instructions(live_server, canary, reader):
+    async def body(client: Client) -> str | None:
+        return client.instructions
+
+    instructions = drive(
+        api_token_key(reader), live_server.url, body, mode="legacy", extra=("--label", "canary")
+    )
+    assert instructions is not None and "- canary rule" in instructions

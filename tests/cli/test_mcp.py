@@ -43,6 +43,7 @@ def drive(
     tenant: str = "acme",
     url_option: str = "--url",
     mode: str = "auto",
+    extra: tuple[str, ...] = (),
 ) -> Any:
     """Start `python -m agentdocs.cli mcp` with a clean environment, connect the SDK's
     client to its stdio and run ``body`` in it, within SESSION_SECONDS.
@@ -64,6 +65,7 @@ def drive(
             project,
             url_option,
             url,
+            *extra,
         ],
         env=env,
         cwd=str(REPO),
