@@ -234,7 +234,10 @@ def test_the_app_and_the_built_site_give_every_heading_the_same_id(tmp_path):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", PAGES)
-def test_every_page_is_formatted_whole_within_the_renderers_bounds(anonymous, name):
+def test_every_page_is_formatted_whole_within_the_renderers_bounds(anonymous, name, monkeypatch):
+    # The bounds of size and of inline length, not the clock: on a machine busy enough
+    # a page may run out of its half second, which is the renderer's guard, not a defect.
+    monkeypatch.setattr(markdown, "RENDER_SECONDS", 60)
     size = len((DOCS / f"{name}.md").read_bytes())
     page = served(anonymous, name)
 
