@@ -9,20 +9,24 @@ concurrent client processes in alternating phases. Traffic goes to 127.0.0.1 onl
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import multiprocessing
 import os
 import resource
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parent.parent
@@ -495,3 +499,59 @@ def run_wrk_phase(name: str, port: int, requests: list[dict], seconds: float) ->
         [result["p50_us"] / 1000],
         [result["p99_us"] / 1000],
     )
+
+
+# In-process benchmarks (evidence.py, labels.py, repositories.py): Django in this
+# process, on a throwaway database of their own.
+
+
+@contextlib.contextmanager
+def in_process_database(*, name: str, admin_url: str, sqlite: bool) -> Iterator[None]:
+    """Django set up in this process and migrated on a fresh database: PostgreSQL
+    ``name`` (made and dropped through ``admin_url``) or, with ``sqlite``, a file in a
+    temporary folder. The cache is the process's own, tasks run in-process and rate
+    limits are off, so nothing but the measured code shares the time."""
+    folder = tempfile.mkdtemp(prefix=f"{name}-")
+    if sqlite:
+        os.environ["DATABASE_URL"] = f"sqlite:///{folder}/db.sqlite3"
+    else:
+        recreate_database(admin_url, name)
+        os.environ["DATABASE_URL"] = database_url(admin_url, name)
+    for variable in ("REDIS_URL", "CELERY_BROKER_URL"):
+        os.environ.pop(variable, None)
+    os.environ["AGENTDOCS_RATE_LIMITS_ENABLED"] = "0"
+    try:
+        import logging
+        import warnings
+
+        import django
+        from django.core.management import call_command
+
+        django.setup()
+        logging.disable(logging.WARNING)
+        warnings.filterwarnings("ignore", message="No directory at")  # no collectstatic here
+        call_command("migrate", verbosity=0)
+        yield
+    finally:
+        if not sqlite:
+            from django.db import connections
+
+            connections.close_all()
+            drop_database(admin_url, name)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def in_process_cast() -> tuple[Any, Any, Any]:
+    """The in-process benchmarks' cast: users admin and reader, and the tenant acme
+    (admin its admin, reader a reader)."""
+    from django.contrib.auth import get_user_model
+
+    from agentdocs.models import Role
+    from agentdocs.services import tenants as tenant_service
+
+    users = get_user_model()
+    admin = users.objects.create_user(username="admin", password=None)
+    reader = users.objects.create_user(username="reader", password=None)
+    tenant = tenant_service.tenant_create(slug="acme", name="Acme", user=admin)
+    tenant_service.membership_set(tenant=tenant, username="reader", role=Role.READER, actor=admin)
+    return admin, reader, tenant

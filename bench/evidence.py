@@ -20,36 +20,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 DATABASE = "agentdocs_bench_evidence"
-
-
-def _postgres_database(admin_url: str) -> tuple[str, Callable[[], None]]:
-    import psycopg
-
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
-        conn.execute(f"CREATE DATABASE {DATABASE}")
-    parts = urlsplit(admin_url)
-
-    def drop() -> None:
-        from django.db import connections
-
-        connections.close_all()
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
-
-    return urlunsplit(parts._replace(path=f"/{DATABASE}")), drop
 
 
 def _per_op(run: Callable[[int], None], count: int) -> float:
@@ -68,48 +47,26 @@ def main() -> None:
     parser.add_argument("--sqlite", action="store_true", help="a throwaway SQLite file instead")
     args = parser.parse_args()
 
-    folder = tempfile.mkdtemp(prefix="agentdocs-bench-evidence-")
-    drop: Callable[[], None] = lambda: None  # noqa: E731
-    if args.sqlite:
-        os.environ["DATABASE_URL"] = f"sqlite:///{folder}/db.sqlite3"
-    else:
-        os.environ["DATABASE_URL"], drop = _postgres_database(args.postgres)
-    for name in ("REDIS_URL", "CELERY_BROKER_URL"):  # a local cache; tasks in-process
-        os.environ.pop(name, None)
-    os.environ["AGENTDOCS_RATE_LIMITS_ENABLED"] = "0"
-    try:
+    from bench.common import in_process_database
+
+    with in_process_database(name=DATABASE, admin_url=args.postgres, sqlite=args.sqlite):
         _measure(args)
-    finally:
-        drop()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _measure(args: argparse.Namespace) -> None:
-    import logging
-
-    import django
-
-    django.setup()
-    logging.disable(logging.WARNING)
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client
     from simple_history.signals import post_create_historical_record, pre_create_historical_record
 
     from agentdocs.api import memory_block as memory_block_api
-    from agentdocs.models import Document, Role
+    from agentdocs.models import Document
     from agentdocs.services import audit_chain
     from agentdocs.services import documents as document_service
     from agentdocs.services import tenants as tenant_service
     from agentdocs.services import tokens as token_service
+    from bench.common import in_process_cast
 
-    call_command("migrate", verbosity=0)
-    users = get_user_model()
-    admin = users.objects.create_user(username="admin", password=None)
-    reader = users.objects.create_user(username="reader", password=None)
-    tenant = tenant_service.tenant_create(slug="acme", name="Acme", user=admin)
-    tenant_service.membership_set(tenant=tenant, username="reader", role=Role.READER, actor=admin)
+    admin, reader, tenant = in_process_cast()
     project = tenant_service.project_create(tenant=tenant, slug="web", name="Web", user=admin)
     for i in range(7):
         document_service.document_create(

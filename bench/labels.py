@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -47,27 +45,13 @@ def main() -> None:
     parser.add_argument("--sqlite", action="store_true", help="a throwaway SQLite file instead")
     args = parser.parse_args()
 
-    from bench.common import database_url, drop_database, load_average, recreate_database
+    from bench.common import in_process_database, load_average
 
-    folder = tempfile.mkdtemp(prefix="agentdocs-bench-labels-")
-    if args.sqlite:
-        os.environ["DATABASE_URL"] = f"sqlite:///{folder}/db.sqlite3"
-    else:
-        recreate_database(args.postgres, DATABASE)
-        os.environ["DATABASE_URL"] = database_url(args.postgres, DATABASE)
-    for name in ("REDIS_URL", "CELERY_BROKER_URL"):  # a local cache; tasks in-process
-        os.environ.pop(name, None)
-    os.environ["AGENTDOCS_RATE_LIMITS_ENABLED"] = "0"
     print(f"load average at the start: {load_average()}")
     try:
-        _measure(args)
+        with in_process_database(name=DATABASE, admin_url=args.postgres, sqlite=args.sqlite):
+            _measure(args)
     finally:
-        if not args.sqlite:
-            from django.db import connections
-
-            connections.close_all()
-            drop_database(args.postgres, DATABASE)
-        shutil.rmtree(folder, ignore_errors=True)
         print(f"load average at the end: {load_average()}")
 
 
@@ -79,32 +63,17 @@ def _per_op(run: Callable[[], None], count: int) -> float:
 
 
 def _measure(args: argparse.Namespace) -> None:
-    import logging
-    import warnings
-
-    import django
-
-    django.setup()
-    logging.disable(logging.WARNING)
-    warnings.filterwarnings("ignore", message="No directory at")  # no collectstatic here
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client, override_settings
     from django.test.utils import CaptureQueriesContext
 
-    from agentdocs.models import Role
     from agentdocs.services import documents as document_service
     from agentdocs.services import labels as label_service
     from agentdocs.services import tenants as tenant_service
     from agentdocs.services import tokens as token_service
+    from bench.common import in_process_cast
 
-    call_command("migrate", verbosity=0)
-    users = get_user_model()
-    admin = users.objects.create_user(username="admin", password=None)
-    reader = users.objects.create_user(username="reader", password=None)
-    tenant = tenant_service.tenant_create(slug="acme", name="Acme", user=admin)
-    tenant_service.membership_set(tenant=tenant, username="reader", role=Role.READER, actor=admin)
+    admin, reader, tenant = in_process_cast()
     project = tenant_service.project_create(tenant=tenant, slug="web", name="Web", user=admin)
     # Every document of the render has three versions; `canary` names the first (the
     # text marked OLD), the latest is marked NEW. `staging` names none of them.

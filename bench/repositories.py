@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -49,27 +47,13 @@ def main() -> None:
     parser.add_argument("--sqlite", action="store_true", help="a throwaway SQLite file instead")
     args = parser.parse_args()
 
-    from bench.common import database_url, drop_database, load_average, recreate_database
+    from bench.common import in_process_database, load_average
 
-    folder = tempfile.mkdtemp(prefix="agentdocs-bench-repositories-")
-    if args.sqlite:
-        os.environ["DATABASE_URL"] = f"sqlite:///{folder}/db.sqlite3"
-    else:
-        recreate_database(args.postgres, DATABASE)
-        os.environ["DATABASE_URL"] = database_url(args.postgres, DATABASE)
-    for name in ("REDIS_URL", "CELERY_BROKER_URL"):  # a local cache; tasks in-process
-        os.environ.pop(name, None)
-    os.environ["AGENTDOCS_RATE_LIMITS_ENABLED"] = "0"
     print(f"load average at the start: {load_average()}")
     try:
-        _measure(args)
+        with in_process_database(name=DATABASE, admin_url=args.postgres, sqlite=args.sqlite):
+            _measure(args)
     finally:
-        if not args.sqlite:
-            from django.db import connections
-
-            connections.close_all()
-            drop_database(args.postgres, DATABASE)
-        shutil.rmtree(folder, ignore_errors=True)
         print(f"load average at the end: {load_average()}")
 
 
@@ -81,32 +65,17 @@ def _per_op(run: Callable[[], None], count: int) -> float:
 
 
 def _measure(args: argparse.Namespace) -> None:
-    import logging
-    import warnings
-
-    import django
-
-    django.setup()
-    logging.disable(logging.WARNING)
-    warnings.filterwarnings("ignore", message="No directory at")  # no collectstatic here
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.db import connection
     from django.test import Client, override_settings
     from django.test.utils import CaptureQueriesContext
 
-    from agentdocs.models import Role
     from agentdocs.services import documents as document_service
     from agentdocs.services import tenants as tenant_service
     from agentdocs.services import tokens as token_service
     from agentdocs.services.export import export_build
+    from bench.common import in_process_cast
 
-    call_command("migrate", verbosity=0)
-    users = get_user_model()
-    admin = users.objects.create_user(username="admin", password=None)
-    reader = users.objects.create_user(username="reader", password=None)
-    tenant = tenant_service.tenant_create(slug="acme", name="Acme", user=admin)
-    tenant_service.membership_set(tenant=tenant, username="reader", role=Role.READER, actor=admin)
+    admin, reader, tenant = in_process_cast()
     render_key = token_service.token_create(user=reader, name="ci", scopes=["render"]).key
     read_key = token_service.token_create(user=reader, name="r", scopes=["read"]).key
     reporter = Client(HTTP_AUTHORIZATION=f"Token {render_key}")

@@ -190,23 +190,21 @@ def test_the_member_budgets_benchmark_runs_and_reports(db):
     assert "budget 0.5 s / 1 MB" in result.stdout
 
 
-def test_the_evidence_benchmark_runs_and_reports():
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "evidence.py"),
-            "--sqlite",
-            "--writes",
-            "3",
-            "--renders",
-            "3",
-            "--rounds",
-            "1",
-        ],
+def _run_in_process_bench(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """An in-process benchmark (`bench.common.in_process_database`) on a throwaway
+    SQLite file, with the few rounds given."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), "--sqlite", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
+    )
+
+
+def test_the_evidence_benchmark_runs_and_reports():
+    result = _run_in_process_bench(
+        "evidence.py", "--writes", "3", "--renders", "3", "--rounds", "1"
     )
     assert result.returncode == 0, result.stderr[-4000:]
     assert "write chained / unchained:" in result.stdout
@@ -215,21 +213,7 @@ def test_the_evidence_benchmark_runs_and_reports():
 
 
 def test_the_labels_benchmark_runs_and_reports():
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "labels.py"),
-            "--sqlite",
-            "--renders",
-            "2",
-            "--rounds",
-            "1",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = _run_in_process_bench("labels.py", "--renders", "2", "--rounds", "1")
     # Exit 0: every side rendered each document at the version its label names.
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     assert "every one read at the expected version" in result.stdout
@@ -239,21 +223,7 @@ def test_the_labels_benchmark_runs_and_reports():
 
 
 def test_the_repositories_benchmark_runs_and_reports():
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "repositories.py"),
-            "--sqlite",
-            "--requests",
-            "1",
-            "--rounds",
-            "1",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = _run_in_process_bench("repositories.py", "--requests", "1", "--rounds", "1")
     # Exit 0: every list answered all its repositories, each behind.
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     for size in (1, 10, 100):
