@@ -54,20 +54,16 @@ def repository_counts(*, tenant: Tenant) -> RepositoryCounts:
     Repositories page's to say: it builds the export now, which costs a render's reads
     per project, too much for a page that counts every project's repositories."""
     since = OuterRef("last_seen")
-    its_project = Q(project_id=OuterRef("project_id")) | Q(
-        project__tenant_id=tenant.pk, project__slug=RESERVED_PROJECT
-    )
-    changed = (
-        Exists(Document.objects.filter(its_project, updated_at__gt=since))
-        | Exists(
-            DocumentLabel.objects.filter(
-                Q(document__project_id=OuterRef("project_id"))
-                | Q(
-                    document__project__tenant_id=tenant.pk, document__project__slug=RESERVED_PROJECT
-                ),
-                moved_at__gt=since,
-            )
+
+    def in_its_project(via: str = "") -> Q:
+        """The repository's project or the tenant's `_vance`, reached through ``via``."""
+        return Q(**{f"{via}project_id": OuterRef("project_id")}) | Q(
+            **{f"{via}project__tenant_id": tenant.pk, f"{via}project__slug": RESERVED_PROJECT}
         )
+
+    changed = (
+        Exists(Document.objects.filter(in_its_project(), updated_at__gt=since))
+        | Exists(DocumentLabel.objects.filter(in_its_project("document__"), moved_at__gt=since))
         | Exists(
             Setting.objects.filter(
                 Q(project_id=OuterRef("project_id")) | Q(project__isnull=True),
