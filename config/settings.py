@@ -361,7 +361,7 @@ SPECTACULAR_SETTINGS = {
         "InvitationStateEnum": "agentdocs.models.InvitationState",
         "ChangeStateEnum": "agentdocs.models.ChangeState",
         "DeliveryStateEnum": "agentdocs.models.DeliveryState",
-        "RepositoryStateEnum": "agentdocs.core.repositories.STATES",
+        "RepositoryStateEnum": "agentdocs.core.repositories.LISTED_STATES",
     },
 }
 

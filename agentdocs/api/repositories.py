@@ -66,7 +66,7 @@ class RepositorySerializer(serializers.Serializer):
         help_text="The server's export of the same formats now (null: it cannot be made)",
     )
     state = serializers.ChoiceField(
-        choices=[*core.STATES, core.NOT_COMPUTED],
+        choices=list(core.LISTED_STATES),
         help_text="`not-computed`: this answer's page held more distinct (formats, "
         "recipe, profile) sets than one request builds; read a smaller page or the "
         "repository itself",

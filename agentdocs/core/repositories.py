@@ -38,6 +38,7 @@ STATES = (IN_SYNC, BEHIND, EDITED_LOCALLY, NEVER_CHECKED)
 # A listed repository whose export this request did not build: the page held more
 # distinct (formats, recipe, profile) sets than one request builds.
 NOT_COMPUTED = "not-computed"
+LISTED_STATES = (*STATES, NOT_COMPUTED)
 # The file states clients report: `sync --check`'s, and the repository bind's.
 FILE_STATES = ("in-sync", "edited-locally", "server-changed", "missing", "extra", "not-generated")
 _BEHIND_FILE_STATES = frozenset({"server-changed", "missing", "extra"})
