@@ -453,7 +453,8 @@ AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES = env_int(
 # 256 KiB as JSON. Every other request keeps DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MiB).
 AGENTDOCS_IMPORT_MAX_REQUEST_BYTES = env_int("AGENTDOCS_IMPORT_MAX_REQUEST_BYTES", 32 * 1024 * 1024)
 # Repository reports (docs/repositories.md#bounds): the files one report may list and
-# the UTF-8 bytes of each path (so a page of a repository's checks stays under 1 MB), and
+# the UTF-8 bytes of each path (with these, a check's `files` is at most about 107 KB of
+# JSON, so a page of a repository's checks stays under 1 MB), and
 # the exports (distinct formats, recipe and profile) one request builds to compute
 # repositories' states; a repository past them is `not-computed` in that answer.
 AGENTDOCS_REPOSITORY_MAX_FILES = env_int("AGENTDOCS_REPOSITORY_MAX_FILES", 200)

@@ -43,11 +43,6 @@ LISTED_STATES = (*STATES, NOT_COMPUTED)
 FILE_STATES = ("in-sync", "edited-locally", "server-changed", "missing", "extra", "not-generated")
 _BEHIND_FILE_STATES = frozenset({"server-changed", "missing", "extra"})
 
-# The defaults of AGENTDOCS_REPOSITORY_MAX_FILES and AGENTDOCS_REPOSITORY_MAX_PATH (bytes
-# of UTF-8): with them a report's `files` is at most about 107 KB of JSON, so a page of
-# checks stays under 1 MB (docs/repositories.md#bounds).
-MAX_FILES = 200
-MAX_PATH = 255
 MAX_REMOTE = 1000
 MAX_NAME = 200
 MAX_BRANCH = 255
@@ -100,9 +95,7 @@ def normal_formats(names: Iterable[str]) -> str:
     return ",".join(sorted(set(names)))
 
 
-def parse_files(
-    value: object, *, max_files: int = MAX_FILES, max_path: int = MAX_PATH
-) -> dict[str, str]:
+def parse_files(value: object, *, max_files: int, max_path: int) -> dict[str, str]:
     """`files`: ``{path: state}``, at most ``max_files``, each path a relative POSIX path
     of at most ``max_path`` bytes in UTF-8 (what a file system counts, and what the JSON
     of a check weighs); InvalidInput naming `files` (with the `limit` passed) or
