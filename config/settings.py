@@ -361,7 +361,7 @@ SPECTACULAR_SETTINGS = {
         "InvitationStateEnum": "agentdocs.models.InvitationState",
         "ChangeStateEnum": "agentdocs.models.ChangeState",
         "DeliveryStateEnum": "agentdocs.models.DeliveryState",
-        "RepositoryStateEnum": "agentdocs.core.repositories.STATES",
+        "RepositoryStateEnum": "agentdocs.core.repositories.LISTED_STATES",
     },
 }
 
@@ -452,6 +452,20 @@ AGENTDOCS_BINDING_MAX_ARCHIVE_BYTES = env_int(
 # The request body an import (`POST .../import/`) may send: room for its 100 files of
 # 256 KiB as JSON. Every other request keeps DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MiB).
 AGENTDOCS_IMPORT_MAX_REQUEST_BYTES = env_int("AGENTDOCS_IMPORT_MAX_REQUEST_BYTES", 32 * 1024 * 1024)
+# Repository reports (docs/repositories.md#bounds): the files one report may list and
+# the UTF-8 bytes of each path (with these, a check's `files` is at most about 107 KB of
+# JSON, so a page of a repository's checks stays under 1 MB), and
+# the exports (distinct formats, recipe and profile) one request builds to compute
+# repositories' states; a repository past them is `not-computed` in that answer.
+AGENTDOCS_REPOSITORY_MAX_FILES = env_int("AGENTDOCS_REPOSITORY_MAX_FILES", 200)
+AGENTDOCS_REPOSITORY_MAX_PATH = env_int("AGENTDOCS_REPOSITORY_MAX_PATH", 255)
+AGENTDOCS_REPOSITORY_EXPORTS_PER_REQUEST = env_int("AGENTDOCS_REPOSITORY_EXPORTS_PER_REQUEST", 10)
+if AGENTDOCS_REPOSITORY_MAX_FILES < 1:
+    raise ImproperlyConfigured("AGENTDOCS_REPOSITORY_MAX_FILES must be at least 1.")
+if AGENTDOCS_REPOSITORY_MAX_PATH < 1:
+    raise ImproperlyConfigured("AGENTDOCS_REPOSITORY_MAX_PATH must be at least 1.")
+if AGENTDOCS_REPOSITORY_EXPORTS_PER_REQUEST < 1:
+    raise ImproperlyConfigured("AGENTDOCS_REPOSITORY_EXPORTS_PER_REQUEST must be at least 1.")
 # Per-caller rate limits (agentdocs/ratelimit.py), as "requests/period" ("60/min",
 # "5/10s"); an empty value leaves that scope unlimited. `render` and `bind` count per
 # token (or session); the `*_user` scopes and `token_create` count per person, across
@@ -466,6 +480,10 @@ AGENTDOCS_RATE_LIMITS = {
     # Binds per token, and per person across all their tokens.
     "bind": env_str("AGENTDOCS_RATE_LIMIT_BIND", "120/min"),
     "bind_user": env_str("AGENTDOCS_RATE_LIMIT_BIND_PER_USER", "240/min"),
+    # Repository reports (`agentdocs sync`, `sync --check`, `bind --repo`) per token,
+    # and per person across all their tokens.
+    "repository_report": env_str("AGENTDOCS_RATE_LIMIT_REPOSITORY_REPORT", "120/min"),
+    "repository_report_user": env_str("AGENTDOCS_RATE_LIMIT_REPOSITORY_REPORT_PER_USER", "240/min"),
     # Memory Block previews (API GET and the preview page), per person.
     "preview_user": env_str("AGENTDOCS_RATE_LIMIT_PREVIEW_PER_USER", "300/min"),
     # API token creations (API and the tokens page), per person.

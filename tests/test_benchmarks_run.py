@@ -7,6 +7,7 @@ so a change that breaks a benchmark's seed or its server is caught here.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -233,3 +234,23 @@ def test_the_repositories_benchmark_runs_and_reports():
         ), result.stdout
     assert "each repository beyond the first" in result.stdout
     assert "load average" in result.stdout
+
+
+def test_the_repositories_bounds_benchmark_runs_and_reports():
+    result = _run_in_process_bench(
+        "repositories.py", "--bounds", "--requests", "1", "--rounds", "1"
+    )
+    # Exit 0: every list answered its 200 repositories, every page of checks answered.
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    lines = result.stdout.splitlines()
+    capped = next(line for line in lines if line.startswith("each a new set, capped"))
+    assert capped.split()[-2:] == ["10", "190"], capped  # 10 exports built, 190 not
+    order = next(line for line in lines if line.startswith("each a new order, capped"))
+    assert order.split()[-2:] == ["1", "0"], order  # one set of formats: one export
+    detail = next(line for line in lines if line.startswith("a repository with 30 checks"))
+    sizes = [
+        int(re.search(rf"{before} ([\d,]+) bytes", detail).group(1).replace(",", ""))
+        for before in ("detail", "at most")
+    ]
+    assert max(sizes) < 1024 * 1024, detail  # the detail and every page of its checks
+    assert "400 invalid naming 'files', limit 200" in result.stdout

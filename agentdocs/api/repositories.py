@@ -1,20 +1,24 @@
 """Repositories: a repository reports what `agentdocs sync`, `sync --check` or
 `bind --repo` found there; members list the project's repositories with their state
-against the server's export now, and read one with its checks and bound runs."""
+against the server's export now, and read one with the first page of its checks and
+bound runs (the rest paged at `.../checks/` and `.../runs/`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from agentdocs.api.access import calling_token, request_project_access
+from agentdocs import ratelimit
+from agentdocs.api.access import caller, calling_token, request_project_access
 from agentdocs.api.common import ListView
-from agentdocs.api.schema import errors
+from agentdocs.api.pagination import Pagination
+from agentdocs.api.schema import RETRY_AFTER, errors
 from agentdocs.api.serializers import StrictBooleanField, StrictSerializer, TextField
 from agentdocs.core import repositories as core
 from agentdocs.core.errors import InvalidInput
@@ -61,7 +65,12 @@ class RepositorySerializer(serializers.Serializer):
         allow_null=True,
         help_text="The server's export of the same formats now (null: it cannot be made)",
     )
-    state = serializers.ChoiceField(choices=list(core.STATES))
+    state = serializers.ChoiceField(
+        choices=list(core.LISTED_STATES),
+        help_text="`not-computed`: this answer's page held more distinct (formats, "
+        "recipe, profile) sets than one request builds; read a smaller page or the "
+        "repository itself",
+    )
     files = serializers.DictField(
         child=serializers.CharField(), help_text="path: state, as last reported"
     )
@@ -152,7 +161,11 @@ class RepositoryListReport(ListView):
         export_sha256 = serializers.JSONField(
             help_text="The export_sha256 of what the repository holds (its lock file's)"
         )
-        files = serializers.JSONField(help_text="path: state, of at most 500 files")
+        files = serializers.JSONField(
+            help_text="path: state, of at most `AGENTDOCS_REPOSITORY_MAX_FILES` files (200 "
+            "by default), each path at most `AGENTDOCS_REPOSITORY_MAX_PATH` bytes of UTF-8 "
+            "(255)"
+        )
         binding = serializers.JSONField(
             required=False,
             allow_null=True,
@@ -194,7 +207,11 @@ class RepositoryListReport(ListView):
             return core.parse_sha256(value, field="export_sha256")
 
         def validate_files(self, value: object) -> dict[str, str]:
-            return core.parse_files(value)
+            return core.parse_files(
+                value,
+                max_files=settings.AGENTDOCS_REPOSITORY_MAX_FILES,
+                max_path=settings.AGENTDOCS_REPOSITORY_MAX_PATH,
+            )
 
         def validate_binding(self, value: object) -> int | None:
             if value is None:
@@ -234,14 +251,27 @@ class RepositoryListReport(ListView):
         "repository holds and each file's state. The first report of a remote and branch "
         "makes the repository (201), later ones update it (200). Readers may report; an "
         "API token needs the `render` scope. A report that changes the repository's state "
-        "emits `repository.state_changed`.",
+        "emits `repository.state_changed`. A field holding a hidden character or a secret "
+        "is refused with 422 naming it (`files` for a path: `line` is its position); a "
+        "remote that cannot be read with 400 `invalid_remote`. Reports are rate-limited "
+        "per token and per person (429).",
         request=InputSerializer,
-        responses={200: RepositorySerializer, 201: RepositorySerializer, **errors(400, 404)},
+        responses={
+            200: RepositorySerializer,
+            201: RepositorySerializer,
+            **errors(400, 404, 422, 429),
+        },
+        parameters=[RETRY_AFTER],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
         access = request_project_access(request, tenant, project)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        ratelimit.check(
+            "repository_report",
+            caller(request),
+            ("repository_report_user", ratelimit.user_key(access.user.pk)),
+        )
         result = repository_service.repository_report(
             project=access.project,
             user=access.user,
@@ -303,19 +333,63 @@ def check_data(check: RepositoryCheck) -> dict[str, Any]:
     }
 
 
+def run_data(check: RepositoryCheck, *, tenant: str, project: str) -> dict[str, Any]:
+    binding = check.binding
+    assert binding is not None  # runs are the checks with a binding record
+    return {
+        "id": binding.pk,
+        "process": binding.process,
+        "created_at": binding.created_at,
+        "problem_count": binding.problem_count,
+        "tool": check.run_tool,  # type: ignore[attr-defined]  # annotated
+        "url": reverse(
+            "api-binding", kwargs={"tenant": tenant, "project": project, "record": str(binding.pk)}
+        ),
+    }
+
+
+class CheckPagination(Pagination):
+    """A page of checks: each holds up to `AGENTDOCS_REPOSITORY_MAX_FILES` file states,
+    so a page holds few, and stays under 1 MB (docs/repositories.md#bounds)."""
+
+    page_size = selectors.CHECKS_PER_PAGE
+    max_page_size = selectors.CHECKS_PER_PAGE
+
+
+def _next_page(name: str, kwargs: dict[str, Any], *, more: bool) -> str | None:
+    """Page 2 of a paged list whose first page the detail shows, when it holds rows."""
+    return f"{reverse(name, kwargs=kwargs)}?page=2" if more else None
+
+
 class RepositoryDetail(ListView):
     class OutputSerializer(RepositorySerializer):
         class Meta:
             ref_name = "RepositoryDetail"
 
-        checks = CheckSerializer(many=True, help_text="Its reports, newest first (100 at most)")
+        checks = CheckSerializer(
+            many=True,
+            help_text=f"Its newest reports, newest first ({selectors.CHECKS_PER_PAGE} at most)",
+        )
+        checks_next = serializers.CharField(
+            allow_null=True,
+            help_text="The page of `.../checks/` with the reports after these; null: none",
+        )
         runs = RunSerializer(
-            many=True, help_text="Its bound runs (`bind --repo`), newest first (100 at most)"
+            many=True,
+            help_text="Its newest bound runs (`bind --repo`), newest first "
+            f"({selectors.RUNS_PER_PAGE} at most)",
+        )
+        runs_next = serializers.CharField(
+            allow_null=True,
+            help_text="The page of `.../runs/` with the runs after these; null: none",
         )
 
     @extend_schema(
         tags=["repositories"],
-        summary="Read a repository, its checks and its bound runs",
+        summary="Read a repository, its newest checks and its newest bound runs",
+        description="The repository as the list shows it, with the first page of its "
+        "checks and of its bound runs; `checks_next` and `runs_next` lead to the next "
+        "pages of `.../checks/` and `.../runs/`.",
         responses={200: OutputSerializer, **errors(400, 404)},
     )
     def get(self, request: Request, tenant: str, project: str, repository_id: str) -> Response:
@@ -323,23 +397,70 @@ class RepositoryDetail(ListView):
         result = repository_service.repository_status(
             project=access.project, repository_id=_repository_id(repository_id)
         )
+        repository = result.repository
         data = repository_data(result, tenant=tenant, project=project)
-        data["checks"] = [
-            check_data(check) for check in selectors.repository_checks(repository=result.repository)
-        ]
+        kwargs = {"tenant": tenant, "project": project, "repository_id": repository.pk}
+        # The first page of each paged list (`CheckPagination`, `Pagination`), and one
+        # row more, which says whether a next page holds any.
+        checks = list(
+            selectors.repository_checks(repository=repository)[: selectors.CHECKS_PER_PAGE + 1]
+        )
+        runs = list(selectors.repository_runs(repository=repository)[: selectors.RUNS_PER_PAGE + 1])
+        data["checks"] = [check_data(check) for check in checks[: selectors.CHECKS_PER_PAGE]]
+        data["checks_next"] = _next_page(
+            "api-repository-checks", kwargs, more=len(checks) > selectors.CHECKS_PER_PAGE
+        )
         data["runs"] = [
-            {
-                "id": check.binding.pk,
-                "process": check.binding.process,
-                "created_at": check.binding.created_at,
-                "problem_count": check.binding.problem_count,
-                "tool": check.run_tool,  # type: ignore[attr-defined]  # annotated
-                "url": reverse(
-                    "api-binding",
-                    kwargs={"tenant": tenant, "project": project, "record": str(check.binding.pk)},
-                ),
-            }
-            for check in selectors.repository_runs(repository=result.repository)
-            if check.binding is not None
+            run_data(check, tenant=tenant, project=project)
+            for check in runs[: selectors.RUNS_PER_PAGE]
         ]
+        data["runs_next"] = _next_page(
+            "api-repository-runs", kwargs, more=len(runs) > selectors.RUNS_PER_PAGE
+        )
         return Response(data)
+
+
+class RepositoryCheckList(ListView):
+    pagination_class = CheckPagination
+    OutputSerializer = CheckSerializer
+
+    @extend_schema(
+        tags=["repositories"],
+        summary="List a repository's checks",
+        description="Its reports, newest first, paged: "
+        f"{selectors.CHECKS_PER_PAGE} a page at most, each with its file states.",
+        responses={200: CheckSerializer(many=True), **errors(400, 404)},
+    )
+    def get(self, request: Request, tenant: str, project: str, repository_id: str) -> Response:
+        access = request_project_access(request, tenant, project)
+        repository = selectors.repository_get(
+            project=access.project, repository_id=_repository_id(repository_id)
+        )
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(
+            selectors.repository_checks(repository=repository), request, view=self
+        )
+        return paginator.get_paginated_response([check_data(check) for check in page or []])
+
+
+class RepositoryRunList(ListView):
+    OutputSerializer = RunSerializer
+
+    @extend_schema(
+        tags=["repositories"],
+        summary="List a repository's bound runs",
+        description="Its bound runs (`bind --repo`), newest first, paged.",
+        responses={200: RunSerializer(many=True), **errors(400, 404)},
+    )
+    def get(self, request: Request, tenant: str, project: str, repository_id: str) -> Response:
+        access = request_project_access(request, tenant, project)
+        repository = selectors.repository_get(
+            project=access.project, repository_id=_repository_id(repository_id)
+        )
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(
+            selectors.repository_runs(repository=repository), request, view=self
+        )
+        return paginator.get_paginated_response(
+            [run_data(check, tenant=tenant, project=project) for check in page or []]
+        )

@@ -141,6 +141,16 @@ urlpatterns = [
         repositories.RepositoryDetail.as_view(),
         name="api-repository",
     ),
+    re_path(
+        P + r"/repositories/(?P<repository_id>[^/]+)/checks/$",
+        repositories.RepositoryCheckList.as_view(),
+        name="api-repository-checks",
+    ),
+    re_path(
+        P + r"/repositories/(?P<repository_id>[^/]+)/runs/$",
+        repositories.RepositoryRunList.as_view(),
+        name="api-repository-runs",
+    ),
     re_path(P + r"/bindings/$", bindings.BindingListCreate.as_view(), name="api-bindings"),
     # The runs timeline (issue 15); before BINDING, which would take `timeline` for an id.
     re_path(

@@ -23,6 +23,7 @@ from agentdocs.cli import sync
 from agentdocs.cli.base import EXIT_USAGE, CommandError, ServerClient
 from agentdocs.core import repository
 from agentdocs.core.agent_files import strip_provenance
+from agentdocs.core.errors import InvalidRemote
 from agentdocs.core.repository import (
     CUSTODY_GIT,
     CUSTODY_UNTRACKED,
@@ -78,7 +79,10 @@ def _remote(folder: Path) -> str | None:
     if url is None:
         names = (_git(folder, "remote") or "").split()
         url = _git(folder, "remote", "get-url", names[0]) if names else None
-    return repository.clean_remote(url.strip() if url else None)
+    try:
+        return repository.clean_remote(url.strip() if url else None)
+    except InvalidRemote:
+        return None  # a remote git could not fetch from either: the run has none
 
 
 def git_state(folder: Path, paths: list[str]) -> GitState:

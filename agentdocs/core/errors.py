@@ -109,7 +109,9 @@ class ErrorBody(TypedDict):
             int,
             Doc(
                 "With `too_large`: the cap in bytes; with `too_many_tokens` and "
-                "`too_many_webhooks`: how many one may hold."
+                "`too_many_webhooks`: how many one may hold; with `invalid` of a "
+                "repository report's `files`: how many files, or characters a path, it "
+                "may hold."
             ),
         ]
     ]
@@ -157,6 +159,13 @@ class ConfusablePath(InvalidInput):
     word, a whole word of look-alikes, compatibility forms such as fullwidth letters)."""
 
     code = "confusable_path"
+
+
+class InvalidRemote(InvalidInput):
+    """A git remote that cannot be read: a port that is not a number from 1 to 65535, a
+    host that is none (empty, a space in it, a broken IPv6 literal)."""
+
+    code = "invalid_remote"
 
 
 class NotFound(AgentdocsError):

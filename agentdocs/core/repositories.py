@@ -35,12 +35,14 @@ IN_SYNC = "in-sync"
 BEHIND = "behind"
 EDITED_LOCALLY = "edited-locally"
 STATES = (IN_SYNC, BEHIND, EDITED_LOCALLY, NEVER_CHECKED)
+# A listed repository whose export this request did not build: the page held more
+# distinct (formats, recipe, profile) sets than one request builds.
+NOT_COMPUTED = "not-computed"
+LISTED_STATES = (*STATES, NOT_COMPUTED)
 # The file states clients report: `sync --check`'s, and the repository bind's.
 FILE_STATES = ("in-sync", "edited-locally", "server-changed", "missing", "extra", "not-generated")
 _BEHIND_FILE_STATES = frozenset({"server-changed", "missing", "extra"})
 
-MAX_FILES = 500
-MAX_PATH = 1024
 MAX_REMOTE = 1000
 MAX_NAME = 200
 MAX_BRANCH = 255
@@ -69,7 +71,8 @@ class CurrentExport:
 
 def parse_formats(value: object, *, field: str = "formats") -> str:
     """Formats as sync takes them (`agents-md,claude-md`, or a list of names): checked,
-    each once, comma-joined; InvalidInput naming `formats`."""
+    each once, sorted and comma-joined (so any order of the same formats is one export
+    to build); InvalidInput naming `formats`."""
     names = value.split(",") if isinstance(value, str) else value
     if not isinstance(names, list) or not names or len(names) > len(EXPORT_FORMATS):
         raise InvalidInput(
@@ -84,28 +87,47 @@ def parse_formats(value: object, *, field: str = "formats") -> str:
                 field=field,
             )
         cleaned.append(name.strip())
-    return ",".join(dict.fromkeys(cleaned))
+    return normal_formats(cleaned)
 
 
-def parse_files(value: object) -> dict[str, str]:
-    """`files`: ``{path: state}``, at most `MAX_FILES`, each path a relative POSIX path
-    of at most `MAX_PATH` characters; InvalidInput naming `files` or `files.<path>`."""
+def normal_formats(names: Iterable[str]) -> str:
+    """Formats each once, sorted, comma-joined: one spelling per set of formats."""
+    return ",".join(sorted(set(names)))
+
+
+def parse_files(value: object, *, max_files: int, max_path: int) -> dict[str, str]:
+    """`files`: ``{path: state}``, at most ``max_files``, each path a relative POSIX path
+    of at most ``max_path`` bytes in UTF-8 (what a file system counts, and what the JSON
+    of a check weighs); InvalidInput naming `files` (with the `limit` passed) or
+    `files.<path>`."""
     if not isinstance(value, dict):
         raise InvalidInput("`files` must be an object of path: state.", field="files")
-    if len(value) > MAX_FILES:
-        raise InvalidInput(f"`files` holds at most {MAX_FILES} files.", field="files")
+    if len(value) > max_files:
+        raise InvalidInput(
+            f"`files` holds {len(value):,} files; at most {max_files:,} are allowed.",
+            field="files",
+            limit=max_files,
+        )
     files: dict[str, str] = {}
     for path, state in value.items():
+        size = len(path.encode("utf-8", "surrogatepass"))
+        if size > max_path:
+            raise InvalidInput(
+                f"A path in `files` is {size:,} bytes long in UTF-8; at most {max_path:,} "
+                "are allowed.",
+                field="files",
+                limit=max_path,
+            )
         if (
             not path
-            or len(path) > MAX_PATH
             or path.startswith("/")
             or "\\" in path
             or any(ord(c) < 32 for c in path)
             or ".." in path.split("/")
         ):
             raise InvalidInput(
-                f"`files` paths are relative paths of 1 to {MAX_PATH} characters.",
+                "`files` paths are relative POSIX paths (no `..`, no backslash, no control "
+                "character).",
                 field="files",
             )
         if state not in FILE_STATES:

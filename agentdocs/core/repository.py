@@ -13,6 +13,7 @@ Plain Python: the CLI imports it without Django.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Sequence
 from typing import Any, NotRequired, TypedDict
@@ -20,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from agentdocs.core.agent_files import _parse_yaml, split_frontmatter
 from agentdocs.core.bindings import BindingRecordData, Problem
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import InvalidInput, InvalidRemote
 from agentdocs.core.export import Export, ExportFile, ExportSourceDict
 from agentdocs.core.targets import TOOLS_BY_SLUG, Limit, LoadingTool
 
@@ -156,28 +157,112 @@ def file_state(*, local: str, locked: str | None, exported: str | None) -> str:
 
 # Remotes without credentials
 
-_SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/:]+)@)?(?P<host>[^/:]+):(?P<path>.*)$")
+_URL_FORM = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_SSH_SCHEMES = frozenset({"ssh", "git+ssh", "ssh+git"})
+_HOST_PUNCTUATION = frozenset("-._~")
 
 
-def clean_remote(url: str | None) -> str | None:
-    """``url`` without credentials: no `user:password@` (nor a lone token as the user of
-    an http(s) URL), no query or fragment. An ssh user (`git@host:org/repo`) is kept:
-    it is not a secret."""
+def _bad_remote(detail: str, field: str) -> InvalidRemote:
+    return InvalidRemote(f"`{field}`: {detail}", field=field)
+
+
+def _host_is_valid(host: str) -> bool:
+    """A host name (letters of any script, digits, `-._~`) or a bracketed IPv6 literal."""
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return False
+        return True
+    return bool(host) and all(c.isalnum() or c in _HOST_PUNCTUATION for c in host)
+
+
+def _clean_url(url: str, field: str) -> str:
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname  # lowercased; an IPv6 literal without its brackets
+        port = parts.port  # ValueError for a port that is not a number of 0 to 65535
+    except ValueError as error:
+        raise _bad_remote(f"this remote cannot be read ({error}).", field) from None
+    if not host:
+        if parts.scheme.lower() == "file" and not parts.netloc:
+            return urlunsplit((parts.scheme, "", parts.path, "", ""))
+        raise _bad_remote("this remote names no host.", field)
+    netloc = f"[{host}]" if ":" in host else host
+    if not _host_is_valid(netloc):
+        raise _bad_remote(f"{host!r} is not a host name.", field)
+    if port == 0:
+        raise _bad_remote("a port is a number from 1 to 65535.", field)
+    if port is not None:
+        netloc = f"{netloc}:{port}"
+    if parts.scheme.lower() in _SSH_SCHEMES and parts.username and parts.password is None:
+        netloc = f"{parts.username}@{netloc}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _scp_host(rest: str) -> tuple[str, str] | None:
+    """``host:path`` split as git reads an scp-like remote (the host may be a bracketed
+    IPv6 literal); None when ``rest`` is not one (no colon before a slash)."""
+    if rest.startswith("["):
+        end = rest.find("]:")
+        if end < 0:
+            return None
+        return rest[: end + 1], rest[end + 2 :]
+    host, colon, path = rest.partition(":")
+    if not colon or "/" in host or "@" in host:
+        return None
+    return host, path
+
+
+def _clean_scp_like(url: str, field: str) -> str:
+    # `user[:password]@host:path`: the host follows the last `@` that a `host:` follows
+    # (a password or a path may hold `@`, a password may hold `/`).
+    for at in range(len(url) - 1, -1, -1):
+        if url[at] != "@":
+            continue
+        rest = url[at + 1 :]
+        found = _scp_host(rest)
+        if found is None and rest.startswith("["):
+            raise _bad_remote("this remote's IPv6 literal is not closed by `]:`.", field)
+        if found is None:
+            continue
+        host, path = found
+        if not _host_is_valid(host):
+            raise _bad_remote(f"{host!r} is not a host name.", field)
+        user, colon, _password = url[:at].partition(":")
+        return f"{user}@{host}:{path}" if user and not colon else f"{host}:{path}"
+    userinfo, sign, after = url.partition("@")
+    if sign and ":" in userinfo and "/" not in userinfo:
+        # `user:password@...` that git would read as host `user`: never keep the password.
+        return after
+    found = _scp_host(url)
+    if found is not None and not _host_is_valid(found[0]):
+        raise _bad_remote(f"{found[0]!r} is not a host name.", field)
+    if found is None and url.startswith("["):
+        raise _bad_remote("this remote's IPv6 literal is not closed by `]:`.", field)
+    return url  # `host:path`, or a local path
+
+
+def clean_remote(url: str | None, *, field: str = "remote") -> str | None:
+    """``url`` without credentials, or None for none (docs/repositories.md#remotes).
+
+    A URL (`scheme://...`) loses its `user:password@` (and a lone user of any scheme
+    but ssh: an https user is often a token), its query and fragment; an ssh user without
+    a password is kept (`ssh://git@host/...`). An scp-like remote (`[user@]host:path`)
+    keeps a lone user (`git@host:org/repo`) and loses a user given with a password
+    (`bob:pass@host:org/repo` is `host:org/repo`). A local path is kept as it is.
+
+    Raises InvalidRemote naming ``field`` for a remote that cannot be read: a port that
+    is not a number from 1 to 65535, no host, a host with characters no host holds, a
+    broken IPv6 literal."""
     if not url:
         return None
     url = url.strip()
-    parts = urlsplit(url)
-    if parts.scheme and parts.netloc:
-        host = parts.hostname or ""
-        if parts.port is not None:
-            host = f"{host}:{parts.port}"
-        if parts.scheme == "ssh" and parts.username and parts.password is None:
-            host = f"{parts.username}@{host}"
-        return urlunsplit((parts.scheme, host, parts.path, "", ""))
-    match = _SCP_LIKE.match(url)
-    if match is not None and ":" not in (match.group("user") or ""):
-        return url
-    return url.split("@")[-1]
+    if not url:
+        return None
+    if _URL_FORM.match(url):
+        return _clean_url(url, field)
+    return _clean_scp_like(url, field)
 
 
 # The server's checks
@@ -265,7 +350,9 @@ def parse_repository(data: object) -> RepositorySection:
     return {
         "tool": tool.slug,
         "format": tool.format,
-        "remote": clean_remote(_text(section, "remote", field="remote", nullable=True)),
+        "remote": clean_remote(
+            _text(section, "remote", field="remote", nullable=True), field="repository.remote"
+        ),
         "commit": _git_id(section, "commit", field="commit", nullable=True),
         "branch": _text(section, "branch", field="branch", nullable=True),
         "dirty": _bool(section, "dirty", field="dirty"),
@@ -303,7 +390,8 @@ def _parse_file(raw: object, *, tool: LoadingTool, field: str) -> RepositoryFile
         git = _keys(data.get("git"), _GIT_KEYS, _GIT_KEYS, field=f"{field}.git")
         entry["git"] = {
             "remote": clean_remote(
-                _text(git, "remote", field=f"{field}.git.remote", nullable=True)
+                _text(git, "remote", field=f"{field}.git.remote", nullable=True),
+                field=f"repository.{field}.git.remote",
             ),
             "commit": _git_id(git, "commit", field=f"{field}.git.commit", nullable=True),
             "blob": _git_id(git, "blob", field=f"{field}.git.blob", nullable=False) or "",

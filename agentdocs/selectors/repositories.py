@@ -21,8 +21,11 @@ from agentdocs.models import (
     Tenant,
 )
 
-MAX_CHECKS = 100
-MAX_RUNS = 100
+# A page of a repository's checks, in the API (its detail shows the first): each check
+# holds up to AGENTDOCS_REPOSITORY_MAX_FILES file states, so a page holds few and stays
+# under 1 MB (docs/repositories.md#bounds). A page of runs is the API's usual page.
+CHECKS_PER_PAGE = 8
+RUNS_PER_PAGE = 50
 
 
 def repository_list(*, project: Project) -> QuerySet[Repository]:
@@ -102,22 +105,22 @@ def repository_get(*, project: Project, repository_id: int) -> Repository:
     return repository
 
 
-def repository_checks(*, repository: Repository, limit: int = MAX_CHECKS) -> list[RepositoryCheck]:
-    """Its reports, newest first (the newest ``limit``)."""
-    return list(
+def repository_checks(*, repository: Repository) -> QuerySet[RepositoryCheck]:
+    """Its reports, newest first (a page of them is the caller's to take)."""
+    return (
         RepositoryCheck.objects.filter(repository=repository)
         .select_related("reported_by")
-        .order_by("-reported_at", "-id")[:limit]
+        .order_by("-reported_at", "-id")
     )
 
 
-def repository_runs(*, repository: Repository, limit: int = MAX_RUNS) -> list[RepositoryCheck]:
+def repository_runs(*, repository: Repository) -> QuerySet[RepositoryCheck]:
     """Its bound runs (the reports of `bind --repo`, with their record but not its
     JSON: `run_tool` is the tool the record names), newest first."""
-    return list(
+    return (
         RepositoryCheck.objects.filter(repository=repository, binding__isnull=False)
         .select_related("binding")
         .defer("binding__record")
         .annotate(run_tool=KeyTextTransform("tool", KeyTransform("repository", "binding__record")))
-        .order_by("-reported_at", "-id")[:limit]
+        .order_by("-reported_at", "-id")
     )

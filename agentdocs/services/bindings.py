@@ -37,7 +37,7 @@ from agentdocs.core.bindings import (
     stored_json_bytes,
     unversioned_source,
 )
-from agentdocs.core.errors import InvalidInput, TooLarge
+from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected, TooLarge
 from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
 from agentdocs.core.repository import (
     IN_SYNC,
@@ -53,6 +53,7 @@ from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, 
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import archival, binding_memory_block, events
 from agentdocs.services import memory_block as memory_block_service
+from agentdocs.services.repositories import refuse_hidden_or_secret
 from agentdocs.services.signatures import binding_record_sign
 
 MANIFEST_PATH = "context.json"
@@ -163,6 +164,7 @@ def _repository_section(
     server's current export (built once, whatever the number of files), and the
     export's inputs kept when a file is in sync so that it can be rebuilt later."""
     section = parse_repository(data)
+    _refuse_hidden_or_secret_in_section(section)
     export, inputs = binding_memory_block.binding_export_bind(
         tenant=tenant, project=project, format=section["format"]
     )
@@ -190,6 +192,32 @@ def _repository_section(
         else None
     )
     return section
+
+
+def _refuse_hidden_or_secret_in_section(section: RepositorySection) -> None:
+    """The section's texts (its remotes, without credentials, its branch and its paths)
+    are signed into an immutable record that members see: a hidden character or a
+    secret in one is refused (422 naming it) before anything is stored or signed."""
+    texts: list[tuple[str, str | None]] = [
+        ("repository.remote", section["remote"]),
+        ("repository.branch", section["branch"]),
+    ]
+    for index, entry in enumerate(section["files"]):
+        texts.append((f"repository.files[{index}].path", entry["path"]))
+        git = entry.get("git")
+        if git is not None:
+            texts.append((f"repository.files[{index}].git.remote", git["remote"]))
+    named = [(field, text) for field, text in texts if text]
+    try:
+        # One scan of them all, one per line (none holds a line break): a run may list
+        # 500 files; each one alone only to name the one refused.
+        refuse_hidden_or_secret(
+            "\n".join(text for _field, text in named), field="repository", what="`repository`"
+        )
+    except (HiddenCharacters, SecretDetected):
+        for field, text in named:
+            refuse_hidden_or_secret(text, field=field, what=f"`{field}`")
+        raise
 
 
 def _archive_later(record_id: int) -> Callable[[], None]:

@@ -2,9 +2,14 @@
 `sync --check`, `bind --repo`), and each repository's state against the server's
 export now.
 
-The state is computed on read: the export of each distinct set of formats (and recipe)
-is built once per request from the render's reads (one query, or none while the
-shared cache is current), whatever the number of repositories. A report that changes
+The state is computed on read: the export of each distinct set of formats (and recipe
+and profile) is built once per request from the render's reads (one query, or none
+while the shared cache is current), whatever the number of repositories, and at most
+`AGENTDOCS_REPOSITORY_EXPORTS_PER_REQUEST` sets per request: a repository past them is
+`not-computed` in that answer. Formats are kept sorted, so an order is never a set of
+its own. A report is refused when a field holds a hidden character or a secret (the
+activity feed and webhook receivers would show it), its remote without credentials. A
+report that changes
 a repository's state emits `repository.state_changed`, in the report's transaction; a
 document write that puts repositories behind emits nothing (their state is computed
 when read): see docs/repositories.md.
@@ -16,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.urls import reverse
@@ -24,7 +30,9 @@ from django.utils import timezone
 from agentdocs.core import repositories as core
 from agentdocs.core.errors import AgentdocsError, InvalidInput
 from agentdocs.core.export import build_export
+from agentdocs.core.hidden_characters import refuse_hidden
 from agentdocs.core.repository import clean_remote
+from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.models import ApiToken, BindingRecord, Project, Repository, RepositoryCheck
 from agentdocs.selectors import repositories as selectors
 from agentdocs.services import events
@@ -45,18 +53,26 @@ class RepositoryStatus:
 
 
 def _key(repository: Repository) -> ExportKey:
-    return (repository.formats, repository.recipe, repository.profile)
+    # Normalized again: a repository reported before formats were kept sorted.
+    formats = core.normal_formats(repository.formats.split(","))
+    return (formats, repository.recipe, repository.profile)
+
+
+def exports_per_request() -> int:
+    return settings.AGENTDOCS_REPOSITORY_EXPORTS_PER_REQUEST
 
 
 def current_exports(
-    *, project: Project, keys: Iterable[ExportKey]
+    *, project: Project, keys: Iterable[ExportKey], limit: int | None = None
 ) -> dict[ExportKey, core.CurrentExport | None]:
     """The server's export now of each (formats, recipe, profile): the render's reads
     once per recipe and profile, the export once per key; None where it cannot be made
-    (a recipe since deleted)."""
+    (a recipe since deleted). With ``limit``, only the first ``limit`` distinct keys
+    are built; the others are missing from the answer (not computed)."""
     inputs: dict[tuple[str, str], Any] = {}
     found: dict[ExportKey, core.CurrentExport | None] = {}
-    for key in dict.fromkeys(keys):
+    distinct = list(dict.fromkeys(keys))
+    for key in distinct if limit is None else distinct[:limit]:
         formats, recipe, profile = key
         if (recipe, profile) not in inputs:
             try:
@@ -92,12 +108,26 @@ def _status(repository: Repository, now: core.CurrentExport | None) -> Repositor
     )
 
 
+def _not_computed(repository: Repository) -> RepositoryStatus:
+    return RepositoryStatus(
+        repository=repository, current_export_sha256=None, state=core.NOT_COMPUTED
+    )
+
+
 def repository_statuses(
     *, project: Project, repositories: Iterable[Repository]
 ) -> list[RepositoryStatus]:
+    """Each repository with its state now, in order; past the request's budget of
+    exports (`exports_per_request`), a repository whose export is not among those built
+    is `not-computed`."""
     rows = list(repositories)
-    exports = current_exports(project=project, keys=(_key(row) for row in rows))
-    return [_status(row, exports[_key(row)]) for row in rows]
+    exports = current_exports(
+        project=project, keys=(_key(row) for row in rows), limit=exports_per_request()
+    )
+    return [
+        _status(row, exports[_key(row)]) if _key(row) in exports else _not_computed(row)
+        for row in rows
+    ]
 
 
 def repository_list_status(*, project: Project) -> list[RepositoryStatus]:
@@ -158,7 +188,27 @@ def repository_report(
     ``name`` its client gives and branch. When the report holds the server's export of
     the moment, the versions each file was built from become its baseline (`behind_by`
     counts from there). A report that changes its state emits `repository.state_changed`."""
-    remote = clean_remote(remote) if remote else None
+    if remote:
+        # A hidden character first (it may sit in the host), then the cleaned remote:
+        # its stripped credentials are no secret that is kept.
+        refuse_hidden(remote, field="remote", what="The remote")
+        remote = clean_remote(remote, field="remote")
+        if remote:
+            refuse_secret_in_text(remote, field="remote", what="The remote")
+    for field_name, value in (
+        ("name", name),
+        ("branch", branch),
+        ("recipe", recipe),
+        ("profile", profile),
+    ):
+        if value:
+            refuse_hidden_or_secret(value, field=field_name, what=f"`{field_name}`")
+    if files:
+        # One line per path, in order: a refusal's `line` is the path's position.
+        refuse_hidden_or_secret(
+            "\n".join(files), field="files", what="The paths of `files` (one per line)"
+        )
+    formats = core.normal_formats(formats.split(","))
     if not remote and not name:
         raise InvalidInput(
             "`remote` is required (the repository's git remote), or a `name` for a "
@@ -224,6 +274,14 @@ def repository_report(
     if record is not None:
         repository.last_run = BindingRecord.objects.defer("record").get(pk=record.pk)
     return replace(_status(repository, exported), created=created)
+
+
+def refuse_hidden_or_secret(text: str, *, field: str, what: str) -> None:
+    """The text checks of every field of a report or a repository run that members, the
+    activity feed and webhook receivers see: 422 `hidden_characters` or
+    `secret_detected` naming ``field``, as for a document's body."""
+    refuse_hidden(text, field=field, what=what)
+    refuse_secret_in_text(text, field=field, what=what)
 
 
 class RepositoryEventData(TypedDict):

@@ -34,6 +34,7 @@ VALUES = {
 RATE_LIMITED = {
     ("POST", "/api/v1/tenants/{tenant}/projects/{project}/memory-block/"),
     ("POST", "/api/v1/tenants/{tenant}/projects/{project}/bindings/"),
+    ("POST", "/api/v1/tenants/{tenant}/projects/{project}/repositories/"),
     # Limited per person (AGENTDOCS_RATE_LIMIT_PREVIEW_PER_USER, ..._TOKEN_CREATE).
     ("GET", "/api/v1/tenants/{tenant}/projects/{project}/memory-block/"),
     ("POST", "/api/v1/tokens/"),

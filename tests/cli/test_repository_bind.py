@@ -221,3 +221,16 @@ def test_another_tenants_user_gets_404_and_nothing_is_stored(
     assert result.returncode == 2
     assert "HTTP 404" in result.stderr.decode()
     assert BindingRecord.objects.count() == 0
+
+
+def test_a_remote_git_cannot_read_is_left_out_and_the_run_is_bound(server, repo):
+    # Issue 34: an unreadable remote (a bad port) no longer stops the client; the server
+    # would refuse it with 400 `invalid_remote`, so the run is bound without one.
+    git(repo, "remote", "set-url", "origin", "https://deploy:pw@example.com:99999/acme/web.git")
+    sync(repo, server, "agents-md")
+    commit(repo)
+    result, record = bind(repo, server, "codex")
+    assert result.returncode == 0, result.stderr.decode()
+    assert record["repository"]["remote"] is None
+    assert record["repository"]["files"][0]["git"]["remote"] is None
+    assert "pw@" not in json.dumps(BindingRecord.objects.get().record)

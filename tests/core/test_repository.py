@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentdocs.core import repository
+from agentdocs.core.errors import InvalidRemote
 from agentdocs.core.targets import TOOLS_BY_SLUG
 
 
@@ -21,10 +22,42 @@ from agentdocs.core.targets import TOOLS_BY_SLUG
         ("/srv/git/web.git", "/srv/git/web.git"),
         ("", None),
         (None, None),
+        # scp-like (issue 34): a user given with a password goes with it.
+        ("bob:s3cr3tpass@github.com:org/repo.git", "github.com:org/repo.git"),
+        ("bob:p@ss@github.com:org/repo.git", "github.com:org/repo.git"),
+        ("bob:pa/ss@github.com:org/repo.git", "github.com:org/repo.git"),
+        ("bob:pw@github.com/org/repo.git", "github.com/org/repo.git"),
+        ("git@host:org/repo@v2.git", "git@host:org/repo@v2.git"),
+        ("github.com:org/web.git", "github.com:org/web.git"),
+        ("git@[::1]:org/web.git", "git@[::1]:org/web.git"),
+        ("https://u:p@[::1]:8443/web.git", "https://[::1]:8443/web.git"),
+        ("file:///srv/git/web.git", "file:///srv/git/web.git"),
+        ("https://bücher.example/web.git", "https://bücher.example/web.git"),
     ],
 )
 def test_remotes_lose_their_credentials(url, clean):
     assert repository.clean_remote(url) == clean
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://host:99999/x.git",
+        "https://host:abc/x.git",
+        "https://host:0/x.git",
+        "https://[::1/x.git",
+        "https://[zzz]/x.git",
+        "https://exa mple.com/x.git",
+        "https:///x.git",
+        "git@[::1:org/x.git",
+        "git@exa mple:org/x.git",
+        "[::1:org/x.git",
+    ],
+)
+def test_a_remote_that_cannot_be_read_is_invalid_remote_naming_the_field(url):
+    with pytest.raises(InvalidRemote) as raised:
+        repository.clean_remote(url, field="repository.remote")
+    assert raised.value.field == "repository.remote" and raised.value.code == "invalid_remote"
 
 
 def test_load_order_is_the_main_file_then_the_rules_by_name():

@@ -197,3 +197,59 @@ def test_the_activity_page_lists_repository_state_changes(browse, reader, two_re
     html = browse(reader).get("/t/acme/-/activity/?kind=repository").content.decode()
     assert html.count("state_changed") >= 2
     assert "git@example.com:acme/fork.git" in html
+
+
+def test_a_repository_whose_export_was_not_built_shows_not_computed(
+    browse, reader, project, writer, agent_md, settings
+):
+    settings.AGENTDOCS_REPOSITORY_EXPORTS_PER_REQUEST = 1
+    for index, formats in enumerate(("agents-md", "claude-md", "agents-md,claude-md")):
+        repository_service.repository_report(
+            project=project,
+            user=writer,
+            token=None,
+            kind="sync",
+            remote=f"https://example.com/acme/r{index}.git",
+            name=None,
+            branch="main",
+            commit=None,
+            dirty=False,
+            formats=formats,
+            recipe=None,
+            profile=None,
+            export_sha256="0" * 64,
+            files={"AGENTS.md": "in-sync"},
+            binding=None,
+        )
+    html = browse(reader).get(URL).content.decode()
+    assert html.count('data-state="not-computed"') == 2
+    assert html.count('data-state="behind"') == 1
+
+
+def test_the_detail_page_pages_the_checks(browse, reader, project, writer, agent_md):
+    from django.utils import timezone
+
+    from agentdocs.models import RepositoryCheck
+
+    repository = report(
+        project, writer, remote="https://example.com/acme/web.git", files={"AGENTS.md": "in-sync"}
+    ).repository
+    earlier = timezone.now() - timezone.timedelta(hours=1)
+    RepositoryCheck.objects.bulk_create(
+        RepositoryCheck(
+            repository=repository,
+            kind="check",
+            formats="agents-md",
+            export_sha256="0" * 64,
+            files={"AGENTS.md": "edited-locally"},
+            state="edited-locally",
+            reported_at=earlier - timezone.timedelta(seconds=index),
+        )
+        for index in range(60)
+    )
+    page = f"{URL}{repository.pk}/"
+    first = browse(reader).get(page).content.decode()
+    assert first.count('data-state="edited-locally"') == 49  # and the newest, in sync
+    assert "Page 1 of 2" in first
+    second = browse(reader).get(f"{page}?page=2").content.decode()
+    assert second.count('data-state="edited-locally"') == 11 and "Page 2 of 2" in second

@@ -1,6 +1,6 @@
 """The Repositories pages of a project: each repository that reports its agent files,
-with its state against the server's export now; and one repository with its checks and
-bound runs."""
+with its state against the server's export now; and one repository with its checks,
+paged."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 from agentdocs import permissions
 from agentdocs.selectors import repositories as selectors
 from agentdocs.services import repositories as repository_service
-from agentdocs.web.pages import member_page
+from agentdocs.web.pages import list_page, member_page
 
 
 @member_page
@@ -40,6 +40,8 @@ def repository_detail(
             "access": access,
             "project": access.project,
             "row": row,
-            "checks": selectors.repository_checks(repository=row.repository),
+            "checks": list_page(
+                request, selectors.repository_checks(repository=row.repository), per_page=50
+            ),
         },
     )
