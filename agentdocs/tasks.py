@@ -32,6 +32,40 @@ def archive_binding_record(record_id: int) -> bool:
     return archival.binding_record_archive(record_id=record_id)
 
 
+# Any error: a storage backend other than the filesystem (an object store) raises its
+# client library's own. Archival is idempotent, so a retry is always safe.
+ARCHIVE_RETRIES = {
+    "acks_late": True,
+    "autoretry_for": (Exception,),
+    "retry_backoff": 2,
+    "retry_backoff_max": 300,
+    "retry_jitter": True,
+    "max_retries": 8,
+}
+
+
+@shared_task(**ARCHIVE_RETRIES)
+def archive_binding_records(record_ids: list[int]) -> int:
+    """Archive a batch of binding records (those still unarchived), as the sweep hands
+    them out; safe to run any number of times. Returns how many it archived."""
+    return archival.binding_records_archive(record_ids=record_ids)
+
+
+@shared_task(bind=True, **ARCHIVE_RETRIES)
+def archive_pending_binding_records(self: Task) -> int:
+    """Archive the oldest unarchived binding records, one batch, and enqueue the next
+    drain on this queue while a backlog remains (`archival.archive_pending`). Returns
+    how many it archived."""
+    queue = (self.request.delivery_info or {}).get("routing_key")
+    drained = archival.archive_pending(queue=queue)
+    if drained.more:
+        try:
+            self.apply_async(queue=queue)
+        except Exception:  # the broker: the next bind or the sweep takes the rest
+            logger.exception("Could not enqueue the next archival drain.")
+    return drained.archived
+
+
 @shared_task(acks_late=True)
 def sweep_unarchived_binding_records() -> int:
     """Re-enqueue records not archived some minutes after they were made."""

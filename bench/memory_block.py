@@ -54,15 +54,16 @@ from bench.common import (
 CLIENT_DOCUMENT = (
     "# This machine\n\n" + "- The staging box is staging-3; never deploy from here.\n" * 16
 )
-# The scenarios, in the order of a round, with their targets (× ping's throughput).
+# The scenarios, in the order of a round, with their targets (× ping's throughput;
+# issue 40's: every agent-facing request at ping's, p99 at most 1.2× ping's).
 SCENARIOS = {
     "ping": ("GET /api/v1/ping", None),
-    "stubs": ("POST memory-block (stubs)", 0.90),
-    "full": ("POST memory-block (full)", 0.85),
+    "stubs": ("POST memory-block (stubs)", 0.95),
+    "full": ("POST memory-block (full)", 0.95),
     "preview304": ("GET memory-block 304", 0.95),
     "document304": ("GET document 304", 0.95),
 }
-P99_TARGET = 1.3
+P99_TARGET = 1.2
 
 
 def _requests(seeded: dict, port: int, concurrency: int, round_name: str) -> dict[str, list]:

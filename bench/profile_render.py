@@ -6,7 +6,13 @@ no gunicorn) for `--requests` requests of each scenario, timing each and profili
 them with cProfile. Prints the mean server-side time of each scenario beside ping's
 and, with `--profile SCENARIO`, the functions it spends its time in.
 
-    .venv/bin/python bench/profile_render.py [--requests 2000] [--profile stubs]
+    .venv/bin/python bench/profile_render.py [--requests 2000] [--profile ping,full]
+
+`--profile` takes one scenario or several, comma-separated: each is profiled in the
+same run, and besides each profile a table gives, per request and side by side, the
+parts of a request a render adds to or shares with ping's (authentication, the
+render's cache round trip, the read-state write, the body's validation, composing,
+the signature, JSON encoding, the connection's health check).
 
 Talks to 127.0.0.1 only. See bench/README.md.
 """
@@ -34,6 +40,34 @@ from bench.common import (
     recreate_database,
 )
 from bench.memory_block import CLIENT_DOCUMENT
+
+# The parts of a request the side-by-side table shows: (label, file suffix, function).
+PARTS = (
+    ("whole request (WSGI)", "django/core/handlers/wsgi.py", "__call__"),
+    ("middleware and dispatch", "", ""),
+    ("authentication (token, access)", "agentdocs/api/authentication.py", "authenticate"),
+    ("connection health check", "django/db/backends/base/base.py", "close_if_health_check_failed"),
+    ("validating the body", "agentdocs/api/serializers.py", "validated"),
+    ("cache round trip (rows, read state, limits)", "agentdocs/cache.py", "get_many_and_counts"),
+    ("composing the block and account", "agentdocs/core/memory_block.py", "compose_memory_block"),
+    ("read-state write (unanswered)", "agentdocs/cache.py", "set_unanswered"),
+    ("signature (Ed25519, claim)", "agentdocs/services/signatures.py", "memory_block_sign"),
+    ("JSON encoding", "agentdocs/api/renderers.py", "render"),
+    ("the view itself", "rest_framework/views.py", "dispatch"),
+)
+
+
+def parts_of(stats: pstats.Stats, requests: int) -> dict[str, float]:
+    """Cumulative milliseconds per request of each of PARTS in ``stats``."""
+    found: dict[str, float] = {}
+    for (filename, _, function), row in stats.stats.items():  # type: ignore[attr-defined]
+        cumulative = row[3]
+        for label, suffix, name in PARTS:
+            if suffix and filename.endswith(suffix) and function == name:
+                found[label] = found.get(label, 0.0) + cumulative / requests * 1000
+    whole, view = found.get(PARTS[0][0], 0.0), found.get("the view itself", 0.0)
+    found["middleware and dispatch"] = whole - view
+    return found
 
 
 def wsgi_request(method: str, path: str, headers: dict[str, str], body: bytes = b"") -> dict:
@@ -64,7 +98,9 @@ def wsgi_request(method: str, path: str, headers: dict[str, str], body: bytes = 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=2000)
-    parser.add_argument("--profile", default="", help="scenario to print the profile of")
+    parser.add_argument(
+        "--profile", default="", help="scenarios to profile, comma-separated (ping,full)"
+    )
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--database", default="agentdocs_bench_profile")
@@ -140,8 +176,10 @@ def main(argv: list[str] | None = None) -> int:
                 if not status.startswith(expected.get(name, "200")):
                     raise SystemExit(f"{name}: {status}")
         means, cpu = {}, {}
+        profiled = [name for name in args.profile.split(",") if name]
+        parts: dict[str, dict[str, float]] = {}
         for name, scenario in scenarios.items():
-            profiler = cProfile.Profile() if name == args.profile else None
+            profiler = cProfile.Profile() if name in profiled else None
             began, began_cpu = time.perf_counter(), time.process_time()
             if profiler:
                 profiler.enable()
@@ -156,7 +194,17 @@ def main(argv: list[str] | None = None) -> int:
                 stats = pstats.Stats(profiler, stream=out)
                 stats.sort_stats("cumulative").print_stats(args.top)
                 stats.sort_stats("tottime").print_stats(args.top)
+                print(f"=== profile of {name} ===")
                 print(out.getvalue())
+                parts[name] = parts_of(stats, args.requests)
+        if parts:
+            # Profiled milliseconds (cProfile inflates Python-heavy parts): compare the
+            # columns with each other, not with the unprofiled times below.
+            names = list(parts)
+            print(f"{'profiled ms per request':<46}" + "".join(f"{n:>12}" for n in names))
+            for label, _, _ in PARTS:
+                print(f"{label:<46}" + "".join(f"{parts[n].get(label, 0.0):>12.3f}" for n in names))
+            print()
         # Wall time includes waiting for PostgreSQL and Redis; CPU time is this process's
         # own work, which a shared machine's load barely moves.
         print(

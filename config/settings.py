@@ -429,6 +429,11 @@ AGENTDOCS_READ_STATE_TTL_SECONDS = env_int("AGENTDOCS_READ_STATE_TTL_SECONDS", 2
 AGENTDOCS_RENDER_CACHE = env_bool("AGENTDOCS_RENDER_CACHE", True)
 AGENTDOCS_RENDER_CACHE_TTL_SECONDS = env_int("AGENTDOCS_RENDER_CACHE_TTL_SECONDS", 60 * 60)
 AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS", 5 * 60)
+# Binding records archived per task (one transaction, one UPDATE): a worker drains a
+# backlog in batches of this many.
+AGENTDOCS_ARCHIVE_BATCH_SIZE = env_int("AGENTDOCS_ARCHIVE_BATCH_SIZE", 500)
+if AGENTDOCS_ARCHIVE_BATCH_SIZE < 1:
+    raise ImproperlyConfigured("AGENTDOCS_ARCHIVE_BATCH_SIZE must be at least 1.")
 # Paged lists count their rows exactly up to this many; past it a page's `count` is this
 # number and `count_exact` is false (agentdocs/paging.py), so a page costs the same
 # however long the list.

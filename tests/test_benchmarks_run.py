@@ -7,6 +7,7 @@ so a change that breaks a benchmark's seed or its server is caught here.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -254,3 +255,107 @@ def test_the_repositories_bounds_benchmark_runs_and_reports():
     ]
     assert max(sizes) < 1024 * 1024, detail  # the detail and every page of its checks
     assert "400 invalid naming 'files', limit 200" in result.stdout
+
+
+def _postgres_admin_url() -> str:
+    db_settings = connection.settings_dict
+    host, port = db_settings.get("HOST") or "127.0.0.1", db_settings.get("PORT") or 5432
+    return f"postgres://{db_settings['USER']}@{host}:{port}/postgres"
+
+
+def test_the_writes_benchmark_runs_and_reports(db):
+    need_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "concurrent writers need PostgreSQL; set DATABASE_URL to PostgreSQL",
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "writes.py"),
+            "--postgres",
+            _postgres_admin_url(),
+            "--database",
+            f"{connection.settings_dict['NAME']}_bench_writes_smoke",
+            *("--writes", "2", "--rounds", "1", "--writers", "2", "--tenants", "2"),
+            *("--concurrent-writes", "2"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    # Exit 0: every tenant's chain held after the concurrent writers.
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    for line in ("chained / unchained:", "chained / plain:", "one tenant", "2 tenants"):
+        assert line in result.stdout, result.stdout
+    assert "chain verified after the run: ok=True" in result.stdout
+    assert "load average" in result.stdout
+
+
+def test_the_profile_benchmark_profiles_ping_and_a_render_side_by_side(db):
+    need_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "the benchmark serves the app on PostgreSQL; set DATABASE_URL to PostgreSQL",
+    )
+    redis_url = settings.REDIS_URL
+    need_service("Redis", bool(redis_url) and _redis_ping(redis_url), "set REDIS_URL")
+    redis = urlsplit(redis_url)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "profile_render.py"),
+            "--postgres",
+            _postgres_admin_url(),
+            "--database",
+            f"{connection.settings_dict['NAME']}_bench_profile_smoke",
+            "--redis-url",
+            f"redis://{redis.hostname}:{redis.port or 6379}/15",
+            *("--requests", "3", "--profile", "ping,full", "--top", "3"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    table = result.stdout.split("profiled ms per request")[1]
+    assert table.split("\n")[0].split() == ["ping", "full"]
+    for part in ("signature (Ed25519, claim)", "read-state write", "JSON encoding"):
+        assert part in table, result.stdout
+    assert "load average" in result.stdout
+
+
+@pytest.mark.celery_worker
+def test_the_archive_benchmark_runs_both_modes(db):
+    need_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "the worker shares PostgreSQL; set DATABASE_URL to PostgreSQL",
+    )
+    redis_url = settings.REDIS_URL
+    need_service("Redis", bool(redis_url) and _redis_ping(redis_url), "set REDIS_URL")
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "archive_throughput.py"),
+            *("--records", "20", "--concurrency", "1", "--batch-size", "8", "--timeout", "120"),
+        ],
+        # Its throwaway database is test_<name>: a name of its own, not this test run's.
+        env={
+            **os.environ,
+            "DATABASE_URL": _postgres_admin_url().rsplit("/", 1)[0]
+            + f"/{connection.settings_dict['NAME']}_archive_smoke",
+            "REDIS_URL": redis_url,
+            "CELERY_BROKER_URL": settings.CELERY_BROKER_URL or redis_url,
+        },
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    for mode in ("per-record, concurrency 1: 20 records archived", "batch, concurrency 1: 20"):
+        assert mode in result.stdout, result.stdout
+    assert "3 UPDATEs" in result.stdout  # batches of 8, 8 and 4

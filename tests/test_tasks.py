@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -71,7 +72,7 @@ class Worker:
         self.process: subprocess.Popen | None = None
         self.hostname = ""
 
-    def start(self, *, concurrency: int = 1) -> None:
+    def start(self, *, concurrency: int = 1, env: dict[str, str] | None = None) -> None:
         self.hostname = f"agentdocs-test-{uuid.uuid4().hex[:8]}@%h"
         self.log = self.log_path.open("ab")
         self.process = subprocess.Popen(
@@ -96,7 +97,7 @@ class Worker:
                 "--without-mingle",
             ],
             cwd=ROOT,
-            env=self.env,
+            env={**self.env, **(env or {})},
             stdout=self.log,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, so the pool dies with it
@@ -144,9 +145,9 @@ def worker_setup(settings, tmp_path, transactional_db) -> Iterator[Callable[[], 
     }
     workers: list[Worker] = []
 
-    def start(concurrency: int = 1) -> Worker:
+    def start(concurrency: int = 1, **settings_env: str) -> Worker:
         worker = Worker(env, queue, tmp_path / "worker.log")
-        worker.start(concurrency=concurrency)
+        worker.start(concurrency=concurrency, env=settings_env)
         workers.append(worker)
         return worker
 
@@ -226,7 +227,8 @@ def test_a_worker_killed_mid_batch_loses_nothing_once_the_sweep_runs(
     make_document(project, "AGENTS.md", "# Agents\n")
     # Enqueued while no worker runs: the batch waits in Redis.
     record_ids = [_bind(project, writer, f"batch-{i}") for i in range(300)]
-    first = worker_setup()
+    # Batches of one record, so that it can be killed halfway through the backlog.
+    first = worker_setup(AGENTDOCS_ARCHIVE_BATCH_SIZE="1")
     _wait_until(
         lambda: _archived(record_ids) >= 20,
         timeout=WORKER_START_TIMEOUT + ARCHIVE_TIMEOUT,
@@ -246,3 +248,21 @@ def test_a_worker_killed_mid_batch_loses_nothing_once_the_sweep_runs(
         what=f"the sweep to complete the batch. Worker log:\n{second.log_text()}",
     )
     _assert_archives_complete(Path(settings.MEDIA_ROOT), record_ids)
+
+
+def test_a_worker_drains_a_backlog_in_batches_one_update_each(
+    worker_setup, writer, project, make_document, settings
+):
+    make_document(project, "AGENTS.md", "# Agents\n")
+    # Bound while no worker runs: one drain task waits in Redis for all of them.
+    record_ids = [_bind(project, writer, f"backlog-{i}") for i in range(120)]
+    worker = worker_setup(AGENTDOCS_ARCHIVE_BATCH_SIZE="50")
+    _wait_until(
+        lambda: _archived(record_ids) == len(record_ids),
+        timeout=WORKER_START_TIMEOUT + ARCHIVE_TIMEOUT,
+        what=f"the worker to drain the backlog. Worker log:\n{worker.log_text()}",
+    )
+    _assert_archives_complete(Path(settings.MEDIA_ROOT), record_ids)
+    # Each batch's archive fields are set by one UPDATE, at one time: 50, 50 and 20.
+    times = BindingRecord.objects.filter(pk__in=record_ids).values_list("archived_at", flat=True)
+    assert sorted(Counter(times).values()) == [20, 50, 50]

@@ -9,22 +9,33 @@ one complete archive and the record's archive fields set once.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, timedelta
 from typing import Any
 
 from celery import current_app
+from django.conf import settings
+from django.core.cache import cache
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from agentdocs.core.bindings import BindingRecordData, canonical_json, sha256_hex
 from agentdocs.core.numbers import MAX_ID
 from agentdocs.models import BindingRecord
 from agentdocs.selectors import bindings as binding_selectors
+from agentdocs.sql import archive as archive_sql
 
 logger = logging.getLogger(__name__)
 
 ARCHIVE_TASK = "agentdocs.tasks.archive_binding_record"
+ARCHIVE_BATCH_TASK = "agentdocs.tasks.archive_binding_records"
+ARCHIVE_PENDING_TASK = "agentdocs.tasks.archive_pending_binding_records"
+ARCHIVE_PENDING_KEY = "archive-pending:v1:{queue}"
+ARCHIVE_PENDING_TTL_SECONDS = 30
 
 
 def archive_document(record: BindingRecord) -> dict[str, Any]:
@@ -73,29 +84,129 @@ def _write_archive(path: str, content: bytes, expected: str) -> None:
 
 def binding_record_archive(*, record_id: int) -> bool:
     """Archive one record. Returns True when this call set the archive fields."""
-    record = BindingRecord.objects.select_related("tenant", "project").filter(pk=record_id).first()
-    if record is None:
+    if not BindingRecord.objects.filter(pk=record_id).exists():
         logger.warning("Binding record %s does not exist; nothing to archive.", record_id)
         return False
-    if record.archived_at is not None:
-        return False
-    content = archive_bytes(record)
-    expected = sha256_hex(content)
-    path = archive_path(record)
-    _write_archive(path, content, expected)
-    updated = BindingRecord.objects.filter(pk=record.pk, archived_at__isnull=True).update(
-        archive_path=path, archive_sha256=expected, archived_at=timezone.now()
+    return binding_records_archive(record_ids=[record_id]) == 1
+
+
+def binding_records_archive(*, record_ids: Sequence[int]) -> int:
+    """Archive the records of ``record_ids`` still unarchived, as one batch. Returns how
+    many this call set the archive fields of."""
+    _, updated = _archive_batch(_unarchived().filter(pk__in=list(record_ids)))
+    return updated
+
+
+def _unarchived() -> QuerySet[BindingRecord]:
+    """Unarchived records, oldest first, claimed with `FOR UPDATE SKIP LOCKED` on
+    PostgreSQL: workers running batches at once take disjoint records, and a worker
+    that dies mid-batch releases its claim with its connection."""
+    return (
+        BindingRecord.objects.select_related("tenant", "project")
+        .filter(archived_at__isnull=True)
+        .select_for_update(skip_locked=True, of=("self",))
+        .order_by("created_at", "id")
     )
-    return updated == 1
+
+
+def _archive_batch(claimed: QuerySet[BindingRecord]) -> tuple[int, int]:
+    """Archive the ``claimed`` records in one transaction: how many were claimed, and how
+    many this call set the archive fields of.
+
+    Each file is written and checked as a single record's archival would (a file left by
+    an earlier attempt is kept when it holds the record's canonical JSON, else replaced);
+    the batch's archive fields are then set in one conditional UPDATE. A record whose
+    file cannot be written is left unarchived for the retry and the sweep, after the
+    others are set, and the first such error is raised."""
+    failed: Exception | None = None
+    with transaction.atomic():
+        records = list(claimed)
+        archived = []
+        for record in records:
+            content = archive_bytes(record)
+            record.archive_sha256 = sha256_hex(content)
+            record.archive_path = archive_path(record)
+            try:
+                _write_archive(record.archive_path, content, record.archive_sha256)
+            except Exception as error:  # an object store raises its own error classes
+                logger.warning("Could not archive binding record %s: %s", record.pk, error)
+                failed = failed or error
+                continue
+            archived.append(record)
+        now = timezone.now()
+        for record in archived:
+            record.archived_at = now
+        updated = _archive_fields_set(archived)
+    if failed is not None:
+        raise failed
+    return len(records), updated
+
+
+ARCHIVE_FIELDS = ["archive_path", "archive_sha256", "archived_at"]
+
+
+def _archive_fields_set(records: list[BindingRecord]) -> int:
+    """Set the archive fields of ``records`` where they are still unarchived, in one
+    statement: by hand on PostgreSQL (`agentdocs.sql.archive`; `bulk_update`'s CASE per
+    row and field took longer to compile than the batch's files took to write), with
+    the ORM elsewhere."""
+    if not records:
+        return 0
+    if connection.vendor == "postgresql":
+        return archive_sql.archive_fields_set(
+            [(r.pk, r.archive_path, r.archive_sha256) for r in records],
+            archived_at=records[0].archived_at or timezone.now(),
+        )
+    return BindingRecord.objects.filter(archived_at__isnull=True).bulk_update(
+        records, ARCHIVE_FIELDS
+    )
+
+
+@dataclass(frozen=True)
+class Drained:
+    archived: int  # records whose archive fields this drain set
+    more: bool  # its batch was full: the next drain should follow
+
+
+def archive_pending(*, queue: str | None = None, batch_size: int | None = None) -> Drained:
+    """One drain (`ARCHIVE_PENDING_TASK`) on ``queue``: archive the oldest unarchived
+    records, one batch of at most ``batch_size`` (`AGENTDOCS_ARCHIVE_BATCH_SIZE`), and
+    say whether the next drain should follow (the batch was full).
+
+    The task enqueues the next drain only after a batch went through: with the storage
+    down, each drain fails and is retried with its backoff instead of handing on."""
+    batch_size = batch_size or settings.AGENTDOCS_ARCHIVE_BATCH_SIZE
+    # Forgotten before the claim: a record committed after it enqueues a drain of its own.
+    cache.delete(_pending_key(queue))
+    claimed, updated = _archive_batch(_unarchived()[:batch_size])
+    return Drained(archived=updated, more=claimed == batch_size)
 
 
 def binding_record_archive_enqueue(*, record_id: int) -> None:
-    """Hand one record to the archival task (`agentdocs.tasks.archive_binding_record`).
+    """Have one newly committed record archived.
 
-    The task is named, not imported: tasks are an interface over this service, as
+    Without a broker (tasks in-process) the record is archived at once, alone. With
+    one, the record is left to a batch: a drain task (`ARCHIVE_PENDING_TASK`) is
+    enqueued unless one is already waiting, which then archives every unarchived
+    record in batches. A drain forgets that it was waiting before it claims its
+    first batch, so a record committed after that claim enqueues another one; a
+    lost drain is replaced once `ARCHIVE_PENDING_TTL_SECONDS` have passed, and the
+    sweep finds whatever is left.
+
+    The tasks are named, not imported: tasks are an interface over this service, as
     views are, so `agentdocs.tasks` imports this module and never the other way round.
     """
-    _send_task(ARCHIVE_TASK, record_id)
+    if current_app.conf.task_always_eager:
+        _send_task(ARCHIVE_BATCH_TASK, [record_id])
+        return
+    if cache.add(_pending_key(None), True, ARCHIVE_PENDING_TTL_SECONDS):
+        _send_task(ARCHIVE_PENDING_TASK)
+
+
+def _pending_key(queue: str | None) -> str:
+    # Per queue (by default the app's, where a drain is sent): workers on another queue
+    # (another deployment sharing the cache, a test's own) drain their own.
+    return ARCHIVE_PENDING_KEY.format(queue=queue or current_app.conf.task_default_queue)
 
 
 def _send_task(name: str, *args: Any) -> None:
@@ -120,12 +231,16 @@ def archive_sweep(*, older_than: timedelta | None = None, limit: int = 1000) -> 
     """
     record_ids = binding_selectors.unarchived_record_ids(older_than=older_than, limit=limit)
     BindingRecord.objects.filter(pk__in=record_ids).update(archive_enqueued_at=timezone.now())
-    for record_id in record_ids:
+    size = settings.AGENTDOCS_ARCHIVE_BATCH_SIZE
+    for start in range(0, len(record_ids), size):
+        batch = record_ids[start : start + size]
         try:
-            binding_record_archive_enqueue(record_id=record_id)
+            _send_task(ARCHIVE_BATCH_TASK, batch)
         except Exception:  # the broker, or in-process the archival itself: go on with the rest
             logger.exception(
-                "Could not archive binding record %s; the sweep tries again after its delay.",
-                record_id,
+                "Could not archive binding records %s to %s; the sweep tries again after "
+                "its delay.",
+                batch[0],
+                batch[-1],
             )
     return record_ids

@@ -222,3 +222,95 @@ def test_a_process_that_never_imported_the_tasks_still_archives_in_process(bound
     record = bound()
     assert record.archived_at is not None
     assert default_storage.exists(record.archive_path)
+
+
+def _unarchived_batch(bound, count: int) -> list[int]:
+    return [bound(f"run-{i}", commit=False).pk for i in range(count)]
+
+
+def test_a_batch_is_archived_with_queries_that_do_not_grow_with_it(
+    bound, django_assert_max_num_queries, archive_in_process
+):
+    small, large = _unarchived_batch(bound, 2), _unarchived_batch(bound, 12)
+    with django_assert_max_num_queries(5) as small_queries:
+        assert archival.binding_records_archive(record_ids=small) == 2
+    with django_assert_max_num_queries(5) as large_queries:
+        assert archival.binding_records_archive(record_ids=large) == 12
+    assert len(large_queries) == len(small_queries)
+    for record in BindingRecord.objects.filter(pk__in=small + large):
+        with default_storage.open(record.archive_path, "rb") as stored:
+            assert stored.read() == archival.archive_bytes(record)
+        assert hashlib.sha256(archival.archive_bytes(record)).hexdigest() == record.archive_sha256
+    # Again: nothing left to set, nothing written twice.
+    assert archival.binding_records_archive(record_ids=small + large) == 0
+    assert len(list(archive_in_process.rglob("*.json"))) == 14
+
+
+def test_a_batch_sets_each_record_once_with_its_own_archive(bound):
+    record_ids = _unarchived_batch(bound, 3)
+    assert archival.binding_records_archive(record_ids=record_ids[:1]) == 1
+    first = BindingRecord.objects.get(pk=record_ids[0])
+    assert archival.binding_records_archive(record_ids=record_ids) == 2
+    assert BindingRecord.objects.get(pk=record_ids[0]).archived_at == first.archived_at
+    paths = set(
+        BindingRecord.objects.filter(pk__in=record_ids).values_list("archive_path", flat=True)
+    )
+    assert len(paths) == 3
+
+
+def test_a_drain_archives_the_oldest_batch_and_asks_for_the_next_when_full(bound, settings):
+    record_ids = _unarchived_batch(bound, 5)
+    settings.AGENTDOCS_ARCHIVE_BATCH_SIZE = 2
+    drained = archival.archive_pending()
+    assert drained == archival.Drained(archived=2, more=True)
+    archived = BindingRecord.objects.filter(archived_at__isnull=False)
+    assert sorted(archived.values_list("pk", flat=True)) == record_ids[:2]
+    assert archival.archive_pending(batch_size=10) == archival.Drained(archived=3, more=False)
+    assert archival.archive_pending() == archival.Drained(archived=0, more=False)
+
+
+def test_the_drain_task_hands_on_until_the_backlog_is_archived(bound, settings):
+    from agentdocs.tasks import archive_pending_binding_records
+
+    record_ids = _unarchived_batch(bound, 7)
+    settings.AGENTDOCS_ARCHIVE_BATCH_SIZE = 3
+    # In-process, the next drain runs inside this one: 3, then 3, then 1.
+    assert archive_pending_binding_records.apply().get() == 3
+    assert not BindingRecord.objects.filter(pk__in=record_ids, archived_at__isnull=True).exists()
+
+
+def test_a_record_whose_file_fails_is_left_for_the_retry_and_the_others_are_archived(
+    bound, settings, tmp_path
+):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": f"{__name__}.UnavailableObjectStore",
+            "OPTIONS": {"location": str(tmp_path / "store")},
+        },
+    }
+    record_ids = _unarchived_batch(bound, 3)
+    UnavailableObjectStore.failures_left = 1
+    with pytest.raises(RuntimeError):
+        archival.binding_records_archive(record_ids=record_ids)
+    left = BindingRecord.objects.filter(pk__in=record_ids, archived_at__isnull=True)
+    assert list(left.values_list("pk", flat=True)) == record_ids[:1]
+    assert archival.binding_records_archive(record_ids=record_ids) == 1
+
+
+def test_with_a_broker_a_bind_enqueues_one_drain_while_one_waits(
+    bound, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    sent: list[tuple] = []
+    celery_app.conf.task_always_eager = False  # the autouse fixture sets it back
+    monkeypatch.setattr(celery_app, "send_task", lambda name, args=(): sent.append((name, args)))
+    from django.core.cache import cache
+
+    cache.delete(archival.ARCHIVE_PENDING_KEY.format(queue=celery_app.conf.task_default_queue))
+    for i in range(3):
+        bound(f"broker-{i}")
+    assert sent == [(archival.ARCHIVE_PENDING_TASK, ())]
+    # A drain forgets that it waits before it claims: the next bind enqueues another.
+    archival.archive_pending()
+    bound("after-the-drain")
+    assert sent == [(archival.ARCHIVE_PENDING_TASK, ())] * 2
