@@ -50,7 +50,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonRespons
 from django.urls import get_script_prefix
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
-from mcp.types import INVALID_REQUEST, PARSE_ERROR, JSONRPCMessage
+from mcp.types import INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, JSONRPCMessage
 from pydantic import TypeAdapter, ValidationError
 from rest_framework import exceptions
 from rest_framework.authentication import get_authorization_header
@@ -59,7 +59,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from agentdocs.api.access import TokenScopePermission
+from agentdocs.api.access import TokenScopePermission, request_project_access
 from agentdocs.api.authentication import TokenAccessAuthentication
 from agentdocs.api.errors import error_body
 from agentdocs.api.in_process import InProcessAdapter
@@ -212,6 +212,35 @@ def _message_of(request: Request) -> dict[str, Any]:
     except ValidationError:
         raise not_a_message from None
     return message
+
+
+# The requests this endpoint serves. Any other request (`subscriptions/listen`, whose
+# answer is a stream a worker would hold for as long as the client waits; completions;
+# logging) is answered at once with the JSON-RPC error -32601; notifications are
+# acknowledged (202).
+SERVED_REQUESTS = frozenset(
+    {
+        "initialize",
+        "server/discover",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+    }
+)
+
+
+def _unserved(message: dict[str, Any]) -> JsonResponse | None:
+    """The JSON-RPC error for a request of a method not served here, else None."""
+    method = message.get("method")
+    if "id" not in message or not isinstance(method, str) or method in SERVED_REQUESTS:
+        return None
+    error = {"code": METHOD_NOT_FOUND, "message": f"Method not found: {method}", "data": method}
+    return JsonResponse({"jsonrpc": "2.0", "id": message["id"], "error": error})
 
 
 async def in_request_thread(function: Any, *args: Any) -> Any:
@@ -405,11 +434,17 @@ class McpView(APIView):
     def post(
         self, request: Request, tenant: str | None = None, project: str | None = None
     ) -> HttpResponse:
+        tenant, project = _where(request, tenant, project)
+        # Before any protocol work: a tenant or project the token's user is not in is
+        # the REST API's 404, as for any request of it.
+        request_project_access(request, tenant, project)
         try:
             message = _message_of(request)
         except JsonRpcRefusal as refusal:
             return refusal.response()
-        tenant, project = _where(request, tenant, project)
+        unserved = _unserved(message)
+        if unserved is not None:
+            return unserved
         label = _label(request)
         server_url = request.build_absolute_uri(get_script_prefix()).rstrip("/")
         fast = memory_block_call(

@@ -33,7 +33,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 import requests
 
@@ -51,6 +51,7 @@ from agentdocs.cli.base import (
 from agentdocs.cli.memory_block import add_offline_arguments, resilient_blocks
 from agentdocs.client.blocks import DEFAULT_TIMEOUT_SECONDS, NoCachedBlock, ResilientBlocks
 from agentdocs.core.mcp_instructions import compose_instructions
+from agentdocs.mcp.paths import InvalidPath, document_path, resource_document_path
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context, MCPServer
@@ -385,6 +386,15 @@ class ProjectApi:
         )
 
 
+def checked_path(path: str, *, field: str = "path") -> str:
+    """``path`` when it is a document path of the project (`agentdocs.mcp.paths`), else
+    the `invalid_path` ApiError, before any request is made."""
+    try:
+        return document_path(path, field=field)
+    except InvalidPath as refused:
+        raise ApiError(refused.code, refused.detail, field=refused.field, status=0) from None
+
+
 # The key of `_meta` under which a refused tool call carries the REST error's fields.
 ERROR_META_KEY = "agentdocs/error"
 
@@ -536,14 +546,17 @@ def build_server(
             try:
                 if address == memory_block_uri:
                     text = await call(api.memory_block_preview)
-                elif address.startswith(documents_prefix) and address != documents_prefix:
-                    path = unquote(address.removeprefix(documents_prefix))
+                elif (path := resource_document_path(address, documents_prefix)) is not None:
                     text = (await call(api.document, path))["body"]
                 else:
                     raise ResourceError(
                         f"unknown resource {address}: this server serves {memory_block_uri} "
                         f"and {documents_prefix}{{path}}"
                     )
+            except InvalidPath as refused:
+                raise ResourceError(
+                    f"{refused.detail} ({refused.code}, field {refused.field})"
+                ) from None
             except ApiError as error:
                 raise ResourceError(str(error)) from None
             return [ReadResourceContents(content=text, mime_type="text/markdown")]
@@ -557,6 +570,9 @@ def build_server(
         ),
         version=agentdocs_version(),
         log_level="WARNING",
+        # No `subscriptions/listen`: the server sends no change notifications, and a
+        # listen stream would hold a web worker for as long as the client waits.
+        subscriptions=False,
     )
     if per_session:
         server.middleware.append(_session_start_middleware(api, call))
@@ -607,7 +623,7 @@ def build_server(
     async def read_document(path: str, version: int | None = None) -> DocumentText:
         """A document's body, version and sha256: the current version, or `version`
         from its history."""
-        document: DocumentText = await run(api.document, path, version)
+        document: DocumentText = await run(api.document, checked_path(path), version)
         return document
 
     @server.tool(**reads("Search documents"))
@@ -636,7 +652,9 @@ def build_server(
         the current one), so edits saved meanwhile are merged, not lost. Returns the
         change request's id, its state ("open") and the URL of its page.
         """
-        proposed: ProposedChange = await run(api.propose, path, body, reason, base_version)
+        proposed: ProposedChange = await run(
+            api.propose, checked_path(path), body, reason, base_version
+        )
         return proposed
 
     @server.tool(**adds("Bind this run"))
