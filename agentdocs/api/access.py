@@ -95,15 +95,19 @@ class TokenScopePermission(BasePermission):
     operation needs; requests signed in with a session are not limited by scopes."""
 
     def has_permission(self, request: Request, view: Any) -> bool:
-        auth = request.auth
-        if not isinstance(auth, TokenAuth):
-            return True
-        needed = required_scope(request, view)
-        if not auth.token.allows(needed):
-            raise InsufficientScope(
-                f"This token's scopes ({', '.join(auth.token.scopes) or 'none'}) do not "
-                f"include {needed!r}, which this request needs.",
-                field=None,
-                required_scope=needed,
-            )
+        require_scope(request, required_scope(request, view))
         return True
+
+
+def require_scope(request: Request, needed: str) -> None:
+    """InsufficientScope (403) when the request's API token does not have ``needed``;
+    requests signed in with a session are not limited by scopes. What `/mcp/`'s tools
+    check for the REST operation each one is."""
+    auth = request.auth
+    if isinstance(auth, TokenAuth) and not auth.token.allows(needed):
+        raise InsufficientScope(
+            f"This token's scopes ({', '.join(auth.token.scopes) or 'none'}) do not "
+            f"include {needed!r}, which this request needs.",
+            field=None,
+            required_scope=needed,
+        )

@@ -1,26 +1,27 @@
-"""`/mcp/`: the MCP tools of `agentdocs mcp`, served by the web app over Streamable HTTP.
+"""`/mcp/`: the MCP server of `agentdocs.mcp`, served by the web app over Streamable HTTP.
 
     POST /mcp/?tenant=T&project=P          (or /mcp/T/P/, or the headers
     Authorization: Bearer <API token>       X-Agentdocs-Tenant / X-Agentdocs-Project)
 
-The same server as the stdio command (`agentdocs.cli.mcp.build_server`: the tools,
-their arguments, results and errors, the resources and the prompt), with one
-difference of plumbing: its `ProjectApi` sends its REST requests to this
-application in-process (`agentdocs.api.in_process`) with the caller's token, so
-every tool call is checked exactly as the same REST request would be (access,
-scopes, a token bound to another tenant, rate limits) and answers the same errors:
-a tenant the token's user is not in is a tool error `not_found`, as over stdio.
+The same server as the stdio command (`agentdocs.mcp.server.build_server`: the tools,
+their arguments, results and errors, the resources and the prompt), with its own
+backend: `agentdocs.api.mcp_backend.ServiceProjectApi`, which calls the services and
+selectors behind the same access checks, scopes and rate limits as the REST views and
+answers the same errors. A tenant or project the token's user may not see is the REST
+API's 404 before any protocol work.
 
 The transport is stateless and answers JSON, which is what a synchronous WSGI worker
 can serve: each POST carries one JSON-RPC message and gets its answer (or 202)
 back, with no session to keep between requests; GET (the server-to-client event
 stream) and DELETE (ending a session) answer 405, as the specification provides
-for a server without them. The MCP SDK handles the protocol: each request runs its
-stateless session manager on an event loop of its own (`async_to_sync`), and the
-tools' REST calls come back to the request's thread, where Django's database
-connection is. Building a server (the tools' schemas) costs more than serving a call,
-so each process keeps one per project (`_server_for`), whose backend is the current
-request's `ProjectApi` (`RequestProjectApi`).
+for a server without them, and a request of a method not served here (the
+`subscriptions/listen` stream above all) is -32601 at once. A plain stateless
+`tools/call` (the `get_memory_block` every task starts with) is answered from the
+table directly (`agentdocs.mcp.tools.call_tool`); any other message goes through the
+SDK's stateless session manager, on an event loop of its own (`async_to_sync`), whose
+backend calls come back to the request's thread, where Django's database connection
+is. Building a server costs more than serving a call, so each process keeps one per
+project (`_server_for`), whose backend is the current request's (`RequestProjectApi`).
 
 Only API tokens sign in here, never the session cookie: no browser page can make
 these requests for a signed-in user, so the view needs no CSRF token. A missing,
@@ -50,30 +51,39 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonRespons
 from django.urls import get_script_prefix
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
-from mcp.types import INVALID_REQUEST, PARSE_ERROR, JSONRPCMessage
+from mcp.server.streamable_http import check_accept_headers
+from mcp.types import (
+    DEFAULT_NEGOTIATED_VERSION,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    CallToolResult,
+    JSONRPCMessage,
+)
+from mcp.types import methods as protocol_methods
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter, ValidationError
 from rest_framework import exceptions
-from rest_framework.authentication import get_authorization_header
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from agentdocs.api.access import TokenScopePermission
+from agentdocs.api.access import TokenScopePermission, request_project_access
 from agentdocs.api.authentication import TokenAccessAuthentication
 from agentdocs.api.errors import error_body
-from agentdocs.api.in_process import InProcessAdapter
-from agentdocs.api.mcp_memory_block import memory_block_call
+from agentdocs.api.mcp_backend import ServiceProjectApi
 from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.api.renderers import JSONRenderer
-from agentdocs.cli.base import ServerClient
-from agentdocs.cli.mcp import ProjectApi, build_server
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.labels import validate_label_name
+from agentdocs.mcp.api import ProjectApi
+from agentdocs.mcp.server import build_server
+from agentdocs.mcp.tools import BY_NAME, call_tool
 from agentdocs.models import Scope
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+    from mcp.server.lowlevel import Server
 
 TENANT_HEADER = "X-Agentdocs-Tenant"
 PROJECT_HEADER = "X-Agentdocs-Project"
@@ -97,6 +107,7 @@ CORS_REQUEST_HEADERS = (
 )
 CORS_EXPOSED_HEADERS = ("mcp-session-id", "mcp-protocol-version", "www-authenticate")
 CORS_MAX_AGE_SECONDS = 600
+PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
 SERVED_METHODS = "POST, OPTIONS"
 
 _request_api: ContextVar[ProjectApi] = ContextVar("agentdocs_mcp_request_api")
@@ -214,6 +225,35 @@ def _message_of(request: Request) -> dict[str, Any]:
     return message
 
 
+# The requests this endpoint serves. Any other request (`subscriptions/listen`, whose
+# answer is a stream a worker would hold for as long as the client waits; completions;
+# logging) is answered at once with the JSON-RPC error -32601; notifications are
+# acknowledged (202).
+SERVED_REQUESTS = frozenset(
+    {
+        "initialize",
+        "server/discover",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+    }
+)
+
+
+def _unserved(message: dict[str, Any]) -> JsonResponse | None:
+    """The JSON-RPC error for a request of a method not served here, else None."""
+    method = message.get("method")
+    if "id" not in message or not isinstance(method, str) or method in SERVED_REQUESTS:
+        return None
+    error = {"code": METHOD_NOT_FOUND, "message": f"Method not found: {method}", "data": method}
+    return JsonResponse({"jsonrpc": "2.0", "id": message["id"], "error": error})
+
+
 async def in_request_thread(function: Any, *args: Any) -> Any:
     """Run a tool's REST call in the thread serving the `/mcp/` request (its database
     connection, and no running event loop, which Django's ORM refuses)."""
@@ -245,21 +285,6 @@ def _label(request: Request) -> str | None:
     return validate_label_name(value, field="label") if value else None
 
 
-def _project_api(
-    request: Request, tenant: str, project: str, label: str | None = None
-) -> ProjectApi:
-    """The stdio server's backend, sending its requests here, with the caller's token."""
-    _, key = get_authorization_header(request).split()
-    server_url = request.build_absolute_uri(get_script_prefix()).rstrip("/")
-    client = ServerClient(server_url, key.decode("ascii"))
-    adapter = InProcessAdapter(request._request)
-    client.session.mount("http://", adapter)
-    client.session.mount("https://", adapter)
-    return ProjectApi(
-        client=client, server_url=server_url, tenant=tenant, project=project, label=label
-    )
-
-
 class RequestProjectApi:
     """What a kept server's tools see as their `ProjectApi`: its project, and every
     operation sent through the `ProjectApi` of the request being served (its token)."""
@@ -274,7 +299,7 @@ class RequestProjectApi:
 
 
 @lru_cache(maxsize=SERVERS_KEPT)
-def _server_for(server_url: str, tenant: str, project: str) -> MCPServer:
+def _server_for(server_url: str, tenant: str, project: str) -> Server[Any]:
     backend = RequestProjectApi(server_url=server_url, tenant=tenant, project=project)
     return build_server(cast(ProjectApi, backend), call=in_request_thread, per_session=True)
 
@@ -300,7 +325,7 @@ def _asgi_scope(request: Request) -> dict[str, Any]:
 
 
 async def _serve(
-    api: ProjectApi, scope: dict[str, Any], body: bytes
+    api: ServiceProjectApi, scope: dict[str, Any], body: bytes
 ) -> tuple[int, list[Any], bytes]:
     """One HTTP request through a stateless session manager of the SDK for ``api``'s
     project: the answer's status, headers and body."""
@@ -310,9 +335,9 @@ async def _serve(
 
     _request_api.set(api)  # in this task's context, which the server's tasks inherit
     server = _server_for(api.server_url, api.tenant, api.project)
-    # A session manager runs once; the server (MCPServer's lowlevel one) serves any number.
+    # A session manager runs once; the server serves any number.
     manager = StreamableHTTPSessionManager(
-        app=server._lowlevel_server,
+        app=server,
         json_response=True,
         stateless=True,
         # Django has checked the Host (ALLOWED_HOSTS) and the Origin (`origin_refusal`).
@@ -380,6 +405,41 @@ def _with_cors(response: HttpResponseBase, origin: str) -> HttpResponseBase:
     return response
 
 
+def _is_plain_call(request: Request, message: dict[str, Any]) -> bool:
+    """A handshake-era, stateless JSON `tools/call` of one of the tools, with nothing
+    else asked: answered here from the table (`agentdocs.mcp.tools.call_tool`), without
+    the SDK's session machinery (an event loop, a session manager, its streams)."""
+    version = request.headers.get(PROTOCOL_VERSION_HEADER)
+    # The SDK's own reading of Accept (its `headers.get("accept")` is all it asks).
+    accepts_json, _ = check_accept_headers(cast(Any, request))
+    params = message.get("params")
+    return (
+        message.get("method") == "tools/call"
+        and "id" in message
+        and isinstance(params, dict)
+        and params.get("name") in BY_NAME
+        and set(params) <= {"name", "arguments"}
+        and (version is None or version in HANDSHAKE_PROTOCOL_VERSIONS)
+        # The SDK's JSON mode refuses (406) a request that does not accept JSON.
+        and accepts_json
+    )
+
+
+def _tool_and_arguments(message: dict[str, Any]) -> tuple[str, Any]:
+    params = message["params"]
+    return str(params["name"]), params.get("arguments")
+
+
+def _answer(request: Request, message_id: Any, result: CallToolResult) -> HttpResponse:
+    """The JSON-RPC response, the result shaped for the request's protocol version by the
+    SDK's own serializer (as its server does)."""
+    version = request.headers.get(PROTOCOL_VERSION_HEADER) or DEFAULT_NEGOTIATED_VERSION
+    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    shaped = protocol_methods.serialize_server_result("tools/call", version, dumped)
+    body = {"jsonrpc": "2.0", "id": message_id, "result": shaped}
+    return HttpResponse(JSONRenderer().render(body), content_type="application/json")
+
+
 @extend_schema(exclude=True)  # JSON-RPC, not REST: described in docs/mcp.md
 class McpView(APIView):
     authentication_classes = [BearerTokenAuthentication]
@@ -405,24 +465,24 @@ class McpView(APIView):
     def post(
         self, request: Request, tenant: str | None = None, project: str | None = None
     ) -> HttpResponse:
+        tenant, project = _where(request, tenant, project)
+        # Before any protocol work: a tenant or project the token's user is not in is
+        # the REST API's 404, as for any request of it.
+        request_project_access(request, tenant, project)
         try:
             message = _message_of(request)
         except JsonRpcRefusal as refusal:
             return refusal.response()
-        tenant, project = _where(request, tenant, project)
+        unserved = _unserved(message)
+        if unserved is not None:
+            return unserved
         label = _label(request)
         server_url = request.build_absolute_uri(get_script_prefix()).rstrip("/")
-        fast = memory_block_call(
-            request,
-            message,
-            tenant=tenant,
-            project=project,
-            server=_server_for(server_url, tenant, project),
-            label=label,
+        api = ServiceProjectApi(
+            request, tenant=tenant, project=project, server_url=server_url, label=label
         )
-        if fast is not None:
-            return fast
-        api = _project_api(request, tenant, project, label)
+        if _is_plain_call(request, message):
+            return _answer(request, message["id"], call_tool(api, *_tool_and_arguments(message)))
         status, headers, body = async_to_sync(_serve)(api, _asgi_scope(request), request.body)
         response = HttpResponse(body, status=status)
         for name, value in headers:

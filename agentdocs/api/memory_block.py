@@ -297,7 +297,7 @@ class MemoryBlockView(APIView):
     ) -> tuple[MemoryBlock, dict[str, Any], ProjectAccess]:
         """A turn's render as POST makes it, from the caller's ``payload``: access, the
         input's rules, the rate limits; the block, the validated input and the access. Also how
-        `/mcp/` serves the `get_memory_block` tool call (`agentdocs.api.mcp_memory_block`),
+        `/mcp/` serves the `get_memory_block` tool call (`agentdocs.api.mcp_backend`),
         whose token scope the caller checks."""
         access = request_project_access(request, tenant, project)
         data = validated(cls.PostInputSerializer, payload)

@@ -125,11 +125,24 @@ def test_a_token_that_may_not_render_gets_no_rules_and_no_record(mcp_url, docume
 
 
 def test_a_refused_start_over_http_is_said_in_the_instructions(
-    mcp_url, documents, other_tenant, outsider
+    mcp_url, settings, documents, reader
 ):
-    instructions = initialize(mcp_url, api_token_key(outsider))["instructions"]
-    assert "agentdocs refused this session's start: No such tenant." in instructions
+    settings.AGENTDOCS_RATE_LIMITS = {**settings.AGENTDOCS_RATE_LIMITS, "bind": "1/min"}
+    key = api_token_key(reader)
+    initialize(mcp_url, key)
+    instructions = initialize(mcp_url, key)["instructions"]
+    assert "agentdocs refused this session's start: " in instructions
+    assert "(rate_limited" in instructions
     assert "# House rules" not in instructions
+    assert BindingRecord.objects.count() == 1
+
+
+def test_an_outsider_starts_no_session_over_http(mcp_url, documents, other_tenant, outsider):
+    answer = requests.post(
+        mcp_url, json=INITIALIZE, headers={**JSON_RPC_HEADERS, **bearer(api_token_key(outsider))}
+    )
+    assert answer.status_code == 404
+    assert answer.json()["detail"] == "No such tenant."
     assert not BindingRecord.objects.exists()
 
 
