@@ -281,14 +281,15 @@ def token_verify(token: str, *, data: bytes, kind: Kind, keys: Iterable[PublicKe
         return Verdict(False, f"No published key has the id {claim['key_id']}.", claim)
     if key["algorithm"] != ALGORITHM:
         return Verdict(False, f"The key {key['key_id']} is not an {ALGORITHM} key.", claim)
-    refusal = key_id_refusal(key)
-    if refusal is not None:
-        return Verdict(False, refusal, claim)
     try:
         public = Ed25519PublicKey.from_public_bytes(b64url_decode(key["public_key"]))
         public.verify(signature, payload)
     except (ValueError, InvalidSignature):
         return Verdict(False, f"The signature does not verify with the key {key['key_id']}.", claim)
+    # A signature by the key listed, but a key listed under another key's id.
+    refusal = key_id_refusal(key)
+    if refusal is not None:
+        return Verdict(False, refusal, claim)
     try:
         signed_at = _time(claim_time(claim))
         valid_from, valid_until = _time(key["valid_from"]), _time(key["valid_until"])

@@ -5,6 +5,36 @@ import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
 
+# Verifications of the audit chain run as tasks (`AuditVerification`), and an index on
+# (chain_tenant, chain_seq) of every history table: the walk and the export read a
+# tenant's chain in batches by chain_seq, each batch a range of this index
+# (`services.audit_chain._rows`). simple-history's models declare no indexes, so these
+# are made without a model state, as 0012's; a later migration that makes SQLite
+# rebuild a history table must make its index again.
+HISTORY_TABLES = (
+    "historicaltenant",
+    "historicalproject",
+    "historicalmembership",
+    "historicalinvitation",
+    "historicaldocument",
+    "historicalchangerequest",
+    "historicalreview",
+    "historicaldocumentlabel",
+    "historicalsetting",
+    "historicalrecipe",
+    "historicalprovidermapping",
+    "historicalapitoken",
+    "historicalwebhook",
+)
+
+
+def _chain_index(table):
+    return migrations.RunSQL(
+        sql=f"CREATE INDEX IF NOT EXISTS agentdocs_{table}_chain "
+        f"ON agentdocs_{table} (chain_tenant, chain_seq)",
+        reverse_sql=f"DROP INDEX IF EXISTS agentdocs_{table}_chain",
+    )
+
 
 class Migration(migrations.Migration):
 
@@ -34,4 +64,5 @@ class Migration(migrations.Migration):
                 'indexes': [models.Index(fields=['tenant', '-created_at'], name='audit_verification_recent')],
             },
         ),
+        *[_chain_index(table) for table in HISTORY_TABLES],
     ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -36,7 +36,6 @@ from agentdocs.core.audit_chain import (
     chain_link,
     chain_walk,
     live_mismatch,
-    values_digest,
 )
 from agentdocs.models.audit import AuditChainHead, AuditVerification, AuditVerificationState
 from agentdocs.models.changes import ChangeRequest
@@ -56,6 +55,8 @@ TENANT_HISTORY = "agentdocs.historicaltenant"
 # Rows read per round trip (a server-side cursor on PostgreSQL), and how often a walk
 # tells its progress.
 CHUNK = 2000
+# The first batch is small, so the first row (the export's first byte) comes at once.
+FIRST_CHUNK = 50
 PROGRESS_EVERY = 5000
 
 
@@ -181,25 +182,71 @@ def history_rows_link(*, tenant_id: int, rows: Sequence[models.Model]) -> None:
     AuditChainHead.objects.filter(tenant_id=tenant_id).update(seq=seq, chain_sha256=previous)
 
 
-# Reading the chain
+# Reading the chain: in batches by key (`chain_seq`, the live rows' id), each its own
+# short query on the index (chain_tenant, chain_seq) that migration 0022 makes; no cursor
+# stays open (PostgreSQL's would copy the whole result first, outside a transaction),
+# so the first row comes at once, memory stays flat, and a walk's progress commits.
+
+
+def _converter(field: models.Field) -> Callable[[Any], Any]:
+    """`_plain` for a value read from the database, with the common types' work known
+    beforehand: the walk converts every column of every row."""
+    if isinstance(field, _AS_READ):
+        return _as_read
+    if isinstance(field, models.DateTimeField):
+        return _utc_iso
+    return lambda value: _plain(field, value)
+
+
+def _as_read(value: Any) -> Any:
+    return value
+
+
+def _utc_iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(UTC).isoformat() if value.tzinfo else value.isoformat()
+
+
+# Fields whose value as read is its plain JSON value (`_plain` gives it back unchanged).
+_AS_READ = (
+    models.JSONField,
+    models.CharField,
+    models.TextField,
+    models.IntegerField,
+    models.BooleanField,
+    models.ForeignKey,
+)
 
 
 def _rows(model: type[models.Model], tenant_id: int, up_to: int) -> Iterator[ChainRow]:
     label = model._meta.label_lower
-    rows = model._default_manager.filter(chain_tenant=tenant_id, chain_seq__lte=up_to)
-    for row in rows.order_by("chain_seq").iterator(chunk_size=CHUNK):
-        yield ChainRow(
-            model=label,
-            id=row.pk,
-            seq=row.chain_seq,  # type: ignore[attr-defined]
-            chain_sha256=row.chain_sha256,  # type: ignore[attr-defined]
-            row=row_values(row),
-        )
+    fields = [f for f in model._meta.concrete_fields if f.attname not in _UNHASHED]
+    names = [field.attname for field in fields]
+    converters = [_converter(field) for field in fields]
+    seq_at = names.index("chain_seq")
+    rows = (
+        model._default_manager.filter(chain_tenant=tenant_id, chain_seq__lte=up_to)
+        .order_by("chain_seq")
+        .values_list("pk", "chain_sha256", *names)
+    )
+    after, size = 0, FIRST_CHUNK
+    while True:
+        batch = list(rows.filter(chain_seq__gt=after)[:size])
+        for pk, link, *values in batch:
+            row = {
+                name: convert(value)
+                for name, convert, value in zip(names, converters, values, strict=True)
+            }
+            yield ChainRow(model=label, id=pk, seq=values[seq_at], chain_sha256=link, row=row)
+        if len(batch) < size:
+            return
+        after, size = batch[-1][2 + seq_at], CHUNK
 
 
 def chain_rows(*, tenant: Tenant) -> tuple[AuditChainHead, Iterator[ChainRow]]:
-    """The tenant's head and its chained rows in chain order, streamed (one query per
-    history model, read in chunks), up to the head as it is now."""
+    """The tenant's head and its chained rows in chain order, streamed (a batch at a
+    time from each history model), up to the head as it is now."""
     head, _ = AuditChainHead.objects.get_or_create(tenant=tenant)
     streams = [_rows(model, tenant.pk, head.seq) for model in history_models()]
     return head, heapq.merge(*streams, key=lambda entry: entry.seq)
@@ -223,8 +270,12 @@ class LiveModel:
         return [by_attname[column] for column in self.columns]
 
     @property
+    def history(self) -> type[models.Model]:
+        return self.model.history.model  # type: ignore[attr-defined]
+
+    @property
     def history_label(self) -> str:
-        return self.model.history.model._meta.label_lower  # type: ignore[attr-defined]
+        return self.history._meta.label_lower
 
 
 LIVE_MODELS = (
@@ -243,38 +294,33 @@ _DELETED = "-"
 
 
 def _compared(live: LiveModel, values: Sequence[Any]) -> dict[str, Any]:
-    """The compared columns of a live row, as plain JSON values (as `row_values`)."""
+    """The compared columns of a live row (or of a history row, read with its
+    history_type first), as plain JSON values, as `row_values` makes them."""
     return {
         field.attname: _plain(field, value)
         for field, value in zip(live.fields, values, strict=True)
     }
 
 
-def _recorded(live: LiveModel, row: Mapping[str, Any]) -> dict[str, Any] | None:
+def _recorded(live: LiveModel, history_type: str, values: Sequence[Any]) -> dict[str, Any] | None:
     """The compared columns of a history row; None when it records a deletion."""
-    if row["history_type"] == _DELETED:
-        return None
-    return {column: row[column] for column in live.columns}
+    return None if history_type == _DELETED else _compared(live, values)
 
 
 class _Newest:
-    """The digest of the newest chained history row of each live row, kept as the walk
-    passes them (rows come in chain order): one pass over history serves both."""
+    """The newest chained history row of each live row (its history_id), kept as the
+    walk passes them in chain order: the walk reads history once for both."""
 
     def __init__(self) -> None:
-        self.by_label: dict[str, dict[int, str | None]] = {
-            live.history_label: {} for live in LIVE_MODELS
-        }
+        self.by_label: dict[str, dict[int, int]] = {live.history_label: {} for live in LIVE_MODELS}
 
     def watch(
         self, rows: Iterable[ChainRow], progress: Callable[[int], None] | None
     ) -> Iterator[ChainRow]:
         for walked, entry in enumerate(rows, start=1):
-            live = _LIVE_BY_HISTORY.get(entry.model)
-            if live is not None:
-                recorded = _recorded(live, entry.row)
-                digest = None if recorded is None else values_digest(recorded)
-                self.by_label[entry.model][entry.row["id"]] = digest
+            newest = self.by_label.get(entry.model)
+            if newest is not None:
+                newest[entry.row["id"]] = entry.id
             if progress is not None and walked % PROGRESS_EVERY == 0:
                 progress(walked)
             yield entry
@@ -284,47 +330,65 @@ def _live_recheck(tenant_id: int, live: LiveModel, object_id: int) -> BrokenLink
     """Compare one live row with its newest chained history row again, holding the
     tenant's chain head: writers hold it from their history row to their commit, so a
     write that landed while the walk ran is not taken for a mismatch."""
-    history = live.model.history.model  # type: ignore[attr-defined]
     with transaction.atomic():
         AuditChainHead.objects.select_for_update().filter(tenant_id=tenant_id).exists()
         values = live.model._default_manager.filter(pk=object_id).values_list(*live.columns).first()
         row = (
-            history._default_manager.filter(
+            live.history._default_manager.filter(
                 chain_tenant=tenant_id, id=object_id, chain_seq__isnull=False
             )
             .order_by("-chain_seq")
+            .values_list("history_type", *live.columns)
             .first()
         )
     return live_mismatch(
         model=live.model._meta.label_lower,
         id=object_id,
-        recorded=None if row is None else _recorded(live, row_values(row)),
+        recorded=None if row is None else _recorded(live, row[0], row[1:]),
         live=None if values is None else _compared(live, values),
     )
 
 
+def _recorded_rows(live: LiveModel, history_ids: Iterable[int]) -> dict[int, dict | None]:
+    """The compared columns of these history rows, by the live row's id: one query."""
+    rows = live.history._default_manager.filter(pk__in=list(history_ids)).values_list(
+        "id", "history_type", *live.columns
+    )
+    return {row[0]: _recorded(live, row[1], row[2:]) for row in rows}
+
+
 def _live_finding(tenant_id: int, newest: _Newest) -> BrokenLink | None:
     for live in LIVE_MODELS:
-        recorded = newest.by_label[live.history_label]
+        newest_ids = newest.by_label[live.history_label]
         rows = (
             live.model._default_manager.filter(**{live.tenant_lookup: tenant_id})
             .order_by("pk")
             .values_list("pk", *live.columns)
         )
         seen: set[int] = set()
-        for pk, *values in rows.iterator(chunk_size=CHUNK):
-            seen.add(pk)
-            digest = values_digest(_compared(live, values))
-            if recorded.get(pk) != digest:
-                finding = _live_recheck(tenant_id, live, pk)
-                if finding is not None:
-                    return finding
+        after = 0
+        while True:
+            batch = list(rows.filter(pk__gt=after)[:CHUNK])
+            recorded = _recorded_rows(
+                live, (newest_ids[pk] for pk, *_ in batch if pk in newest_ids)
+            )
+            for pk, *values in batch:
+                seen.add(pk)
+                if pk not in recorded or recorded[pk] != _compared(live, values):
+                    finding = _live_recheck(tenant_id, live, pk)
+                    if finding is not None:
+                        return finding
+            if len(batch) < CHUNK:
+                break
+            after = batch[-1][0]
         # A live row gone whose history says it still exists: deleted behind its back.
-        for object_id, newest_digest in recorded.items():
-            if newest_digest is not None and object_id not in seen:
-                finding = _live_recheck(tenant_id, live, object_id)
-                if finding is not None:
-                    return finding
+        gone = [history_id for pk, history_id in newest_ids.items() if pk not in seen]
+        for start in range(0, len(gone), CHUNK):
+            for object_id, values in _recorded_rows(live, gone[start : start + CHUNK]).items():
+                if values is not None:
+                    finding = _live_recheck(tenant_id, live, object_id)
+                    if finding is not None:
+                        return finding
     return None
 
 
