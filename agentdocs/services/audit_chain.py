@@ -25,7 +25,7 @@ from celery import current_app
 from django.apps import apps
 from django.core.cache import cache
 from django.db import connection, models, transaction
-from django.db.models import Q, Subquery
+from django.db.models import Q, QuerySet, Subquery, Value
 from django.utils import timezone
 
 from agentdocs.core.audit_chain import (
@@ -414,53 +414,52 @@ def _owned_by(model: type[models.Model], tenant_id: int) -> Q | None:
     return None
 
 
+def _across_history(tests: Callable[[type[models.Model]], list[Q]]) -> QuerySet[Any]:
+    """The history rows of every model that pass one of its ``tests``, as (model, id,
+    chain_seq, chain_sha256), in one statement (UNION ALL: one round trip, not one per
+    model and test; each test stays a separate branch, so each reads its own index)."""
+    branches = [
+        model._default_manager.filter(test)
+        .annotate(model=Value(model._meta.label_lower, output_field=models.CharField()))
+        .values_list("model", "pk", "chain_seq", "chain_sha256")
+        .order_by()
+        for model in history_models()
+        for test in tests(model)
+    ]
+    return branches[0].union(*branches[1:], all=True)
+
+
 def _unlinked_finding(tenant_id: int) -> BrokenLink | None:
     """A history row of the tenant with no link: written by SQL or a bulk path that
     did not chain it (`history_rows_link`)."""
-    for model in history_models():
-        unlinked = Q(chain_tenant=tenant_id) & (
-            Q(chain_seq__isnull=True) | Q(chain_sha256__isnull=True)
-        )
+
+    def unlinked(model: type[models.Model]) -> list[Q]:
+        tests = [
+            Q(chain_tenant=tenant_id, chain_seq__isnull=True),
+            Q(chain_tenant=tenant_id, chain_sha256__isnull=True),
+        ]
         owned = _owned_by(model, tenant_id)
         if owned is not None:
-            unlinked |= Q(chain_tenant__isnull=True) & owned
-        found = (
-            model._default_manager.filter(unlinked)
-            .order_by("pk")
-            .values_list("pk", "chain_sha256")
-            .first()
-        )
-        if found is not None:
-            return broken_link(
-                "unlinked",
-                model=model._meta.label_lower,
-                id=found[0],
-                expected="",
-                found=found[1],
-            )
-    return None
+            tests.append(Q(chain_tenant__isnull=True) & owned)
+        return tests
+
+    found = list(_across_history(unlinked)[:1])
+    if not found:
+        return None
+    label, pk, _, link = found[0]
+    return broken_link("unlinked", model=label, id=pk, expected="", found=link)
 
 
 def _past_head_finding(tenant_id: int) -> BrokenLink | None:
     """A row of the tenant's chain numbered past its head, the head read in the same
     statement (a writer's row and its head's move commit together)."""
     head = AuditChainHead.objects.filter(tenant_id=tenant_id)
-    found: tuple[int, str, int, str | None] | None = None
-    for model in history_models():
-        row = (
-            model._default_manager.filter(
-                chain_tenant=tenant_id, chain_seq__gt=Subquery(head.values("seq")[:1])
-            )
-            .order_by("chain_seq")
-            .values_list("chain_seq", "pk", "chain_sha256")
-            .first()
-        )
-        if row is not None and (found is None or row[0] < found[0]):
-            found = (row[0], model._meta.label_lower, row[1], row[2])
-    if found is None:
+    past = Q(chain_tenant=tenant_id, chain_seq__gt=Subquery(head.values("seq")[:1]))
+    found = list(_across_history(lambda model: [past]).order_by("chain_seq")[:1])
+    if not found:
         return None
+    label, pk, _, link = found[0]
     head_sha256 = head.values_list("chain_sha256", flat=True).first() or ""
-    _, label, pk, link = found
     return broken_link("past_head", model=label, id=pk, expected=head_sha256, found=link)
 
 

@@ -16,6 +16,7 @@ from agentdocs.models import (
     AuditChainHead,
     Document,
     DocumentLabel,
+    Event,
     ProviderMapping,
     Recipe,
     Setting,
@@ -26,6 +27,7 @@ from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
+from agentdocs.tasks import verify_audit_chains
 
 VERIFY = "/api/v1/tenants/acme/audit/verify"
 HISTORICAL_DOCUMENT = "agentdocs.historicaldocument"
@@ -323,3 +325,24 @@ def test_rows_written_in_bulk_without_a_link_are_reported(tenant, rules):
         HISTORICAL_DOCUMENT,
         made.pk,
     )
+
+
+def test_the_daily_check_and_the_admins_banner_name_a_live_mismatch(
+    client, admin, writer, tenant, rules
+):
+    page = "/t/acme/"
+    _sql(f"UPDATE {Document._meta.db_table} SET body = %s WHERE id = %s", ["evil", rules.pk])
+    assert verify_audit_chains() == 1
+    event = Event.objects.get(type="audit.chain_broken")
+    assert (event.data["reason"], event.data["model"], event.data["id"]) == (
+        "live_mismatch",
+        "agentdocs.document",
+        rules.pk,
+    )
+    assert event.data["columns"] == ["body"]
+    client.force_login(admin)
+    banner = client.get(page).content.decode()
+    assert f'data-audit-chain-broken="agentdocs.document:{rules.pk}"' in banner
+    assert "which agents read, is not what its history says (body)" in banner
+    client.force_login(writer)
+    assert b"audit-chain-banner" not in client.get(page).content
