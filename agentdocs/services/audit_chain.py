@@ -5,7 +5,13 @@ write (connected in `AgentdocsConfig.ready`, after the change-type receiver, who
 column it covers). Inside the change's transaction it locks the tenant's
 `AuditChainHead`, so concurrent writers of one tenant append one after another in
 commit order. A change saved outside any transaction is linked right after its
-row is written, in a transaction of its own.
+row is written, in a transaction of its own; rows written in bulk are linked by
+`history_rows_link` before their insert.
+
+The verification walks the chain, then looks around it: rows of the tenant numbered
+past its head or with no link, and the live rows agents read (documents, labels,
+settings, recipes, providers) against their newest chained history row. A long chain
+is walked by a task (`audit_verification_start`, `agentdocs.tasks.verify_audit_chain`).
 """
 
 from __future__ import annotations
