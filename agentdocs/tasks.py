@@ -120,3 +120,14 @@ def verify_audit_chains() -> int:
             broken += 1
             logger.warning("The history chain of tenant %s is broken.", tenant_id)
     return broken
+
+
+@shared_task(acks_late=True)
+def verify_audit_chain(verification_id: int) -> bool | None:
+    """Walk one tenant's history chain for a verification asked for through the API
+    (`POST .../audit/verify`); its progress and report are kept on the verification.
+    Returns whether the chain verifies (None: no such verification)."""
+    verification = audit_chain.audit_verification_run(verification_id=verification_id)
+    if verification is None or verification.report is None:
+        return None
+    return bool(verification.report["ok"])

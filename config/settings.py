@@ -541,6 +541,12 @@ AGENTDOCS_SIGNING_KEY = env_str("AGENTDOCS_SIGNING_KEY", "")
 AGENTDOCS_SIGNING_KEY_CACHE_SECONDS = env_int("AGENTDOCS_SIGNING_KEY_CACHE_SECONDS", 60)
 if AGENTDOCS_SIGNING_KEY_CACHE_SECONDS < 0:
     raise ImproperlyConfigured("AGENTDOCS_SIGNING_KEY_CACHE_SECONDS must be at least 0.")
+# `GET .../audit/verify` answers the report itself for a chain of at most this many
+# rows (well under half a second, bench/audit.py); a longer chain is walked by a task
+# and the answer is 202 with its progress link.
+AGENTDOCS_AUDIT_VERIFY_SYNC_ROWS = env_int("AGENTDOCS_AUDIT_VERIFY_SYNC_ROWS", 500)
+if AGENTDOCS_AUDIT_VERIFY_SYNC_ROWS < 0:
+    raise ImproperlyConfigured("AGENTDOCS_AUDIT_VERIFY_SYNC_ROWS must be at least 0.")
 
 LOGGING = {
     "version": 1,

@@ -238,6 +238,11 @@ urlpatterns = [
     re_path(T + r"/search/$", search.Search.as_view(), name="api-search"),
     re_path(T + r"/audit/verify$", audit.AuditVerify.as_view(), name="api-audit-verify"),
     re_path(T + r"/audit/export$", audit.AuditExport.as_view(), name="api-audit-export"),
+    re_path(
+        T + r"/audit/verifications/(?P<verification>[^/]+)$",
+        audit.AuditVerificationStatus.as_view(),
+        name="api-audit-verification",
+    ),
     # KEEP LAST: anything else under /api/v1/ (a newline included) is a JSON 404, not an
     # HTML page. Add new routes above this line.
     re_path(r"^[\s\S]*$", json_not_found),

@@ -10,8 +10,12 @@ prints it; its `signature` is inside), or an archived record with `--signature`.
 The public keys are the server's `/.well-known/agentdocs/keys.json`, fetched from
 URL (no token needed), or read from FILE, a saved copy, for a check with no network.
 
-Exit 0 when the signature is valid, 1 when it is not, 2 when the check could not be
-made (a missing file, a malformed signature, no keys). No Django here.
+Every key listed must be named by its own public key (`key_id` is derived from
+`public_key`); a keys.json with one that is not is refused, exit 1.
+
+Exit 0 when the signature is valid, 1 when it is not (or the keys are refused), 2 when
+the check could not be made (a missing file, a malformed signature, no keys). No Django
+here.
 """
 
 from __future__ import annotations
@@ -121,6 +125,11 @@ def _verify(token: str, *, data: bytes, kind: signing.Kind, args: argparse.Names
     except signing.MalformedToken as error:
         raise _usage_error(f"the signature cannot be read: {error}") from None
     keys = _published_keys(args)
+    for key in keys:
+        refusal = signing.key_id_refusal(key)
+        if refusal is not None:
+            write(sys.stderr, f"invalid: refusing the keys: {refusal}\n")
+            return EXIT_FAILURE
     return _report(signing.token_verify(token, data=data, kind=kind, keys=keys))
 
 

@@ -85,12 +85,17 @@ class KeyPair:
         return self.private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
+def key_id_of(public: bytes) -> str:
+    """A key's id: ``ed25519-`` and the first 16 hex digits of the sha256 of its raw
+    public key, so an id names exactly one key."""
+    return f"ed25519-{sha256_hex(public)[:16]}"
+
+
 def key_generate() -> tuple[str, Ed25519PrivateKey]:
-    """A new Ed25519 key and its id: ``ed25519-`` and the first 16 hex digits of the
-    sha256 of its raw public key, so an id names exactly one key."""
+    """A new Ed25519 key and its id (`key_id_of`)."""
     private = Ed25519PrivateKey.generate()
     public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-    return f"ed25519-{sha256_hex(public)[:16]}", private
+    return key_id_of(public), private
 
 
 def _sealing_key(secret: str, key_id: str) -> bytes:
@@ -214,6 +219,26 @@ class MalformedToken(ValueError):
     """Not a signature token at all (as opposed to a token that does not verify)."""
 
 
+def key_id_refusal(key: PublicKey) -> str | None:
+    """Why a published key cannot be trusted as listed: its ``key_id`` is not the id its
+    ``public_key`` derives (`key_id_of`), so a keys.json could pass off another key under
+    the server's key's id. None when it is (or when the key is not Ed25519, which no
+    signature is checked with)."""
+    if key["algorithm"] != ALGORITHM:
+        return None
+    try:
+        public = b64url_decode(key["public_key"])
+    except (TypeError, ValueError):
+        return f"The key {key['key_id']} has a public_key that is not base64url."
+    derived = key_id_of(public)
+    if derived != key["key_id"]:
+        return (
+            f"The key {key['key_id']} does not name its public key, whose id is {derived}: "
+            "the keys were altered."
+        )
+    return None
+
+
 def token_decode(token: str) -> tuple[Claim, bytes, bytes]:
     """The claim, the payload bytes and the signature bytes of ``token``."""
     parts = token.strip().split(".")
@@ -261,6 +286,10 @@ def token_verify(token: str, *, data: bytes, kind: Kind, keys: Iterable[PublicKe
         public.verify(signature, payload)
     except (ValueError, InvalidSignature):
         return Verdict(False, f"The signature does not verify with the key {key['key_id']}.", claim)
+    # A signature by the key listed, but a key listed under another key's id.
+    refusal = key_id_refusal(key)
+    if refusal is not None:
+        return Verdict(False, refusal, claim)
     try:
         signed_at = _time(claim_time(claim))
         valid_from, valid_until = _time(key["valid_from"]), _time(key["valid_until"])

@@ -1,8 +1,11 @@
-"""The head of each tenant's hash chain over its history rows."""
+"""The head of each tenant's hash chain over its history rows, and the walks of it
+run as tasks."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from agentdocs.models.tenancy import Tenant
 
@@ -21,3 +24,39 @@ class AuditChainHead(models.Model):
 
     def __str__(self) -> str:
         return f"chain of tenant {self.tenant_id} at {self.seq}"
+
+
+class AuditVerificationState(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class AuditVerification(models.Model):
+    """One walk of a tenant's chain run as a task (`POST .../audit/verify`): how far it
+    has come and, once done, its report (`core.audit_chain.ChainReport`)."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    state = models.CharField(
+        max_length=16, choices=AuditVerificationState.choices, default=AuditVerificationState.QUEUED
+    )
+    # The chain's length when the walk was asked for, and the rows walked so far.
+    total = models.BigIntegerField(default=0)
+    checked = models.BigIntegerField(default=0)
+    report = models.JSONField(null=True, blank=True, default=None)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    # Moved with each progress step: a run unmoved for long is taken for lost.
+    updated_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["tenant", "-created_at"], name="audit_verification_recent")]
+
+    def __str__(self) -> str:
+        return f"verification {self.pk} of tenant {self.tenant_id}: {self.state}"

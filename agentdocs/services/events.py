@@ -163,6 +163,8 @@ class AuditChainBrokenEventData(TypedDict):
     id: int
     expected: str
     found: str | None
+    reason: str
+    columns: NotRequired[list[str]]
     checked: int
     links: Links
 

@@ -19,7 +19,8 @@ Adds to TENANT (which must have the project `web` with an `agent.md`):
 Rows go in with `bulk_create` in batches, not through the services: this builds
 benchmark data in seconds, and each row is what the service would have written
 (history rows and events included), except that no secret check is made and no
-webhook is told.
+webhook is told. The history rows join the tenant's hash chain as the services'
+would (`audit_chain.history_rows_link`), so the tenant's chain verifies.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from django.utils import timezone
 
 from agentdocs.models import BindingRecord, ChangeType, Document, Project, Tenant
 from agentdocs.models.events import Event
+from agentdocs.services import audit_chain, events, render_cache
 from agentdocs.services import bindings as binding_service
-from agentdocs.services import events, render_cache
 
 BATCH = 2000
 
@@ -221,10 +222,9 @@ def build_large_tenant(
     created = Document.objects.filter(project=big, path__startswith=".AGENTS/doc").only(
         "pk", "project_id", "path"
     )
-    history = Document.history.model.objects.bulk_create(
-        [_history_row(d, version=1, body=body, when=now, user=user) for d in created],
-        batch_size=BATCH,
-    )
+    history = [_history_row(d, version=1, body=body, when=now, user=user) for d in created]
+    audit_chain.history_rows_link(tenant_id=tenant.pk, rows=history)
+    Document.history.model.objects.bulk_create(history, batch_size=BATCH)
     Event.objects.bulk_create(
         [_document_event(row, tenant=tenant, project=big) for row in history],
         batch_size=BATCH,
@@ -241,6 +241,7 @@ def build_large_tenant(
             text = f"{agent.body.rstrip()}\n\n<!-- revision {version} -->\n"
         when = now - timedelta(seconds=versions - version)
         rows.append(_history_row(agent, version=version, body=text, when=when, user=user))
+    audit_chain.history_rows_link(tenant_id=tenant.pk, rows=rows)
     Document.history.model.objects.bulk_create(rows, batch_size=BATCH)
     Event.objects.bulk_create(
         [_document_event(row, tenant=tenant, project=web) for row in rows], batch_size=BATCH
