@@ -20,8 +20,7 @@ file, to import rather than to propose. ``--force`` overwrites such a file and k
 what was there as ``PATH.orig``. A file that differs from the export only in its
 provenance line holds no edit of a person's (an edit `agentdocs propose` sent upstream
 and the server merged): it is written like a file the server changed. A file the last
-sync wrote and the server
-no longer exports is removed when nobody edited it.
+sync wrote and the server no longer exports is removed when nobody edited it.
 
 ``--check`` changes nothing. It exits 0 when every file matches the server's
 current export; otherwise it prints one line per file that does not, with its
