@@ -116,6 +116,15 @@ def test_every_docs_page_is_in_the_nav_and_every_nav_entry_exists():
     assert len(nav) == len(set(nav)), "a page is in the nav twice"
 
 
+def test_the_overviews_pages_table_links_every_page_of_the_nav():
+    index = (DOCS / "index.md").read_text()
+    table = index[index.index("## The pages") :]
+    rows = [line for line in table.splitlines() if line.startswith("| [")]
+    linked = {page for row in rows for page in re.findall(r"\]\(([\w-]+\.md)\)", row)}
+    missing = [page for page in nav_pages() if page != "index.md" and page not in linked]
+    assert not missing, f"docs/index.md's table of pages leaves out {missing}"
+
+
 def test_every_screenshot_is_on_the_screenshots_page():
     page = (DOCS / "screenshots.md").read_text()
     shown = set(re.findall(r"\]\((screenshots/[^)]+\.png)\)", page))

@@ -143,6 +143,19 @@ def test_the_configuration_page_lists_every_environment_variable_settings_reads(
     assert not missing, f"docs/configuration.md does not document {sorted(missing)}"
 
 
+def test_the_readmes_examples_take_the_demos_address_and_values():
+    """`--port 8001` serves the demo elsewhere: the examples read the address the demo
+    printed, and the MCP example names the demo's tenant and project, not a placeholder
+    host."""
+    readme = README.read_text()
+    blocks = re.findall(r"^```(?:sh|text)\n(.*?)^```", readme, re.M | re.S)
+    examples = "\n".join(blocks[1:])  # after the two commands
+    assert "127.0.0.1:8000" not in examples
+    assert "example.com" not in examples
+    assert '"$AGENTDOCS_URL/api/v1/ping"' in examples
+    assert '"$AGENTDOCS_URL/mcp/demo/website/"' in examples
+
+
 def test_readme_links_the_screenshots_page():
     assert "](docs/screenshots.md)" in README.read_text()
 
@@ -299,9 +312,11 @@ def demo_server(tmp_path_factory):
         log.close()
 
 
-def _shell(script: str, *, cwd: Path, token: str, bin_dir: Path) -> subprocess.CompletedProcess:
+def _shell(
+    script: str, *, cwd: Path, token: str, bin_dir: Path, tmpdir: Path | None = None
+) -> subprocess.CompletedProcess:
     """Run ``script`` with bash as a newcomer's shell would: `agentdocs` on PATH (this
-    checkout's client), no AGENTDOCS_* from the caller."""
+    checkout's client), no AGENTDOCS_* from the caller; ``tmpdir`` as its TMPDIR."""
     bin_dir.mkdir(exist_ok=True)
     agentdocs = bin_dir / "agentdocs"
     agentdocs.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m agentdocs.cli "$@"\n')
@@ -309,6 +324,8 @@ def _shell(script: str, *, cwd: Path, token: str, bin_dir: Path) -> subprocess.C
     env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     env.update(PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(ROOT))
+    if tmpdir is not None:
+        env["TMPDIR"] = str(tmpdir)
     return subprocess.run(
         ["bash", "-euo", "pipefail", "-c", script],
         cwd=cwd,
@@ -339,19 +356,52 @@ def test_the_commands_the_demo_prints_run_as_printed(demo_server, tmp_path):
     ]
     assert commands[-1].startswith("agentdocs mcp --tenant demo --project website")
 
+    # As a newcomer runs them: in the agentdocs checkout, a git repository with a remote.
+    checkout, temporary = tmp_path / "checkout", tmp_path / "tmp"
+    checkout.mkdir()
+    temporary.mkdir()
+    git = shutil.which("git")
+    need_service("git", git is not None, "no git on PATH")
+    for step in (["init", "-q"], ["remote", "add", "origin", "https://example.com/agentdocs.git"]):
+        subprocess.run([git, "-C", str(checkout), *step], check=True, capture_output=True)
+    (checkout / "README.md").write_text("the checkout\n")
+    subprocess.run([git, "-C", str(checkout), "add", "README.md"], check=True)
+
     ran = _shell(
-        "\n".join(commands), cwd=tmp_path, token=demo_server["token"], bin_dir=tmp_path / "bin"
+        "\n".join(commands),
+        cwd=checkout,
+        token=demo_server["token"],
+        bin_dir=tmp_path / "bin",
+        tmpdir=temporary,
     )
 
     assert ran.returncode == 0, ran.stderr
+    # The sync wrote outside the checkout, left nothing untracked in it, and reported
+    # no repository to the server (the checkout is no repository of the project's).
+    status = subprocess.run(
+        [git, "-C", str(checkout), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert status.stdout.splitlines() == ["A  README.md"], status.stdout
+    assert "not reported" not in ran.stderr, ran.stderr
+    listed = urllib.request.urlopen(
+        urllib.request.Request(
+            demo_server["url"] + "/api/v1/tenants/demo/projects/website/repositories/",
+            headers={"Authorization": f"Bearer {demo_server['token']}"},
+        ),
+        timeout=30,
+    )
+    assert json.load(listed)["results"] == []
     assert "# Website agent notes" in ran.stdout  # the document, the block, agentdocs block
     assert ran.stdout.count("## Agent Notes (agent.md)") == 2  # the curl and agentdocs block
     # Each render is its process's first turn, so both carry the text, not stubs: the
     # document, the curl's block and agentdocs block's.
     assert ran.stdout.count("Components are PascalCase, one per file") == 3, ran.stdout
     assert "unchanged from an earlier turn" not in ran.stdout
-    assert (tmp_path / "website-agent-files" / "AGENTS.md").exists()
-    assert (tmp_path / "website-agent-files" / "CLAUDE.md").exists()
+    assert (temporary / "agentdocs-demo-website" / "AGENTS.md").exists()
+    assert (temporary / "agentdocs-demo-website" / "CLAUDE.md").exists()
 
 
 def _documented_text() -> str:
@@ -384,6 +434,7 @@ def test_the_documented_examples_run_as_written_against_the_demo(demo_server, tm
     script = re.sub(r"<(token|the token [^>]*)>", token, script).replace(
         _DEMO_URL, demo_server["url"]
     )
+    script = re.sub(r"<the address [^>]*>", demo_server["url"], script)
     # The CI example checks what the sync example wrote, as CI would after it.
     ci_check = re.search(r"^\s*(agentdocs sync --check .*)$", _documented_text(), re.M)
     assert ci_check, "the docs lost their CI example"

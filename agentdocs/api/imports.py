@@ -1,6 +1,6 @@
 """Import: a repository's agent files become documents of the project.
 
-`POST .../import/` with ``{"files": [{"path", "content"}], "dry_run", "reason"}``
+`POST .../import/` with ``{"files": [{"path", "content"}], "dry_run", "reason", "adopt"}``
 answers with the plan (one entry per file; a file agentdocs generated has one per
 section, its edits proposed as change requests) and whether it was applied. Writers
 import; into `_vance` (the project, or a `_vance/` path) only tenant admins.
@@ -114,6 +114,13 @@ class ProjectImport(APIView):
             required=False, default=False, help_text="Give the plan and write nothing"
         )
         reason = ReasonField(max_length=MAX_REASON_LENGTH)
+        adopt = StrictBooleanField(
+            required=False,
+            default=False,
+            help_text="Import files agentdocs generated (for any project) as hand-written "
+            "ones, without their provenance line (of AGENTS.md and the like, the agent "
+            "notes), instead of proposing their edits to the documents they came from",
+        )
 
         def validate_files(self, files: list[dict[str, Any]]) -> list[dict[str, Any]]:
             seen: set[str] = set()
@@ -162,6 +169,7 @@ class ProjectImport(APIView):
             files=files,
             dry_run=data["dry_run"],
             reason=data["reason"],
+            adopt=data["adopt"],
         )
         return Response(self.OutputSerializer(result, context={"request": request}).data)
 

@@ -1,7 +1,7 @@
 """`agentdocs import`: send a repository's agent files to a project.
 
     agentdocs import --url URL --token TOKEN --tenant T --project P
-                     [--dir .] [--dry-run] [--reason TEXT]
+                     [--dir .] [--dry-run] [--reason TEXT] [--adopt]
 
 It collects, from DIR, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`,
 `.github/copilot-instructions.md`, `.cursor/rules/*.mdc` and
@@ -9,7 +9,9 @@ It collects, from DIR, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`,
 endpoint and prints the server's plan, one line per file. A file `agentdocs sync`
 wrote (it carries agentdocs' provenance line) is not imported as a document: the
 plan has a line per section, each edited one proposed as a change request on the
-document it came from (printed after the plan with its page). Exit 0 when the server
+document it came from (printed after the plan with its page); with ``--adopt`` it is
+imported like a hand-written file instead, without its provenance line (of AGENTS.md
+and the like, the agent notes): a project started from another's rules. Exit 0 when the server
 accepted (a dry run writes nothing), 1 when it refused (its error's detail is
 printed), 2 for a usage error, a folder without agent files, or a server that
 cannot be reached.
@@ -101,6 +103,12 @@ def _configure_import(parser: argparse.ArgumentParser) -> None:
         "--dry-run", action="store_true", help="print what would change and write nothing"
     )
     parser.add_argument("--reason", default="", help="why: kept in each document's history")
+    parser.add_argument(
+        "--adopt",
+        action="store_true",
+        help="import files agentdocs generated (another project's, say) as hand-written "
+        "ones, their provenance stripped, instead of proposing their edits upstream",
+    )
 
 
 @command(
@@ -126,6 +134,8 @@ def run_import(args: argparse.Namespace) -> int:
         "files": [{"path": path, "content": read_text(folder, path)} for path in paths],
         "dry_run": args.dry_run,
     }
+    if args.adopt:
+        payload["adopt"] = True
     if args.reason:
         payload["reason"] = args.reason
     client = ServerClient.from_args(args)

@@ -41,9 +41,9 @@ from agentdocs.cli.sync import (
     LOCK_FILE,
     add_export_arguments,
     as_usage_error,
+    defaults_from_lock,
     drift,
     fetch_export,
-    parse_formats,
     read_lock,
     repository_folder,
 )
@@ -71,15 +71,7 @@ def run_propose(args: argparse.Namespace) -> int:
             "`agentdocs sync` wrote; run it first",
             exit_code=EXIT_USAGE,
         )
-    args.tenant = args.tenant or lock.get("tenant")
-    args.project = args.project or lock.get("project")
-    if not args.format:
-        try:
-            args.format = parse_formats(str(lock.get("format") or ""))
-        except argparse.ArgumentTypeError as error:
-            raise CommandError(
-                f"{LOCK_FILE}: {error}; give --format", exit_code=EXIT_USAGE
-            ) from None
+    defaults_from_lock(args, lock)
     require(args, "url", "token", "tenant", "project")
     client = ServerClient.from_args(args)
     try:

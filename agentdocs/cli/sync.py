@@ -4,6 +4,9 @@ check in CI that they have not drifted.
     agentdocs sync --tenant T --project P --format agents-md,claude-md [--dir .]
                    [--recipe R [--profile F]] [--label L] [--check] [--strict] [--force]
 
+The tenant, project and formats the command line leaves out are read from the lock
+file (as `agentdocs propose` does); the first sync in a folder needs ``--format``.
+
 Without ``--check`` it fetches the export of each format, writes the files under
 ``--dir`` and records what it wrote in ``agentdocs.lock.json``. It never overwrites
 what a person wrote: a file that differs from what the last sync wrote (or that the
@@ -11,11 +14,13 @@ last sync did not write, and differs from the export) is left as it is, with the
 
     edited-locally PATH (kept; --force to overwrite, or agentdocs propose to send the edit upstream)
 
-and the exit code is 1. ``--force`` overwrites such a file and keeps what was there as
-``PATH.orig``. A file that differs from the export only in its provenance line holds
-no edit of a person's (an edit `agentdocs propose` sent upstream and the server merged):
-it is written like a file the server changed. A file the last sync wrote and the server
-no longer exports is removed when nobody edited it.
+and the exit code is 1. A file no sync wrote (not in the lock file, no provenance line)
+that differs from the export is kept the same way as ``not-generated``: someone's own
+file, to import rather than to propose. ``--force`` overwrites such a file and keeps
+what was there as ``PATH.orig``. A file that differs from the export only in its
+provenance line holds no edit of a person's (an edit `agentdocs propose` sent upstream
+and the server merged): it is written like a file the server changed. A file the last
+sync wrote and the server no longer exports is removed when nobody edited it.
 
 ``--check`` changes nothing. It exits 0 when every file matches the server's
 current export; otherwise it prints one line per file that does not, with its
@@ -23,6 +28,7 @@ state, and exits 1:
 
 - ``server-changed``: the local file is what the last sync wrote; the server moved on;
 - ``edited-locally``: the local file differs from what the last sync wrote;
+- ``not-generated``: no sync wrote the file there, and it differs from the export;
 - ``missing``: the server exports the file and it is not there;
 - ``extra``: the last sync wrote it, and the server no longer exports it.
 
@@ -41,7 +47,7 @@ import argparse
 import hashlib
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urlencode
@@ -68,6 +74,12 @@ FORMATS = targets.EXPORT_FORMATS
 # What the last sync left alone; `agentdocs propose` sends exactly these upstream.
 EDITED_LOCALLY = "edited-locally"
 KEPT = "(kept; --force to overwrite, or agentdocs propose to send the edit upstream)"
+# A file there that no sync wrote, without agentdocs' provenance line: a person's own.
+NOT_GENERATED = "not-generated"
+KEPT_NOT_GENERATED = (
+    "(kept: no agentdocs sync wrote it; --force to overwrite, or agentdocs import to bring it in)"
+)
+KEPT_STATES = (EDITED_LOCALLY, NOT_GENERATED)
 ORIG_SUFFIX = ".orig"
 
 
@@ -216,10 +228,20 @@ def _only_provenance_differs(folder: Path, path: str, content: str) -> bool:
     return strip_provenance(local)[0] == strip_provenance(content)[0]
 
 
+def _generated(folder: Path, path: str) -> bool:
+    """Whether the local file carries agentdocs' provenance line (a sync wrote it once)."""
+    try:
+        return strip_provenance((folder / path).read_bytes().decode("utf-8"))[1]
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def _state(folder: Path, path: str, locked: str | None, export: Export) -> str | None:
     state = file_state(_local_sha256(folder, path), locked, export.hashes.get(path))
     if state == EDITED_LOCALLY and _only_provenance_differs(folder, path, export.files[path]):
         return "server-changed"
+    if state == EDITED_LOCALLY and locked is None and not _generated(folder, path):
+        return NOT_GENERATED
     return state
 
 
@@ -239,8 +261,9 @@ class Written:
     """What `write_export` did: the files written, and the local edits kept or replaced."""
 
     written: list[str]
-    kept: list[str]
+    kept: dict[str, str]  # path -> its state: edited-locally or not-generated
     overwritten: list[str]
+    lock_written: bool = False  # False when the lock file already said the same
 
 
 def _write(folder: Path, path: str, content: str) -> None:
@@ -259,16 +282,16 @@ def write_export(
     A kept file keeps its entry of the old lock (or none), so that it stays
     `edited-locally` until it is overwritten or the server's copy matches it."""
     locked = locked_files(lock)
-    done = Written(written=[], kept=[], overwritten=[])
+    done = Written(written=[], kept={}, overwritten=[])
     files: dict[str, str] = {}
     for path, content in export.files.items():
         state = _state(folder, path, locked.get(path), export)
-        if state == EDITED_LOCALLY and not force:
-            done.kept.append(path)
+        if state in KEPT_STATES and not force:
+            done.kept[path] = state
             if path in locked:
                 files[path] = locked[path]
             continue
-        if state == EDITED_LOCALLY:
+        if state in KEPT_STATES:
             (folder / path).replace(folder / f"{path}{ORIG_SUFFIX}")
             done.overwritten.append(path)
         if state is not None:
@@ -290,8 +313,14 @@ def write_export(
         "files": dict(sorted(files.items())),
         "sources": export.sources,
     }
-    (folder / LOCK_FILE).write_text(json.dumps(new_lock, indent=2, sort_keys=True) + "\n", "utf-8")
-    return done
+    text = json.dumps(new_lock, indent=2, sort_keys=True) + "\n"
+    try:
+        unchanged = (folder / LOCK_FILE).read_text("utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        unchanged = False
+    if not unchanged:
+        (folder / LOCK_FILE).write_text(text, "utf-8")
+    return replace(done, lock_written=not unchanged)
 
 
 def add_export_arguments(parser: argparse.ArgumentParser, *, format_required: bool = True) -> None:
@@ -315,7 +344,7 @@ def add_export_arguments(parser: argparse.ArgumentParser, *, format_required: bo
 
 
 def _configure_sync(parser: argparse.ArgumentParser) -> None:
-    add_export_arguments(parser)
+    add_export_arguments(parser, format_required=False)
     parser.add_argument(
         "--check",
         action="store_true",
@@ -332,6 +361,25 @@ def _configure_sync(parser: argparse.ArgumentParser) -> None:
         help="overwrite local edits too, keeping each as PATH.orig",
     )
     reporting.add_report_arguments(parser)
+
+
+def defaults_from_lock(args: argparse.Namespace, lock: dict[str, Any] | None) -> None:
+    """The tenant, project and formats the lock file records, where the command line
+    names none; without a lock file `--format` is needed."""
+    if lock is not None:
+        args.tenant = args.tenant or lock.get("tenant")
+        args.project = args.project or lock.get("project")
+    if args.format:
+        return
+    if lock is None:
+        raise CommandError(
+            f"--format is required: no {LOCK_FILE} in {args.dir} records the formats",
+            exit_code=EXIT_USAGE,
+        )
+    try:
+        args.format = parse_formats(str(lock.get("format") or ""))
+    except argparse.ArgumentTypeError as error:
+        raise CommandError(f"{LOCK_FILE}: {error}; give --format", exit_code=EXIT_USAGE) from None
 
 
 def repository_folder(args: argparse.Namespace) -> Path:
@@ -382,7 +430,6 @@ def _report_check(
     configure=_configure_sync,
 )
 def run_sync(args: argparse.Namespace) -> int:
-    require(args, "url", "token", "tenant", "project")
     if args.check and args.force:
         raise CommandError(
             "--force overwrites files; --check changes nothing", exit_code=EXIT_USAGE
@@ -394,6 +441,8 @@ def run_sync(args: argparse.Namespace) -> int:
             f"no {LOCK_FILE} in {folder}: run `agentdocs sync` (without --check) first",
             exit_code=EXIT_USAGE,
         )
+    defaults_from_lock(args, lock)
+    require(args, "url", "token", "tenant", "project")
     client = ServerClient.from_args(args)
     try:
         export = fetch_export(client, args)
@@ -408,17 +457,21 @@ def run_sync(args: argparse.Namespace) -> int:
         _report_check(client, args, folder, lock, export, states)
         return EXIT_FAILURE if states or warned else EXIT_OK
     done = write_export(folder, lock, export, args, force=args.force)
-    lines = [f"{EDITED_LOCALLY} {path} {KEPT}\n" for path in done.kept]
+    lines = [
+        f"{state} {path} {KEPT if state == EDITED_LOCALLY else KEPT_NOT_GENERATED}\n"
+        for path, state in done.kept.items()
+    ]
     lines += [
         f"overwrote {path} (your version is {path}{ORIG_SUFFIX})\n" for path in done.overwritten
     ]
     write(sys.stdout, "".join(lines))
+    lock_said = f"and {LOCK_FILE}" if done.lock_written else f"({LOCK_FILE} unchanged)"
     write(
         sys.stderr,
-        f"wrote {len(done.written)} file(s) and {LOCK_FILE} (export {export.export_sha256[:12]})\n",
+        f"wrote {len(done.written)} file(s) {lock_said} (export {export.export_sha256[:12]})\n",
     )
     files = {path: "in-sync" for path in export.files}
-    files.update({path: EDITED_LOCALLY for path in done.kept})
+    files.update(done.kept)
     reporting.repository_report(
         client,
         args,

@@ -183,3 +183,38 @@ def read_sections(body: str, *, context_paths: tuple[str, ...]) -> list[Section]
             path = _context_path(heading, context_paths)
     close()
     return sections
+
+
+@dataclass(frozen=True)
+class Adopted:
+    """A generated file taken as a hand-written one (an import with ``adopt``):
+    ``content`` is what to import in its place, None when nothing of it is a document;
+    ``note`` says what was kept of it."""
+
+    content: str | None
+    note: str
+
+
+def adopt(exported: ExportedFile) -> Adopted:
+    """Another project's (or this one's) export, to start a project from: its
+    provenance line goes; of a main file (AGENTS.md and the like) only the agent notes
+    are kept, since the Policy is the settings of the project it came from and the
+    project context's documents arrive as their own rule files."""
+    origin = f"adopted from {exported.provenance.tenant}/{exported.provenance.project}"
+    if not is_sectioned(exported.body):
+        return Adopted(
+            exported.frontmatter + exported.body.lstrip("\r\n"),
+            f"{origin}; agentdocs provenance comment stripped",
+        )
+    notes = [
+        section.text
+        for section in read_sections(exported.body, context_paths=())
+        if section.kind == "notes"
+    ]
+    if not notes or not notes[0]:
+        return Adopted(None, f"{origin}: it holds no agent notes")
+    return Adopted(
+        notes[0] + "\n",
+        f"{origin}: its agent notes, without the provenance line, the Policy and the "
+        "project context",
+    )

@@ -27,6 +27,7 @@ from django.contrib.postgres.search import (
 )
 from django.db import connection
 from django.db.models import (
+    BooleanField,
     Case,
     F,
     FloatField,
@@ -39,6 +40,7 @@ from django.db.models import (
 )
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Greatest, Lower, StrIndex, Substr
+from django.db.models.lookups import GreaterThan
 
 from agentdocs.core.errors import InvalidInput
 from agentdocs.models import Document, Project, Tenant
@@ -109,6 +111,7 @@ def _postgres_search(documents: QuerySet[Document], q: str) -> QuerySet:
         documents.annotate(search=vector)
         .filter(search=query)
         .annotate(
+            snippet_cut=Value(False),  # ts_headline's fragments are whole words
             rank=SearchRank(vector, query),
             snippet=SearchHeadline(
                 "body",
@@ -138,7 +141,14 @@ def _substring_search(documents: QuerySet[Document], q: str) -> QuerySet:
             default=Value(0.5),
             output_field=FloatField(),
         ),
-        snippet=Substr("body", Greatest(at - _BEFORE, Value(1)), _SNIPPET_LENGTH),
+        # One character more on each side: `search_hits` sees whether a cut fell
+        # inside a word, and starts and ends the snippet on whole words.
+        snippet=Substr("body", Greatest(at - _BEFORE - 1, Value(1)), _SNIPPET_LENGTH + 2),
+        snippet_cut=Case(
+            When(GreaterThan(at - _BEFORE, 1), then=Value(True)),
+            default=Value(False),
+            output_field=BooleanField(),
+        ),
     )
 
 
@@ -157,7 +167,7 @@ def document_search(*, tenant: Tenant, q: str, project: Project | None = None) -
     else:
         matches = _substring_search(documents, q)
     return matches.order_by("-rank", "project__slug", "path").values(
-        "project__slug", "path", "version", "snippet", "rank"
+        "project__slug", "path", "version", "snippet", "snippet_cut", "rank"
     )
 
 
@@ -185,6 +195,27 @@ def _first_match(snippet: str, q: str) -> tuple[tuple[int, int], ...]:
     return ((at, at + len(q)),) if at >= 0 else ()
 
 
+def _whole_words(raw: str, *, cut: bool, q: str) -> str:
+    """The SQLite snippet started and ended on whole words. ``raw`` holds one
+    character more on each side than the snippet (the first only when ``cut``, the
+    body going on before it): a word a cut fell inside is left out, unless it holds
+    the match."""
+    before = ""
+    if cut:
+        before, raw = raw[:1], raw[1:]
+    text, after = raw[:_SNIPPET_LENGTH], raw[_SNIPPET_LENGTH : _SNIPPET_LENGTH + 1]
+    if before.isalnum() and text[:1].isalnum():
+        space = next((i for i, char in enumerate(text) if char.isspace()), len(text))
+        if space <= text.lower().find(q.lower()):
+            text = text[space:]
+    if after.isalnum() and text[-1:].isalnum():
+        space = max((i for i, char in enumerate(text) if char.isspace()), default=-1)
+        found = text.lower().find(q.lower())
+        if space > 0 and (found < 0 or space >= found + len(q)):
+            text = text[:space]
+    return text.strip() if cut or after else text
+
+
 def search_hits(rows: Iterable[dict[str, Any]], *, q: str) -> list[SearchHit]:
     """The rows of `document_search` (one page of them) as hits with their highlights."""
     q = q.strip()
@@ -194,7 +225,8 @@ def search_hits(rows: Iterable[dict[str, Any]], *, q: str) -> list[SearchHit]:
         if connection.vendor == "postgresql":
             snippet, highlights = _marked(raw)
         else:
-            snippet, highlights = raw, _first_match(raw, q)
+            snippet = _whole_words(raw, cut=bool(row.get("snippet_cut")), q=q)
+            highlights = _first_match(snippet, q)
         hits.append(
             SearchHit(
                 project=row["project__slug"],

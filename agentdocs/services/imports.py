@@ -13,15 +13,15 @@ to their documents as change requests.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from agentdocs.core import agent_files
-from agentdocs.core.agent_files import Action, MappedFile, SourceFile
+from agentdocs.core import agent_files, export_reading
+from agentdocs.core.agent_files import PROVENANCE_STRIPPED, Action, MappedFile, SourceFile
 from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected
 from agentdocs.core.hidden_characters import LISTED_IN_REFUSAL, find_hidden
 from agentdocs.core.hidden_characters import as_data as hidden_as_data
@@ -138,9 +138,14 @@ def _check_text(step: _Step, content: str) -> None:
 
 
 def _plan(
-    *, project: Project, files: Sequence[SourceFile], generated: Collection[int] = ()
+    *,
+    project: Project,
+    files: Sequence[SourceFile],
+    generated: Collection[int] = (),
+    adopted: Mapping[int, str] | None = None,
 ) -> list[_Step]:
-    """The steps of the files that are not in ``generated`` (by position)."""
+    """The steps of the files that are not in ``generated`` (by position); ``adopted``
+    says, by position, what an adopted file kept of the export it was."""
     kept = [index for index in range(len(files)) if index not in generated]
     mapped = agent_files.map_files([files[index] for index in kept])
     targets = [item.target for item in mapped if not item.skipped and item.target is not None]
@@ -151,6 +156,8 @@ def _plan(
     steps: list[_Step] = []
     for index, item in zip(kept, mapped, strict=True):
         notes = list(item.notes)
+        if adopted and index in adopted:
+            notes = [adopted[index], *(n for n in notes if n != PROVENANCE_STRIPPED)]
         if item.skipped or item.target is None:
             steps.append(_Step(index, item, None, "skipped", item.skip_reason))
             continue
@@ -215,8 +222,14 @@ def project_import(
     files: Sequence[SourceFile],
     dry_run: bool,
     reason: str = "",
+    adopt: bool = False,
 ) -> ImportResult:
     """Plan the import of ``files`` into ``project`` and, unless ``dry_run``, apply it.
+
+    A file agentdocs generated goes round trip (its edits proposed to the documents it
+    came from); with ``adopt`` it is imported like a hand-written file instead, without
+    its provenance line (of a main file, its agent notes): how a project starts from
+    another project's rules.
 
     The plan has one entry per file, in the order given. Every text to store passes
     the write path's checks first (a dry run too, so it tells whether the import
@@ -224,10 +237,23 @@ def project_import(
     update based on the version the plan read (a document changed meanwhile is a
     version conflict, and nothing is written).
     """
-    contents = [source.content for source in files]
     generated = import_round_trip.generated_files(files)
+    adopted: dict[int, str] = {}
+    nothing: list[tuple[int, PlanEntry]] = []  # adopted files that hold no document
+    if adopt:
+        files = list(files)
+        for index, exported in generated.items():
+            taken = export_reading.adopt(exported)
+            adopted[index] = taken.note
+            if taken.content is None:
+                nothing.append((index, PlanEntry(files[index].path, None, "skipped", taken.note)))
+            else:
+                files[index] = SourceFile(path=files[index].path, content=taken.content)
+        generated = {}
+    excluded = {*generated, *(index for index, _entry in nothing)}
+    contents = [source.content for source in files]
     with transaction.atomic():
-        steps = _plan(project=project, files=files, generated=generated)
+        steps = _plan(project=project, files=files, generated=excluded, adopted=adopted)
         round_trip = import_round_trip.round_trip_plan(
             project=project, files=files, generated=generated
         )
@@ -240,10 +266,17 @@ def project_import(
             for step in steps:
                 _apply(step, project=project, user=user, reason=reason)
             import_round_trip.round_trip_apply(round_trip, user=user, reason=reason)
-    plan = [
-        (step.index, PlanEntry(step.mapped.source, step.mapped.target, step.action, step.detail))
-        for step in steps
-    ] + [(entry.index, round_trip_entry(entry)) for entry in round_trip]
+    plan = (
+        [
+            (
+                step.index,
+                PlanEntry(step.mapped.source, step.mapped.target, step.action, step.detail),
+            )
+            for step in steps
+        ]
+        + [(entry.index, round_trip_entry(entry)) for entry in round_trip]
+        + nothing
+    )
     return ImportResult(
         plan=[entry for _index, entry in sorted(plan, key=lambda pair: pair[0])],
         applied=not dry_run,

@@ -114,7 +114,8 @@ def _ticks(runs: int, x_of) -> list[Tick]:
     numbers = [1, *range(step, runs + 1, step)]
     if numbers[-1] != runs and runs - numbers[-1] >= step / 2:
         numbers.append(runs)
-    return [Tick(x=x_of(number - 0.5), label=str(number)) for number in dict.fromkeys(numbers)]
+    # A run's number sits over the middle of its column: run n spans x_of(n)..x_of(n + 1).
+    return [Tick(x=x_of(number + 0.5), label=str(number)) for number in dict.fromkeys(numbers)]
 
 
 def timeline_chart(*, runs: Sequence[Run], segments: Sequence[Segment]) -> Chart:

@@ -248,6 +248,7 @@ def test_a_deleted_target_is_created_again(api, project, writer, make_document):
         ({"files": "AGENTS.md"}, "files"),
         ({"files": [f("AGENTS.md", "x")], "extra": 1}, "extra"),
         ({"files": [f("AGENTS.md", "x")], "dry_run": "yes"}, "dry_run"),
+        ({"files": [f("AGENTS.md", "x")], "adopt": "yes"}, "adopt"),
         ({"files": [f("AGENTS.md", "x")], "reason": 5}, "reason"),
         ({"files": [f("AGENTS.md", "x")], "reason": "r" * 201}, "reason"),
         ({"files": ["AGENTS.md"]}, "files.0"),

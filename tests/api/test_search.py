@@ -228,3 +228,27 @@ def test_the_snippet_is_plain_text_for_the_api(api, reader, project, make_docume
 
 def test_the_validator_strips_and_bounds_the_query():
     assert search_selectors.validate_search_query("  two words ") == "two words"
+
+
+@pytest.mark.parametrize("shift", [0, 3, 7, 11])
+def test_sqlite_snippets_start_and_end_on_whole_words(api, reader, project, make_document, shift):
+    _sqlite()
+    words = "Sixty characters of configuration management precede it here. " * 3
+    body = "x" * shift + words + "The Blue Pipeline runs here. " + words
+    make_document(project, "long.md", body)
+    [hit] = _hits(api(reader).get(SEARCH, {"q": "blue pipeline"}))
+    snippet = hit["snippet"]
+    assert snippet == snippet.strip() and len(snippet) <= 200
+    every_word = set(body.split())
+    assert snippet.split()[0] in every_word, snippet
+    assert snippet.split()[-1] in every_word, snippet
+    [(start, end)] = hit["highlights"]
+    assert snippet[start:end] == "Blue Pipeline"
+
+
+def test_a_match_inside_a_long_word_keeps_its_word(api, reader, project, make_document):
+    _sqlite()
+    make_document(project, "long.md", "y" * 100 + "zebracorn tail")
+    [hit] = _hits(api(reader).get(SEARCH, {"q": "zebracorn"}))
+    [(start, end)] = hit["highlights"]
+    assert hit["snippet"][start:end] == "zebracorn"

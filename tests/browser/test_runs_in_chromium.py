@@ -21,3 +21,25 @@ def test_the_runs_chart_fits_the_screen(signed_in, reader, fifty_runs, width):
     assert chart.is_visible()
     assert chart.locator("g.tl-bar").count() >= 3
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_the_run_numbers_sit_over_their_own_bars_and_a_legend_explains_the_colours(
+    signed_in, reader, fifty_runs
+):
+    page = signed_in(reader, viewport={"width": 1366, "height": 900}, java_script_enabled=False)
+    page.goto("/t/acme/web/runs/")
+    chart = page.locator("svg.timeline")
+    # Runs 46–50 saw v3: the "50" over the axis is drawn above that bar's last column.
+    bar = chart.locator("g.tl-bar", has=page.locator("title", has_text=": v3")).locator("rect")
+    bar_box = bar.bounding_box()
+    column = bar_box["width"] / 5
+    tick = chart.locator("text.tl-tick", has_text="50").bounding_box()
+    middle = tick["x"] + tick["width"] / 2
+    assert bar_box["x"] + 4 * column < middle < bar_box["x"] + bar_box["width"]
+    # And the "1" over the first run's column, not over the sources' names.
+    first = chart.locator("g.tl-bar rect").first.bounding_box()
+    one = chart.locator("text.tl-tick", has_text="1").first.bounding_box()
+    assert first["x"] < one["x"] + one["width"] / 2 < first["x"] + column
+    legend = page.get_by_role("list", name="Legend")
+    assert legend.is_visible()
+    assert "one colour per version" in legend.inner_text()

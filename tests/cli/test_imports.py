@@ -139,3 +139,43 @@ def test_an_unreachable_server_exits_2(repository):
     assert "cannot reach http://127.0.0.1:9/api/v1/tenants/acme/projects/web/import/" in (
         result.stderr.decode()
     )
+
+
+def test_adopt_starts_a_project_from_another_projects_synced_files(
+    live_server, tenant, project, writer, admin, make_document, tmp_path
+):
+    from agentdocs.services import tenants as tenant_service
+
+    mobile = tenant_service.project_create(tenant=tenant, slug="mobile", name="Mobile", user=admin)
+    make_document(mobile, "agent.md", "# Mobile rules\n\n- Ship behind a flag.\n")
+    server = {"AGENTDOCS_URL": live_server.url, "AGENTDOCS_TOKEN": api_token_key(writer)}
+    synced = run_cli(
+        "sync",
+        "--tenant",
+        "acme",
+        "--project",
+        "mobile",
+        "--format",
+        "agents-md",
+        "--no-report",
+        "--dir",
+        str(tmp_path),
+        cwd=tmp_path,
+        env=server,
+    )
+    assert synced.returncode == 0, synced.stderr
+    (tmp_path / "agentdocs.lock.json").unlink()
+
+    plain = run_cli(*ARGS, cwd=tmp_path, env=server)
+    assert plain.returncode == 0, plain.stderr
+    assert b"skipped" in plain.stdout and b"acme/mobile" in plain.stdout
+    assert not Document.objects.filter(project=project).exists()
+
+    adopted = run_cli(*ARGS, "--adopt", cwd=tmp_path, env=server)
+    assert adopted.returncode == 0, adopted.stderr
+    assert (
+        b"create     AGENTS.md \xe2\x86\x92 agent.md  (new document; adopted from acme/mobile"
+        in adopted.stdout
+    )
+    body = Document.objects.get(project=project, path="agent.md").body
+    assert body == "# Mobile rules\n\n- Ship behind a flag.\n"

@@ -4,6 +4,7 @@ every drift state, the lock file, and the exit codes."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -193,18 +194,44 @@ def test_agents_md_rewritten_by_another_tool_is_caught_and_then_kept(server, tmp
     assert (tmp_path / "AGENTS.md").read_text() == rewritten
 
 
-def test_a_file_the_last_sync_did_not_write_is_kept_when_it_differs(server, tmp_path, sources):
+NOT_GENERATED_LINE = (
+    "not-generated {path} (kept: no agentdocs sync wrote it; --force to overwrite, or "
+    "agentdocs import to bring it in)"
+)
+
+
+def test_a_hand_written_file_no_sync_wrote_is_kept_as_not_generated(server, tmp_path, sources):
     (tmp_path / "AGENTS.md").write_text("# Hand-written before agentdocs\n")
 
     result = sync(tmp_path, server)
 
     assert result.returncode == 1
-    assert out_lines(result) == [LOCAL_EDIT_LINE.format(path="AGENTS.md")]
+    assert out_lines(result) == [NOT_GENERATED_LINE.format(path="AGENTS.md")]
     assert (tmp_path / "AGENTS.md").read_text() == "# Hand-written before agentdocs\n"
     assert "AGENTS.md" not in lock_of(tmp_path)["files"]
     assert (tmp_path / ".cursor/rules/api.mdc").is_file()
     check = sync(tmp_path, server, "--check")
-    assert check_lines(check) == ["edited-locally\tAGENTS.md"]
+    assert check.returncode == 1 and check_lines(check) == ["not-generated\tAGENTS.md"]
+    forced = sync(tmp_path, server, "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert (tmp_path / "AGENTS.md.orig").read_text() == "# Hand-written before agentdocs\n"
+    assert sync(tmp_path, server, "--check").returncode == 0
+
+
+def test_a_generated_file_no_sync_of_this_lock_wrote_is_edited_locally(server, tmp_path, sources):
+    """agentdocs' provenance line says a sync wrote it (another checkout's, or a copy):
+    a difference is an edit."""
+    other = tmp_path / "other"
+    other.mkdir()
+    assert sync(other, server).returncode == 0
+    here = tmp_path / "here"
+    here.mkdir()
+    (here / "AGENTS.md").write_text((other / "AGENTS.md").read_text() + "- Mine.\n")
+
+    result = sync(here, server)
+
+    assert result.returncode == 1
+    assert out_lines(result) == [LOCAL_EDIT_LINE.format(path="AGENTS.md")]
 
 
 def test_a_file_that_already_matches_the_export_is_taken_into_the_lock(
@@ -321,3 +348,49 @@ def test_warnings_are_printed_and_strict_makes_them_exit_1(api, reader, server, 
     assert sync(tmp_path, server, "--format", "agents-md", "--check").returncode == 0
     strict = sync(tmp_path, server, "--format", "agents-md", "--check", "--strict")
     assert strict.returncode == 1 and line.encode() in strict.stderr
+
+
+def test_check_reads_the_formats_tenant_and_project_from_the_lock_file(server, tmp_path, sources):
+    assert sync(tmp_path, server).returncode == 0
+    (tmp_path / ".cursor/rules/api.mdc").unlink()
+
+    check = run_cli("sync", "--check", "--dir", str(tmp_path), cwd=tmp_path, env=server)
+
+    assert check.returncode == 1, check.stderr
+    assert check_lines(check) == ["missing\t.cursor/rules/api.mdc"]
+    again = run_cli("sync", "--dir", str(tmp_path), cwd=tmp_path, env=server)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / ".cursor/rules/api.mdc").is_file()
+    assert lock_of(tmp_path)["format"] == "agents-md,cursor"
+
+
+def test_without_a_lock_file_format_is_required(server, tmp_path):
+    result = run_cli(
+        "sync",
+        "--tenant",
+        "acme",
+        "--project",
+        "web",
+        "--dir",
+        str(tmp_path),
+        cwd=tmp_path,
+        env=server,
+    )
+    assert result.returncode == 2
+    assert "--format is required" in result.stderr.decode()
+    assert not (tmp_path / "agentdocs.lock.json").exists()
+
+
+def test_a_sync_that_changes_nothing_says_the_lock_file_is_unchanged(server, tmp_path, sources):
+    first = sync(tmp_path, server)
+    assert "wrote 3 file(s) and agentdocs.lock.json" in first.stderr.decode()
+    lock = tmp_path / "agentdocs.lock.json"
+    lock.touch()
+    before = lock.stat().st_mtime_ns
+    os.utime(lock, ns=(before - 10**9, before - 10**9))
+
+    again = sync(tmp_path, server)
+
+    assert again.returncode == 0
+    assert "wrote 0 file(s) (agentdocs.lock.json unchanged)" in again.stderr.decode()
+    assert lock.stat().st_mtime_ns == before - 10**9

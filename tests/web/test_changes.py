@@ -260,3 +260,33 @@ def test_a_long_change_page_folds_and_caps_its_diffs_with_a_link_to_the_whole(
 
 def test_an_outsider_gets_404_for_a_change_requests_whole_diff(browse, change, outsider):
     assert browse(outsider).get(f"{url(change)}diff/").status_code == 404
+
+
+def test_the_change_pages_forms_post_to_the_page_itself(browse, change, reader, writer):
+    page = browse(writer).get(url(change)).content.decode()
+    assert page.count(f'action="{url(change)}"') == 2  # review, comment (writer)
+    for action in ("review", "comment"):
+        assert f'name="action" value="{action}"' in page
+    for action in ("merge", "withdraw"):
+        assert f'/{action}/"' not in page
+    empty = browse(writer).post(url(change), {"action": "comment", "body": ""})
+    assert empty.status_code == 400 and 'id="id_body_error"' in empty.content.decode()
+    said = browse(writer).post(url(change), {"action": "comment", "body": "why?"})
+    assert said.status_code == 302 and said["Location"] == url(change)
+    approved = browse(writer).post(url(change), {"action": "review", "decision": "approve"})
+    assert approved.status_code == 302
+    assert browse(reader).post(url(change), {"action": "withdraw"}).status_code == 302
+    assert ChangeRequest.objects.get(pk=change.pk).state == "withdrawn"
+    late = browse(writer).post(url(change), {"action": "comment", "body": "late"})
+    assert late.status_code == 409
+
+
+def test_an_unknown_action_on_the_change_page_is_a_400_naming_it(browse, change, writer):
+    response = browse(writer).post(url(change), {"action": "explode"})
+    assert response.status_code == 400
+    assert "<code>action</code> must be one of" in response.content.decode()
+    assert browse(writer).post(url(change)).status_code == 400
+
+
+def test_an_outsider_posting_to_the_change_page_gets_404(browse, change, outsider, other_tenant):
+    assert browse(outsider).post(url(change), {"action": "comment", "body": "x"}).status_code == 404

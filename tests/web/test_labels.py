@@ -85,3 +85,28 @@ def test_the_runs_page_shows_which_label_each_run_saw(
         assert response.status_code == 201, response.content
     page = browse(writer).get("/t/acme/web/runs/").content.decode()
     assert "v2 canary" in page and "v1 production" in page
+
+
+def test_the_form_posts_to_the_page_and_a_refusal_shows_its_names_as_code(
+    browse, writer, two_versions
+):
+    client = browse(writer)
+    page = client.get(PAGE).content.decode()
+    form = page[page.index('aria-label="Move a label"') - 200 :]
+    assert f'<form method="post" action="{PAGE}"' in form
+    refused = client.post(PAGE, {"label": "latest", "version": 1})
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    assert "<code>latest</code> is every document" in html
+    assert "`latest`" not in html
+    moved = client.post(PAGE, {"label": "canary", "version": 1, "reason": "try v1"})
+    assert moved.status_code == 302 and moved["Location"] == PAGE
+    assert DocumentLabel.objects.get().name == "canary"
+
+
+def test_a_backticked_error_is_escaped_before_it_becomes_code(browse, writer, two_versions):
+    refused = browse(writer).post(PAGE, {"label": "<b>x</b>", "version": 1})
+    assert refused.status_code == 400
+    html = refused.content.decode()
+    assert "<b>x</b>" not in html
+    assert "<code>label</code> is a label name" in html

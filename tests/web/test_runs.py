@@ -39,10 +39,43 @@ def test_the_chart_shows_the_agent_document_changing_at_run_41(browse, reader, f
     assert f"/t/acme/web/bindings/{fifty_runs[40].pk}/" in table
 
 
-def test_no_runs_says_so(browse, reader, project):
+def test_no_runs_says_so_and_what_records_a_run(browse, reader, project):
     html = browse(reader).get(URL).content.decode()
     assert "No runs were bound in this span." in html
     assert "<svg" not in html
+    how = html[html.index('class="card-body muted small runs-empty-how"') :]
+    how = how[: how.index("</p>")]
+    assert "agentdocs bind" in how and "agentdocs hooks install" in how
+    assert "agentdocs run" in how and 'href="/docs/binding-records/"' in how
+
+
+def test_each_run_number_sits_over_the_middle_of_its_own_column(browse, reader, fifty_runs):
+    html = browse(reader).get(URL).content.decode()
+    svg = html[html.index("<svg") : html.index("</svg>")]
+    ticks = {
+        label: float(x)
+        for x, label in re.findall(r'<text class="tl-tick" x="([\d.]+)"[^>]*>(\d+)</text>', svg)
+    }
+    # The agent document's third bar is runs 46–50: five columns from its left edge.
+    third = re.findall(
+        r"<title>agent:web/agent.md: v3[^<]*</title>\s*<rect x=\"([\d.]+)\"[^>]*"
+        r'width="([\d.]+)"',
+        svg,
+    )
+    left, width = (float(value) for value in third[0])
+    column = width / 5
+    assert ticks["50"] == pytest.approx(left + 4.5 * column, abs=0.02)
+    first = re.search(r'<rect x="([\d.]+)" y="[\d.]+" width', svg)
+    assert ticks["1"] == pytest.approx(float(first.group(1)) + column / 2, abs=0.02)
+
+
+def test_the_chart_has_a_legend(browse, reader, fifty_runs):
+    html = browse(reader).get(URL).content.decode()
+    legend = html[html.index('<ul class="card-body runs-legend') :]
+    legend = legend[: legend.index("</ul>")]
+    assert 'aria-label="Legend"' in legend
+    assert "one colour per version" in legend and "unresolved" in legend
+    assert "problems row" in legend
 
 
 @pytest.mark.parametrize(

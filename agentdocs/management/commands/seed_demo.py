@@ -63,6 +63,9 @@ DEMO_USERS = [
 
 PROJECTS = [("website", "Website"), ("backend", "Backend")]
 DEMO_PROJECT = "website"  # the project the printed examples and the README's use
+# Where the printed `agentdocs sync` writes: the user's temporary folder, not the
+# checkout the demo runs from (it would leave an untracked folder there).
+SYNC_FOLDER = "${TMPDIR:-/tmp}/agentdocs-demo-" + DEMO_PROJECT
 # One process id per printed render: the read state of a process sends what it already
 # received as stubs, so a second command with the first one's id would show stubs. The
 # read state outlives a restart of the demo (the default cache is on disk), so each
@@ -505,8 +508,10 @@ def try_it_lines(token: str, base_url: str) -> list[str]:
         "The command-line client (in .venv/bin/; `source .venv/bin/activate` puts it on PATH):",
         f"  export AGENTDOCS_URL={base} AGENTDOCS_TOKEN={token}",
         f"  agentdocs block {where} --process {cli_process} --recipe coder --profile cli",
-        f"  mkdir -p {DEMO_PROJECT}-agent-files && agentdocs sync {where} "
-        f"--format agents-md,claude-md --dir {DEMO_PROJECT}-agent-files",
+        # Into a folder of its own outside this checkout, and unreported: run in the
+        # checkout, a sync would report the checkout itself as the project's repository.
+        f'  mkdir -p "{SYNC_FOLDER}" && agentdocs sync {where} '
+        f'--format agents-md,claude-md --dir "{SYNC_FOLDER}" --no-report',
         f"  agentdocs mcp {where}   # what an MCP client starts: see the README",
         "Each render names its process: run one again with the same id and what that "
         "process already received comes back as a one-line stub (its read state; "

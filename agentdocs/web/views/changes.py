@@ -17,7 +17,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agentdocs import permissions
-from agentdocs.core.errors import AgentdocsError
+from agentdocs.core.errors import AgentdocsError, InvalidInput
 from agentdocs.models import ChangeRequest, ChangeState
 from agentdocs.models.changes import LIVE_STATES
 from agentdocs.permissions import ProjectAccess
@@ -130,6 +130,7 @@ def _change_page(
     review_form: ChangeReviewForm | None = None,
     comment_form: ChangeCommentForm | None = None,
 ) -> HttpResponse:
+    invalid = any(form is not None and form.errors for form in (review_form, comment_form))
     preview = change_service.merge_preview(change)
     document = preview.document
     current = document if document is not None and not document.is_deleted else None
@@ -167,7 +168,7 @@ def _change_page(
         request,
         "agentdocs/change.html",
         context,
-        status=refusal.status if refusal is not None else 200,
+        status=refusal.status if refusal is not None else (400 if invalid else 200),
     )
 
 
@@ -211,9 +212,19 @@ def change_diff_download(
 
 
 @member_page
+@require_http_methods(["GET", "POST"])
 def change_detail(request: HttpRequest, tenant: str, project: str, change_id: int) -> HttpResponse:
+    """The change request (GET); its forms post here with their `action`, so a refused
+    review, comment, merge or withdrawal shows the page again at its own address."""
     access, change = _change(request, tenant, project, change_id)
-    return _change_page(request, access, change)
+    if request.method == "GET":
+        return _change_page(request, access, change)
+    action = CHANGE_ACTIONS.get(request.POST.get("action", ""))
+    if action is None:
+        raise InvalidInput(
+            f"`action` must be one of {', '.join(sorted(CHANGE_ACTIONS))}.", field="action"
+        )
+    return action(request, access, change)
 
 
 def _done(request: HttpRequest, change: ChangeRequest, message: str) -> HttpResponse:
@@ -221,10 +232,34 @@ def _done(request: HttpRequest, change: ChangeRequest, message: str) -> HttpResp
     return redirect(change_service.change_url(change))
 
 
+# The addresses below stay for scripts that used them; the page posts to itself.
 @member_page
 @require_POST
 def change_review(request: HttpRequest, tenant: str, project: str, change_id: int) -> HttpResponse:
-    access, change = _change(request, tenant, project, change_id)
+    return _review(request, *_change(request, tenant, project, change_id))
+
+
+@member_page
+@require_POST
+def change_merge(request: HttpRequest, tenant: str, project: str, change_id: int) -> HttpResponse:
+    return _merge(request, *_change(request, tenant, project, change_id))
+
+
+@member_page
+@require_POST
+def change_withdraw(
+    request: HttpRequest, tenant: str, project: str, change_id: int
+) -> HttpResponse:
+    return _withdraw(request, *_change(request, tenant, project, change_id))
+
+
+@member_page
+@require_POST
+def change_comment(request: HttpRequest, tenant: str, project: str, change_id: int) -> HttpResponse:
+    return _comment(request, *_change(request, tenant, project, change_id))
+
+
+def _review(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:
     access.require_write(change.path)
     form = ChangeReviewForm(request.POST)
     if not form.is_valid():
@@ -237,10 +272,7 @@ def change_review(request: HttpRequest, tenant: str, project: str, change_id: in
     return _done(request, change, f"{verb} change #{change.pk}.")
 
 
-@member_page
-@require_POST
-def change_merge(request: HttpRequest, tenant: str, project: str, change_id: int) -> HttpResponse:
-    access, change = _change(request, tenant, project, change_id)
+def _merge(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:
     access.require_write(change.path)
     try:
         merged = change_service.change_merge(change=change, user=access.user)
@@ -253,12 +285,7 @@ def change_merge(request: HttpRequest, tenant: str, project: str, change_id: int
     )
 
 
-@member_page
-@require_POST
-def change_withdraw(
-    request: HttpRequest, tenant: str, project: str, change_id: int
-) -> HttpResponse:
-    access, change = _change(request, tenant, project, change_id)
+def _withdraw(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:
     try:
         change_service.change_withdraw(change=change, user=access.user)
     except AgentdocsError as error:
@@ -266,10 +293,7 @@ def change_withdraw(
     return _done(request, change, f"Withdrew change #{change.pk}.")
 
 
-@member_page
-@require_POST
-def change_comment(request: HttpRequest, tenant: str, project: str, change_id: int) -> HttpResponse:
-    access, change = _change(request, tenant, project, change_id)
+def _comment(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:
     form = ChangeCommentForm(request.POST)
     if not form.is_valid():
         return _change_page(request, access, change, comment_form=form)
@@ -278,3 +302,6 @@ def change_comment(request: HttpRequest, tenant: str, project: str, change_id: i
     except AgentdocsError as error:
         return _change_page(request, access, change, refusal=error, comment_form=form)
     return _done(request, change, "Comment added.")
+
+
+CHANGE_ACTIONS = {"review": _review, "merge": _merge, "withdraw": _withdraw, "comment": _comment}

@@ -68,7 +68,12 @@ from agentdocs.web.views.document_merge import after_save, conflict_page
 
 
 @member_page
+@require_http_methods(["GET", "POST"])
 def document_detail(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    """The document (GET); a POST is the page's label form, so a refused move shows the
+    page again at its own address."""
+    if request.method == "POST":
+        return _label_move(request, tenant, project, path)
     access = permissions.project_access(request.user, tenant, project)
     document = permissions.document_for(access, path, include_deleted=True)
     shown: DocumentVersion = document
@@ -109,6 +114,12 @@ def _detail_context(
 @member_page
 @require_POST
 def document_label(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
+    """Move a label of the document (the page's form posts to the page itself; this
+    address stays for scripts that used it)."""
+    return _label_move(request, tenant, project, path)
+
+
+def _label_move(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
     """Move a label of the document: directly, or as a change request under review."""
     access = permissions.project_access(request.user, tenant, project)
     document = permissions.document_for(access, path)
