@@ -13,12 +13,10 @@ from agentdocs.selectors import documents as document_selectors
 
 
 def label_rows(*, document: Document) -> QuerySet[DocumentLabel]:
-    """The document's labels, by name, with who moved each last: for a page of them."""
-    return (
-        DocumentLabel.objects.filter(document=document)
-        .select_related("moved_by")
-        .order_by("name", "pk")
-    )
+    """The document's labels, by name, with who moved each last: for a page of them.
+    Each row knows ``document`` (the related manager sets it), so a row's path reads
+    nothing more."""
+    return document.labels.select_related("moved_by").order_by("name", "pk")
 
 
 def label_list(*, document: Document) -> list[DocumentLabel]:
