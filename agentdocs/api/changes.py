@@ -396,9 +396,11 @@ class ChangeReviewCreate(APIView):
         tags=["changes"],
         summary="Review a change request",
         description="`approve` or `reject`. Writers of the document's path (tenant admins "
-        "for `_vance`; 403 otherwise). A rejection closes the request; with the approvals "
-        "`review.approvals` asks for (default 1) it is approved. 409 `own_change` for the "
-        "proposer, `change_closed` once merged, rejected or withdrawn.",
+        "for `_vance`; of a label's change request, whoever may move that label: 403 "
+        "otherwise). A rejection closes the request; with the approvals `review.approvals` "
+        "asks for (default 1) that count it is approved: an approval counts only while its "
+        "reviewer still may review the change. 409 `own_change` for the proposer, "
+        "`change_closed` once merged, rejected or withdrawn.",
         request=InputSerializer,
         responses={201: OutputSerializer, **errors(400, 404, 409)},
     )
@@ -421,9 +423,12 @@ class ChangeMerge(APIView):
         description="Three-way merges the proposal (base version, current version, "
         "proposal) and saves the result as a new version with the proposer as author; the "
         "history row names the change request, its approvers and the merger. Writers of "
-        "the path (tenant admins for `_vance`). 409 `not_approved` without enough "
-        "approvals, `merge_conflict` (with `conflicts`) when the edits overlap (the request "
-        "stays open), `change_closed` once closed.",
+        "the path (tenant admins for `_vance`; of a label's change request, whoever may "
+        "move that label), which moves or removes the label instead (`label_action`). 409 "
+        "`not_approved` without enough approvals that count (an approval whose reviewer "
+        "was since demoted, removed or deleted does not), `merge_conflict` (with "
+        "`conflicts`) when the edits overlap (the request stays open), `change_closed` "
+        "once closed, `too_many_labels` when a new label would pass the document's cap.",
         request=None,
         responses={
             200: OutputSerializer,
@@ -431,7 +436,8 @@ class ChangeMerge(APIView):
             409: OpenApiResponse(
                 CHANGE_MERGE_ERROR,
                 description="`merge_conflict` (with `conflicts`: base, theirs and yours of "
-                "each overlap, and `current_version`), `not_approved` or `change_closed`.",
+                "each overlap, and `current_version`), `not_approved`, `change_closed` or "
+                "`too_many_labels` (with `limit`).",
             ),
         },
     )
