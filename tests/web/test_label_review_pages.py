@@ -43,7 +43,7 @@ def reviewed(tenant, admin):
 
 def test_a_writer_removes_a_label_on_the_page(browse, writer, labelled):
     client = browse(writer)
-    assert 'aria-label="Remove a label"' in client.get(PAGE).content.decode()
+    assert 'aria-label="Label removal"' in client.get(PAGE).content.decode()
     response = client.post(REMOVE, {"label": "canary", "reason": "over"})
     assert response.status_code == 302 and response["Location"] == PAGE
     assert not DocumentLabel.objects.filter(name="canary").exists()
@@ -81,7 +81,7 @@ def test_removal_refusals_keep_their_status_and_are_shown_beside_the_field(
     page = missing.content.decode()
     assert 'id="id_label_remove_form_label_error"' in page and "no label" in page
     assert browse(reader).post(REMOVE, {"label": "canary"}).status_code == 403
-    assert 'aria-label="Remove a label"' not in browse(reader).get(PAGE).content.decode()
+    assert 'aria-label="Label removal"' not in browse(reader).get(PAGE).content.decode()
     assert browse(outsider).post(REMOVE, {"label": "canary"}).status_code == 404
     assert DocumentLabel.objects.count() == 2 and not ChangeRequest.objects.exists()
 
