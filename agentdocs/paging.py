@@ -61,6 +61,41 @@ class LateRows:
         return self.queryset.filter(pk__in=self.queryset.values("pk")[key])
 
 
+class Prepended:
+    """A list of a few given rows, then a queryset's: what a paginator needs of it
+    (`count`, slices, `ordered`). The labels list pages `latest` and then the document's
+    named labels; a page reads only its slice of the queryset."""
+
+    def __init__(self, head: Sequence[Any], rows: QuerySet) -> None:
+        self.head = list(head)
+        self.rows = rows
+
+    @property
+    def ordered(self) -> bool:
+        return self.rows.ordered
+
+    def count(self) -> int:
+        return len(self.head) + self.rows.count()
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, key: int | slice) -> Any:
+        if isinstance(key, int):
+            return self[key : key + 1][0]
+        if key.step is not None:
+            raise ValueError("Prepended takes slices without a step.")
+        start = key.start or 0
+        stop = key.stop
+        shown = self.head[start:stop]
+        skip = len(self.head)
+        rest_start = max(start - skip, 0)
+        rest_stop = None if stop is None else max(stop - skip, 0)
+        if rest_stop is not None and rest_stop <= rest_start:
+            return shown
+        return shown + list(self.rows[rest_start:rest_stop])
+
+
 def capped_count(rows: Any, limit: int) -> int:
     """How many ``rows``, counted up to ``limit + 1`` only (a list is counted whole)."""
     if isinstance(rows, LateRows):

@@ -21,6 +21,7 @@ from agentdocs.core.errors import AdminOnly, ChangeForbidden, InsufficientScope,
 from agentdocs.core.paths import is_reserved_path, validate_path
 from agentdocs.models import ApiToken, Document, Project, Role, Scope, Tenant
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.sql import access as access_sql
 from agentdocs.sql.access import AccessRow
 
@@ -90,16 +91,38 @@ class Access:
         if not self.may_bypass_review:
             raise AdminOnly("Only tenant admins may bypass review.", field="bypass_review")
 
+    def may_move_label(self, path: str, *, label: str, protected: Sequence[str]) -> bool:
+        """The one rule for a label's rights: moving or removing the label ``label`` of
+        the document at ``path`` is writing it (admins for `_vance`), and a label
+        `review.protectedLabels` names is a reviewer's (tenant admins). The API, the
+        pages and the review of a change request that moves or removes it ask this."""
+        return self.may_write(path) and (label not in protected or self.may_bypass_review)
+
     def require_move_label(self, path: str, *, label: str, protected: Sequence[str]) -> None:
-        """Moving or removing a label of the document at ``path`` is writing it (admins for
-        `_vance`); a label `review.protectedLabels` names is a reviewer's (tenant admins)."""
+        """`may_move_label`, or Forbidden: naming `path` for a role that may not write
+        it, `label` for a protected label."""
         self.require_write(path)
-        if label in protected and not self.may_bypass_review:
+        if not self.may_move_label(path, label=label, protected=protected):
             raise ChangeForbidden(
                 f"The label `{label}` is protected by `review.protectedLabels`: only "
-                "reviewers (tenant admins) move it.",
+                "reviewers (tenant admins) move or remove it.",
                 field="label",
             )
+
+    def may_review(self, path: str, *, label: str = "", protected: Sequence[str] = ()) -> bool:
+        """Who reviews and merges a change request of the document at ``path``: a
+        writer of the path; for one that moves or removes the label ``label``, whoever
+        may move that label (`may_move_label`). An approval counts only while its
+        reviewer still may (`approvals_that_count`)."""
+        if label:
+            return self.may_move_label(path, label=label, protected=protected)
+        return self.may_write(path)
+
+    def require_review(self, path: str, *, label: str = "", protected: Sequence[str] = ()) -> None:
+        if label:
+            self.require_move_label(path, label=label, protected=protected)
+        else:
+            self.require_write(path)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -263,6 +286,35 @@ def project_access(
     if row.project is None:
         raise NotFound("No such project.", field="project")
     return ProjectAccess(user=member, tenant=tenant, role=role, project=row.project)
+
+
+def approvals_that_count(
+    *,
+    tenant: Tenant,
+    project: Project,
+    path: str,
+    label: str,
+    protected: Sequence[str],
+    reviewers: Sequence[User | None],
+) -> list[bool]:
+    """Whether the approval of each of ``reviewers`` of a change request of ``path``
+    (moving or removing ``label``, when given) counts now: only while its reviewer still
+    may review it (`Access.may_review`) with their role in the tenant today. A reviewer
+    demoted to reader, removed from the tenant, deactivated or deleted (None) no longer
+    counts. One query (none without reviewers)."""
+    present = [user for user in reviewers if user is not None]
+    roles = tenancy_selectors.member_roles(
+        tenant_id=tenant.pk, user_ids=[user.pk for user in present]
+    )
+    counts: list[bool] = []
+    for user in reviewers:
+        role = None if user is None else _effective_role(user, roles.get(user.pk))
+        if user is None or role is None or not user.is_active:
+            counts.append(False)
+            continue
+        access = Access(user=user, tenant=tenant, role=role, project=project)
+        counts.append(access.may_review(path, label=label, protected=protected))
+    return counts
 
 
 def may_create_tenants(user: AnyUser) -> bool:

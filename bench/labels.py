@@ -17,6 +17,11 @@ PostgreSQL by default (the database `agentdocs_bench_labels` is created and drop
 `--postgres`, default postgres://postgres@127.0.0.1:5432/postgres); `--sqlite` uses a
 throwaway file. The cache is the process's local memory (one process: the render cache
 may be on). It asserts nothing about time; it stops if a side renders the wrong text.
+
+Then the labels list (issue 34): `GET .../documents/{path}/labels/` of a document that
+carries `--list-labels` labels (800 by default: more than the cap of
+`AGENTDOCS_MAX_LABELS_PER_DOCUMENT`, as a document labelled before the cap may), its
+first page and its last, `--list-requests` times each: milliseconds, bytes and queries.
 """
 
 from __future__ import annotations
@@ -43,6 +48,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--sqlite", action="store_true", help="a throwaway SQLite file instead")
+    parser.add_argument("--list-labels", type=int, default=800, help="labels of the listed one")
+    parser.add_argument("--list-requests", type=int, default=20, help="list requests per page")
     args = parser.parse_args()
 
     from bench.common import in_process_database, load_average
@@ -170,6 +177,52 @@ def _measure(args: argparse.Namespace) -> None:
                 for query in captured.captured_queries
             )
             print(f"{name}, cache off: statements {sizes}")
+    _measure_list(
+        args, project=project, user=admin, client=Client(HTTP_AUTHORIZATION=f"Token {key}")
+    )
+
+
+def _measure_list(args: argparse.Namespace, *, project, user, client) -> None:
+    """The labels list of a document that carries ``--list-labels`` labels: its first and
+    its last page, each answer's size and queries."""
+    from django.db import connection
+
+    from agentdocs.models import DocumentLabel
+    from agentdocs.services import documents as document_service
+
+    document = document_service.document_create(
+        project=project, path="many-labels.md", body="labelled\n", user=user
+    )
+    DocumentLabel.objects.bulk_create(
+        DocumentLabel(document=document, name=f"label-{n:04}", version=1, moved_by=user)
+        for n in range(args.list_labels)
+    )
+    url = (
+        f"/api/v1/tenants/{project.tenant.slug}/projects/{project.slug}"
+        "/documents/many-labels.md/labels/"
+    )
+    first = client.get(url).json()
+    assert first["count"] == args.list_labels + 1, first["count"]
+    pages = {"first page": url, "last page": f"{url}?page=last"}
+    print(
+        f"labels list of a document with {args.list_labels} labels, {args.list_requests} requests:"
+    )
+    for name, address in pages.items():
+        response = client.get(address)
+        assert response.status_code == 200, response.content[:500]
+        statements: list[str] = []
+
+        def count(execute, sql, params, many, context, statements=statements):
+            statements.append(sql)
+            return execute(sql, params, many, context)
+
+        with connection.execute_wrapper(count):
+            client.get(address)
+        seconds = _per_op(lambda address=address: client.get(address), args.list_requests)
+        print(
+            f"  {name}: {seconds * 1000:.2f} ms, {len(response.content):,} bytes, "
+            f"{len(response.json()['results'])} entries, {len(statements)} queries"
+        )
 
 
 if __name__ == "__main__":

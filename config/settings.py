@@ -523,6 +523,11 @@ AGENTDOCS_WEBHOOK_DISABLE_AFTER_SECONDS = env_int(
 AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_WEBHOOK_SWEEP_AFTER_SECONDS", 60)
 # Webhooks a tenant may have (turned off ones count): each costs every write a delivery.
 AGENTDOCS_MAX_WEBHOOKS_PER_TENANT = env_int("AGENTDOCS_MAX_WEBHOOKS_PER_TENANT", 20)
+# Named labels one document may carry (`latest` is not one); past it a new label is
+# refused with 409 `too_many_labels`. Moving an existing label is not adding one.
+AGENTDOCS_MAX_LABELS_PER_DOCUMENT = env_int("AGENTDOCS_MAX_LABELS_PER_DOCUMENT", 50)
+if AGENTDOCS_MAX_LABELS_PER_DOCUMENT < 1:
+    raise ImproperlyConfigured("AGENTDOCS_MAX_LABELS_PER_DOCUMENT must be at least 1.")
 # Browser pages (scheme://host[:port]) that may call `/mcp/`: CORS, and a request with
 # any other Origin is refused. Empty: no browser page may, every MCP client still can.
 AGENTDOCS_MCP_ALLOWED_ORIGINS = env_list("AGENTDOCS_MCP_ALLOWED_ORIGINS", [])

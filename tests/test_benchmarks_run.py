@@ -228,12 +228,25 @@ def test_the_audit_benchmark_runs_and_reports():
 
 
 def test_the_labels_benchmark_runs_and_reports():
-    result = _run_in_process_bench("labels.py", "--renders", "2", "--rounds", "1")
+    result = _run_in_process_bench(
+        "labels.py",
+        "--renders",
+        "2",
+        "--rounds",
+        "1",
+        "--list-labels",
+        "120",
+        "--list-requests",
+        "1",
+    )
     # Exit 0: every side rendered each document at the version its label names.
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     assert "every one read at the expected version" in result.stdout
     for line in ("canary / none, render cache off:", "absent / none, render cache on:"):
         assert line in result.stdout, result.stdout
+    # The labels list: a page of 50 entries, whichever page.
+    assert "labels list of a document with 120 labels" in result.stdout
+    assert "first page:" in result.stdout and "50 entries" in result.stdout
     assert "load average" in result.stdout
 
 

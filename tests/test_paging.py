@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agentdocs.models import Event
-from agentdocs.paging import CappedPaginator, LateRows, OpenPage, capped_count
+from agentdocs.paging import CappedPaginator, LateRows, OpenPage, Prepended, capped_count
 
 pytestmark = pytest.mark.django_db
 
@@ -130,3 +130,19 @@ def test_late_rows_page_as_the_queryset_does(events):
         assert (late.count, late.count_exact) == (plain.count, plain.count_exact)
         for number in (1, 2, 3):
             assert _ids(late.page(number)) == _ids(plain.page(number))
+
+
+def test_prepended_rows_page_as_one_list_and_read_only_their_slice(events):
+    queryset = Event.objects.filter(pk__in=[e.pk for e in events]).order_by("-id")
+    whole = ["head", *queryset]
+    rows = Prepended(["head"], queryset)
+    assert rows.count() == len(rows) == 13 and rows.ordered
+    for start, stop in ((0, 5), (0, 1), (1, 6), (5, 13), (12, None), (0, None), (20, 25)):
+        assert rows[start:stop] == whole[start:stop], (start, stop)
+    assert rows[0] == "head" and rows[3] == whole[3]
+    with CaptureQueriesContext(connection) as captured:
+        rows[0:1]
+    assert len(captured) == 0  # the head alone reads nothing
+    pages = [CappedPaginator(rows, 5).page(n).object_list for n in (1, 2, 3)]
+    assert [len(page) for page in pages] == [5, 5, 3]
+    assert [row for page in pages for row in page] == whole

@@ -57,11 +57,19 @@ class ChangeSerializer(serializers.Serializer):
         help_text="A label move under review: the label merging moves to `base_version` "
         "(no version is written); null for a change of the body"
     )
+    label_action = serializers.SerializerMethodField(
+        help_text="With `label`: `move` (merging moves the label to `base_version`) or "
+        "`remove` (merging removes the label, which pointed at `base_version` when "
+        "proposed); null for a change of the body"
+    )
     url = serializers.SerializerMethodField(help_text="The change request's page")
     api_url = serializers.SerializerMethodField(help_text="This resource")
 
     def get_label(self, change: ChangeRequest) -> str | None:
         return change.label or None
+
+    def get_label_action(self, change: ChangeRequest) -> str | None:
+        return change.label_action
 
     def _absolute(self, path: str) -> str:
         request = self.context.get("request")
@@ -79,6 +87,10 @@ class ReviewSerializer(serializers.Serializer):
     decision = serializers.ChoiceField(choices=ReviewDecision.choices)
     comment = serializers.CharField()
     at = serializers.DateTimeField()
+    counts = serializers.BooleanField(
+        help_text="An approval that counts now: false for a rejection, and for an approval "
+        "whose reviewer no longer may review the change (demoted, removed or deleted)"
+    )
 
 
 class CommentSerializer(serializers.Serializer):
@@ -119,7 +131,16 @@ class ChangeDetailSerializer(ChangeSerializer):
     mergeable = serializers.BooleanField(
         help_text="Open or approved, and merges onto the current version without conflicts"
     )
-    approvals = serializers.ListField(child=serializers.CharField(), help_text="Who approved")
+    approvals = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Who approved, of the approvals that count: a reviewer who still may "
+        "review the change (checked again at the merge)",
+    )
+    approvals_not_counting = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Who approved but no longer counts: demoted below the right to review the "
+        "change, removed from the tenant, or deleted",
+    )
     approvals_required = serializers.IntegerField(help_text="`review.approvals` in force")
     diff_against_base = ChangeDiffSerializer()
     diff_against_current = ChangeDiffSerializer(allow_null=True)
@@ -165,13 +186,20 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
     conflicts, conflicts_truncated = change_service.change_conflicts(preview)
     document = preview.document
     current = None if document is None or document.is_deleted else document.version
+    policy = review_service.review_policy(project=change.project)
+    reviews = list(change.reviews.select_related("reviewer"))
+    approvals = change_service.approvals(change, reviews=reviews, protected=policy.protected_labels)
+    counting = {approval.reviewer for approval in approvals if approval.counts}
     return {
         "change": change,
         "preview": preview,
         "current_version": current,
         "mergeable": change.is_live and preview.mergeable,
-        "approvals": change_service.approvers(change),
-        "approvals_required": review_service.review_policy(project=change.project).approvals,
+        "approvals": [approval.reviewer for approval in approvals if approval.counts],
+        "approvals_not_counting": [
+            approval.reviewer for approval in approvals if not approval.counts
+        ],
+        "approvals_required": policy.approvals,
         "diff_against_base": _diff_data(
             against_base, change.base_version, change=change, against="base"
         ),
@@ -182,7 +210,18 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
         or (against_current is not None and against_current.truncated),
         "conflicts": conflicts,
         "conflicts_truncated": conflicts_truncated,
-        "reviews": list(change.reviews.select_related("reviewer")),
+        "reviews": [
+            {
+                "reviewer": review.reviewer,
+                "decision": review.decision,
+                "comment": review.comment,
+                "at": review.at,
+                "counts": review.decision == ReviewDecision.APPROVE
+                and review.reviewer is not None
+                and review.reviewer.get_username() in counting,
+            }
+            for review in reviews
+        ],
         "comments": list(change.comments.select_related("author")),
     }
 
@@ -201,6 +240,17 @@ def _access(request: Request, tenant: str, project: str) -> ProjectAccess:
 def _change(request: Request, tenant: str, project: str, change_id: str):
     access = _access(request, tenant, project)
     return access, change_selectors.change_get(project=access.project, change_id=change_id)
+
+
+def _require_review(access: ProjectAccess, change: ChangeRequest) -> None:
+    """Reviewing and merging are for whoever may review the change (`Access.may_review`:
+    of a label's change, whoever may move that label)."""
+    protected = (
+        review_service.review_policy(project=change.project).protected_labels
+        if change.label
+        else ()
+    )
+    access.require_review(change.path, label=change.label, protected=protected)
 
 
 class ChangeListCreate(ListView):
@@ -346,15 +396,17 @@ class ChangeReviewCreate(APIView):
         tags=["changes"],
         summary="Review a change request",
         description="`approve` or `reject`. Writers of the document's path (tenant admins "
-        "for `_vance`; 403 otherwise). A rejection closes the request; with the approvals "
-        "`review.approvals` asks for (default 1) it is approved. 409 `own_change` for the "
-        "proposer, `change_closed` once merged, rejected or withdrawn.",
+        "for `_vance`; of a label's change request, whoever may move that label: 403 "
+        "otherwise). A rejection closes the request; with the approvals `review.approvals` "
+        "asks for (default 1) that count it is approved: an approval counts only while its "
+        "reviewer still may review the change. 409 `own_change` for the proposer, "
+        "`change_closed` once merged, rejected or withdrawn.",
         request=InputSerializer,
         responses={201: OutputSerializer, **errors(400, 404, 409)},
     )
     def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
         access, change = _change(request, tenant, project, change_id)
-        access.require_write(change.path)
+        _require_review(access, change)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         change_service.change_review(change=change, user=access.user, **serializer.validated_data)
@@ -371,9 +423,12 @@ class ChangeMerge(APIView):
         description="Three-way merges the proposal (base version, current version, "
         "proposal) and saves the result as a new version with the proposer as author; the "
         "history row names the change request, its approvers and the merger. Writers of "
-        "the path (tenant admins for `_vance`). 409 `not_approved` without enough "
-        "approvals, `merge_conflict` (with `conflicts`) when the edits overlap (the request "
-        "stays open), `change_closed` once closed.",
+        "the path (tenant admins for `_vance`; of a label's change request, whoever may "
+        "move that label), which moves or removes the label instead (`label_action`). 409 "
+        "`not_approved` without enough approvals that count (an approval whose reviewer "
+        "was since demoted, removed or deleted does not), `merge_conflict` (with "
+        "`conflicts`) when the edits overlap (the request stays open), `change_closed` "
+        "once closed, `too_many_labels` when a new label would pass the document's cap.",
         request=None,
         responses={
             200: OutputSerializer,
@@ -381,16 +436,14 @@ class ChangeMerge(APIView):
             409: OpenApiResponse(
                 CHANGE_MERGE_ERROR,
                 description="`merge_conflict` (with `conflicts`: base, theirs and yours of "
-                "each overlap, and `current_version`), `not_approved` or `change_closed`.",
+                "each overlap, and `current_version`), `not_approved`, `change_closed` or "
+                "`too_many_labels` (with `limit`).",
             ),
         },
     )
     def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
         access, change = _change(request, tenant, project, change_id)
-        access.require_write(change.path)
-        if change.label:
-            protected = review_service.review_policy(project=change.project).protected_labels
-            access.require_move_label(change.path, label=change.label, protected=protected)
+        _require_review(access, change)
         change = change_service.change_merge(change=change, user=access.user)
         return _detail_response(request, change)
 

@@ -1,10 +1,13 @@
-"""Labels of a document's versions: list them, move one (`PUT`), remove one (`DELETE`).
+"""Labels of a document's versions: list them (paged), move one (`PUT`), remove one
+(`DELETE`).
 
-`latest` is implicit (the newest version): listed, never moved. Moving is writing the
-document (admins for `_vance`); a label `review.protectedLabels` names (default
-`production`) is moved by reviewers (tenant admins) only. Under `review.required` a
-move by someone who may not bypass review opens a change request naming the label
-(202); merging it moves the label.
+`latest` is implicit (the newest version): listed, never moved. Moving or removing is
+writing the document (admins for `_vance`); a label `review.protectedLabels` names
+(default `production`) is moved and removed by reviewers (tenant admins) only
+(`Access.may_move_label`). Under `review.required` a move or a removal by someone who
+may not bypass review opens a change request naming the label (202); merging it moves
+or removes the label. A document carries at most `AGENTDOCS_MAX_LABELS_PER_DOCUMENT`
+labels (409 `too_many_labels` past it).
 """
 
 from __future__ import annotations
@@ -19,10 +22,13 @@ from rest_framework.views import APIView
 
 from agentdocs.api.access import request_document
 from agentdocs.api.changes import ChangeSerializer
+from agentdocs.api.common import ListView
+from agentdocs.api.pagination import Pagination
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, VersionField, optional_body
 from agentdocs.core.labels import LATEST, validate_label_name, validate_movable_label
 from agentdocs.models import ChangeRequest, Document, DocumentLabel
+from agentdocs.paging import Prepended
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.services import labels as label_service
 from agentdocs.services import review as review_service
@@ -69,10 +75,15 @@ class LabelListSerializer(serializers.Serializer):
 
     path = serializers.CharField()
     latest = LatestSerializer(help_text="The implicit label: the newest version")
-    labels = LabelSerializer(many=True, help_text="The named labels, by name")
-    count = serializers.IntegerField(help_text="How many entries `results` has")
+    labels = LabelSerializer(many=True, help_text="The named labels of this page, by name")
+    count = serializers.IntegerField(help_text="How many entries the list holds, `latest` too")
+    count_exact = serializers.BooleanField(help_text="As every paged list's")
+    next = serializers.URLField(allow_null=True, help_text="The next page, or null")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, or null")
     results = LabelSerializer(
-        many=True, help_text="Every label, as the other lists answer: `latest` first, then `labels`"
+        many=True,
+        help_text="This page of every label, as the other lists answer: `latest` first (on "
+        "the first page), then the named labels by name",
     )
 
 
@@ -89,7 +100,23 @@ def _latest(document: Document) -> dict[str, Any]:
     }
 
 
-class DocumentLabelList(APIView):
+PAGE_PARAMETER = OpenApiParameter(
+    "page",
+    int,
+    OpenApiParameter.QUERY,
+    description="The page, from 1 (or `last`); one that names no page is a 404 naming `page`.",
+)
+PAGE_SIZE_PARAMETER = OpenApiParameter(
+    "page_size",
+    int,
+    OpenApiParameter.QUERY,
+    description=f"Rows per page: a whole number from 1 (default {Pagination.page_size}; more "
+    f"than {Pagination.max_page_size} is read as {Pagination.max_page_size}). Anything else "
+    "is a 400 naming `page_size`.",
+)
+
+
+class DocumentLabelList(ListView):
     OutputSerializer = LabelListSerializer
 
     @extend_schema(
@@ -97,22 +124,24 @@ class DocumentLabelList(APIView):
         summary="List a document's labels",
         operation_id="document_labels_list",
         description="`latest` (the current version) and every named label with the version "
-        "it points at and who moved it last, when and why. Readers and above.",
+        "it points at and who moved it last, when and why, paged as every list "
+        "(`count`, `next`, `previous`, `results`; `?page=`, `?page_size=`): `results` holds "
+        "`latest` first, then the named labels by name; `labels` the page's named labels. "
+        "Readers and above.",
         responses={200: OutputSerializer, **errors(400, 404)},
+        parameters=[PAGE_PARAMETER, PAGE_SIZE_PARAMETER],
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         _, document = request_document(request, tenant, project, path)
-        labels = label_selectors.label_list(document=document)
-        latest = _latest(document)
-        data = {
-            "path": document.path,
-            "latest": latest,
-            "labels": labels,
-            "count": 1 + len(labels),
-            "results": [],
-        }
-        body = self.OutputSerializer(data).data
-        body["results"] = [body["latest"], *body["labels"]]
+        latest = LatestSerializer(_latest(document)).data
+        rows = Prepended([latest], label_selectors.label_rows(document=document))
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        labels = LabelSerializer([row for row in page if row is not latest], many=True).data
+        paged = paginator.get_paginated_response(
+            [latest, *labels] if page and page[0] is latest else list(labels)
+        )
+        body = {"path": document.path, "latest": latest, "labels": labels, **paged.data}
         return Response(body)
 
 
@@ -174,13 +203,15 @@ class DocumentLabelDetail(APIView):
         "admins), else 403 naming `label`. `latest` or a name that is not a slug: 400 naming "
         "`label`; a version the document never had: 404 naming `version`. Under "
         "`review.required`, a move by a member who may not bypass review opens a change "
-        "request naming the label and answers 202 with it; merging it moves the label.",
+        "request naming the label and answers 202 with it; merging it moves the label. A "
+        "new label on a document that carries `AGENTDOCS_MAX_LABELS_PER_DOCUMENT` (default "
+        "50) is 409 `too_many_labels` with its `limit` (moving one it has is not adding).",
         request=InputSerializer,
         responses={
             200: OutputSerializer,
             201: OutputSerializer,
             202: ChangeSerializer,
-            **errors(400, 404),
+            **errors(400, 404, 409),
         },
         parameters=[LABEL_PARAMETER],
     )
@@ -207,10 +238,14 @@ class DocumentLabelDetail(APIView):
     @extend_schema(
         tags=["labels"],
         summary="Remove a label",
-        description="Readers asking for the label get `latest` again. Rights as for a move; "
-        "404 naming `label` when the document has no such label.",
+        description="Readers asking for the label get `latest` again. Rights as for a move "
+        "(writers; a label `review.protectedLabels` names only reviewers, else 403 naming "
+        "`label`; in `_vance` only tenant admins); 404 naming `label` when the document has "
+        "no such label. Under `review.required`, a removal by a member who may not bypass "
+        "review opens a change request naming the label with `label_action` `remove` and "
+        "answers 202 with it; merging it removes the label.",
         request=DeleteInputSerializer,
-        responses={204: None, **errors(400, 404)},
+        responses={204: None, 202: ChangeSerializer, **errors(400, 404)},
         parameters=[LABEL_PARAMETER],
     )
     def delete(
@@ -219,10 +254,14 @@ class DocumentLabelDetail(APIView):
         access, document, name = self._access(request, tenant, project, path, label)
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
-        label_service.label_remove(
+        proposed = label_service.label_remove_request(
             document=document,
             name=name,
             user=access.user,
             reason=serializer.validated_data["reason"],
+            may_bypass_review=access.may_bypass_review,
         )
+        if proposed is not None:
+            body = ChangeSerializer(proposed, context={"request": request}).data
+            return Response(body, status=status.HTTP_202_ACCEPTED)
         return Response(status=status.HTTP_204_NO_CONTENT)

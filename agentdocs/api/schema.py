@@ -242,7 +242,8 @@ CHANGE_MERGE_ERROR = Shape(
     ErrorBody,
     "ChangeMergeError",
     "A 409 of merging a change request: `merge_conflict` (with the overlaps), "
-    "`not_approved` (with the approvals) or `change_closed` (with the state).",
+    "`not_approved` (with the approvals), `change_closed` (with the state) or "
+    "`too_many_labels` (with the limit).",
     keys=(
         "conflicts",
         "base_version",
@@ -250,6 +251,7 @@ CHANGE_MERGE_ERROR = Shape(
         "approvals",
         "approvals_required",
         "state",
+        "limit",
     ),
 )
 

@@ -108,10 +108,10 @@ class ErrorBody(TypedDict):
         Annotated[
             int,
             Doc(
-                "With `too_large`: the cap in bytes; with `too_many_tokens` and "
-                "`too_many_webhooks`: how many one may hold; with `invalid` of a "
-                "repository report's `files`: how many files, or characters a path, it "
-                "may hold."
+                "With `too_large`: the cap in bytes; with `too_many_tokens`, "
+                "`too_many_webhooks` and `too_many_labels`: how many one may hold; with "
+                "`invalid` of a repository report's `files`: how many files, or bytes a "
+                "path, it may hold."
             ),
         ]
     ]
@@ -218,6 +218,14 @@ class TooManyWebhooks(AgentdocsError):
     write of the tenant a delivery."""
 
     code = "too_many_webhooks"
+    status = 409
+
+
+class TooManyLabels(AgentdocsError):
+    """The document carries `AGENTDOCS_MAX_LABELS_PER_DOCUMENT` labels: each one is a
+    row of its labels list and a name renders may read by."""
+
+    code = "too_many_labels"
     status = 409
 
 

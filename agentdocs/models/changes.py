@@ -67,11 +67,17 @@ class ChangeRequest(models.Model):
     # A label move under review (issue 29): the label to move to ``base_version``; the
     # body is then the text of that version and merging moves the label, writing nothing.
     label = models.CharField(max_length=64, blank=True, default="")
+    # With `label`: a removal under review (issue 34); merging it removes the label.
+    # ``base_version`` is then the version the label pointed at when it was proposed.
+    label_removal = models.BooleanField(default=False)
 
-    # The body (and a label move's label) never changes after the proposal: history keeps
-    # the states, not copies of it. A column added to a chained history table would also
-    # change the hash of every row already chained (`services.audit_chain.row_values`).
-    history = HistoricalRecords(bases=[HistoryChangeType], excluded_fields=["body", "label"])
+    # The body (and a label change's label and removal) never changes after the
+    # proposal: history keeps the states, not copies of it. A column added to a chained
+    # history table would also change the hash of every row already chained
+    # (`services.audit_chain.row_values`).
+    history = HistoricalRecords(
+        bases=[HistoryChangeType], excluded_fields=["body", "label", "label_removal"]
+    )
 
     class Meta:
         ordering = ["-id"]
@@ -95,6 +101,13 @@ class ChangeRequest(models.Model):
     @property
     def is_live(self) -> bool:
         return self.state in LIVE_STATES
+
+    @property
+    def label_action(self) -> str | None:
+        """`move` or `remove` for a change request of a label; None for one of the body."""
+        if not self.label:
+            return None
+        return "remove" if self.label_removal else "move"
 
 
 class Review(models.Model):

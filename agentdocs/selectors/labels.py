@@ -5,14 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import QuerySet
+
 from agentdocs.core.errors import NotFound
 from agentdocs.models import RESERVED_PROJECT, Document, DocumentLabel, Project
 from agentdocs.selectors import documents as document_selectors
 
 
+def label_rows(*, document: Document) -> QuerySet[DocumentLabel]:
+    """The document's labels, by name, with who moved each last: for a page of them.
+    Each row knows ``document`` (the related manager sets it), so a row's path reads
+    nothing more."""
+    return document.labels.select_related("moved_by").order_by("name", "pk")
+
+
 def label_list(*, document: Document) -> list[DocumentLabel]:
     """The document's labels, by name, with who moved each last: one query."""
-    return list(DocumentLabel.objects.filter(document=document).select_related("moved_by"))
+    return list(label_rows(document=document))
 
 
 def labels_by_version(*, document: Document) -> dict[int, list[str]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from agentdocs.core.errors import NotFound
@@ -68,6 +70,14 @@ def member_list(*, tenant: Tenant) -> QuerySet[Membership]:
     return (
         Membership.objects.filter(tenant=tenant).select_related("user").order_by("user__username")
     )
+
+
+def member_roles(*, tenant_id: int, user_ids: Collection[int]) -> dict[int, str]:
+    """The role in the tenant of each of ``user_ids`` that is a member: one query."""
+    if not user_ids:
+        return {}
+    rows = Membership.objects.filter(tenant_id=tenant_id, user_id__in=set(user_ids))
+    return dict(rows.values_list("user_id", "role"))
 
 
 def _invitation_id(invitation_id: object) -> int:

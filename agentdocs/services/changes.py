@@ -7,7 +7,8 @@ passes the same checks as a document write (path, size, hidden characters, which
 the proposer may acknowledge as intended, and the secret scan), nobody
 reviews their own change (409 `own_change`), a merged, rejected or withdrawn
 request no longer changes (409 `change_closed`), and a merge needs the approvals
-`review.approvals` asks for (409 `not_approved`).
+`review.approvals` asks for (409 `not_approved`), counting only those whose reviewer
+still may review the change at the merge (`approvals`).
 
 A merge is a three-way merge of (the text at the base version, the current text,
 the proposed text), saved through the one write path (`services.documents`) with
@@ -20,13 +21,16 @@ onto the first's result, or answers `merge_conflict`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from agentdocs import permissions
 from agentdocs.core.diffs import Diff, diff_texts, unified_diff
 from agentdocs.core.errors import (
     ChangeClosed,
@@ -216,11 +220,18 @@ def change_propose(
 
 
 def change_propose_label(
-    *, document: Document, label: str, version: int, reason: str, user: User
+    *,
+    document: Document,
+    label: str,
+    version: int,
+    reason: str,
+    user: User,
+    removal: bool = False,
 ) -> ChangeRequest:
     """Propose moving the label ``label`` of ``document`` to ``version`` (checked by
     `services.labels`): a change request whose body is that version's text and whose
-    merge moves the label instead of writing a version."""
+    merge moves the label instead of writing a version. With ``removal``, proposing to
+    remove the label, which points at ``version``: merging it removes the label."""
     reason = _text(reason, field="reason", limit=MAX_REASON)
     base = document_selectors.document_version(document=document, version=version)
     with transaction.atomic():
@@ -233,6 +244,7 @@ def change_propose_label(
             reason=reason,
             proposer=user,
             label=label,
+            label_removal=removal,
         )
         mark_change(change, user=user, reason=reason, change_type=ChangeType.CREATED)
         change.save()
@@ -240,14 +252,57 @@ def change_propose_label(
     return change
 
 
-def approvers(change: ChangeRequest) -> list[str]:
-    """The usernames that approved, in the order they did, each once."""
-    names: list[str] = []
-    for review in change.reviews.select_related("reviewer").filter(decision=ReviewDecision.APPROVE):
-        name = review.reviewer.get_username() if review.reviewer else "(deleted user)"
-        if name not in names:
-            names.append(name)
-    return names
+@dataclass(frozen=True)
+class Approval:
+    """One reviewer's approval of a change request, and whether it counts now."""
+
+    reviewer: str
+    counts: bool
+
+
+def approvals(
+    change: ChangeRequest,
+    *,
+    reviews: Sequence[Review] | None = None,
+    protected: Sequence[str] | None = None,
+) -> list[Approval]:
+    """Each approval, by reviewer, once, in the order they came, and whether it counts:
+    only while its reviewer still may review the change request
+    (`permissions.approvals_that_count`), so an approval by a reviewer since demoted to
+    reader, removed from the tenant or deleted no longer counts. ``reviews`` (with their
+    reviewers) and ``protected`` (`review.protectedLabels`) when the caller has them."""
+    if reviews is None:
+        reviews = list(change.reviews.select_related("reviewer"))
+    approving: list[Review] = []
+    for review in reviews:
+        if review.decision != ReviewDecision.APPROVE:
+            continue
+        if review.reviewer_id is None or all(
+            seen.reviewer_id != review.reviewer_id for seen in approving
+        ):
+            approving.append(review)
+    if protected is None and change.label and approving:
+        protected = review_service.review_policy(project=change.project).protected_labels
+    counts = permissions.approvals_that_count(
+        tenant=change.tenant,
+        project=change.project,
+        path=change.path,
+        label=change.label,
+        protected=protected or (),
+        reviewers=[review.reviewer for review in approving],
+    )
+    return [
+        Approval(
+            reviewer=review.reviewer.get_username() if review.reviewer else "(deleted user)",
+            counts=counted,
+        )
+        for review, counted in zip(approving, counts, strict=True)
+    ]
+
+
+def approvers(change: ChangeRequest, **known: Any) -> list[str]:
+    """The usernames whose approvals count now (`approvals`), in the order they came."""
+    return [approval.reviewer for approval in approvals(change, **known) if approval.counts]
 
 
 def change_review(
@@ -471,22 +526,26 @@ def _merge_label(
     change: ChangeRequest, *, document: Document, names: list[str], user: User
 ) -> ChangeRequest:
     """Merging a label move: the label moves to the proposed version, with the proposer
-    as who moved it; no version is written."""
-    label_service.label_move(
-        document=document,
-        name=change.label,
-        version=change.base_version,
-        user=change.proposer or user,
-        reason=_merge_reason(change, names=names, user=user),
-    )
-    change.merged_version = change.base_version
+    as who moved it; merging a removal removes the label. No version is written."""
+    reason = _merge_reason(change, names=names, user=user)
+    if change.label_removal:
+        label_service.label_remove(
+            document=document, name=change.label, user=change.proposer or user, reason=reason
+        )
+        change.merged_version = None
+        done = f"removed {change.label}"
+    else:
+        label_service.label_move(
+            document=document,
+            name=change.label,
+            version=change.base_version,
+            user=change.proposer or user,
+            reason=reason,
+        )
+        change.merged_version = change.base_version
+        done = f"moved {change.label} to v{change.base_version}"
     change.merged_by = user
-    _set_state(
-        change,
-        ChangeState.MERGED,
-        user=user,
-        reason=f"moved {change.label} to v{change.base_version}",
-    )
+    _set_state(change, ChangeState.MERGED, user=user, reason=done)
     _emit(change, action="merged", actor=user, reason=change.reason, approved_by=names)
     return change
 

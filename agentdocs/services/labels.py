@@ -1,26 +1,32 @@
 """Labels of document versions: move one to a version, remove one, or propose the
-move for review when the document's path is under `review.required`.
+move or the removal for review when the document's path is under `review.required`.
 
 A move is a history row of the label (who, why, which version; in the tenant's hash
 chain), a `document.label_moved` event, and a change of what renders read, so the
 render cache's generation is replaced. A removal is `document.label_removed`. Who may
-move which label is decided before, in `permissions.Access.require_move_label`.
+move or remove which label is decided before, in `permissions.Access.may_move_label`.
+
+A document carries at most `AGENTDOCS_MAX_LABELS_PER_DOCUMENT` labels: a new one past
+it is 409 `too_many_labels`, counted under the document's row lock so that two new
+labels at once cannot both pass (moving an existing label adds none).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from agentdocs.core.errors import InvalidInput, NotFound
+from agentdocs.core.errors import InvalidInput, NotFound, TooManyLabels
 from agentdocs.core.labels import validate_movable_label
 from agentdocs.models import ChangeRequest, ChangeType, Document, DocumentLabel
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import labels as label_selectors
 from agentdocs.services import changes as change_service
 from agentdocs.services import events, render_cache
 from agentdocs.services import review as review_service
@@ -104,18 +110,36 @@ def _emit(
     )
 
 
-def _with_project(document: Document) -> Document:
-    return Document.objects.select_related("project__tenant").get(pk=document.pk)
+def _with_project(document: Document, *, lock: bool = False) -> Document:
+    """The document with its project and tenant; its row locked (in the caller's
+    transaction) with ``lock``: what a new label is counted under."""
+    rows = Document.objects.select_related("project__tenant")
+    if lock:
+        rows = rows.select_for_update(of=("self",))
+    return rows.get(pk=document.pk)
+
+
+def _require_room(document: Document) -> None:
+    """TooManyLabels when the document (its row locked) carries as many labels as one may."""
+    limit = settings.AGENTDOCS_MAX_LABELS_PER_DOCUMENT
+    if DocumentLabel.objects.filter(document=document).count() >= limit:
+        raise TooManyLabels(
+            f"The document {document.path!r} carries the most labels one may ({limit}, "
+            "AGENTDOCS_MAX_LABELS_PER_DOCUMENT); remove one, or move one it has, instead.",
+            field="label",
+            limit=limit,
+        )
 
 
 def label_move(
     *, document: Document, name: str, version: object, user: User, reason: object = ""
 ) -> LabelMoved:
-    """Point the label ``name`` of ``document`` at ``version`` (creating it when new)."""
+    """Point the label ``name`` of ``document`` at ``version`` (creating it when new,
+    when the document has room for one more: `_require_room`)."""
     name = validate_movable_label(name)
     reason = _reason(reason)
     with transaction.atomic():
-        document = _with_project(document)
+        document = _with_project(document, lock=True)
         number = _version(document, version)
         label = (
             DocumentLabel.objects.select_for_update(of=("self",))
@@ -125,6 +149,7 @@ def label_move(
         created = label is None
         previous = None if label is None else label.version
         if label is None:
+            _require_room(document)
             label = DocumentLabel(document=document, name=name)
         label.document = document
         label.version = number
@@ -152,7 +177,7 @@ def label_remove(*, document: Document, name: str, user: User, reason: object = 
     name = validate_movable_label(name)
     reason = _reason(reason)
     with transaction.atomic():
-        document = _with_project(document)
+        document = _with_project(document, lock=True)
         label = DocumentLabel.objects.select_for_update().filter(document=document, name=name)
         found = label.first()
         if found is None:
@@ -173,6 +198,14 @@ def label_remove(*, document: Document, name: str, user: User, reason: object = 
         )
 
 
+def _review_required(document: Document, *, may_bypass_review: bool) -> bool:
+    """Whether a change of the document's labels by this member goes through review: its
+    path is under `review.required` and the member may not bypass review."""
+    return not may_bypass_review and review_service.review_required(
+        project=document.project, path=document.path
+    )
+
+
 def label_request(
     *,
     document: Document,
@@ -187,9 +220,7 @@ def label_request(
     moves the label). The same gate for the API and the pages."""
     name = validate_movable_label(name)
     document = _with_project(document)
-    if not may_bypass_review and review_service.review_required(
-        project=document.project, path=document.path
-    ):
+    if _review_required(document, may_bypass_review=may_bypass_review):
         return change_service.change_propose_label(
             document=document,
             label=name,
@@ -198,3 +229,30 @@ def label_request(
             user=user,
         )
     return label_move(document=document, name=name, version=version, user=user, reason=reason)
+
+
+def label_remove_request(
+    *,
+    document: Document,
+    name: str,
+    user: User,
+    reason: object = "",
+    may_bypass_review: bool,
+) -> ChangeRequest | None:
+    """Remove the label (None), or, through the same gate as a move (`label_request`),
+    open a change request that names the label as a removal (merging it removes the
+    label). NotFound naming `label` when the document has no such label, either way."""
+    name = validate_movable_label(name)
+    document = _with_project(document)
+    if _review_required(document, may_bypass_review=may_bypass_review):
+        label = label_selectors.label_get(document=document, name=name)
+        return change_service.change_propose_label(
+            document=document,
+            label=name,
+            version=label.version,
+            reason=_reason(reason),
+            user=user,
+            removal=True,
+        )
+    label_remove(document=document, name=name, user=user, reason=reason)
+    return None

@@ -40,6 +40,7 @@ document_urls = [
     path("delete/<path:path>", documents.document_delete, name="document-delete"),
     path("lock/<path:path>", documents.document_lock, name="document-lock"),
     path("label/<path:path>", documents.document_label, name="document-label"),
+    path("label-remove/<path:path>", documents.document_label_remove, name="document-label-remove"),
     # Three-way merge: saving the choices of a stale save's conflicts.
     path("resolve/<path:path>", document_merge.document_resolve, name="document-resolve"),
 ]

@@ -1,4 +1,5 @@
-"""The document pages' forms: create, edit, live preview, delete, lock, move a label."""
+"""The document pages' forms: create, edit, live preview, delete, lock, move or remove a
+label."""
 
 from __future__ import annotations
 
@@ -60,4 +61,15 @@ class LabelMoveForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # Its ids apart from the other forms of the document page.
         kwargs.setdefault("auto_id", "id_label_form_%s")
+        super().__init__(*args, **kwargs)
+
+
+class LabelRemoveForm(forms.Form):
+    """Remove a label of the document (`services.labels.label_remove_request`)."""
+
+    label = forms.CharField(max_length=64, help_text="The label to remove; readers get latest.")
+    reason = ReasonField()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "id_label_remove_form_%s")
         super().__init__(*args, **kwargs)

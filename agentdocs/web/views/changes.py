@@ -121,6 +121,17 @@ def _change(request: HttpRequest, tenant: str, project: str, change_id: int):
     return access, change_selectors.change_get(project=access.project, change_id=change_id)
 
 
+def _require_review(access: ProjectAccess, change: ChangeRequest) -> None:
+    """Reviewing and merging are for whoever may review the change (`Access.may_review`:
+    of a label's change, whoever may move that label)."""
+    protected = (
+        review_service.review_policy(project=change.project).protected_labels
+        if change.label
+        else ()
+    )
+    access.require_review(change.path, label=change.label, protected=protected)
+
+
 def _change_page(
     request: HttpRequest,
     access: ProjectAccess,
@@ -134,10 +145,14 @@ def _change_page(
     preview = change_service.merge_preview(change)
     document = preview.document
     current = document if document is not None and not document.is_deleted else None
-    approvers = change_service.approvers(change)
-    needed = review_service.review_policy(project=change.project).approvals
-    may_review = access.may_write(change.path) and change.is_live
+    policy = review_service.review_policy(project=change.project)
+    needed = policy.approvals
     reviews = list(change.reviews.select_related("reviewer"))
+    approvals = change_service.approvals(change, reviews=reviews, protected=policy.protected_labels)
+    approvers = [approval.reviewer for approval in approvals if approval.counts]
+    may_review = change.is_live and access.may_review(
+        change.path, label=change.label, protected=policy.protected_labels
+    )
     reviewed = any(review.reviewer_id == access.user.pk for review in reviews)
     conflicts, conflicts_truncated = change_service.change_conflicts(preview)
     context = {
@@ -154,6 +169,9 @@ def _change_page(
         "conflicts_truncated": conflicts_truncated,
         "conflict_count": len(preview.result.conflicts) if preview.result is not None else 0,
         "approvers": approvers,
+        "approvals_not_counting": [
+            approval.reviewer for approval in approvals if not approval.counts
+        ],
         "approvals_required": needed,
         "reviews": reviews,
         "comments": list(change.comments.select_related("author")),
@@ -260,7 +278,7 @@ def change_comment(request: HttpRequest, tenant: str, project: str, change_id: i
 
 
 def _review(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:
-    access.require_write(change.path)
+    _require_review(access, change)
     form = ChangeReviewForm(request.POST)
     if not form.is_valid():
         return _change_page(request, access, change, review_form=form)
@@ -273,16 +291,18 @@ def _review(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) 
 
 
 def _merge(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:
-    access.require_write(change.path)
+    _require_review(access, change)
     try:
         merged = change_service.change_merge(change=change, user=access.user)
     except AgentdocsError as error:
         return _change_page(request, access, change, refusal=error)
-    return _done(
-        request,
-        merged,
-        f"Merged change #{merged.pk}: {merged.path} is now version {merged.merged_version}.",
-    )
+    if merged.label_action == "remove":
+        done = f"the label {merged.label} of {merged.path} is removed"
+    elif merged.label_action == "move":
+        done = f"the label {merged.label} of {merged.path} is at version {merged.merged_version}"
+    else:
+        done = f"{merged.path} is now version {merged.merged_version}"
+    return _done(request, merged, f"Merged change #{merged.pk}: {done}.")
 
 
 def _withdraw(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:

@@ -1,5 +1,5 @@
 """Document pages: read (with the document's labels), create, edit with live preview,
-delete, lock, move a label.
+delete, lock, move or remove a label.
 
 Every view resolves the project through `agentdocs.permissions` and changes
 documents only through `agentdocs.services.documents`. A view that takes a form
@@ -58,12 +58,13 @@ from agentdocs.web.forms.documents import (
     DocumentCreateForm,
     DocumentEditForm,
     LabelMoveForm,
+    LabelRemoveForm,
     LockForm,
     MarkdownPreviewForm,
 )
 from agentdocs.web.guideline import measure
 from agentdocs.web.markdown import PREVIEW_CACHE_SECONDS, render_markdown
-from agentdocs.web.pages import form_page, member_page
+from agentdocs.web.pages import form_page, list_page, member_page
 from agentdocs.web.views.document_merge import after_save, conflict_page
 
 
@@ -82,15 +83,30 @@ def document_detail(request: HttpRequest, tenant: str, project: str, path: str) 
         shown = document_selectors.document_version(document=document, version=version)
     form = LabelMoveForm(initial={"version": shown.version})
     return render(
-        request, "agentdocs/document.html", _detail_context(access, document, shown, form)
+        request,
+        "agentdocs/document.html",
+        _detail_context(request, access, document, shown, label_form=form),
     )
 
 
+# The document page's labels, a page at a time (`?page=`), as the API's list.
+LABELS_PER_PAGE = 50
+
+
 def _detail_context(
-    access: ProjectAccess, document: Document, shown: DocumentVersion, label_form: LabelMoveForm
+    request: HttpRequest,
+    access: ProjectAccess,
+    document: Document,
+    shown: DocumentVersion,
+    *,
+    label_form: LabelMoveForm | None = None,
+    remove_form: LabelRemoveForm | None = None,
 ) -> dict[str, object]:
     path = document.path
     is_current = shown.version == document.version
+    labels = list_page(
+        request, label_selectors.label_rows(document=document), per_page=LABELS_PER_PAGE
+    )
     return {
         "access": access,
         "project": access.project,
@@ -105,10 +121,19 @@ def _detail_context(
         "may_write": access.may_write(path),
         "reach": reach(access, path),
         "shadowed": shadowed_tenant_document(access, path),
-        "labels": label_selectors.label_list(document=document),
-        "label_form": label_form,
+        "labels": labels,
+        "label_form": label_form or LabelMoveForm(initial={"version": shown.version}),
+        "label_remove_form": remove_form or LabelRemoveForm(),
         **lock_context(access, document),
     }
+
+
+def _require_move_label(access: ProjectAccess, document: Document, label: object) -> str:
+    """The label's name, when the member may move or remove it (`Access.may_move_label`)."""
+    name = validate_movable_label(label)
+    protected = review_service.review_policy(project=access.project).protected_labels
+    access.require_move_label(document.path, label=name, protected=protected)
+    return name
 
 
 @member_page
@@ -128,9 +153,7 @@ def _label_move(request: HttpRequest, tenant: str, project: str, path: str) -> H
     if form.is_valid():
         data = form.cleaned_data
         try:
-            name = validate_movable_label(data["label"])
-            protected = review_service.review_policy(project=access.project).protected_labels
-            access.require_move_label(document.path, label=name, protected=protected)
+            name = _require_move_label(access, document, data["label"])
             done = label_service.label_request(
                 document=document,
                 name=name,
@@ -151,7 +174,45 @@ def _label_move(request: HttpRequest, tenant: str, project: str, path: str) -> H
                 return redirect(change_service.change_url(done))
             messages.success(request, f"Moved {name} to version {done.label.version}.")
             return redirect(document_url("document", access, document.path))
-    context = _detail_context(access, document, document, form)
+    context = _detail_context(request, access, document, document, label_form=form)
+    return form_page(request, "agentdocs/document.html", context, form=form, refusal=refusal)
+
+
+@member_page
+@require_POST
+def document_label_remove(
+    request: HttpRequest, tenant: str, project: str, path: str
+) -> HttpResponse:
+    """Remove a label of the document: directly, or as a change request under review,
+    through the same rules and gate as a move."""
+    access = permissions.project_access(request.user, tenant, project)
+    document = permissions.document_for(access, path)
+    form = LabelRemoveForm(request.POST)
+    refusal: AgentdocsError | None = None
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            name = _require_move_label(access, document, data["label"])
+            proposed = label_service.label_remove_request(
+                document=document,
+                name=name,
+                user=access.user,
+                reason=data["reason"],
+                may_bypass_review=access.may_bypass_review,
+            )
+        except AgentdocsError as error:
+            refusal = error
+        else:
+            if proposed is not None:
+                messages.success(
+                    request,
+                    f"{document.path} is protected by review: change #{proposed.pk} proposes "
+                    f"removing {name}.",
+                )
+                return redirect(change_service.change_url(proposed))
+            messages.success(request, f"Removed {name}: readers of it get latest.")
+            return redirect(document_url("document", access, document.path))
+    context = _detail_context(request, access, document, document, remove_form=form)
     return form_page(request, "agentdocs/document.html", context, form=form, refusal=refusal)
 
 
