@@ -40,7 +40,7 @@ from agentdocs.core.errors import (
 from agentdocs.core.hidden_characters import has_hidden
 from agentdocs.core.merge import ConflictData, MergeResult, three_way
 from agentdocs.core.paths import validate_path
-from agentdocs.core.secret_scan import refuse_secret_in_text
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import (
     ChangeComment,
     ChangeRequest,
@@ -83,7 +83,7 @@ def _text(value: object, *, field: str, limit: int, required: bool = False) -> s
         raise InvalidInput(f"`{field}` is longer than {limit} characters.", field=field)
     if "\x00" in value:
         raise InvalidInput(f"`{field}` contains a NUL character.", field=field)
-    refuse_secret_in_text(value, field=field, what=f"`{field}`")
+    refuse_hidden_or_secret(value, field=field, what=f"`{field}`")
     return value
 
 
