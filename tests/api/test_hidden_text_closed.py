@@ -38,6 +38,7 @@ from agentdocs.models import (
 )
 from tests.api.test_documents import assert_error
 from tests.conftest import api_token_key
+from tests.core.test_hidden_text_corpus import CORPUS
 from tests.web.conftest import browse as browse  # the pages' signed-in client, shared
 
 pytestmark = pytest.mark.django_db
@@ -481,3 +482,23 @@ def test_an_outsider_gets_404_before_every_new_refusal(
     )
     assert tool_error(result)["error"] == "not_found"
     assert counts() == before
+
+
+# The corpus of real agent documents saves and renders with no false alarm -----------
+
+
+def test_the_corpus_of_real_documents_saves_and_renders_with_no_alarm(api, writer, reader, project):
+    client = api(writer)
+    bodies = {}
+    for path in CORPUS:
+        body = path.read_text("utf-8")
+        name = f".AGENTS/{path.name}"
+        response = client.post(f"{BASE}/documents/", {"path": name, "body": body}, format="json")
+        assert response.status_code == 201, (path.name, response.content)
+        assert response.json()["hidden_characters"] == 0
+        bodies[name] = body
+    block = api(reader).get(f"{BASE}/memory-block/").json()
+    assert block["hidden_characters"] == []
+    assert all("neutralized" not in source for source in block["context"]["sources"])
+    for body in bodies.values():
+        assert body.strip() in block["text"]
