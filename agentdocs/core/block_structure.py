@@ -65,18 +65,18 @@ _UNDERLINE_TRIGGERS = frozenset("=-\ufe63\ufe66\uff0d\uff1d")
 # Text of printable ASCII, tabs and line feeds only (most documents) has no invisible
 # character, no other line boundary and nothing NFKC changes: there the rules above are
 # this one expression, which finds in one pass whether there is anything to do.
-_NOT_PLAIN = re.compile(r"[^\n\t\x20-\x7e]")
 _PLAIN_STRUCTURE_LINE = re.compile(
     r"^[ \t]*(?:<[ \t]*/?[ \t]*context|#+[ \t]*(?:(?:policy|agent[ \t]*notes|"
     r"project[ \t]*context)[ \t]*\(|\.agents/))",
     re.IGNORECASE | re.MULTILINE,
 )
-# A line of plain text that starts like a layer's name: only then can a setext
-# underline make a layer heading of it.
+# A line of plain text that starts like a layer's name, looked for in the lower-cased
+# text after a line feed (a pattern that starts with a literal is scanned for fast):
+# only then can a setext underline make a layer heading of it.
 _PLAIN_LAYER_NAME_LINE = re.compile(
-    r"^[ \t]*(?:(?:policy|agent[ \t]*notes|project[ \t]*context)[ \t]*\(|\.agents/)",
-    re.IGNORECASE | re.MULTILINE,
+    r"\n[ \t]*(?:(?:policy|agent[ \t]*notes|project[ \t]*context)[ \t]*\(|\.agents/)"
 )
+_PLAIN_BYTES = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
 
 
 def _starts_structure(line: str) -> str | None:
@@ -155,18 +155,57 @@ def _names_a_layer(line: str) -> bool:
     )
 
 
+def _may_be_underline(line: str) -> bool:
+    """A cheap first look for the loop over every line: an ASCII first character is
+    answered without a call."""
+    first = line.lstrip()[:1]
+    return first in _UNDERLINE_TRIGGERS or (not first.isascii() and _may_underline(first))
+
+
 def _is_underline(line: str) -> bool:
-    stripped = line.lstrip()
+    """Whether ``line`` reads as a setext underline: `=` or `-` and nothing else. Its
+    first and last characters say no for most lines (a list item's last is a letter)."""
+    stripped = line.strip()
     return (
         bool(stripped)
         and _may_underline(stripped[0])
+        and _may_underline(stripped[-1])
         and bool(_UNDERLINE.match(_visible_head(line)))
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def _invisible(character: str) -> bool:
+    return not visible_text(character).strip()
+
+
 def _is_blank(line: str) -> bool:
+    """Whether a reader sees nothing on ``line``: a blank line ends a paragraph."""
     stripped = line.strip()
-    return not stripped or (not stripped.isascii() and not visible_text(stripped).strip())
+    if not stripped:
+        return True
+    return _invisible(stripped[0]) and not visible_text(stripped).strip()
+
+
+def _is_plain(text: str) -> bool:
+    """Whether ``text`` is printable ASCII, tabs and line feeds only (at memory speed)."""
+    return text.isascii() and not text.encode("ascii").translate(None, _PLAIN_BYTES)
+
+
+def _closes_a_layer_name(lines: list[str], index: int, closes: dict[int, bool]) -> bool:
+    """Whether the underline ``lines[index]`` closes a paragraph with a line that starts
+    with a layer's name. The look back stops at a blank line or at an underline looked
+    at before (``closes``: one that closed no layer name ended its paragraph, one that
+    did was neutralized into it), so each line is looked at once."""
+    for back in range(index - 1, -1, -1):
+        if back in closes:
+            return closes[back]
+        previous = lines[back]
+        if _is_blank(previous):
+            return False
+        if _names_a_layer(previous):
+            return True
+    return False
 
 
 def neutralize_lines(text: str, *, version: int = STRUCTURE_VERSION) -> tuple[str, tuple[int, ...]]:
@@ -174,32 +213,30 @@ def neutralize_lines(text: str, *, version: int = STRUCTURE_VERSION) -> tuple[st
     the returned text) of each line changed."""
     if version < 1:
         return text, ()
-    setext = version >= SETEXT_VERSION
     no_trigger = "<" not in text and "#" not in text
-    if no_trigger and text.isascii() and not setext:
+    if no_trigger and (text.isascii() or not any(t in text for t in _TRIGGERS)):
+        tags_or_headings = False
+    else:
+        tags_or_headings = True
+    setext = version >= SETEXT_VERSION and any(c in text for c in _UNDERLINE_TRIGGERS)
+    if not (tags_or_headings or setext):
         return text, ()
-    if no_trigger and not setext and not any(t in text for t in _TRIGGERS):
-        return text, ()
-    plain = _NOT_PLAIN.search(text) is None
-    setext_possible = setext and _PLAIN_LAYER_NAME_LINE.search(text) is not None
-    if plain and _PLAIN_STRUCTURE_LINE.search(text) is None and not setext_possible:
-        return text, ()
+    if _is_plain(text):
+        tags_or_headings = tags_or_headings and bool(_PLAIN_STRUCTURE_LINE.search(text))
+        setext = setext and bool(_PLAIN_LAYER_NAME_LINE.search("\n" + text.lower()))
+        if not (tags_or_headings or setext):
+            return text, ()
     lines = text.splitlines(keepends=True)
     changed: list[int] = []
     offset = 0
-    # Whether the paragraph so far has a line starting with a layer's name: a setext
-    # underline closing it would make it a layer heading.
-    names_a_layer = False
+    closes: dict[int, bool] = {}  # underline line -> whether it closes a layer name
     for index, line in enumerate(lines):
         neutral = _neutral_line(line)
-        if neutral is None and setext:
-            if _is_blank(line):
-                names_a_layer = False
-            elif names_a_layer and _is_underline(line):
+        if neutral is None and setext and _may_be_underline(line) and _is_underline(line):
+            closes[index] = _closes_a_layer_name(lines, index, closes)
+            if closes[index]:
                 at = _lead(line)
                 neutral = f"{line[:at]}\\{line[at:]}"
-            elif _names_a_layer(line):
-                names_a_layer = True
         if neutral is not None:
             changed.append(offset)
             lines[index] = line = neutral
