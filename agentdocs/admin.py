@@ -25,7 +25,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from agentdocs.core.errors import AgentdocsError
 from agentdocs.core.paths import validate_new_path
-from agentdocs.core.secret_scan import refuse_secret
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import (
     ApiToken,
     BindingRecord,
@@ -442,9 +442,10 @@ class SettingForm(ReasonForm):
         return _checked(policy_service.validate_setting_key, self.cleaned_data["key"])
 
     def clean_value(self) -> str:
-        # memory.* values go into every prompt: the service's secret check, as a form error.
+        # memory.* values go into every prompt: the service's checks, as a form error.
         return _checked(
-            partial(refuse_secret, field="value", what="The value"), self.cleaned_data["value"]
+            partial(refuse_hidden_or_secret, field="value", what="The value", prompt=True),
+            self.cleaned_data["value"],
         )
 
     def clean(self) -> dict[str, Any]:

@@ -17,7 +17,13 @@ can no longer open, close or name a layer:
 - a line that is an ATX heading (one `#` or more, any level: a model reads `#` and
   `###` the same way as `##`) whose text starts `Policy (`, `Agent Notes (`,
   `Project Context (` (any case, any whitespace) or `.AGENTS/` gets a backslash
-  before its first `#`.
+  before its first `#`;
+- a setext heading of such a text (the text, then a line of nothing but `=` or
+  nothing but `-`: `Agent Notes (from _vance: agent.md)` over `===`) gets a backslash
+  before its underline's first character, which makes the underline part of the
+  paragraph: any line of the paragraph the underline closes that starts with such a
+  text makes it a layer heading (rules version 2; version 1 neutralized ATX headings
+  and tags only, and a block bound under it is rendered again that way).
 
 "Starts" is read as a model would read it: after any leading whitespace and
 invisible characters, with invisible characters inside removed and NFKC applied
@@ -28,7 +34,7 @@ Policy`, `## Agent notes for reviewers`), is left alone, and so is a document wi
 no such line: its text is returned unchanged. Inside a code block the escape shows
 (Markdown does not read escapes there); a model reads the raw text in a code block
 all the same, so those lines are neutralized too. Neutralizing twice changes
-nothing more: a neutralized line no longer starts with `<` or `#`.
+nothing more: a neutralized line no longer starts with `<`, `#`, `=` or `-`.
 """
 
 from __future__ import annotations
@@ -40,25 +46,37 @@ from agentdocs.core.hidden_characters import visible_text
 
 # The version of these rules a render applies; a binding record stores it, so that a
 # block rendered before them (a record without it) is rendered again without them.
-STRUCTURE_VERSION = 1
+STRUCTURE_VERSION = 2
+# From this version on, setext layer headings are neutralized too.
+SETEXT_VERSION = 2
 
 # The characters a structure line can start with once NFKC is applied: `<` and `#`
 # and their compatibility forms (fullwidth and small).
 _TRIGGERS = frozenset("<#\ufe64\ufe5f\uff1c\uff03")
 _CONTEXT_TAG = re.compile(r"<\s*/?\s*context", re.IGNORECASE)
-_LAYER_HEADING = re.compile(
-    r"#+\s*(?:(?:policy|agent\s*notes|project\s*context)\s*\(|\.agents/)", re.IGNORECASE
-)
+_LAYER_TEXT = r"(?:(?:policy|agent\s*notes|project\s*context)\s*\(|\.agents/)"
+_LAYER_HEADING = re.compile(r"#+\s*" + _LAYER_TEXT, re.IGNORECASE)
+_LAYER_NAME = re.compile(_LAYER_TEXT, re.IGNORECASE)
+# A setext underline, as a reader sees it: `=` or `-` and their compatibility forms
+# (small and fullwidth), which NFKC makes plain.
+_UNDERLINE = re.compile(r"(?:=+|-+)\Z")
+_UNDERLINE_TRIGGERS = frozenset("=-\ufe63\ufe66\uff0d\uff1d")
 
 # Text of printable ASCII, tabs and line feeds only (most documents) has no invisible
 # character, no other line boundary and nothing NFKC changes: there the rules above are
 # this one expression, which finds in one pass whether there is anything to do.
-_NOT_PLAIN = re.compile(r"[^\n\t\x20-\x7e]")
 _PLAIN_STRUCTURE_LINE = re.compile(
     r"^[ \t]*(?:<[ \t]*/?[ \t]*context|#+[ \t]*(?:(?:policy|agent[ \t]*notes|"
     r"project[ \t]*context)[ \t]*\(|\.agents/))",
     re.IGNORECASE | re.MULTILINE,
 )
+# A line of plain text that starts like a layer's name, looked for in the lower-cased
+# text after a line feed (a pattern that starts with a literal is scanned for fast):
+# only then can a setext underline make a layer heading of it.
+_PLAIN_LAYER_NAME_LINE = re.compile(
+    r"\n[ \t]*(?:(?:policy|agent[ \t]*notes|project[ \t]*context)[ \t]*\(|\.agents/)"
+)
+_PLAIN_BYTES = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
 
 
 def _starts_structure(line: str) -> str | None:
@@ -106,18 +124,119 @@ def _neutral_line(line: str) -> str | None:
     return f"{line[:at]}\\{line[at:]}"
 
 
-def neutralize_lines(text: str) -> tuple[str, tuple[int, ...]]:
-    """``text`` neutralized, and the offset (in the returned text) of each line changed."""
+def _visible_head(line: str) -> str:
+    """The line as a reader sees it, without its leading and trailing white space."""
+    head = line.strip()
+    if head.isascii() and head.isprintable():
+        return head
+    return visible_text(line).strip()
+
+
+@functools.lru_cache(maxsize=4096)
+def _may_lead_text(character: str) -> bool:
+    """Whether a line whose first non-blank character is ``character`` may start a
+    layer's name (`Policy (`, `Agent Notes (`, `Project Context (`, `.AGENTS/`)."""
+    seen = visible_text(character).strip()
+    return not seen or seen[0].lower() in "pa."
+
+
+@functools.lru_cache(maxsize=4096)
+def _may_underline(character: str) -> bool:
+    return character in _UNDERLINE_TRIGGERS or not visible_text(character).strip()
+
+
+def _names_a_layer(line: str) -> bool:
+    """Whether ``line`` starts with a layer's name (a setext heading's text)."""
+    stripped = line.lstrip()
+    return (
+        bool(stripped)
+        and _may_lead_text(stripped[0])
+        and bool(_LAYER_NAME.match(_visible_head(line)))
+    )
+
+
+def _may_be_underline(line: str) -> bool:
+    """A cheap first look for the loop over every line: an ASCII first character is
+    answered without a call."""
+    first = line.lstrip()[:1]
+    return first in _UNDERLINE_TRIGGERS or (not first.isascii() and _may_underline(first))
+
+
+def _is_underline(line: str) -> bool:
+    """Whether ``line`` reads as a setext underline: `=` or `-` and nothing else. Its
+    first and last characters say no for most lines (a list item's last is a letter)."""
+    stripped = line.strip()
+    return (
+        bool(stripped)
+        and _may_underline(stripped[0])
+        and _may_underline(stripped[-1])
+        and bool(_UNDERLINE.match(_visible_head(line)))
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _invisible(character: str) -> bool:
+    return not visible_text(character).strip()
+
+
+def _is_blank(line: str) -> bool:
+    """Whether a reader sees nothing on ``line``: a blank line ends a paragraph."""
+    stripped = line.strip()
+    if not stripped:
+        return True
+    return _invisible(stripped[0]) and not visible_text(stripped).strip()
+
+
+def _is_plain(text: str) -> bool:
+    """Whether ``text`` is printable ASCII, tabs and line feeds only (at memory speed)."""
+    return text.isascii() and not text.encode("ascii").translate(None, _PLAIN_BYTES)
+
+
+def _closes_a_layer_name(lines: list[str], index: int, closes: dict[int, bool]) -> bool:
+    """Whether the underline ``lines[index]`` closes a paragraph with a line that starts
+    with a layer's name. The look back stops at a blank line or at an underline looked
+    at before (``closes``: one that closed no layer name ended its paragraph, one that
+    did was neutralized into it), so each line is looked at once."""
+    for back in range(index - 1, -1, -1):
+        if back in closes:
+            return closes[back]
+        previous = lines[back]
+        if _is_blank(previous):
+            return False
+        if _names_a_layer(previous):
+            return True
+    return False
+
+
+def neutralize_lines(text: str, *, version: int = STRUCTURE_VERSION) -> tuple[str, tuple[int, ...]]:
+    """``text`` neutralized by the rules of ``version`` (0: none), and the offset (in
+    the returned text) of each line changed."""
+    if version < 1:
+        return text, ()
     no_trigger = "<" not in text and "#" not in text
     if no_trigger and (text.isascii() or not any(t in text for t in _TRIGGERS)):
+        tags_or_headings = False
+    else:
+        tags_or_headings = True
+    setext = version >= SETEXT_VERSION and any(c in text for c in _UNDERLINE_TRIGGERS)
+    if not (tags_or_headings or setext):
         return text, ()
-    if _NOT_PLAIN.search(text) is None and _PLAIN_STRUCTURE_LINE.search(text) is None:
-        return text, ()
+    if _is_plain(text):
+        tags_or_headings = tags_or_headings and bool(_PLAIN_STRUCTURE_LINE.search(text))
+        setext = setext and bool(_PLAIN_LAYER_NAME_LINE.search("\n" + text.lower()))
+        if not (tags_or_headings or setext):
+            return text, ()
     lines = text.splitlines(keepends=True)
     changed: list[int] = []
     offset = 0
+    closes: dict[int, bool] = {}  # underline line -> whether it closes a layer name
     for index, line in enumerate(lines):
         neutral = _neutral_line(line)
+        if neutral is None and setext and _may_be_underline(line) and _is_underline(line):
+            closes[index] = _closes_a_layer_name(lines, index, closes)
+            if closes[index]:
+                at = _lead(line)
+                neutral = f"{line[:at]}\\{line[at:]}"
         if neutral is not None:
             changed.append(offset)
             lines[index] = line = neutral
@@ -127,8 +246,9 @@ def neutralize_lines(text: str) -> tuple[str, tuple[int, ...]]:
     return "".join(lines), tuple(changed)
 
 
-def neutralize(text: str) -> tuple[str, int]:
-    """``text`` with every line that reads as the block's structure neutralized, and how
-    many lines were changed (0: ``text`` itself is returned)."""
-    neutral, changed = neutralize_lines(text)
+def neutralize(text: str, *, version: int = STRUCTURE_VERSION) -> tuple[str, int]:
+    """``text`` with every line that reads as the block's structure neutralized (by the
+    rules of ``version``), and how many lines were changed (0: ``text`` itself is
+    returned)."""
+    neutral, changed = neutralize_lines(text, version=version)
     return neutral, len(changed)

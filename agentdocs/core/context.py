@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
-from agentdocs.core.block_structure import neutralize_lines
+from agentdocs.core.block_structure import STRUCTURE_VERSION, neutralize_lines
 from agentdocs.core.scope import DocumentScope, ParsedDocument, parse_document
 
 CONTEXT_FOLDER = ".AGENTS"
@@ -271,7 +271,7 @@ def load_context(
     *,
     budget_bytes: int = DEFAULT_BUDGET_BYTES,
     paths: Sequence[str] = (),
-    neutralize_structure: bool = True,
+    structure: int = STRUCTURE_VERSION,
 ) -> LoadedContext:
     """Load ``documents`` in priority order until the byte budget is spent.
 
@@ -286,10 +286,10 @@ def load_context(
     files' own bytes (without frontmatter), not the marker or the `<context>` wrapping.
 
     Each file's lines that would read as the block's own structure (a `<context>` tag,
-    a layer heading) are neutralized first (`agentdocs.core.block_structure`), unless
-    ``neutralize_structure`` is False (a block rendered again as it was before that
-    rule); the budget counts the neutralized text, which is what is sent. A dropped file
-    is listed with its own size.
+    a layer heading) are neutralized first by the rules of version ``structure``
+    (`agentdocs.core.block_structure`; an older one renders a block again as it was
+    under those rules, 0 as before any); the budget counts the neutralized text, which
+    is what is sent. A dropped file is listed with its own size.
     """
     if budget_bytes < 0:
         raise ValueError("budget_bytes must not be negative")
@@ -299,9 +299,7 @@ def load_context(
     used = 0
     stopped_at = len(ordered)
     for index, document in enumerate(ordered):
-        text, changed = (
-            neutralize_lines(document.text) if neutralize_structure else (document.text, ())
-        )
+        text, changed = neutralize_lines(document.text, version=structure)
         size = len(text.encode("utf-8")) if changed else document.text_size
         remaining = budget_bytes - used
         total = size if changed else None

@@ -1,6 +1,6 @@
 """Characters a reader cannot see but a model reads: bidi controls, zero-width
-characters, Unicode tags, variation selectors out of place, and the other invisible
-format and control characters.
+characters, Unicode tags, variation selectors out of place, the invisible look-alikes
+of a space, and the other invisible format and control characters.
 
 Documents go verbatim into agents' system prompts, so text that displays one way and
 reads another ("Rules File Backdoor": a bidi override that reverses a line, tag
@@ -10,10 +10,38 @@ What ordinary writing needs is left alone:
 - a ZERO WIDTH (NON-)JOINER between letters of a script that uses them (Persian and
   the other Arabic-script languages, the Indic scripts, Sinhala, Tibetan, Myanmar,
   Khmer, Mongolian, Syriac, Thaana, N'Ko, Hebrew);
-- a ZERO WIDTH JOINER inside an emoji sequence (👩‍💻), and the tag characters of an
-  emoji tag sequence (the flags of England, Scotland and Wales: 🏴 + tags + CANCEL TAG);
-- one variation selector right after the character it selects a form of (❤️, 葛󠄀,
-  a Mongolian letter), and a combining grapheme joiner between combining marks;
+- a ZERO WIDTH JOINER inside an emoji sequence (👩‍💻);
+- the tag characters of the emoji tag sequences Unicode defines, and only those: the
+  flags of England, Scotland and Wales (🏴 + `gbeng`, `gbsct` or `gbwls` in tags +
+  CANCEL TAG, the `RGI_Emoji_Tag_Sequence` lines of emoji-sequences.txt). Any other
+  run of tags spells ASCII a model reads and nobody sees;
+- a variation selector right after a base it is defined for: the standardized
+  variation sequences (StandardizedVariants.txt) and the emoji variation sequences
+  (emoji-variation-sequences.txt), shipped in `agentdocs/core/unicode_data/` (❤️,
+  ☺︎, the keycap `#️⃣`, a CJK compatibility ideograph's form). Two families are read
+  by a rule instead of a list:
+
+  - an ideographic variation selector (U+E0100-E01EF) after a CJK unified ideograph
+    (葛󠄀). These are the Ideographic Variation Database's sequences, which Japanese
+    names and place names in registries use; the database is open to new
+    registrations and tens of thousands of lines long, every one of its bases is a
+    unified ideograph, and a selector there can carry at most one byte per visible
+    ideograph, which is no channel into a Latin-script instruction;
+  - a Mongolian free variation selector (U+180B-180D, U+180F) after a Mongolian
+    letter. Which letter takes which selector in which position has been redrawn
+    between Unicode versions (FVS4 has no entry in 15.0's list at all), and text is
+    written against the fonts people have; a selector still needs a visible
+    Mongolian letter before it, and there are four of them.
+
+  A selector anywhere else (after a Latin letter, after another selector, at the
+  start) selects nothing a reader sees: 256 values, one hidden byte per letter;
+- the MONGOLIAN VOWEL SEPARATOR between a Mongolian letter and the final A or E it
+  separates, its one use;
+- a combining grapheme joiner between combining marks, and a Hangul filler inside a
+  conjoining jamo syllable;
+- a BRAILLE PATTERN BLANK between braille cells (a space in braille text); elsewhere
+  it is a blank that is not white space, like the Hangul fillers and the musical
+  null notehead, and is counted;
 - a byte order mark at the very start of the text;
 - the prepended concatenation marks (U+0600-0605 and kin), which are visible.
 
@@ -25,10 +53,12 @@ split a key.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
+from importlib import resources
 
 from agentdocs.core.errors import HiddenCharacterData, HiddenCharacters
 
@@ -42,7 +72,8 @@ CANCEL_TAG = 0xE007F
 # Every character that may be hidden: the format characters (category Cf, as of
 # Unicode 15.1: a test checks the running Python's tables against this list), the
 # controls but tab, line feed and carriage return, the line and paragraph separators,
-# the Hangul fillers, which draw nothing, the variation selectors, and the other
+# the Hangul fillers, the braille blank and the musical null notehead, which draw
+# nothing and are not white space, the variation selectors, and the other
 # default-ignorable code points, which a renderer draws as nothing (the combining
 # grapheme joiner, the Khmer inherent vowels, the Mongolian free variation selectors,
 # and the unassigned ones around the format characters and in plane 14, where the
@@ -61,6 +92,7 @@ _CANDIDATE_RANGES: tuple[tuple[int, int], ...] = (
     (0x200B, 0x200F),
     (0x2028, 0x202E),
     (0x2060, 0x206F),
+    (0x2800, 0x2800),
     (0x3164, 0x3164),
     (0xFE00, 0xFE0F),
     (0xFEFF, 0xFEFF),
@@ -68,6 +100,7 @@ _CANDIDATE_RANGES: tuple[tuple[int, int], ...] = (
     (0xFFF0, 0xFFFB),
     (0x13430, 0x1343F),
     (0x1BCA0, 0x1BCA3),
+    (0x1D159, 0x1D159),
     (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),
 )
@@ -152,7 +185,31 @@ _EMOJI: tuple[tuple[int, int], ...] = (
 )
 _KEYCAP = 0x20E3
 _TAG_SPEC_FIRST, _TAG_SPEC_LAST = 0xE0020, 0xE007E
-_LONGEST_TAG_SPEC = 32
+# The emoji tag sequences Unicode recommends (RGI_Emoji_Tag_Sequence in
+# emoji-sequences.txt, Unicode 15.0): the flags of England, Scotland and Wales. No
+# other subdivision flag is displayed as one, so no other tag spec is writing.
+SUBDIVISION_FLAGS = frozenset({"gbeng", "gbsct", "gbwls"})
+_LONGEST_TAG_SPEC = max(len(spec) for spec in SUBDIVISION_FLAGS)
+
+# Where the Ideographic Variation Database's sequences are: the CJK unified ideographs
+# (the blocks and extensions A to H) and the selectors of plane 14.
+_CJK_UNIFIED_IDEOGRAPHS: tuple[tuple[int, int], ...] = (
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2EBEF),
+    (0x30000, 0x323AF),
+)
+_IDEOGRAPHIC_SELECTORS = (0xE0100, 0xE01EF)
+_MONGOLIAN_LETTERS = (0x1820, 0x18AA)
+_MONGOLIAN_FREE_SELECTORS = frozenset({0x180B, 0x180C, 0x180D, 0x180F})
+MONGOLIAN_VOWEL_SEPARATOR = 0x180E
+BRAILLE_BLANK = 0x2800
+_BRAILLE = (0x2800, 0x28FF)
+
+# The Unicode data files the variation sequences are read from (their license header
+# kept): the package ships them, nothing is fetched.
+_UNICODE_DATA_FILES = ("StandardizedVariants.txt", "emoji-variation-sequences.txt")
 
 
 class _RangeTable:
@@ -170,6 +227,29 @@ class _RangeTable:
 _IN_JOINING_SCRIPT = _RangeTable(_JOINING_SCRIPTS)
 _IN_EMOJI = _RangeTable(_EMOJI)
 _IN_ASTRAL_CANDIDATES = _RangeTable(_ASTRAL_CANDIDATES)
+_IN_CJK_UNIFIED = _RangeTable(_CJK_UNIFIED_IDEOGRAPHS)
+
+
+def parse_variation_sequences(data: str) -> set[tuple[int, int]]:
+    """The (base, selector) pairs of a Unicode data file of variation sequences: each
+    line not a comment starts `BASE SELECTOR;` in hexadecimal."""
+    pairs: set[tuple[int, int]] = set()
+    for line in data.splitlines():
+        fields = line.split("#", 1)[0].split(";", 1)[0].split()
+        if len(fields) == 2:
+            pairs.add((int(fields[0], 16), int(fields[1], 16)))
+    return pairs
+
+
+@functools.cache
+def variation_sequences() -> frozenset[tuple[int, int]]:
+    """Every (base, selector) pair the shipped Unicode data defines, read once (on the
+    first selector a text holds: a text without any never reads the files)."""
+    folder = resources.files("agentdocs.core").joinpath("unicode_data")
+    pairs: set[tuple[int, int]] = set()
+    for name in _UNICODE_DATA_FILES:
+        pairs |= parse_variation_sequences(folder.joinpath(name).read_text("utf-8"))
+    return frozenset(pairs)
 
 
 def _is_variation_selector(code_point: int) -> bool:
@@ -238,12 +318,9 @@ def _allowed(text: str, index: int, code_point: int) -> bool:
             and ord(after) in _IN_EMOJI
         )
     if _is_variation_selector(code_point):
-        # One selector, right after the character whose form it selects.
-        return bool(before) and not (
-            _is_variation_selector(ord(before)) or _CANDIDATE.match(before) or before.isspace()
-        )
+        return bool(before) and _selects_a_form_of(ord(before), code_point)
     if 0xE0020 <= code_point <= CANCEL_TAG:
-        return _in_emoji_tag_sequence(text, index)
+        return _in_subdivision_flag(text, index)
     if code_point == CGJ:
         # Between combining marks (after a letter or a mark), it keeps them from being
         # reordered: Hebrew and other texts' ordinary use.
@@ -252,35 +329,60 @@ def _allowed(text: str, index: int, code_point: int) -> bool:
             and unicodedata.category(before)[0] in "LM"
             and unicodedata.category(after)[0] == "M"
         )
-    if 0x180B <= code_point <= 0x180F and code_point != 0x180E:
+    if code_point in _MONGOLIAN_FREE_SELECTORS:
         # A Mongolian free variation selector, right after the letter it selects.
-        return bool(before) and 0x1820 <= ord(before) <= 0x18AA
+        return bool(before) and _is_mongolian_letter(ord(before))
+    if code_point == MONGOLIAN_VOWEL_SEPARATOR:
+        # Between a letter and the final A or E it separates from the word.
+        return bool(before and after) and _is_mongolian_letter(ord(before)) and after in "ᠠᠡ"
+    if code_point == BRAILLE_BLANK:
+        # A space between braille cells (blank ones included: a run of spaces).
+        return bool(before and after) and all(
+            _BRAILLE[0] <= ord(c) <= _BRAILLE[1] for c in (before, after)
+        )
     if code_point in (0x115F, 0x1160):
         # Hangul fillers stand in for a missing jamo inside a conjoining syllable.
         return any(0x1100 <= ord(c) <= 0x11FF for c in (before, after) if c)
     return False
 
 
-def _in_emoji_tag_sequence(text: str, index: int) -> bool:
-    """Whether the tag character at ``index`` belongs to 🏴 + tag spec + CANCEL TAG.
+def _is_mongolian_letter(code_point: int) -> bool:
+    return _MONGOLIAN_LETTERS[0] <= code_point <= _MONGOLIAN_LETTERS[1]
 
-    Each scan stops past the longest tag spec: a longer run is no flag, and a text of
-    nothing but tags would otherwise cost the square of its length."""
+
+def _selects_a_form_of(base: int, selector: int) -> bool:
+    """Whether ``selector`` after ``base`` is a variation sequence Unicode defines, or an
+    ideographic one (see the module's docstring)."""
+    ideographic = _IDEOGRAPHIC_SELECTORS[0] <= selector <= _IDEOGRAPHIC_SELECTORS[1]
+    if ideographic and base in _IN_CJK_UNIFIED:
+        return True
+    return (base, selector) in variation_sequences()
+
+
+def _is_tag_spec(character: str) -> bool:
+    return _TAG_SPEC_FIRST <= ord(character) <= _TAG_SPEC_LAST
+
+
+def _in_subdivision_flag(text: str, index: int) -> bool:
+    """Whether the tag character at ``index`` belongs to 🏴 + one of the
+    `SUBDIVISION_FLAGS` in tags + CANCEL TAG.
+
+    Each scan stops past the longest flag's spec: a longer run is no flag, and a text
+    of nothing but tags would otherwise cost the square of its length."""
     start = index
-    floor = max(0, index - _LONGEST_TAG_SPEC - 1)
-    while start > floor and _TAG_SPEC_FIRST <= ord(text[start - 1]) <= _TAG_SPEC_LAST:
+    floor = max(0, index - _LONGEST_TAG_SPEC)
+    while start > floor and _is_tag_spec(text[start - 1]):
         start -= 1
     if start == 0 or ord(text[start - 1]) != WAVING_BLACK_FLAG:
         return False
-    end = index if ord(text[index]) != CANCEL_TAG else index - 1
-    ceiling = min(len(text) - 1, start + _LONGEST_TAG_SPEC)
-    while end < ceiling and _TAG_SPEC_FIRST <= ord(text[end + 1]) <= _TAG_SPEC_LAST:
+    end = start
+    ceiling = min(len(text), start + _LONGEST_TAG_SPEC + 1)
+    while end < ceiling and _is_tag_spec(text[end]):
         end += 1
-    spec = end - start + 1
-    closed = end + 1 < len(text) and ord(text[end + 1]) == CANCEL_TAG
-    if ord(text[index]) == CANCEL_TAG:
-        closed = end + 1 == index
-    return closed and 1 <= spec <= _LONGEST_TAG_SPEC
+    if end >= len(text) or ord(text[end]) != CANCEL_TAG or index > end:
+        return False
+    spec = "".join(chr(ord(character) - 0xE0000) for character in text[start:end])
+    return spec in SUBDIVISION_FLAGS
 
 
 def find_hidden(text: str, *, limit: int | None = None) -> list[HiddenCharacter]:
@@ -352,17 +454,26 @@ def as_data(
     ]
 
 
-def refuse_hidden(text: str, *, field: str, what: str = "The text") -> None:
+# What a refusal of a document's text tells the writer to do.
+ACKNOWLEDGE_OR_REMOVE = (
+    "It would go into prompts verbatim, so a model would read what nobody reviewing it "
+    'sees: remove them, or, if they are intended, save with `"acknowledge_hidden": '
+    '"intended"` and a reason.'
+)
+
+
+def refuse_hidden(
+    text: str, *, field: str, what: str = "The text", remedy: str = ACKNOWLEDGE_OR_REMOVE
+) -> None:
     """Raise HiddenCharacters (422, naming ``field``, the first one's line and column and
-    each code point) if ``text`` holds a character a reader cannot see."""
+    each code point) if ``text`` holds a character a reader cannot see; ``remedy`` is
+    the sentence that says why that matters and what to do."""
     found = find_hidden(text)
     if not found:
         return
     first = found[0]
     raise HiddenCharacters(
-        f"{what} holds {describe(found)}. It would go into prompts verbatim, so a model "
-        "would read what nobody reviewing it sees: remove them, or, if they are intended, "
-        'save with `"acknowledge_hidden": "intended"` and a reason.',
+        f"{what} holds {describe(found)}. {remedy}",
         field=field,
         line=first.line,
         column=first.column,

@@ -184,7 +184,8 @@ class LayerAccount(TypedDict):
 
 class HiddenCharactersAccount(TypedDict):
     """A document of the block that holds characters a reader cannot see (saved with
-    `acknowledge_hidden`): they reach the model as they are."""
+    `acknowledge_hidden`), or a `memory.*` setting in force whose value does (stored
+    before values were checked; ``path`` is its key): they reach the model as they are."""
 
     path: str
     count: int
@@ -202,8 +203,9 @@ class MemoryBlockAccount(TypedDict):
         list[HiddenCharactersAccount],
         Doc(
             "The documents of the block that hold characters a reader cannot see "
-            "(bidi controls, zero-width or tag characters, saved with `acknowledge_hidden`): "
-            "they reach the model as they are. Empty when none does."
+            "(bidi controls, zero-width or tag characters, saved with `acknowledge_hidden`), "
+            "and the `memory.*` settings in force whose value does (by key, stored before "
+            "values were checked): they reach the model as they are. Empty when none does."
         ),
     ]
 
@@ -311,11 +313,9 @@ def _full_text(heading: str, body: str) -> str:
 
 
 def _sent_body(body: str, structure: int) -> tuple[str, LayerExtra]:
-    """A document's text as the block sends it (its structure lines neutralized, from
-    rules version 1 on) and what its layer's account says of that."""
-    if structure < 1:
-        return body, {}
-    sent, count = neutralize(body)
+    """A document's text as the block sends it (its structure lines neutralized by the
+    rules of version ``structure``) and what its layer's account says of that."""
+    sent, count = neutralize(body, version=structure)
     return sent, {"neutralized": count} if count else {}
 
 
@@ -605,7 +605,7 @@ def _context(
             inputs.context_documents,
             budget_bytes=options.context_budget_bytes,
             paths=inputs.paths,
-            neutralize_structure=inputs.structure >= 1,
+            structure=inputs.structure,
         )
     else:
         loaded = empty_context(options.context_budget_bytes)
@@ -662,8 +662,9 @@ def compose_memory_block(
         else None
     )
     loaded, context_layer, context_hidden = _context(inputs, memo)
+    policy = merge_policy(inputs.settings)
     layers: tuple[Layer, ...] = (
-        _policy_layer(merge_policy(inputs.settings), inputs.structure),
+        _policy_layer(policy, inputs.structure),
         _agent_notes_layer(options, cascade, inputs.structure),
         _client_notes_layer(options, inputs.client_document, inputs.structure),
         context_layer,
@@ -679,7 +680,7 @@ def compose_memory_block(
         for layer in layers
         if layer.state in _SENT_STATES and layer.text_sha256
     }
-    hidden: tuple[HiddenCharactersAccount, ...] = ()
+    hidden = _hidden_in((setting.key, setting.value) for setting in policy.values)
     if cascade is not None and cascade.winner is not None:
         # One scan of one document per render.
         hidden += _hidden_in([(cascade.winner.path, cascade.winner.body)])

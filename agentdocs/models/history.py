@@ -15,7 +15,7 @@ from django.db import models
 from django.dispatch import receiver
 from simple_history.signals import pre_create_historical_record
 
-from agentdocs.core.secret_scan import refuse_secret_in_text
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 
 T = TypeVar("T", bound=models.Model)
 
@@ -52,10 +52,10 @@ def mark_change(instance: T, *, user: AbstractBaseUser | None, reason: str, chan
     """Attach who, why and what kind of change to an instance about to be saved or
     deleted, for the history row that save or delete writes.
 
-    Every history reason passes here, so here the secret check reads it (members, the
-    activity feed and webhook receivers see reasons): SecretDetected naming `reason`
-    before anything is saved."""
-    refuse_secret_in_text(reason, field="reason", what="The reason")
+    Every history reason passes here, so here the secret and hidden-character checks
+    read it (members, the activity feed and webhook receivers see reasons):
+    SecretDetected or HiddenCharacters naming `reason` before anything is saved."""
+    refuse_hidden_or_secret(reason, field="reason", what="The reason")
     # The attribute names django-simple-history reads; no model declares them.
     setattr(instance, "_history_user", user)  # noqa: B010
     setattr(instance, "_change_reason", reason)  # noqa: B010

@@ -48,7 +48,6 @@ from agentdocs.core.repository import (
     restore_repository_file,
     with_repository,
 )
-from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import archival, binding_memory_block, events
@@ -257,7 +256,6 @@ def binding_create(
     a manifest and a `context.json`, such a run binds an empty manifest.
     """
     process = memory_block_service.validate_process(process)
-    refuse_secret_in_text(process, field="process", what="The process")
     section = None
     if repository is not None:
         section = _repository_section(tenant=tenant, project=project, data=repository)

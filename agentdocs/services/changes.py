@@ -41,10 +41,10 @@ from agentdocs.core.errors import (
     NotFound,
     OwnChange,
 )
-from agentdocs.core.hidden_characters import has_hidden
+from agentdocs.core.hidden_characters import find_hidden, has_hidden
 from agentdocs.core.merge import ConflictData, MergeResult, three_way
 from agentdocs.core.paths import validate_path
-from agentdocs.core.secret_scan import refuse_secret_in_text
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import (
     ChangeComment,
     ChangeRequest,
@@ -87,7 +87,7 @@ def _text(value: object, *, field: str, limit: int, required: bool = False) -> s
         raise InvalidInput(f"`{field}` is longer than {limit} characters.", field=field)
     if "\x00" in value:
         raise InvalidInput(f"`{field}` contains a NUL character.", field=field)
-    refuse_secret_in_text(value, field=field, what=f"`{field}`")
+    refuse_hidden_or_secret(value, field=field, what=f"`{field}`")
     return value
 
 
@@ -348,7 +348,13 @@ def _merge_reason(change: ChangeRequest, *, names: list[str], user: User) -> str
         f"merged by {user.get_username()}"
     )
     room = MAX_REASON - len(note) - 3
-    reason = change.reason if len(change.reason) <= room else change.reason[: room - 1] + "…"
+    reason = change.reason
+    if len(reason) > room:
+        cut = reason[: room - 1]
+        # A cut inside an emoji sequence (a joiner, a flag's tags) would leave a hidden
+        # character the history reason's check refuses: cut before it.
+        found = find_hidden(cut + "…", limit=1)
+        reason = cut[: found[0].offset] + "…" if found else cut + "…"
     return f"{reason} ({note})" if reason else note
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected
 from agentdocs.core.labels import validate_label_name
 from agentdocs.models import BindingRecord, Project, Tenant
 from agentdocs.services import binding_memory_block
@@ -58,9 +58,12 @@ def mcp_session_start(
     else:
         try:
             process = memory_block_service.validate_process(session)
-        except InvalidInput as error:
-            detail = error.detail.replace("`process`", "`session`")
-            raise InvalidInput(detail, field="session") from None
+        except (InvalidInput, SecretDetected, HiddenCharacters) as error:
+            # The same refusal, naming the field the client sent.
+            error.detail = error.detail.replace("`process`", "`session`")
+            error.detail = error.detail.replace("The process", "The session")
+            error.field = "session"
+            raise
     result = binding_service.binding_create(
         tenant=tenant,
         project=project,

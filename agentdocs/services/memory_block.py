@@ -31,6 +31,7 @@ from agentdocs.core.memory_block import (
 )
 from agentdocs.core.recipes import LABEL_PARAM, RenderOptions
 from agentdocs.core.scope import MAX_PATHS, path_problem
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import RESERVED_PROJECT, Project
 from agentdocs.selectors.memory_block import CONTEXT_PATH_PREFIX, RenderRows, memory_block_rows
 from agentdocs.services import render_cache
@@ -48,7 +49,8 @@ def has_control_characters(value: str) -> bool:
 
 def validate_process(process: str | None) -> str:
     """A process id, as renders and binding records name the agent process: one
-    non-blank line of at most 200 characters."""
+    non-blank line of at most 200 characters, with no secret and no character a reader
+    cannot see (members read it in binding records and the activity)."""
     if process is None or (isinstance(process, str) and not process.strip()):
         raise InvalidInput(
             "`process` is required: the id of the agent process this block is for.",
@@ -61,6 +63,7 @@ def validate_process(process: str | None) -> str:
             f"`process` must be one line of at most {MAX_PROCESS_LENGTH} characters.",
             field="process",
         )
+    refuse_hidden_or_secret(process, field="process", what="The process")
     return process
 
 

@@ -21,7 +21,7 @@ from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFoun
 from agentdocs.core.labels import parse_protected_labels, validate_label_name
 from agentdocs.core.paths import validate_path
 from agentdocs.core.recipes import LABEL_PARAM, ProfileOptions, RecipeParams
-from agentdocs.core.secret_scan import refuse_secret
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.services import events, render_cache
@@ -126,7 +126,7 @@ def _validate_setting_value(value: object) -> str:
             f"The value is longer than {MAX_SETTING_VALUE} characters.", field="value"
         )
     # memory.* values go verbatim into every prompt, like documents.
-    refuse_secret(value, field="value", what="The value")
+    refuse_hidden_or_secret(value, field="value", what="The value", prompt=True)
     return value
 
 
@@ -257,9 +257,9 @@ def validate_params(params: object) -> RecipeParams:
     for key, value in params.items():
         field = f"params.{key}"
         # Before any message that repeats the key; a secret is named by its place only.
-        refuse_secret(str(key), field="params", what="A parameter name")
+        refuse_hidden_or_secret(str(key), field="params", what="A parameter name", prompt=True)
         if isinstance(value, str):
-            refuse_secret(value, field=field, what="The parameter")
+            refuse_hidden_or_secret(value, field=field, what="The parameter", prompt=True)
         if key == AGENT_DOC_PARAM:
             # Not set, "" and null are three different, meaningful states: keep them.
             if value is not None and value != "":
@@ -293,7 +293,7 @@ def validate_profiles(profiles: object) -> dict[str, ProfileOptions]:
             "profiles must be a JSON object of profile name → options.", field="profiles"
         )
     for name, options in profiles.items():
-        refuse_secret(str(name), field="profiles", what="A profile name")
+        refuse_hidden_or_secret(str(name), field="profiles", what="A profile name", prompt=True)
         field = f"profiles.{name}"
         if not PROFILE_NAME.match(name):
             raise InvalidInput(
@@ -302,7 +302,9 @@ def validate_profiles(profiles: object) -> dict[str, ProfileOptions]:
         if not isinstance(options, dict):
             raise InvalidInput("A profile must be a JSON object of options.", field=field)
         for key, value in options.items():
-            refuse_secret(str(key), field=field, what="A profile option name")
+            refuse_hidden_or_secret(
+                str(key), field=field, what="A profile option name", prompt=True
+            )
             if key == PROFILE_CLIENT_DOC:
                 _validate_bool(value, field=f"{field}.{key}")
             else:

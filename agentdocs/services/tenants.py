@@ -20,6 +20,7 @@ from agentdocs.core.errors import (
     Unprocessable,
 )
 from agentdocs.core.paths import looks_reserved
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import (
     RESERVED_PROJECT,
     ChangeType,
@@ -65,6 +66,7 @@ def _validate_name(name: object, *, field: str = "name") -> str:
         raise InvalidInput("The name must be a non-empty string.", field=field)
     if len(name) > 200:
         raise InvalidInput("The name is longer than 200 characters.", field=field)
+    refuse_hidden_or_secret(name.strip(), field=field, what="The name")
     return name.strip()
 
 

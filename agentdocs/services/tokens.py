@@ -20,7 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from agentdocs.core.errors import InvalidInput, NotFound, TooManyTokens
-from agentdocs.core.secret_scan import refuse_secret_in_text
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ApiToken, ChangeType, Membership, Scope, Tenant
 from agentdocs.models.history import mark_change
 
@@ -67,7 +67,7 @@ def validate_name(name: object) -> str:
         raise InvalidInput(f"The name is longer than {MAX_NAME_LENGTH} characters.", field="name")
     if any(ord(character) < 32 or ord(character) == 127 for character in name):
         raise InvalidInput("The name may not hold control characters.", field="name")
-    refuse_secret_in_text(name, field="name", what="The name")
+    refuse_hidden_or_secret(name, field="name", what="The name")
     return name
 
 

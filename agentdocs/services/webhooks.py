@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from agentdocs.core import webhooks as core
 from agentdocs.core.errors import AgentdocsError, InvalidInput, SecretDetected, TooManyWebhooks
-from agentdocs.core.secret_scan import refuse_secret_in_text
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import Tenant, Webhook
 from agentdocs.models.history import ChangeType, mark_change
 from agentdocs.services import events as event_service
@@ -82,7 +82,7 @@ def _validate_description(description: object) -> str:
             f"The description is longer than {core.MAX_DESCRIPTION_LENGTH} characters.",
             field="description",
         )
-    refuse_secret_in_text(description, field="description", what="The description")
+    refuse_hidden_or_secret(description, field="description", what="The description")
     return description
 
 

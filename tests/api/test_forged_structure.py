@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from agentdocs.core.block_structure import STRUCTURE_VERSION
 from agentdocs.core.memory_block import compose_memory_block
 from agentdocs.management.commands import seed_demo
 from agentdocs.models import BindingRecord
@@ -160,7 +161,7 @@ def test_a_binding_record_of_a_neutralized_block_reconstructs_byte_for_byte(
     notes = make_document(project, "agent.md", FORGED_NOTES)
     preview = client.get(MB_URL).json()["text"]
     record = bind(client)
-    assert record["memory_block"]["structure"] == 1
+    assert record["memory_block"]["structure"] == STRUCTURE_VERSION == 2
     assert record["memory_block"]["sha256"] == hashlib.sha256(preview.encode()).hexdigest()
     document_service.document_write(
         document=notes, body="# Later rules\n", base_version=1, user=admin, reason="later"

@@ -100,8 +100,8 @@ def test_ordinary_writing_holds_nothing_hidden(text):
 def test_a_run_of_variation_selectors_smuggling_data_is_found():
     smuggled = "😀" + "".join(chr(0xE0100 + b) for b in b"secret")
     found = find_hidden(smuggled)
-    # The first selector follows the emoji; every one after it follows a selector.
-    assert len(found) == len("secret") - 1
+    # None selects a form of what it follows: 😀 has no variation sequence.
+    assert len(found) == len("secret")
     assert labels("\ufe0f at the start") == ["U+FE0F VARIATION SELECTOR-16"]
 
 
@@ -200,9 +200,9 @@ def test_public_agent_documents_hold_nothing_hidden():
 
 
 def test_a_tag_spec_longer_than_any_flag_is_hidden():
-    """Scans of a tag run stop past 32 tags (bench/hidden_characters.py times a text of
-    nothing but tags: it was quadratic before)."""
-    assert find_hidden("🏴" + "\U000e0067" * 32 + "\U000e007f") == []
+    """Scans of a tag run stop past the longest flag's spec (bench/hidden_characters.py
+    times a text of nothing but tags: it was quadratic before)."""
+    assert find_hidden("🏴" + "\U000e0067" * 5 + "\U000e007f") != []
     assert len(find_hidden("🏴" + "\U000e0067" * 33 + "\U000e007f")) == 34
     tags = "".join(chr(0xE0000 + ord(c)) for c in "ignore rules ") * 100
     assert len(find_hidden("🏴" + tags + "\U000e007f")) == len(tags) + 1

@@ -8,6 +8,7 @@ import pytest
 from django.db import connection, connections
 
 from agentdocs.core.errors import ChangeClosed, MergeConflict, NotApproved, NotFound, OwnChange
+from agentdocs.core.hidden_characters import find_hidden
 from agentdocs.models import ChangeRequest, ChangeState, Document
 from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
@@ -158,3 +159,28 @@ def test_one_request_merged_twice_at_once_merges_once(
     assert sum(isinstance(r, ChangeRequest) for r in results) == 1
     assert sum(isinstance(r, ChangeClosed) for r in results) == 1
     assert Document.objects.get(pk=document.pk).version == 2
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("shift", range(8))
+def test_a_long_reason_cut_inside_an_emoji_sequence_still_merges(
+    project, document, reader, writer, admin, shift
+):
+    """The merge's history reason cuts a long reason; a cut between an emoji and its
+    joiner or inside a flag's tags must not leave a hidden character (issue 34)."""
+    flag = "🏴" + "".join(chr(0xE0000 + ord(c)) for c in "gbwls") + "\U000e007f"
+    reason = "r" * (420 + shift) + ("👨\u200d👩\u200d👧" + flag) * 4
+    change = change_service.change_propose(
+        project=project,
+        path="agent.md",
+        body=TEXT.replace("one", "ONE"),
+        base_version=1,
+        reason=reason[: change_service.MAX_REASON],
+        user=reader,
+    )
+    change_service.change_review(change=change, user=writer, decision="approve")
+    merged = change_service.change_merge(change=change, user=admin)
+    assert merged.state == ChangeState.MERGED
+    stored = Document.history.get(version=2).history_change_reason
+    assert stored.endswith(f"(change #{change.pk}, approved by bob, merged by alice)")
+    assert not find_hidden(stored)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from django.utils.html import escape
 
-from agentdocs.models import Document
+from agentdocs.models import ChangeComment, ChangeRequest, Document
 from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
@@ -136,9 +136,11 @@ def test_the_history_page_shows_the_acknowledgement(browse, reader, quoted):
 
 
 def test_a_reason_holding_hidden_characters_is_marked_in_history(browse, reader, quoted, writer):
+    """A reason stored before reasons were checked (issue 34) is still shown marked."""
     document_service.document_write(
-        document=quoted, body="# Rules\n", base_version=2, user=writer, reason="tidy\u202e"
+        document=quoted, body="# Rules\n", base_version=2, user=writer, reason="tidy"
     )
+    quoted.history.filter(version=3).update(history_change_reason="tidy\u202e")
     html = page(browse(reader), "/t/acme/web/history/agent.md")
     assert f"tidy{RLO}" in html and "\u202e" not in html
 
@@ -236,11 +238,14 @@ def test_the_change_pages_mark_the_proposal_and_its_free_text(
         path="agent.md",
         body=REVERSED,
         base_version=1,
-        reason="quote\u202c",
+        reason="quote",
         user=reader,
         acknowledge_hidden="intended",
     )
-    change_service.change_comment(change=change, user=writer, body="hm\u202e")
+    comment = change_service.change_comment(change=change, user=writer, body="hm")
+    # As stored before reasons and comments were checked (issue 34).
+    ChangeRequest.objects.filter(pk=change.pk).update(reason="quote\u202c")
+    ChangeComment.objects.filter(pk=comment.pk).update(body="hm\u202e")
     html = page(client, f"/t/acme/web/changes/{change.pk}/")
     assert "This proposal holds 2 hidden characters" in html
     assert f"quote{PDF}" in html and f"hm{RLO}" in html
