@@ -48,11 +48,11 @@ from agentdocs.core.repository import (
     restore_repository_file,
     with_repository,
 )
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import archival, binding_memory_block, events
 from agentdocs.services import memory_block as memory_block_service
-from agentdocs.services.repositories import refuse_hidden_or_secret
 from agentdocs.services.signatures import binding_record_sign
 
 MANIFEST_PATH = "context.json"

@@ -33,6 +33,7 @@ from agentdocs.core.export import build_export
 from agentdocs.core.hidden_characters import refuse_hidden
 from agentdocs.core.repository import clean_remote
 from agentdocs.core.secret_scan import refuse_secret_in_text
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ApiToken, BindingRecord, Project, Repository, RepositoryCheck
 from agentdocs.selectors import repositories as selectors
 from agentdocs.services import events
@@ -274,14 +275,6 @@ def repository_report(
     if record is not None:
         repository.last_run = BindingRecord.objects.defer("record").get(pk=record.pk)
     return replace(_status(repository, exported), created=created)
-
-
-def refuse_hidden_or_secret(text: str, *, field: str, what: str) -> None:
-    """The text checks of every field of a report or a repository run that members, the
-    activity feed and webhook receivers see: 422 `hidden_characters` or
-    `secret_detected` naming ``field``, as for a document's body."""
-    refuse_hidden(text, field=field, what=what)
-    refuse_secret_in_text(text, field=field, what=what)
 
 
 class RepositoryEventData(TypedDict):

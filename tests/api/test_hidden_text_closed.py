@@ -479,13 +479,25 @@ def test_an_outsider_gets_404_before_every_new_refusal(
     ]
     for response in responses:
         assert_error(response, 404, "not_found")
-    result = tool(
-        client,
-        api_token_key(outsider),
-        "propose_change",
-        {"path": "agent.md", "body": FLAGGED, "reason": "x"},
+    # The MCP endpoint answers an outsider's token 404 before any protocol work.
+    answer = client.post(
+        MCP,
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {
+                    "name": "propose_change",
+                    "arguments": {"path": "agent.md", "body": FLAGGED, "reason": "x"},
+                },
+            }
+        ),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {api_token_key(outsider)}",
+        HTTP_ACCEPT="application/json, text/event-stream",
     )
-    assert tool_error(result)["error"] == "not_found"
+    assert_error(answer, 404, "not_found")
     assert counts() == before
 
 
