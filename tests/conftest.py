@@ -7,6 +7,7 @@ import os
 import threading
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connections
@@ -31,6 +32,130 @@ def need_service(name: str, available: bool, reason: str) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(f"{message} (AGENTDOCS_REQUIRE_SERVICES is set, so this is a failure)")
     pytest.skip(message)
+
+
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+TEMPLATE_COMMENT = "agentdocs test template of run "
+
+
+def _template_name(test_name: str) -> str:
+    """The database every worker's is cloned from: test_<NAME>_template."""
+    return f"{test_name.removesuffix(f'_{XDIST_WORKER}')}_template"
+
+
+if XDIST_WORKER and connections["default"].vendor == "postgresql":
+
+    @pytest.fixture(scope="session")
+    def django_db_setup(
+        request, django_test_environment, django_db_blocker, django_db_modify_db_settings
+    ):
+        """Under pytest-xdist on PostgreSQL: the migrations run once per run, not once per
+        worker. The first worker to come builds test_<NAME>_template (the others wait on
+        an advisory lock), then each clones it (`CREATE DATABASE ... TEMPLATE`, a file
+        copy) into its own test_<NAME>_gw<n>, dropped at the end. A template left by an
+        earlier run (its comment names another run) is built again. With --reuse-db or
+        --nomigrations pytest-django's own setup runs, per worker."""
+        from django.test.utils import setup_databases, teardown_databases
+
+        options = request.config.option
+        if options.reuse_db or options.nomigrations:
+            with django_db_blocker.unblock():
+                made = setup_databases(verbosity=options.verbose, interactive=False)
+            yield
+            if not options.reuse_db:
+                with django_db_blocker.unblock():
+                    teardown_databases(made, verbosity=options.verbose)
+            return
+
+        connection = connections["default"]
+        creation = connection.creation
+        quote = connection.ops.quote_name
+        test_name = connection.settings_dict["TEST"]["NAME"]
+        template = _template_name(test_name)
+        run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
+        with django_db_blocker.unblock():
+            old_name = connection.settings_dict["NAME"]
+            with creation._nodb_cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_lock(hashtext(%s))", [template])
+                try:
+                    cursor.execute(
+                        "SELECT shobj_description(oid, 'pg_database') FROM pg_database "
+                        "WHERE datname = %s",
+                        [template],
+                    )
+                    found = cursor.fetchone()
+                    if found is None or found[0] != TEMPLATE_COMMENT + run:
+                        connection.settings_dict["TEST"]["NAME"] = template
+                        try:
+                            creation.create_test_db(
+                                verbosity=options.verbose, autoclobber=True, serialize=False
+                            )
+                            cursor.execute(
+                                f"COMMENT ON DATABASE {quote(template)} IS %s",
+                                [TEMPLATE_COMMENT + run],
+                            )
+                        finally:
+                            connection.close()
+                            connection.settings_dict["TEST"]["NAME"] = test_name
+                    cursor.execute(f"DROP DATABASE IF EXISTS {quote(test_name)}")
+                    cursor.execute(
+                        f"CREATE DATABASE {quote(test_name)} WITH TEMPLATE {quote(template)}"
+                    )
+                finally:
+                    cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [template])
+            connection.settings_dict["NAME"] = test_name
+            settings.DATABASES["default"]["NAME"] = test_name
+        yield
+        with django_db_blocker.unblock():
+            creation.destroy_test_db(old_name, verbosity=options.verbose)
+
+
+def pytest_sessionfinish(session):
+    """The xdist controller drops the workers' template once they are done (with psycopg:
+    pytest-django allows no database access here)."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    db = connections["default"].settings_dict
+    if connections["default"].vendor != "postgresql":
+        return
+    import psycopg
+    from psycopg import sql
+
+    template = _template_name(db["TEST"].get("NAME") or f"test_{db['NAME']}")
+    params = {"host": db["HOST"], "port": db["PORT"], "user": db["USER"]}
+    params["password"] = db["PASSWORD"]
+    parameters = {key: value for key, value in params.items() if value}
+    with psycopg.connect(dbname="postgres", autocommit=True, **parameters) as admin:
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(template)))
+
+
+# Test files whose tests run one after another on one worker under pytest-xdist
+# (`--dist loadgroup`, as `python3 dev.py test` runs): the benchmarks' smoke runs each
+# load the machine with a server and its clients.
+SERIAL_GROUPS = {"tests/test_benchmarks_run.py": "benchmarks"}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Marks the tests of SERIAL_GROUPS with their xdist_group, before xdist reads it."""
+    root = config.rootpath
+    for item in items:
+        group = SERIAL_GROUPS.get(item.path.relative_to(root).as_posix())
+        if group and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _urls_loaded():
+    """The URLconf imported and its reverse map built once, before the first test, as a
+    server has them when it serves: otherwise the first `reverse()` of a worker imports
+    every view (the MCP SDK, DRF, ...) in the middle of a test, seconds between two
+    writes a test may compare the times of (tests/migrations/test_0014_backfill_events.py)
+    whichever test a worker happens to run first."""
+    from django.urls import get_resolver
+
+    get_resolver()._populate()
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
@@ -46,7 +45,6 @@ def test_the_memory_block_benchmark_runs_and_reports(db, client):
     need_service("Redis", bool(redis_url) and _redis_ping(redis_url), "set REDIS_URL")
     db_settings = connection.settings_dict
     host, port = db_settings.get("HOST") or "127.0.0.1", db_settings.get("PORT") or 5432
-    redis = urlsplit(redis_url)
     result = subprocess.run(
         [
             sys.executable,
@@ -56,7 +54,7 @@ def test_the_memory_block_benchmark_runs_and_reports(db, client):
             "--database",
             f"{db_settings['NAME']}_bench_smoke",
             "--redis-url",
-            f"redis://{redis.hostname}:{redis.port or 6379}/15",
+            redis_url,  # this worker's (config/test_settings.py), emptied around each test
             "--rounds",
             "1",
             "--seconds",
@@ -114,7 +112,6 @@ def test_the_large_tenant_benchmark_runs_and_reports(db):
     need_service("Redis", bool(redis_url) and _redis_ping(redis_url), "set REDIS_URL")
     db_settings = connection.settings_dict
     host, port = db_settings.get("HOST") or "127.0.0.1", db_settings.get("PORT") or 5432
-    redis = urlsplit(redis_url)
     sizes = ["--small", "60", "--projects", "60", "--documents", "60", "--versions", "60"]
     result = subprocess.run(
         [
@@ -125,7 +122,7 @@ def test_the_large_tenant_benchmark_runs_and_reports(db):
             "--database",
             f"{db_settings['NAME']}_bench_large_smoke",
             "--redis-url",
-            f"redis://{redis.hostname}:{redis.port or 6379}/15",
+            redis_url,  # this worker's (config/test_settings.py), emptied around each test
             "--repeat",
             "2",
             *sizes,
