@@ -34,80 +34,110 @@ def need_service(name: str, available: bool, reason: str) -> None:
     pytest.skip(message)
 
 
-XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 TEMPLATE_COMMENT = "agentdocs test template of run "
 
 
-def _template_name(test_name: str) -> str:
+def _template_name(test_name: str, worker: str) -> str:
     """The database every worker's is cloned from: test_<NAME>_template."""
-    return f"{test_name.removesuffix(f'_{XDIST_WORKER}')}_template"
+    return f"{test_name.removesuffix(f'_{worker}') if worker else test_name}_template"
 
 
-if XDIST_WORKER and connections["default"].vendor == "postgresql":
-
-    @pytest.fixture(scope="session")
-    def django_db_setup(
-        request, django_test_environment, django_db_blocker, django_db_modify_db_settings
+@pytest.fixture(scope="session")
+def django_db_setup(
+    request,
+    django_test_environment,
+    django_db_blocker,
+    django_db_use_migrations,
+    django_db_keepdb,
+    django_db_createdb,
+    django_db_modify_db_settings,
+):
+    """Under pytest-xdist on PostgreSQL the migrations run once per run, not once per
+    worker: the first worker to come builds test_<NAME>_template (the others wait on an
+    advisory lock), then each clones it (`CREATE DATABASE ... TEMPLATE`, a file copy)
+    into its own test_<NAME>_gw<n>, dropped at the end. A template left by an earlier
+    run (its comment names another run) is built again. Otherwise, and with --reuse-db
+    or --nomigrations, this is pytest-django's own setup."""
+    worker = getattr(request.config, "workerinput", {}).get("workerid")
+    if (
+        worker
+        and connections["default"].vendor == "postgresql"
+        and django_db_use_migrations
+        and not django_db_keepdb
     ):
-        """Under pytest-xdist on PostgreSQL: the migrations run once per run, not once per
-        worker. The first worker to come builds test_<NAME>_template (the others wait on
-        an advisory lock), then each clones it (`CREATE DATABASE ... TEMPLATE`, a file
-        copy) into its own test_<NAME>_gw<n>, dropped at the end. A template left by an
-        earlier run (its comment names another run) is built again. With --reuse-db or
-        --nomigrations pytest-django's own setup runs, per worker."""
-        from django.test.utils import setup_databases, teardown_databases
+        yield from _cloned_test_database(request, django_db_blocker, worker)
+    else:
+        yield from _pytest_django_db_setup(
+            request, django_db_blocker, django_db_use_migrations, django_db_keepdb
+        )
 
-        options = request.config.option
-        if options.reuse_db or options.nomigrations:
-            with django_db_blocker.unblock():
-                made = setup_databases(verbosity=options.verbose, interactive=False)
-            yield
-            if not options.reuse_db:
-                with django_db_blocker.unblock():
-                    teardown_databases(made, verbosity=options.verbose)
-            return
 
-        connection = connections["default"]
-        creation = connection.creation
-        quote = connection.ops.quote_name
-        test_name = connection.settings_dict["TEST"]["NAME"]
-        template = _template_name(test_name)
-        run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
-        with django_db_blocker.unblock():
-            old_name = connection.settings_dict["NAME"]
-            with creation._nodb_cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_lock(hashtext(%s))", [template])
-                try:
-                    cursor.execute(
-                        "SELECT shobj_description(oid, 'pg_database') FROM pg_database "
-                        "WHERE datname = %s",
-                        [template],
-                    )
-                    found = cursor.fetchone()
-                    if found is None or found[0] != TEMPLATE_COMMENT + run:
-                        connection.settings_dict["TEST"]["NAME"] = template
-                        try:
-                            creation.create_test_db(
-                                verbosity=options.verbose, autoclobber=True, serialize=False
-                            )
-                            cursor.execute(
-                                f"COMMENT ON DATABASE {quote(template)} IS %s",
-                                [TEMPLATE_COMMENT + run],
-                            )
-                        finally:
-                            connection.close()
-                            connection.settings_dict["TEST"]["NAME"] = test_name
-                    cursor.execute(f"DROP DATABASE IF EXISTS {quote(test_name)}")
-                    cursor.execute(
-                        f"CREATE DATABASE {quote(test_name)} WITH TEMPLATE {quote(template)}"
-                    )
-                finally:
-                    cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [template])
-            connection.settings_dict["NAME"] = test_name
-            settings.DATABASES["default"]["NAME"] = test_name
-        yield
-        with django_db_blocker.unblock():
-            creation.destroy_test_db(old_name, verbosity=options.verbose)
+def _pytest_django_db_setup(request, blocker, use_migrations: bool, keepdb: bool):
+    """pytest-django's `django_db_setup` (4.x), which the fixture above replaces."""
+    from django.test.utils import setup_databases, teardown_databases
+    from pytest_django.fixtures import _disable_migrations, _get_databases_for_setup
+
+    if not use_migrations:
+        _disable_migrations()
+    aliases, serialized_aliases = _get_databases_for_setup(request.session.items)
+    verbosity = request.config.option.verbose
+    with blocker.unblock():
+        made = setup_databases(
+            verbosity=verbosity,
+            interactive=False,
+            aliases=aliases,
+            serialized_aliases=serialized_aliases,
+            **({"keepdb": True} if keepdb and not request.config.getvalue("create_db") else {}),
+        )
+    yield
+    if not keepdb:
+        with blocker.unblock():
+            teardown_databases(made, verbosity=verbosity)
+
+
+def _cloned_test_database(request, blocker, worker: str):
+    connection = connections["default"]
+    creation = connection.creation
+    quote = connection.ops.quote_name
+    verbosity = request.config.option.verbose
+    test_name = connection.settings_dict["TEST"]["NAME"]
+    template = _template_name(test_name, worker)
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
+    with blocker.unblock():
+        old_name = connection.settings_dict["NAME"]
+        with creation._nodb_cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(hashtext(%s))", [template])
+            try:
+                cursor.execute(
+                    "SELECT shobj_description(oid, 'pg_database') FROM pg_database "
+                    "WHERE datname = %s",
+                    [template],
+                )
+                found = cursor.fetchone()
+                if found is None or found[0] != TEMPLATE_COMMENT + run:
+                    connection.settings_dict["TEST"]["NAME"] = template
+                    try:
+                        creation.create_test_db(
+                            verbosity=verbosity, autoclobber=True, serialize=False
+                        )
+                        cursor.execute(
+                            f"COMMENT ON DATABASE {quote(template)} IS %s",
+                            [TEMPLATE_COMMENT + run],
+                        )
+                    finally:
+                        connection.close()
+                        connection.settings_dict["TEST"]["NAME"] = test_name
+                cursor.execute(f"DROP DATABASE IF EXISTS {quote(test_name)}")
+                cursor.execute(
+                    f"CREATE DATABASE {quote(test_name)} WITH TEMPLATE {quote(template)}"
+                )
+            finally:
+                cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [template])
+        connection.settings_dict["NAME"] = test_name
+        settings.DATABASES["default"]["NAME"] = test_name
+    yield
+    with blocker.unblock():
+        creation.destroy_test_db(old_name, verbosity=verbosity)
 
 
 def pytest_sessionfinish(session):
@@ -122,7 +152,7 @@ def pytest_sessionfinish(session):
     import psycopg
     from psycopg import sql
 
-    template = _template_name(db["TEST"].get("NAME") or f"test_{db['NAME']}")
+    template = _template_name(db["TEST"].get("NAME") or f"test_{db['NAME']}", "")
     params = {"host": db["HOST"], "port": db["PORT"], "user": db["USER"]}
     params["password"] = db["PASSWORD"]
     parameters = {key: value for key, value in params.items() if value}

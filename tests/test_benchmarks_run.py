@@ -230,3 +230,34 @@ def test_the_repositories_benchmark_runs_and_reports():
         ), result.stdout
     assert "each repository beyond the first" in result.stdout
     assert "load average" in result.stdout
+
+
+def test_the_dev_timings_benchmark_runs_and_reports():
+    """`--smoke`: the demo from a bare copy of this checkout (with this checkout's .venv,
+    so nothing is installed) up to its first answer, and `dev.py test` on one file."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "dev_timings.py"), "--smoke"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-4000:]
+    lines = result.stdout.splitlines()
+    first_answer = next(line for line in lines if "first answer (GET /login/)" in line)
+    assert float(first_answer.split()[-1]) > 0, result.stdout
+    assert any(line.strip().startswith("make .venv, install") for line in lines), result.stdout
+    assert "nothing installed" in result.stdout
+    wall = next(line for line in lines if line.strip().startswith("wall time"))
+    assert wall.endswith("exit 0"), result.stdout
+    assert "passed" in result.stdout and "load average at the end" in result.stdout
+
+
+def test_the_dev_timings_benchmark_refuses_what_it_cannot_do():
+    script = str(ROOT / "bench" / "dev_timings.py")
+    for args in ([], ["--smoke", "demo"], ["demo", "--", "-x"], ["deploy"]):
+        result = subprocess.run(
+            [sys.executable, script, *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        assert "usage: bench/dev_timings.py" in result.stderr, args
