@@ -162,8 +162,12 @@ def pytest_sessionfinish(session):
 
 # Test files whose tests run one after another on one worker under pytest-xdist
 # (`--dist loadgroup`, as `python3 dev.py test` runs): the benchmarks' smoke runs each
-# load the machine with a server and its clients.
-SERIAL_GROUPS = {"tests/test_benchmarks_run.py": "benchmarks"}
+# load the machine with a server and its clients; MCP Inspector keeps its settings in
+# one HOME folder (tests/mcp_ts/.inspector-home).
+SERIAL_GROUPS = {
+    "tests/test_benchmarks_run.py": "benchmarks",
+    "tests/api/test_mcp_ts.py": "mcp_ts",
+}
 
 
 @pytest.hookimpl(tryfirst=True)
