@@ -240,13 +240,13 @@ _IN_THIS_PROCESS = ("--pdb", "--trace", "--collect-only", "--co", "no:xdist", "-
 
 def test_workers(argv: list[str]) -> list[str]:
     """pytest-xdist's arguments for `dev.py test`, unless ``argv`` chooses: a worker per
-    core (at least two, at most MAX_TEST_WORKERS); tests marked with the same
-    xdist_group run on one worker (`--dist loadgroup`)."""
+    core (at least two, at most MAX_TEST_WORKERS). Which tests must share a worker is
+    tests/conftest.py's (SERIAL_GROUPS)."""
     for argument in argv:
         if argument.startswith(_OWN_WORKERS) or argument in _IN_THIS_PROCESS:
             return []
     workers = min(max(os.cpu_count() or 1, 2), MAX_TEST_WORKERS)
-    return ["-n", str(workers), "--dist", "loadgroup"]
+    return ["-n", str(workers)]
 
 
 def test(argv: list[str]) -> int:

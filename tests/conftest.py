@@ -160,24 +160,30 @@ def pytest_sessionfinish(session):
         admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(template)))
 
 
-# Test files whose tests run one after another on one worker under pytest-xdist
-# (`--dist loadgroup`, as `python3 dev.py test` runs): the benchmarks' smoke runs each
-# load the machine with a server and its clients; MCP Inspector keeps its settings in
-# one HOME folder (tests/mcp_ts/.inspector-home).
+# Test files whose tests run one after another on one worker under pytest-xdist (as
+# `python3 dev.py test` runs): the benchmarks' smoke runs each load the machine with a
+# server and its clients; MCP Inspector keeps its settings in one HOME folder
+# (tests/mcp_ts/.inspector-home).
 SERIAL_GROUPS = {
     "tests/test_benchmarks_run.py": "benchmarks",
     "tests/api/test_mcp_ts.py": "mcp_ts",
 }
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """Marks the tests of SERIAL_GROUPS with their xdist_group, before xdist reads it."""
-    root = config.rootpath
-    for item in items:
-        group = SERIAL_GROUPS.get(item.path.relative_to(root).as_posix())
-        if group and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(group))
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's `load` scheduling (one test at a time to whichever worker is free), with
+    the tests of each file in SERIAL_GROUPS as one unit of work. (xdist's own
+    `loadgroup` marks its groups by renaming the tests, which pytest 9.2 no longer
+    lets it do: every test ran wherever.)"""
+    if config.getvalue("dist") not in ("load", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SerialGroupsScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return SERIAL_GROUPS.get(nodeid.split("::", 1)[0], nodeid)
+
+    return SerialGroupsScheduling(config, log)
 
 
 @pytest.fixture(autouse=True, scope="session")
