@@ -196,7 +196,7 @@ def _change_context(args: argparse.Namespace, *, install: bool) -> int:
 
 
 def _change(args: argparse.Namespace, *, install: bool) -> int:
-    if args.deliver:
+    if args.deliver or (not install and _session_hook(_hook_target(args.tool)).context_events):
         return _change_context(args, install=install)
     hook = _session_hook(_hook_target(args.tool))
     path = args.dir / hook.file
