@@ -19,7 +19,13 @@ _ETAG = re.compile(r'^(?:W/)?"v(?P<version>[0-9]+)(?:-[0-9a-f]+)?"\Z')
 
 
 def document_etag(document: Document) -> str:
-    return f'"v{document.version}-{document.sha256[:16]}"'
+    return versioned_etag(version=document.version, sha256=document.sha256)
+
+
+def versioned_etag(*, version: int, sha256: str) -> str:
+    """The ETag of a version of something versioned (a document, a skill): its number
+    and digest, in the form `base_version` reads back from If-Match."""
+    return f'"v{version}-{sha256[:16]}"'
 
 
 def etag_matches(header: str | None, etag: str) -> bool:

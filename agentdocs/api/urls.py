@@ -23,6 +23,8 @@ from agentdocs.api import (
     providers,
     repositories,
     search,
+    skill_history,
+    skills,
     tenants,
     tokens,
     webhooks,
@@ -36,6 +38,7 @@ P = T + r"/projects/(?P<project>[^/]+)"
 DOC = r"/(?P<path>[\s\S]+)$"
 BINDING = r"/bindings/(?P<record>[^/]+)"
 CHANGE = r"/changes/(?P<change_id>[^/]+)"
+SKILL = r"/skills/(?P<name>[^/]+)"
 
 urlpatterns = [
     path("ping", ping.Ping.as_view(), name="api-ping"),
@@ -98,6 +101,19 @@ urlpatterns = [
     re_path(P + r"/diff" + DOC, document_history.DocumentDiff.as_view(), name="api-diff"),
     re_path(P + r"/revert" + DOC, document_history.DocumentRevert.as_view(), name="api-revert"),
     re_path(P + r"/lock" + DOC, documents.DocumentLock.as_view(), name="api-lock"),
+    # Skills (issue 37): a skill's name is a slug (no `/`).
+    re_path(P + r"/skills/$", skills.SkillListCreate.as_view(), name="api-skills"),
+    re_path(P + SKILL + r"$", skills.SkillDetail.as_view(), name="api-skill"),
+    re_path(
+        P + SKILL + r"/versions/$", skill_history.SkillVersions.as_view(), name="api-skill-versions"
+    ),
+    re_path(
+        P + SKILL + r"/versions/(?P<version>[^/]+)$",
+        skill_history.SkillVersion.as_view(),
+        name="api-skill-version",
+    ),
+    re_path(P + SKILL + r"/diff$", skill_history.SkillDiff.as_view(), name="api-skill-diff"),
+    re_path(P + SKILL + r"/revert$", skill_history.SkillRevert.as_view(), name="api-skill-revert"),
     # Policy: memory.* settings and recipes.
     re_path(T + r"/settings/$", policy.TenantSettingList.as_view(), name="api-tenant-settings"),
     re_path(

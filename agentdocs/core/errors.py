@@ -374,3 +374,18 @@ class ExportNotReady(AgentdocsError):
 
     code = "export_not_ready"
     status = 409
+
+
+class InvalidSkill(Unprocessable):
+    """A skill that breaks the Agent Skills specification (its `SKILL.md` frontmatter,
+    its name, its layout): ``field`` names the file, and the frontmatter field after
+    `#` (`files/SKILL.md#name`)."""
+
+    code = "invalid_skill"
+
+
+class BinaryFile(Unprocessable):
+    """A skill's bundled file is not text (a NUL or control bytes, or a binary type
+    such as `.png`): skills bundle text files only."""
+
+    code = "binary_file"

@@ -23,6 +23,7 @@ from agentdocs.models.labels import DocumentLabel
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
 from agentdocs.models.repositories import Repository, RepositoryCheck
 from agentdocs.models.signing import SigningKey
+from agentdocs.models.skills import Skill
 from agentdocs.models.tenancy import (
     RESERVED_PROJECT,
     Invitation,
@@ -68,6 +69,7 @@ __all__ = [
     "Scope",
     "Setting",
     "SigningKey",
+    "Skill",
     "Tenant",
     "Webhook",
     "mark_change",

@@ -54,6 +54,7 @@ from agentdocs.models.documents import Document
 from agentdocs.models.history import HistoryChangeType
 from agentdocs.models.labels import DocumentLabel
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
+from agentdocs.models.skills import Skill
 from agentdocs.models.tenancy import Project, Tenant
 from agentdocs.services import events
 
@@ -299,6 +300,11 @@ LIVE_MODELS = (
     LiveModel(Setting, ("tenant_id", "project_id", "key", "value", "enforced"), "tenant_id"),
     LiveModel(Recipe, ("tenant_id", "name", "params", "profiles"), "tenant_id"),
     LiveModel(ProviderMapping, ("tenant_id", "name", "project_id", "path"), "tenant_id"),
+    LiveModel(
+        Skill,
+        ("project_id", "name", "files", "sha256", "size", "version", "is_deleted"),
+        "project__tenant_id",
+    ),
 )
 _LIVE_BY_HISTORY = {live.history_label: live for live in LIVE_MODELS}
 _DELETED = "-"

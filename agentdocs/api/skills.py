@@ -1,0 +1,254 @@
+"""Skills: list (a project's own and its tenant's), create, read, replace, delete
+(their versions, diff and revert are `skill_history`'s)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agentdocs.api.access import request_project_access
+from agentdocs.api.common import ListView, base_version, etag_matches, versioned_etag
+from agentdocs.api.schema import IF_MATCH, IF_NONE_MATCH, errors, etag_header
+from agentdocs.api.serializers import (
+    JSONObjectField,
+    ReasonField,
+    StrictSerializer,
+    TextField,
+    VersionField,
+    optional_body,
+)
+from agentdocs.core.skills import skill_body_warnings
+from agentdocs.models import Skill
+from agentdocs.selectors import skills as skill_selectors
+from agentdocs.services import skills as skill_service
+
+
+def skill_etag(skill: Skill) -> str:
+    return versioned_etag(version=skill.version, sha256=skill.sha256)
+
+
+@extend_schema_field({"type": "object", "additionalProperties": {"type": "string"}})
+class FilesField(JSONObjectField):
+    """The whole bundle: each file's path mapped to its text; the service checks them."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("child", serializers.JSONField())
+        kwargs.setdefault(
+            "help_text",
+            "Every file of the skill, its path mapped to its text: `SKILL.md` and files "
+            "under `scripts/`, `references/` and `assets/`. Text only (a binary file is "
+            "422 `binary_file`).",
+        )
+        super().__init__(**kwargs)
+
+
+class SkillSummarySerializer(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField(help_text="The `description` of its `SKILL.md`")
+    version = serializers.IntegerField()
+    sha256 = serializers.CharField(help_text="Digest of the bundle: its files' paths and sha256")
+    size = serializers.IntegerField(help_text="All files' UTF-8 bytes")
+    updated_at = serializers.DateTimeField()
+    updated_by = serializers.CharField(source="updated_by.username", allow_null=True)
+    project = serializers.CharField(
+        source="project.slug",
+        help_text="The project the skill is stored in: this one, or `_vance` for the "
+        "tenant's skill this project offers (no skill of the same name here replaces it)",
+    )
+
+
+class SkillFileSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    sha256 = serializers.CharField()
+    size = serializers.IntegerField(help_text="UTF-8 bytes")
+    content = serializers.CharField()
+
+
+def skill_files(files: dict[str, str]) -> list[dict[str, Any]]:
+    """A bundle as the API shows it: each file with its digest and size, by path."""
+    return [
+        {
+            "path": path,
+            "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            "size": len(text.encode("utf-8")),
+            "content": text,
+        }
+        for path, text in sorted(files.items())
+    ]
+
+
+class SkillSerializer(SkillSummarySerializer):
+    files = serializers.SerializerMethodField()
+    warnings = serializers.SerializerMethodField(
+        help_text="The specification's recommendations `SKILL.md` misses (its body over "
+        "500 lines or about 5,000 tokens): shown, never refused"
+    )
+
+    def get_files(self, skill: Skill) -> list[dict[str, Any]]:
+        return SkillFileSerializer(skill_files(skill.files), many=True).data  # type: ignore[return-value]
+
+    def get_warnings(self, skill: Skill) -> list[str]:
+        return skill_body_warnings(skill.files)
+
+
+def skill_response(skill: Skill, *, status_code: int = 200) -> Response:
+    response = Response(SkillSerializer(skill).data, status=status_code)
+    response["ETag"] = skill_etag(skill)
+    return response
+
+
+class SkillListCreate(ListView):
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "SkillCreate"
+
+        name = TextField(help_text="The skill's name; `SKILL.md`'s `name` must be the same")
+        files = FilesField()
+        reason = ReasonField()
+
+    OutputSerializer = SkillSummarySerializer
+
+    @extend_schema(
+        tags=["skills"],
+        summary="List the skills a project offers",
+        description="The project's own skills and its tenant's (from `_vance`) that no "
+        "skill of the same name here replaces, by name, paged, without their files. "
+        "Readers and above.",
+        responses={200: OutputSerializer(many=True), **errors(404)},
+    )
+    def get(self, request: Request, tenant: str, project: str) -> Response:
+        access = request_project_access(request, tenant, project)
+        return self.paginate(request, skill_selectors.skill_list(project=access.project))
+
+    @extend_schema(
+        tags=["skills"],
+        summary="Create a skill",
+        description="Writes version 1 of the skill `name` with its files (writers; in the "
+        "`_vance` project, tenant admins). 409 if the project has a skill of that name; "
+        "422 naming the file (`files/<path>`, and `#<field>` for `SKILL.md`'s frontmatter) "
+        "when the bundle breaks the Agent Skills specification (`invalid_skill`), holds a "
+        "binary file (`binary_file`), a secret or hidden characters; 413 over "
+        "`AGENTDOCS_SKILL_MAX_FILE_BYTES` or `AGENTDOCS_SKILL_MAX_BYTES`.",
+        request=InputSerializer,
+        responses={201: SkillSerializer, **errors(404, 409, 413, 422)},
+        parameters=[etag_header(201)],
+    )
+    def post(self, request: Request, tenant: str, project: str) -> Response:
+        access = request_project_access(request, tenant, project)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        access.require_write()
+        written = skill_service.skill_create(
+            project=access.project, user=access.user, **serializer.validated_data
+        )
+        return skill_response(written.skill, status_code=status.HTTP_201_CREATED)
+
+
+class SkillDetail(APIView):
+    OutputSerializer = SkillSerializer
+
+    class WriteInputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "SkillWrite"
+
+        files = FilesField()
+        reason = ReasonField()
+        version = VersionField(required=False, help_text="Base version, or If-Match")
+
+    class DeleteInputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "SkillDelete"
+
+        reason = ReasonField()
+        version = VersionField(required=False, help_text="Base version, or If-Match")
+
+    class DeleteOutputSerializer(SkillSummarySerializer):
+        class Meta:
+            ref_name = "SkillDeleted"
+
+        deleted = serializers.SerializerMethodField()
+
+        def get_deleted(self, skill: Skill) -> bool:
+            return True
+
+    @extend_schema(
+        tags=["skills"],
+        summary="Read a skill with its files",
+        description="The skill as the project offers it (its own, else its tenant's from "
+        "`_vance`: `project` says which) with every file, its ETag and the "
+        "specification's `warnings`. With If-None-Match naming the current ETag, 304.",
+        responses={
+            200: OutputSerializer,
+            304: OpenApiResponse(description="Not modified: the If-None-Match ETag is current."),
+            **errors(404),
+        },
+        parameters=[IF_NONE_MATCH, etag_header(200, 304)],
+    )
+    def get(self, request: Request, tenant: str, project: str, name: str) -> Response:
+        access = request_project_access(request, tenant, project)
+        skill = skill_selectors.skill_get(project=access.project, name=name)
+        etag = skill_etag(skill)
+        if etag_matches(request.headers.get("If-None-Match"), etag):
+            response = Response(status=status.HTTP_304_NOT_MODIFIED)
+            response["ETag"] = etag
+            return response
+        return skill_response(skill)
+
+    @extend_schema(
+        tags=["skills"],
+        summary="Replace a skill's files",
+        description="Writes a new version of the whole skill with the files given (the "
+        "whole set: a file left out is removed). Name the version it is based on with "
+        "If-Match (the ETag) or `version`: a stale one is 412 and nothing is written, none "
+        "at all 428. The project's own skill only (a tenant skill is written in `_vance`, "
+        "by tenant admins). Refusals as for create: 422 naming the file, 413 over a cap.",
+        request=WriteInputSerializer,
+        responses={200: OutputSerializer, **errors(404, 412, 413, 422, 428)},
+        parameters=[IF_MATCH, etag_header(200)],
+    )
+    def put(self, request: Request, tenant: str, project: str, name: str) -> Response:
+        access = request_project_access(request, tenant, project)
+        serializer = self.WriteInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        access.require_write()
+        skill = skill_selectors.own_skill_get(project=access.project, name=name)
+        written = skill_service.skill_write(
+            skill=skill,
+            files=data["files"],
+            base_version=base_version(request, data.get("version")),
+            user=access.user,
+            reason=data["reason"],
+        )
+        return skill_response(written.skill)
+
+    @extend_schema(
+        tags=["skills"],
+        summary="Delete a skill",
+        description="Marks the skill deleted as a new version; its history stays and it "
+        "can be reverted. Base version as for PUT (412, 428). A deleted project skill no "
+        "longer replaces the tenant's of the same name.",
+        request=DeleteInputSerializer,
+        responses={200: DeleteOutputSerializer, **errors(404, 412, 428)},
+        parameters=[IF_MATCH],
+    )
+    def delete(self, request: Request, tenant: str, project: str, name: str) -> Response:
+        access = request_project_access(request, tenant, project)
+        serializer = self.DeleteInputSerializer(data=optional_body(request.data))
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        access.require_write()
+        skill = skill_selectors.own_skill_get(project=access.project, name=name)
+        skill = skill_service.skill_delete(
+            skill=skill,
+            base_version=base_version(request, data.get("version")),
+            user=access.user,
+            reason=data["reason"],
+        )
+        return Response(self.DeleteOutputSerializer(skill).data)

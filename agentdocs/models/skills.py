@@ -1,0 +1,75 @@
+"""Skills (the Agent Skills format): a `SKILL.md` and its bundled text files, versioned
+as one bundle. Nothing here writes them: every change goes through
+`agentdocs.services.skills`."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import models
+from django.db.models import Q
+from simple_history.models import HistoricalRecords
+
+from agentdocs.models.history import HistoryChangeType
+from agentdocs.models.tenancy import Project
+
+
+class Skill(models.Model):
+    """One skill of a project (of the tenant, in its `_vance` project), by name.
+
+    ``files`` holds the whole bundle, path to text (`SKILL.md`, `scripts/...`,
+    `references/...`, `assets/...`), so each history row is a whole version of the
+    skill: every change to any file writes one. A deleted skill keeps its row
+    (``is_deleted``) so that its versions stay numbered on one line.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="skills")
+    name = models.CharField(max_length=64)
+    # The frontmatter's `description`, kept beside the files for lists and the index.
+    description = models.TextField(blank=True, default="")
+    files = models.JSONField(default=dict)
+    sha256 = models.CharField(max_length=64, help_text="Digest of the bundle's manifest.")
+    size = models.PositiveIntegerField(default=0, help_text="All files' UTF-8 bytes.")
+    version = models.PositiveIntegerField()
+    is_deleted = models.BooleanField(default=False)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    updated_at = models.DateTimeField()
+
+    history = HistoricalRecords(bases=[HistoryChangeType])
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="skill_name_unique"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="skill_version_positive"),
+        ]
+        indexes = [models.Index(fields=["project", "is_deleted", "name"])]
+
+    def __str__(self) -> str:
+        return f"{self.project}:skill/{self.name}@{self.version}"
+
+
+class HistoricalSkill(Protocol):
+    """One history row of a `Skill`: one per version of the whole bundle, never changed
+    (django-simple-history builds the model at start; this declares what is read)."""
+
+    history_id: int
+    history_date: datetime
+    history_user: User | None
+    history_change_reason: str | None
+    change_type: str
+    id: int
+    project_id: int
+    name: str
+    description: str
+    files: dict[str, str]
+    sha256: str
+    size: int
+    version: int
+    is_deleted: bool
+    updated_at: datetime

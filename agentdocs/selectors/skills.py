@@ -1,0 +1,110 @@
+"""Reading skills: a project's own and those its tenant offers from `_vance`, first hit
+wins (a project skill replaces the tenant one of the same name), and their versions."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from agentdocs.core.errors import NotFound
+from agentdocs.models import RESERVED_PROJECT, Project, Skill
+
+
+def _offered(project: Project) -> Q:
+    """The live skills of ``project`` and the live `_vance` ones it does not replace."""
+    own = Q(project=project)
+    if project.is_reserved:
+        return own
+    replaced = Skill.objects.filter(project=project, is_deleted=False).values("name")
+    tenant_wide = Q(project__tenant_id=project.tenant_id, project__slug=RESERVED_PROJECT) & ~Q(
+        name__in=replaced
+    )
+    return own | tenant_wide
+
+
+def skill_list(*, project: Project) -> QuerySet[Skill]:
+    """The skills a project offers, by name, without their files: its own, and its
+    tenant's (`_vance`) where it has none of the same name. One query (and the count)."""
+    return (
+        Skill.objects.filter(_offered(project), is_deleted=False)
+        .select_related("project", "updated_by")
+        .defer("files")
+        .order_by("name")
+    )
+
+
+def skill_get(*, project: Project, name: str) -> Skill:
+    """The skill ``name`` as the project sees it: its own, else its tenant's in `_vance`;
+    NotFound naming `name` when neither has a live one. One query."""
+    rows = list(
+        Skill.objects.filter(
+            project__tenant_id=project.tenant_id,
+            project__slug__in={project.slug, RESERVED_PROJECT},
+            name=name,
+            is_deleted=False,
+        ).select_related("project", "updated_by")
+    )
+    rows.sort(key=lambda skill: skill.project_id != project.pk)
+    if not rows:
+        raise NotFound(f"No skill {name!r} in this project or its tenant.", field="name")
+    return rows[0]
+
+
+def own_skill_get(*, project: Project, name: str, include_deleted: bool = False) -> Skill:
+    """The project's own skill ``name`` (what a write changes); NotFound naming `name`
+    otherwise, saying when the name is the tenant's skill."""
+    skill = (
+        Skill.objects.filter(project=project, name=name)
+        .select_related("project__tenant", "updated_by")
+        .first()
+    )
+    if skill is not None and (include_deleted or not skill.is_deleted):
+        return skill
+    inherited = (
+        not project.is_reserved
+        and Skill.objects.filter(
+            project__tenant_id=project.tenant_id,
+            project__slug=RESERVED_PROJECT,
+            name=name,
+            is_deleted=False,
+        ).exists()
+    )
+    if inherited:
+        raise NotFound(
+            f"The skill {name!r} is the tenant's (`{RESERVED_PROJECT}`): change it there, or "
+            "create a skill of the same name in this project to replace it here.",
+            field="name",
+        )
+    raise NotFound(f"No skill {name!r} in this project.", field="name")
+
+
+def skill_versions(*, skill: Skill) -> QuerySet[Any]:
+    """Every version of a skill, newest first, without the files."""
+    return (
+        skill.history.select_related("history_user")
+        .defer("files")
+        .order_by("-version", "-history_id")
+    )
+
+
+def skill_version(*, skill: Skill, version: int) -> Any:  # -> HistoricalSkill
+    """The history row of one version of a skill (the whole bundle)."""
+    row = skill_versions_by_number(skill=skill, versions=(version,)).get(version)
+    if row is None:
+        raise NotFound(
+            f"Version {version} does not exist; the skill is at version {skill.version}.",
+            field="version",
+        )
+    return row
+
+
+def skill_versions_by_number(*, skill: Skill, versions: Collection[int]) -> dict[int, Any]:
+    """The history rows of some versions of a skill, by version, in one query."""
+    rows = (
+        skill.history.filter(version__in=list(versions))
+        .select_related("history_user")
+        .order_by("history_id")
+    )
+    return {row.version: row for row in rows}
