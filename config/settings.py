@@ -302,6 +302,11 @@ SPECTACULAR_SETTINGS = {
         {"name": "history", "description": "A document's versions, diffs between them, revert."},
         {"name": "locks", "description": "Short advisory locks that hold off other writers."},
         {
+            "name": "skills",
+            "description": "Skills in the Agent Skills format (`SKILL.md` and bundled text "
+            "files), versioned as whole bundles; `_vance` skills are offered to every project.",
+        },
+        {
             "name": "labels",
             "description": "Named versions of a document (`production`, `canary`): renders "
             "read by them.",

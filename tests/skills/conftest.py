@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-
 DEFAULT_BODY = "# Steps\n\n1. Write it down.\n"
 
 
