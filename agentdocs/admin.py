@@ -36,6 +36,7 @@ from agentdocs.models import (
     ProviderMapping,
     Recipe,
     Setting,
+    Skill,
     Tenant,
 )
 from agentdocs.services import documents as document_service
@@ -558,7 +559,7 @@ class RecipeAdmin(ServiceAdmin):
         )
 
 
-# Binding records and the provider map: shown, not edited ----------------------------------
+# Binding records, the provider map and skills: shown, not edited ----------------------------------
 
 
 class ViewOnlyAdmin(admin.ModelAdmin):
@@ -582,6 +583,16 @@ class ProviderMappingAdmin(ViewOnlyAdmin, HistoryAdmin):
     list_filter = ("tenant",)
     list_select_related = ("tenant", "project", "updated_by")
     search_fields = ("name", "path")
+
+
+@admin.register(Skill)
+class SkillAdmin(ViewOnlyAdmin, HistoryAdmin):
+    """Written through the skills API, whose one write path checks every file."""
+
+    list_display = ("name", "project", "version", "is_deleted", "updated_by", "updated_at")
+    list_filter = ("project__tenant",)
+    list_select_related = ("project__tenant", "updated_by")
+    search_fields = ("name", "description")
 
 
 @admin.register(BindingRecord)

@@ -12,6 +12,7 @@ from agentdocs.models import ChangeType, Document, Membership, Project, Recipe, 
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
+from agentdocs.services import skills as skill_service
 from agentdocs.services import tenants as tenant_service
 from agentdocs.services import tokens as token_service
 
@@ -277,6 +278,7 @@ def test_every_history_admin_is_covered_below():
         "providermapping",
         "recipe",
         "setting",
+        "skill",
         "tenant",
     }
 
@@ -296,6 +298,12 @@ def one_of_each(project, agent_md, admin):
         tenant=project.tenant, role="reader", invited_by=admin, username="someone"
     )
     token_service.token_create(user=admin, name="admin token", scopes=["read"])
+    skill_service.skill_create(
+        project=project,
+        name="handoff",
+        files={"SKILL.md": "---\nname: handoff\ndescription: Hand over.\n---\n"},
+        user=admin,
+    )
 
 
 @pytest.mark.parametrize(
