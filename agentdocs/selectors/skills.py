@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from agentdocs.core.errors import NotFound
+from agentdocs.core.skill_index import IndexedSkill
 from agentdocs.models import RESERVED_PROJECT, Project, Skill
 
 
@@ -33,6 +34,18 @@ def skill_list(*, project: Project) -> QuerySet[Skill]:
         .defer("files")
         .order_by("name")
     )
+
+
+def skill_index(*, project: Project) -> list[IndexedSkill]:
+    """The skills ``project`` offers as the index shows them (name, description, where
+    stored, version, digest), by name: one query, whatever the number of skills and
+    files (the files are not read)."""
+    rows = (
+        Skill.objects.filter(_offered(project), is_deleted=False)
+        .order_by("name")
+        .values_list("name", "description", "project__slug", "version", "sha256")
+    )
+    return [IndexedSkill(*row) for row in rows]
 
 
 def skill_get(*, project: Project, name: str) -> Skill:
