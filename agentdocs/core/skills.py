@@ -125,8 +125,8 @@ def _check_path(path: object) -> str:
     return path
 
 
-def _check_text(path: str, text: object, *, max_file_bytes: int) -> int:
-    """The file's size in bytes, once it passed every check of a stored text."""
+def _file_size(path: str, text: object, *, max_file_bytes: int) -> int:
+    """The size in bytes of a file that is text and under the cap."""
     where = file_field(path)
     if not isinstance(text, str):
         raise InvalidInput(f"The content of {path!r} is a string of UTF-8 text.", field=where)
@@ -154,6 +154,12 @@ def _check_text(path: str, text: object, *, max_file_bytes: int) -> int:
             field=where,
             limit=max_file_bytes,
         )
+    return size
+
+
+def _refuse_unreadable(path: str, text: str) -> None:
+    """The checks every stored text gets: no secret, no character a reader cannot see."""
+    where = file_field(path)
     refuse_secret(text, field=where, what=f"`{path}`")
     refuse_hidden(
         text,
@@ -162,7 +168,6 @@ def _check_text(path: str, text: object, *, max_file_bytes: int) -> int:
         remedy="An agent would read what nobody reviewing the skill sees: remove them. "
         "Nothing was stored.",
     )
-    return size
 
 
 def _string(meta: Mapping[str, object], key: str, *, required: bool, limit: int | None) -> str:
@@ -275,9 +280,11 @@ def check_skill(*, name: str, files: object, max_file_bytes: int, max_bytes: int
         raise InvalidSkill(
             f"A skill holds at most {MAX_FILES} files; this one has {len(files)}.", field="files"
         )
-    total = 0
-    for path in sorted(files, key=str):
-        total += _check_text(_check_path(path), files[path], max_file_bytes=max_file_bytes)
+    paths = sorted(files)
+    # The sizes first, so an oversized bundle is refused before any text is scanned.
+    total = sum(
+        _file_size(_check_path(path), files[path], max_file_bytes=max_file_bytes) for path in paths
+    )
     if total > max_bytes:
         raise TooLarge(
             f"The skill's files are {total} bytes in all; a skill is at most {max_bytes} "
@@ -285,6 +292,8 @@ def check_skill(*, name: str, files: object, max_file_bytes: int, max_bytes: int
             field="files",
             limit=max_bytes,
         )
+    for path in paths:
+        _refuse_unreadable(path, files[path])
     description, body = _check_frontmatter(files[SKILL_FILE], name=name)
     warnings = body_warnings(body)
     ordered = {path: files[path] for path in sorted(files)}
