@@ -20,6 +20,7 @@ from agentdocs.models.tenancy import Project, Tenant
 # The kinds of change events name (the activity feed's `kind` filter).
 KINDS = (
     "document",
+    "skill",
     "setting",
     "recipe",
     "membership",

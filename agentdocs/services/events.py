@@ -39,6 +39,7 @@ SETTING_CHANGED = "setting.changed"
 RECIPE_CHANGED = "recipe.changed"
 MEMBERSHIP_CHANGED = "membership.changed"
 PROVIDER_CHANGED = "provider.changed"
+SKILL_CHANGED = "skill.changed"
 BINDING_CREATED = "binding.created"
 AUDIT_CHAIN_BROKEN = "audit.chain_broken"
 REPOSITORY_STATE_CHANGED = "repository.state_changed"
@@ -144,6 +145,20 @@ class ProviderEventData(TypedDict):
     actor: str
     reason: str
     links: Links
+
+
+class SkillEventData(TypedDict):
+    """`skill.changed` (activity only, no webhook yet): a new version of a skill's
+    bundle; ``action`` is its change type (created, written, deleted, reverted,
+    restored)."""
+
+    name: str
+    action: str
+    version: int
+    sha256: str
+    files: int
+    actor: str
+    reason: str
 
 
 class BindingEventData(TypedDict):

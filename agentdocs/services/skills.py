@@ -23,6 +23,7 @@ from agentdocs.core.skills import CheckedSkill, check_skill, validate_skill_name
 from agentdocs.models import ChangeType, Project, Skill
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import skills as skill_selectors
+from agentdocs.services import events
 
 # The reason's rule is the documents' (a string of at most 500 characters, trimmed).
 from agentdocs.services.documents import _validate_reason as validate_reason
@@ -89,7 +90,33 @@ def _save_version(
     skill.updated_at = timezone.now()
     mark_change(skill, user=user, reason=reason, change_type=change_type)
     skill.save()
+    _emit(skill, user=user, reason=reason, change_type=change_type)
     return skill
+
+
+def _emit(skill: Skill, *, user: User, reason: str, change_type: ChangeType) -> None:
+    """The version's event, in the write's transaction (the activity feed)."""
+    project = skill.project
+    data: events.SkillEventData = {
+        "name": skill.name,
+        "action": change_type.value,
+        "version": skill.version,
+        "sha256": skill.sha256,
+        "files": len(skill.files),
+        "actor": user.get_username(),
+        "reason": reason,
+    }
+    events.emit(
+        type=events.SKILL_CHANGED,
+        action=change_type.value,
+        tenant=project.tenant,
+        project=project,
+        actor=user,
+        target=skill.name,
+        reason=reason,
+        version=skill.version,
+        data=data,
+    )
 
 
 def skill_create(

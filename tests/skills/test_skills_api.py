@@ -384,3 +384,14 @@ def test_a_write_runs_a_constant_number_of_queries_whatever_the_files(
     with django_assert_max_num_queries(10):
         response = client.put(skill_url("handoff"), {"files": changed, "version": 1}, format="json")
     assert response.status_code == 200
+
+
+def test_every_version_of_a_skill_is_in_the_activity_feed(api, writer, reader, outsider, created):
+    api(writer).delete(skill_url("handoff"), {"version": 1, "reason": "gone"}, format="json")
+    feed = api(reader).get("/api/v1/tenants/acme/activity/?kind=skill").json()["results"]
+    assert [(e["type"], e["action"], e["target"], e["version"]) for e in feed] == [
+        ("skill.changed", "deleted", "handoff", 2),
+        ("skill.changed", "created", "handoff", 1),
+    ]
+    assert feed[0]["reason"] == "gone"
+    assert api(outsider).get("/api/v1/tenants/acme/activity/").status_code == 404
