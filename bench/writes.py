@@ -27,6 +27,7 @@ The concurrent part needs PostgreSQL (SQLite has one writer at a time). Talks to
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing
 import os
 import statistics
@@ -207,7 +208,8 @@ def _measure(args: argparse.Namespace) -> bool:
             count = min(BATCH, args.writes - start)
             for side, run in sides.items():
                 _chain(side == "chained")
-                spent[side] += _per_op(lambda i, run=run: run(start + i), count) * count
+                turn = functools.partial(lambda i, run, start: run(start + i), run=run, start=start)
+                spent[side] += _per_op(turn, count) * count
         for side in sides:
             results[side].append(spent[side] / args.writes)
     _chain(True)
