@@ -31,6 +31,7 @@ import os
 import shutil
 import statistics
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -70,6 +71,10 @@ SCENARIOS = {
     "mcpfull": ("MCP get_memory_block (full)", 0.95),
 }
 P99_TARGET = 1.2
+# In every process id: read states outlive a run in Redis (and a new database numbers its
+# tenant, project and token as the last did), so a "full" render of a run minutes after
+# another must not find that one's read state and send stubs.
+RUN = f"{os.getpid()}-{int(time.time())}"
 
 
 def _requests(seeded: dict, port: int, concurrency: int, round_name: str) -> dict[str, list]:
@@ -82,7 +87,7 @@ def _requests(seeded: dict, port: int, concurrency: int, round_name: str) -> dic
     def render(client: int, *, new_process_each_time: bool) -> dict:
         # One agent process per client: its first turn is full, later turns get stubs,
         # as a real process's turns do; or a new process on each request ("{n}").
-        process = f"bench-{round_name}-{client}" + ("-{n}" if new_process_each_time else "")
+        process = f"bench-{RUN}-{round_name}-{client}" + ("-{n}" if new_process_each_time else "")
         body = {
             "process": process,
             "recipe": "coder",
@@ -112,7 +117,9 @@ def _requests(seeded: dict, port: int, concurrency: int, round_name: str) -> dic
     def mcp_call(client: int, *, new_process_each_time: bool) -> dict:
         # The same turns as a stateless `tools/call get_memory_block` to `/mcp/T/P/` (the
         # tool's arguments: no client document).
-        process = f"bench-mcp-{round_name}-{client}" + ("-{n}" if new_process_each_time else "")
+        process = f"bench-mcp-{RUN}-{round_name}-{client}" + (
+            "-{n}" if new_process_each_time else ""
+        )
         call = {
             "jsonrpc": "2.0",
             "id": 1,
