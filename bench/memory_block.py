@@ -8,7 +8,11 @@ number of concurrent client processes:
 - `POST .../memory-block/` as an agent process's later turns (the stubs);
 - the same with a new agent process on every request (the full text each time);
 - `GET .../memory-block/` with `If-None-Match` answering 304 (the preview);
-- `GET .../documents/agent.md` with `If-None-Match` answering 304.
+- `GET .../documents/agent.md` with `If-None-Match` answering 304;
+- the render as a stateless MCP `tools/call
+  get_memory_block` to `/mcp/T/P/`, as later turns (`mcp`) and as a new process each
+  time (`mcpfull`), so the REST and MCP renders are measured side by side against one
+  ping.
 
 Prints requests per second and p50/p99 for each, their ratios to ping's (throughput
 and p99) per round and overall, and the load average.
@@ -27,6 +31,7 @@ import os
 import shutil
 import statistics
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -62,8 +67,14 @@ SCENARIOS = {
     "full": ("POST memory-block (full)", 0.95),
     "preview304": ("GET memory-block 304", 0.95),
     "document304": ("GET document 304", 0.95),
+    "mcp": ("MCP get_memory_block (stubs)", 0.95),
+    "mcpfull": ("MCP get_memory_block (full)", 0.95),
 }
 P99_TARGET = 1.2
+# In every process id: read states outlive a run in Redis (and a new database numbers its
+# tenant, project and token as the last did), so a "full" render of a run minutes after
+# another must not find that one's read state and send stubs.
+RUN = f"{os.getpid()}-{int(time.time())}"
 
 
 def _requests(seeded: dict, port: int, concurrency: int, round_name: str) -> dict[str, list]:
@@ -76,7 +87,7 @@ def _requests(seeded: dict, port: int, concurrency: int, round_name: str) -> dic
     def render(client: int, *, new_process_each_time: bool) -> dict:
         # One agent process per client: its first turn is full, later turns get stubs,
         # as a real process's turns do; or a new process on each request ("{n}").
-        process = f"bench-{round_name}-{client}" + ("-{n}" if new_process_each_time else "")
+        process = f"bench-{RUN}-{round_name}-{client}" + ("-{n}" if new_process_each_time else "")
         body = {
             "process": process,
             "recipe": "coder",
@@ -103,6 +114,40 @@ def _requests(seeded: dict, port: int, concurrency: int, round_name: str) -> dic
             "expect": 304,
         }
 
+    def mcp_call(client: int, *, new_process_each_time: bool) -> dict:
+        # The same turns as a stateless `tools/call get_memory_block` to `/mcp/T/P/` (the
+        # tool's arguments: no client document).
+        process = f"bench-mcp-{RUN}-{round_name}-{client}" + (
+            "-{n}" if new_process_each_time else ""
+        )
+        call = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": "get_memory_block",
+                "arguments": {"process": process, "recipe": "coder", "profile": "cli"},
+            },
+        }
+        return {
+            "method": "POST",
+            "path": f"/mcp/{seeded['tenant']}/{seeded['project']}/",
+            "headers": {
+                "Authorization": f"Bearer {seeded['token']}",
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+            "body": json.dumps(call),
+        }
+
+    def checked_mcp(requests: list[dict]) -> list[dict]:
+        first = requests[0]
+        body = (first["body"] or "").replace("{n}", "check")
+        status, _, answer = request_once(port, "POST", first["path"], first["headers"], body)
+        if status != 200 or b'"result"' not in answer or b'"isError":true' in answer:
+            raise SystemExit(f"MCP get_memory_block: HTTP {status}, {answer[:300]!r}")
+        return requests
+
     preview = conditional(render_path)
     document = conditional(document_path)
     ping = {"method": "GET", "path": "/api/v1/ping", "body": None, "headers": auth}
@@ -112,6 +157,10 @@ def _requests(seeded: dict, port: int, concurrency: int, round_name: str) -> dic
         "full": [render(c, new_process_each_time=True) for c in range(concurrency)],
         "preview304": [preview] * concurrency,
         "document304": [document] * concurrency,
+        "mcp": checked_mcp([mcp_call(c, new_process_each_time=False) for c in range(concurrency)]),
+        "mcpfull": checked_mcp(
+            [mcp_call(c, new_process_each_time=True) for c in range(concurrency)]
+        ),
     }
 
 

@@ -41,6 +41,11 @@ from bench.common import (
 )
 from bench.memory_block import CLIENT_DOCUMENT
 
+# In every process id: read states outlive a run in Redis (and a new database numbers its
+# tenant, project and token as the last did), so a "full" render of a run minutes after
+# another must not find that one's read state and send stubs.
+RUN = f"{os.getpid()}-{int(time.time())}"
+
 # The parts of a request the side-by-side table shows: (label, file suffix, function).
 PARTS = (
     ("whole request (WSGI)", "django/core/handlers/wsgi.py", "__call__"),
@@ -150,13 +155,13 @@ def main(argv: list[str] | None = None) -> int:
                 "POST",
                 f"{base}/memory-block/",
                 post_headers,
-                json.dumps({**render_body, "process": "profile-stubs"}).encode(),
+                json.dumps({**render_body, "process": f"profile-stubs-{RUN}"}).encode(),
             ),
             "full": lambda n: call(
                 "POST",
                 f"{base}/memory-block/",
                 post_headers,
-                json.dumps({**render_body, "process": f"profile-full-{n}"}).encode(),
+                json.dumps({**render_body, "process": f"profile-full-{RUN}-{n}"}).encode(),
             ),
             "preview304": lambda n: call(
                 "GET",
@@ -169,6 +174,26 @@ def main(argv: list[str] | None = None) -> int:
                 {**auth, "If-None-Match": document_headers["ETag"]},
             ),
         }
+        mcp_headers = {
+            "Authorization": f"Bearer {seeded['token']}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+
+        def mcp_call(process: str) -> bytes:
+            arguments = {"process": process, "recipe": "coder", "profile": "cli"}
+            call = {"name": "get_memory_block", "arguments": arguments}
+            return json.dumps(
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
+            ).encode()
+
+        mcp_path = f"/mcp/{seeded['tenant']}/{seeded['project']}/"
+        scenarios["mcp"] = lambda n: call(
+            "POST", mcp_path, mcp_headers, mcp_call(f"profile-mcp-{RUN}")
+        )
+        scenarios["mcpfull"] = lambda n: call(
+            "POST", mcp_path, mcp_headers, mcp_call(f"profile-mcp-full-{RUN}-{n}")
+        )
         expected = {"preview304": "304", "document304": "304"}
         for name, scenario in scenarios.items():  # warm-up, and check the answers
             for n in range(50):

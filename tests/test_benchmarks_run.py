@@ -78,6 +78,8 @@ def test_the_memory_block_benchmark_runs_and_reports(db, client):
         "POST memory-block (full)",
         "GET memory-block 304",
         "GET document 304",
+        "MCP get_memory_block (stubs)",
+        "MCP get_memory_block (full)",
     )
     throughput, cpu = result.stdout.split("CPU µs per request")
     rows = {

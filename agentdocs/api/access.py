@@ -22,11 +22,12 @@ from agentdocs.permissions import Access, Intent, PrefetchedAccess, ProjectAcces
 from agentdocs.services.memory_block import caller_of
 
 
-def prefetched_access(request: Request) -> PrefetchedAccess | None:
-    """What the request's API token brings to an access check; None for a session."""
+def prefetched_access(request: Request, *, keep: bool = False) -> PrefetchedAccess | None:
+    """What the request's API token brings to an access check; None for a session.
+    ``keep``: the access row read with the token stays for the next check too."""
     auth = request.auth
     if isinstance(auth, TokenAuth):
-        return auth.take_prefetched_access()
+        return auth.take_prefetched_access(keep=keep)
     return None
 
 
@@ -35,10 +36,15 @@ def request_tenant_access(request: Request, tenant: str) -> Access:
     return permissions.tenant_access(request.user, tenant, prefetched=prefetched_access(request))
 
 
-def request_project_access(request: Request, tenant: str, project: str) -> ProjectAccess:
-    """The request's user's access to ``project`` of ``tenant``: NotFound for outsiders."""
+def request_project_access(
+    request: Request, tenant: str, project: str, *, keep_prefetched: bool = False
+) -> ProjectAccess:
+    """The request's user's access to ``project`` of ``tenant``: NotFound for outsiders.
+    ``keep_prefetched``: a check before the request does anything, whose access row
+    (read with the token) the request's next check uses again instead of reading it
+    afresh, as nothing was written in between."""
     return permissions.project_access(
-        request.user, tenant, project, prefetched=prefetched_access(request)
+        request.user, tenant, project, prefetched=prefetched_access(request, keep=keep_prefetched)
     )
 
 

@@ -46,10 +46,14 @@ class TokenAuth:
     limits: TokenLimits
     _prefetched: PrefetchedAccess | None = field(default=None, repr=False)
 
-    def take_prefetched_access(self) -> PrefetchedAccess:
+    def take_prefetched_access(self, *, keep: bool = False) -> PrefetchedAccess:
         """The access row read with the token, the first time only (a later check in
-        the same request, after a write say, reads afresh), with the token's limits."""
-        prefetched, self._prefetched = self._prefetched, None
+        the same request, after a write say, reads afresh), with the token's limits.
+        ``keep``: left for the next check too (a check made before the request's own
+        work, such as `/mcp/`'s before it reads the JSON-RPC message)."""
+        prefetched = self._prefetched
+        if not keep:
+            self._prefetched = None
         if prefetched is not None:
             return prefetched
         return PrefetchedAccess(tenant_slug="", project_slug=None, row=None, limits=self.limits)

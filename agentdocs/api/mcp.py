@@ -467,8 +467,9 @@ class McpView(APIView):
     ) -> HttpResponse:
         tenant, project = _where(request, tenant, project)
         # Before any protocol work: a tenant or project the token's user is not in is
-        # the REST API's 404, as for any request of it.
-        request_project_access(request, tenant, project)
+        # the REST API's 404, as for any request of it. The access row read with the
+        # token stays for the tool's own check: nothing is written before it.
+        request_project_access(request, tenant, project, keep_prefetched=True)
         try:
             message = _message_of(request)
         except JsonRpcRefusal as refusal:

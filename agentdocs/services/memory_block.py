@@ -47,10 +47,29 @@ def has_control_characters(value: str) -> bool:
     return any(ord(ch) < 32 or ord(ch) == 127 for ch in value)
 
 
+# Process ids found valid by this process: the check is a pure function of the text, and
+# a render made it twice (the request's serializer, then `render_memory_block`), a secret
+# scan and a hidden-character scan each time; an agent process sends the same id on
+# every turn. Bounded: emptied when full.
+_VALID_PROCESSES: dict[str, None] = {}
+VALID_PROCESSES_MAX = 4096
+
+
 def validate_process(process: str | None) -> str:
     """A process id, as renders and binding records name the agent process: one
     non-blank line of at most 200 characters, with no secret and no character a reader
     cannot see (members read it in binding records and the activity)."""
+    if type(process) is str and process in _VALID_PROCESSES:
+        return process
+    process = _checked_process(process)
+    if type(process) is str:
+        if len(_VALID_PROCESSES) >= VALID_PROCESSES_MAX:
+            _VALID_PROCESSES.clear()
+        _VALID_PROCESSES[process] = None
+    return process
+
+
+def _checked_process(process: str | None) -> str:
     if process is None or (isinstance(process, str) and not process.strip()):
         raise InvalidInput(
             "`process` is required: the id of the agent process this block is for.",
