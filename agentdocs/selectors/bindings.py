@@ -212,3 +212,24 @@ def binding_timeline_window(
         for pk, created_at, problems, record in reversed(rows[:limit])
     ]
     return TimelineWindow(runs=runs, limit=limit, truncated=len(rows) > limit)
+
+
+# A session's deliveries read at most; a session that delivered more shows its newest.
+SESSION_MAX_DELIVERIES = 500
+
+
+def binding_session_runs(
+    *, project: Project, session: str, limit: int = SESSION_MAX_DELIVERIES
+) -> TimelineWindow:
+    """One agent session's deliveries (records of its process with a `delivery`), oldest
+    first: the newest ``limit``; ``truncated`` when older ones were left out."""
+    rows = list(
+        BindingRecord.objects.filter(project=project, process=session, record__has_key="delivery")
+        .order_by("-created_at", "-id")
+        .values_list("id", "created_at", "problem_count", "record")[: limit + 1]
+    )
+    runs = [
+        Run(id=pk, created_at=created_at.isoformat(), problem_count=problems, record=record)
+        for pk, created_at, problems, record in reversed(rows[:limit])
+    ]
+    return TimelineWindow(runs=runs, limit=limit, truncated=len(rows) > limit)
