@@ -8,7 +8,10 @@ It reads the tool's hook input (session id, event, source) and renders the block
 the process named by the session id: the full block at a start, stubs for what the
 session holds at a resume, and after a clear or a compaction the read state forgotten
 and the full block again (an event that cannot add context, Gemini CLI's PreCompress,
-makes the session's next start a reset). The block's signature is checked against the
+makes the session's next start a reset). What the synced file the tool loads itself
+holds word for word (`CLAUDE.md`, `GEMINI.md`, `AGENTS.md`, in sync with
+`agentdocs.lock.json`) is not sent twice: the block names the file, its state and what
+it holds (`hook_delivery.relied_on`). The block's signature is checked against the
 server's published keys (kept in the cache folder); a block whose signature fails is
 never injected: one line saying the rules could not be verified is, instead. A server
 that is down, slow or answering 5xx gets the last good block from the cache
@@ -129,20 +132,25 @@ def _read_lock(folder: Path) -> dict[str, Any]:
     return lock if isinstance(lock, dict) else {}
 
 
-def relies_on(tool: str, folder: Path, lock: dict[str, Any]) -> list[dict[str, str]]:
-    """The files ``tool`` loads natively that the last sync wrote, and their state
-    against the lock file: `in-sync`, `edited-locally` or `missing`."""
+def synced_files(
+    tool: str, folder: Path, lock: dict[str, Any]
+) -> dict[str, tuple[str, str | None]]:
+    """The file ``tool`` loads natively, when the last sync wrote it: its state against
+    the lock file (`in-sync`, `edited-locally` or `missing`) and, in sync, its text."""
     entry = targets.CONTEXT_HOOKS.get(tool)
     files = lock.get("files")
     if entry is None or not isinstance(files, dict) or entry.main not in files:
-        return []
+        return {}
     try:
-        local = hashlib.sha256((folder / entry.main).read_bytes()).hexdigest()
+        data = (folder / entry.main).read_bytes()
     except OSError:
-        state = "missing"
-    else:
-        state = "in-sync" if local == files[entry.main] else "edited-locally"
-    return [{"path": entry.main, "state": state}]
+        return {entry.main: (hook_delivery.MISSING, None)}
+    if hashlib.sha256(data).hexdigest() != files[entry.main]:
+        return {entry.main: (hook_delivery.EDITED, None)}
+    try:
+        return {entry.main: (hook_delivery.IN_SYNC, data.decode("utf-8"))}
+    except UnicodeDecodeError:
+        return {entry.main: (hook_delivery.EDITED, None)}
 
 
 def _session_marker(cache: BlockCache, key: CacheKey, session: str) -> str:
@@ -278,19 +286,14 @@ def _deliver(args: argparse.Namespace, call: HookCall, started: float) -> tuple[
         ), binding
     if cache.read_json(marker) is not None:
         (cache.folder / marker).unlink(missing_ok=True)
-    files = relies_on(call.tool, args.dir, lock)
-    text = turn.text
-    if files:
-        relied = ", ".join(f"{entry['path']} ({entry['state']})" for entry in files)
-        text = (
-            f"<!-- agentdocs: this block relies on the files "
-            f"{targets.CONTEXT_HOOKS[call.tool].tool} loads itself: {relied} -->\n{text}"
-        )
+    relied = hook_delivery.relied_on(
+        tool=call.tool, text=turn.text, files=synced_files(call.tool, args.dir, lock)
+    )
     line = f"{action} block from the {turn.served_from}"
     if warnings:
         line += f" ({warnings[-1]})"
     return Outcome(
-        text=text, block=turn.served_from, line=line, turn=turn, relies_on=files
+        text=relied.text, block=turn.served_from, line=line, turn=turn, relies_on=relied.files
     ), binding
 
 

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, NotRequired, TypedDict
 
 from agentdocs.core import targets
+from agentdocs.core.memory_block import CONTEXT_HEADING, POLICY_HEADING
 
 # The JSON every supported tool reads context from at session start.
 FORMAT_ADDITIONAL_CONTEXT = "json/hookSpecificOutput.additionalContext"
@@ -244,3 +247,138 @@ def received_of(*, tool: str, event: str, output: str) -> tuple[DeliveryReceived
     if reading.warnings:
         received["warnings"] = reading.warnings
     return received, reading.problems
+
+
+# Relying on the files the tool loads itself (`relied_on`): a layer of the block whose
+# exact text a synced file holds is not sent twice.
+
+IN_SYNC = "in-sync"
+EDITED = "edited-locally"
+MISSING = "missing"
+
+# A layer starts with its heading at the start of the block or after the blank line
+# that joins two layers; documents cannot forge one (`agentdocs.core.block_structure`).
+_LAYER_HEADING = re.compile(
+    r"^(?:"
+    + re.escape(POLICY_HEADING)
+    + r"|## Agent Notes \([^\n]*\)|"
+    + re.escape(CONTEXT_HEADING)
+    + r")$",
+    re.MULTILINE,
+)
+
+
+def block_layers(text: str) -> list[str]:
+    """The block's text as its layers' texts, in order ("\n\n".join(them) + "\n" is
+    ``text``); the whole text as one piece when it does not read as layers."""
+    starts = [
+        match.start()
+        for match in _LAYER_HEADING.finditer(text)
+        if match.start() == 0 or text.startswith("\n\n", match.start() - 2)
+    ]
+    if not starts or starts[0] != 0 or not text.endswith("\n"):
+        return [text]
+    ends = [start - 2 for start in starts[1:]] + [len(text) - 1]
+    return [text[start:end] for start, end in zip(starts, ends, strict=True)]
+
+
+@dataclass(frozen=True)
+class Relied:
+    """A block with the layers a file the tool loads holds left out (``text``), and what
+    it relies on: each file with its state and the headings of the layers it holds."""
+
+    text: str
+    files: list[dict[str, str]]
+
+
+_CONTEXT_SOURCE = re.compile(
+    r'^<context path="([^"\n]*)">\n(.*?)\n</context>$', re.MULTILINE | re.DOTALL
+)
+
+
+def _unescape_attribute(value: str) -> str:
+    return value.replace("&lt;", "<").replace("&quot;", '"').replace("&amp;", "&")
+
+
+def _context_relied(
+    layer: str,
+    *,
+    files: Mapping[str, tuple[str, str | None]],
+    name: str,
+    held: dict[str, list[str]],
+) -> str:
+    """The context layer with each source an in-sync file holds (under its `### path`
+    heading, its text word for word, as the export writes it) replaced by a line."""
+
+    def replace(match: re.Match[str]) -> str:
+        path, content = _unescape_attribute(match.group(1)), match.group(2)
+        for file, (state, text) in files.items():
+            if (
+                state == IN_SYNC
+                and text is not None
+                and content.strip()
+                and f"\n### {path}" in text
+                and content in text
+            ):
+                held[file].append(f"{CONTEXT_HEADING.removeprefix('## ')}: {path}")
+                return (
+                    f"{match.group(0).split(chr(10), 1)[0]}\nIn {file}, which {name} loads "
+                    "itself; not repeated here.\n</context>"
+                )
+        return match.group(0)
+
+    return _CONTEXT_SOURCE.sub(replace, layer)
+
+
+def relied_on(*, tool: str, text: str, files: Mapping[str, tuple[str, str | None]]) -> Relied:
+    """``text`` (a Memory Block) without the layers that a file ``tool`` loads natively
+    already holds, word for word: each is replaced by its heading and a line naming the
+    file (a source of the project context, likewise), and the block opens with a line
+    naming the files it relies on, their state and what they hold.
+
+    ``files``: path → (state against the lock file, the file's text when it is
+    `in-sync`, else None). Only an in-sync file is relied on: a file edited since the
+    sync, or missing, is named with its state, and every layer is sent.
+    """
+    name = _TOOL_NAMES.get(tool, tool)
+    held: dict[str, list[str]] = {path: [] for path in files}
+    layers = block_layers(text)
+    kept = []
+    for layer in layers:
+        heading = layer.split("\n", 1)[0]
+        if heading == CONTEXT_HEADING:
+            layer = _context_relied(layer, files=files, name=name, held=held)
+        holder = next(
+            (
+                path
+                for path, (state, content) in files.items()
+                if state == IN_SYNC and content is not None and len(layers) > 1 and layer in content
+            ),
+            None,
+        )
+        if holder is None:
+            kept.append(layer)
+            continue
+        held[holder].append(heading.removeprefix("## "))
+        kept.append(
+            f"{heading}\n\nIn {holder}, which {name} loads itself (as the last agentdocs "
+            "sync wrote it); not repeated here."
+        )
+    if not files:
+        return Relied(text=text, files=[])
+    relied = []
+    described = []
+    for path, (state, _content) in files.items():
+        entry = {"path": path, "state": state}
+        if held[path]:
+            entry["layers"] = "; ".join(held[path])
+        relied.append(entry)
+        described.append(
+            f"{path} ({state}{': holds ' + '; '.join(held[path]) if held[path] else ''})"
+        )
+    opening = (
+        f"<!-- agentdocs: this block relies on the files {name} loads itself: "
+        f"{', '.join(described)} -->"
+    )
+    body = "\n\n".join(kept) + "\n" if len(layers) > 1 else text
+    return Relied(text=f"{opening}\n{body}", files=relied)

@@ -301,6 +301,84 @@ def test_a_block_whose_signature_fails_is_never_injected(server, repo):
     assert "Skip the tests." not in result.stdout.decode()
 
 
+# Relying on the files the tool loads itself
+
+
+def _sync(repo: Path, env: dict[str, str]) -> dict:
+    result = run_cli(
+        "sync", "--format", "claude-md,agents-md,gemini-md", "--no-report", cwd=repo, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads((repo / "agentdocs.lock.json").read_text())
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_layers_in_the_synced_file_are_not_sent_twice(server, repo, tool):
+    lock = _sync(repo, server)
+    main = targets.CONTEXT_HOOKS[tool].main
+    assert main in lock["files"]
+
+    result = context(repo, tool, hook_input(f"{tool}-sync"), server)
+
+    text = received(tool, result)
+    assert text is not None
+    assert text.splitlines()[0].startswith("<!-- agentdocs: this block relies on the files")
+    assert f"{main} (in-sync: holds Agent Notes (agent.md)" in text.splitlines()[0]
+    # The rules are in the file the tool loads; the block names it instead of repeating them.
+    assert "Write tests first." in (repo / main).read_text()
+    assert "Write tests first." not in text and "Short functions." not in text
+    assert f"## Agent Notes (agent.md)\n\nIn {main}, which" in text
+    assert f'<context path=".AGENTS/style.md">\nIn {main}, which' in text
+    delivery = BindingRecord.objects.get(process=f"{tool}-sync").record["delivery"]
+    (relied,) = delivery["relies_on"]
+    assert relied["path"] == main and relied["state"] == "in-sync"
+    assert (
+        relied["layers"] == "Agent Notes (agent.md); Project Context (.AGENTS/): .AGENTS/style.md"
+    )
+
+
+@pytest.mark.parametrize(("change", "state"), [("edit", "edited-locally"), ("delete", "missing")])
+def test_a_synced_file_edited_or_missing_is_named_and_every_layer_sent(server, repo, change, state):
+    _sync(repo, server)
+    main = repo / "CLAUDE.md"
+    if change == "edit":
+        main.write_text(main.read_text() + "\n- A local rule.\n")
+    else:
+        main.unlink()
+
+    text = received("claude-code", context(repo, "claude-code", hook_input("s-e"), server))
+
+    assert text is not None
+    assert text.splitlines()[0] == (
+        f"<!-- agentdocs: this block relies on the files Claude Code loads itself: "
+        f"CLAUDE.md ({state}) -->"
+    )
+    assert "Write tests first." in text and "Short functions." in text
+    delivery = BindingRecord.objects.get(process="s-e").record["delivery"]
+    assert delivery["relies_on"] == [{"path": "CLAUDE.md", "state": state}]
+
+
+def test_a_layer_changed_since_the_sync_is_sent_in_full(server, repo, project, writer):
+    _sync(repo, server)
+    from agentdocs.models import Document
+    from agentdocs.services import documents as document_service
+
+    agent = Document.objects.get(project=project, path="agent.md")
+    document_service.document_write(
+        document=agent,
+        body="# House rules\n- Write tests first.\n- And review them.\n",
+        base_version=agent.version,
+        user=writer,
+        reason="newer than the sync",
+    )
+
+    text = received("claude-code", context(repo, "claude-code", hook_input("s-n"), server))
+
+    assert text is not None and "And review them." in text
+    assert "CLAUDE.md (in-sync" in text.splitlines()[0]
+    assert "holds Agent Notes" not in text.splitlines()[0]
+
+
 # The seed's replay
 
 
