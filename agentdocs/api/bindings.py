@@ -105,7 +105,11 @@ class BindingRecordSummarySerializer(serializers.Serializer):
         summary = getattr(record, "delivery_summary", None)
         if not isinstance(summary, dict) or summary.get("tool") is None:
             return None
-        return summary
+        # SQLite's JSON functions give a boolean inside an object as 'true' or 1.
+        usable = summary.get("usable")
+        if usable is not None and not isinstance(usable, bool):
+            usable = usable in ("true", 1)
+        return {**summary, "usable": usable}
 
 
 class BindingRecordSerializer(serializers.Serializer):

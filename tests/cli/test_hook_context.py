@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -21,7 +24,7 @@ from agentdocs.core import hook_delivery, targets
 from agentdocs.core.hook_settings import CONTEXT_COMMAND
 from agentdocs.models import BindingRecord
 from config.celery import app as celery_app
-from tests.cli.test_hooks import run_cli
+from tests.cli.test_hooks import _environment, run_cli
 from tests.conftest import api_token_key
 
 TOOLS = ["claude-code", "gemini-cli", "codex"]
@@ -230,28 +233,35 @@ class _Failing(BaseHTTPRequestHandler):
         pass
 
 
+@contextmanager
+def _unavailable(state: str) -> Iterator[str]:
+    """The URL of a server that is ``down`` (nothing listens), answers ``5xx`` (503 to
+    everything) or is ``slow`` (accepts and never answers)."""
+    if state == "down":
+        yield f"http://127.0.0.1:{_free_port()}"
+    elif state == "5xx":
+        httpd = HTTPServer(("127.0.0.1", 0), _Failing)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        try:
+            yield f"http://127.0.0.1:{httpd.server_address[1]}"
+        finally:
+            httpd.shutdown()
+            httpd.server_close()
+    else:
+        with socket.socket() as silent:
+            silent.bind(("127.0.0.1", 0))
+            silent.listen(64)
+            yield f"http://127.0.0.1:{silent.getsockname()[1]}"
+
+
 @pytest.mark.parametrize("state", ["down", "5xx", "slow"])
 def test_server_stopped_mid_session_serves_the_cached_block_in_the_valid_form(server, repo, state):
     first = received("claude-code", context(repo, "claude-code", hook_input("s-2"), server))
     assert first is not None
-    stoppers = []
-    if state == "down":
-        url = f"http://127.0.0.1:{_free_port()}"
-    elif state == "5xx":
-        httpd = HTTPServer(("127.0.0.1", 0), _Failing)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        stoppers.append(httpd.shutdown)
-        url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    else:
-        silent = socket.socket()
-        silent.bind(("127.0.0.1", 0))
-        silent.listen(8)
-        stoppers.append(silent.close)
-        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
     # The same server as the cache knows it, now unreachable: the cache key is the URL.
     cache = Path(server["AGENTDOCS_CACHE_DIR"])
-    env = {**server, "AGENTDOCS_URL": url}
-    try:
+    with _unavailable(state) as url:
+        env = {**server, "AGENTDOCS_URL": url}
         for tool in TOOLS:
             result = context(repo, tool, hook_input("s-3", "compact"), env, "--timeout", "1")
             text = received(tool, result)
@@ -262,9 +272,81 @@ def test_server_stopped_mid_session_serves_the_cached_block_in_the_valid_form(se
         result = context(repo, "claude-code", hook_input("s-2", "compact"), env, "--timeout", "1")
         assert received("claude-code", result) == first
         assert b"from the cache" in result.stderr
-    finally:
-        for stop in stoppers:
-            stop()
+
+
+# Every event each tool's hooks are installed on, with each source it documents.
+EVENTS = {
+    "claude-code": [("SessionStart", s) for s in ("startup", "resume", "clear", "compact")],
+    "codex": [("SessionStart", s) for s in ("startup", "resume", "clear", "compact")],
+    "gemini-cli": [
+        *(("SessionStart", s) for s in ("startup", "resume", "clear")),
+        ("PreCompress", "auto"),
+        ("PreCompress", "manual"),
+    ],
+}
+
+
+def _only_the_valid_form(tool: str, event: str, result) -> None:
+    """Exit 0, one line on stderr, and on stdout one JSON object in the form ``tool``
+    reads from ``event``, that the tool can use, and nothing else."""
+    assert result.returncode == 0
+    assert len(result.stderr.decode().splitlines()) == 1, result.stderr
+    output = result.stdout.decode("utf-8")
+    assert output.endswith("\n") and output.count("\n") == 1, output
+    value = json.loads(output)
+    if hook_delivery.adds_context(tool, event):
+        assert list(value) == ["hookSpecificOutput"]
+        assert value["hookSpecificOutput"]["hookEventName"] == event
+        assert isinstance(value["hookSpecificOutput"]["additionalContext"], str)
+    else:
+        assert list(value) == ["systemMessage"] and isinstance(value["systemMessage"], str)
+    assert hook_delivery.read_hook_output(tool=tool, event=event, output=output).usable
+
+
+@pytest.mark.parametrize("state", ["up", "down", "5xx", "slow"])
+def test_every_event_of_every_tool_gets_only_the_valid_form(server, repo, state):
+    """Each tool at each of its events, sessions with a block cached and new ones, and
+    input the tool never sends (none, not JSON, not UTF-8): only the valid form."""
+    assert {tool: {e for e, _ in events} for tool, events in EVENTS.items()} == {
+        tool: {e.event for e in targets.CONTEXT_HOOKS[tool].session_hook.context_events}
+        for tool in TOOLS
+    }
+    for tool in TOOLS:  # a block of each tool's session in the cache
+        context(repo, tool, hook_input(f"cached-{tool}"), server)
+    cache = Path(server["AGENTDOCS_CACHE_DIR"])
+    with _unavailable(state) if state != "up" else nullcontext(server["AGENTDOCS_URL"]) as url:
+        if state != "up":
+            _copy_cache_for(cache, server["AGENTDOCS_URL"], url)
+        env = {**server, "AGENTDOCS_URL": url}
+        for tool, events in EVENTS.items():
+            for index, (event, source) in enumerate(events):
+                # Every other event of a session whose block is cached, the others new.
+                session = f"cached-{tool}" if index % 2 else f"new-{tool}-{event}-{source}"
+                result = run_cli(
+                    "hook",
+                    "context",
+                    "--tool",
+                    tool,
+                    "--timeout",
+                    "0.5",
+                    cwd=repo,
+                    env=env,
+                    stdin=hook_input(session, source, event),
+                )
+                _only_the_valid_form(tool, event, result)
+            stdin = {"up": b"", "down": b"not json\n", "5xx": b"[1, 2]", "slow": b"\xff"}[state]
+            result = run_cli(
+                "hook",
+                "context",
+                "--tool",
+                tool,
+                "--timeout",
+                "0.5",
+                cwd=repo,
+                env=env,
+                stdin=stdin,
+            )
+            _only_the_valid_form(tool, "SessionStart", result)
 
 
 def _copy_cache_for(cache: Path, old: str, new: str) -> None:
@@ -382,24 +464,49 @@ def test_a_layer_changed_since_the_sync_is_sent_in_full(server, repo, project, w
 # The seed's replay
 
 
+@pytest.mark.parametrize("tool", TOOLS)
 def test_status_lines_before_the_output_are_recorded_as_what_the_tool_got_and_flagged(
-    server, repo, client, writer
+    server, repo, client, writer, tool
 ):
-    ours = context(repo, "claude-code", hook_input("s-5"), server).stdout.decode()
-    broken = "Checking for updates...\nagentdocs 1.2 ready\n" + ours
-    for tool in TOOLS:
-        reading = hook_delivery.read_hook_output(tool=tool, event="SessionStart", output=broken)
-        assert not reading.usable
+    """The seed's August, replayed: the installed hook command gains two lines of status
+    output before agentdocs' own; what the tool gets is bound, read by the tool's rules,
+    and flagged, while agentdocs' own output stays usable."""
+    run_cli("hooks", "install", "--tool", tool, "--deliver", cwd=repo)
+    hook = targets.CONTEXT_HOOKS[tool].session_hook
+    settings = json.loads((repo / hook.file).read_text())
+    (command,) = [
+        handler["command"]
+        for group in settings["hooks"]["SessionStart"]
+        for handler in group["hooks"]
+        if handler["command"].startswith(CONTEXT_COMMAND)
+    ]
+    # The hook as a wrapper that prints status first, run by a shell as the tool runs it.
+    wrapped = "echo 'Checking for updates...'; echo 'agentdocs 1.2 ready'; " + command.replace(
+        "agentdocs ", f"{shlex.quote(sys.executable)} -m agentdocs.cli ", 1
+    )
+    ran = subprocess.run(
+        ["sh", "-c", wrapped],
+        cwd=repo,
+        env=_environment(server),
+        input=hook_input(f"s-5-{tool}"),
+        capture_output=True,
+        timeout=60,
+    )
+    assert ran.returncode == 0
+    broken = ran.stdout.decode("utf-8")
+    ours = broken.split("agentdocs 1.2 ready\n", 1)[1]
+    assert hook_delivery.read_hook_output(tool=tool, event="SessionStart", output=ours).usable
+    assert not hook_delivery.read_hook_output(tool=tool, event="SessionStart", output=broken).usable
     data = broken.encode()
     client.force_login(writer)
     base = "/api/v1/tenants/acme/projects/web/bindings/"
     answer = client.post(
         base,
         {
-            "process": "s-5",
+            "process": f"s-5-{tool}",
             "manifest": {},
             "delivery": {
-                "tool": "claude-code",
+                "tool": tool,
                 "event": "SessionStart",
                 "source": "startup",
                 "format": hook_delivery.FORMAT_ADDITIONAL_CONTEXT,
@@ -414,10 +521,19 @@ def test_status_lines_before_the_output_are_recorded_as_what_the_tool_got_and_fl
     assert answer.status_code == 422
     record = answer.json()
     assert [p["kind"] for p in record["problems"]] == ["unusable_delivery"]
+    assert "stdout is not JSON" in record["problems"][0]["detail"]
     assert record["delivery"]["received"]["usable"] is False
     rebuilt = client.get(f"{base}{record['id']}/reconstruct").json()["delivery"]
     assert rebuilt["output"] == broken and rebuilt["verified"] is True
-    assert rebuilt["context"] == broken  # Claude Code adds the whole thing as plain text
+    if tool == "claude-code":
+        # Claude Code adds the whole thing as plain text: the envelope, not the rules.
+        assert rebuilt["context"] == broken
+    else:
+        # Gemini CLI and Codex read JSON only: the session starts with nothing.
+        assert rebuilt["context"] is None
+    # The session's own deliveries, made by agentdocs' hook, are usable.
+    timeline = client.get(base, {"session": f"s-5-{tool}"}).json()["results"]
+    assert [r["delivery"]["usable"] for r in timeline] == [True, False]
 
 
 def test_a_delivery_whose_hash_is_not_its_output_is_refused(server, client, writer):
