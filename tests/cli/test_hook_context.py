@@ -567,17 +567,28 @@ def test_an_outsider_cannot_read_a_session_timeline(server, repo, client, outsid
 
 # Import weight
 
+# What no `--help` or hook run may import: the MCP SDK, pydantic (which it brings), Django.
+HEAVY = ("pydantic", "pydantic_core", "mcp", "django")
 
-@pytest.mark.parametrize(
-    "argv",
-    [["--help"], ["hook", "context", "--tool", "claude-code", "--url", "http://127.0.0.1:9"]],
-)
-def test_the_hook_and_help_import_no_heavy_module(tmp_path, argv):
+
+def _imported(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    stdin: bytes = b"",
+    python: tuple[str, ...] = ("-m", "agentdocs.cli"),
+) -> set[str]:
+    """The modules ``agentdocs ARGV`` imports, by `python -X importtime`."""
     result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "agentdocs.cli", *argv],
-        cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
-        input=b"",
+        [sys.executable, "-X", "importtime", *python, *argv],
+        cwd=cwd,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            **env,
+        },
+        input=stdin,
         capture_output=True,
         timeout=60,
     )
@@ -586,5 +597,47 @@ def test_the_hook_and_help_import_no_heavy_module(tmp_path, argv):
         for line in result.stderr.decode().splitlines()
         if line.startswith("import time:")
     }
-    heavy = {name for name in imported if name.split(".")[0] in ("pydantic", "mcp", "django")}
-    assert imported and not heavy
+    assert "agentdocs.cli.main" in imported, result.stderr[-2000:]
+    return imported
+
+
+def _heavy(imported: set[str]) -> set[str]:
+    return {name for name in imported if name.split(".")[0] in HEAVY}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["hook", "--help"],
+        ["hook", "context", "--help"],
+        ["hooks", "install", "--help"],
+        ["hook", "context", "--tool", "claude-code", "--url", "http://127.0.0.1:9"],
+        ["hook", "session-start", "--tool", "claude-code", "--url", "http://127.0.0.1:9"],
+    ],
+)
+def test_the_hook_and_help_import_no_heavy_module(tmp_path, argv):
+    assert not _heavy(_imported(argv, cwd=tmp_path, env={}))
+
+
+def test_a_hook_that_renders_verifies_and_binds_imports_no_heavy_module(server, repo):
+    """The whole path against a live server: render, the keys, the signature, the bind."""
+    for source in ("startup", "compact"):
+        imported = _imported(
+            ["hook", "context", "--tool", "claude-code"],
+            cwd=repo,
+            env=server,
+            stdin=hook_input("s-i", source),
+        )
+        assert "agentdocs.core.signing" in imported and "requests" in imported
+        assert not _heavy(imported)
+    assert BindingRecord.objects.filter(process="s-i").count() == 2
+
+
+def test_the_check_sees_a_heavy_module(tmp_path):
+    """The MCP server module imports the SDK: were a hook to import it, the check above
+    would see it."""
+    imported = _imported(
+        [], cwd=tmp_path, env={}, python=("-c", "import agentdocs.cli.main, agentdocs.mcp.server")
+    )
+    assert {"mcp", "pydantic"} <= _heavy(imported)
