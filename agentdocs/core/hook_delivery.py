@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NotRequired, TypedDict
 
 from agentdocs.core import targets
-from agentdocs.core.memory_block import CONTEXT_HEADING, POLICY_HEADING
+from agentdocs.core.layer_headings import AGENT_NOTES_PREFIX, CONTEXT_HEADING, POLICY_HEADING
 
 # The JSON every supported tool reads context from at session start.
 FORMAT_ADDITIONAL_CONTEXT = "json/hookSpecificOutput.additionalContext"
@@ -261,7 +261,9 @@ MISSING = "missing"
 _LAYER_HEADING = re.compile(
     r"^(?:"
     + re.escape(POLICY_HEADING)
-    + r"|## Agent Notes \([^\n]*\)|"
+    + "|"
+    + re.escape(AGENT_NOTES_PREFIX)
+    + r"[^\n]*\)|"
     + re.escape(CONTEXT_HEADING)
     + r")$",
     re.MULTILINE,
