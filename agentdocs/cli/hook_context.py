@@ -94,7 +94,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=DEFAULT_HOOK_TIMEOUT_SECONDS,
         metavar="SECONDS",
-        help="how long to wait for the server before serving the cached block "
+        help="the most the hook takes, counted from its start: a server that has not "
+        "answered by then gets the cached block served instead "
         f"(default: {DEFAULT_HOOK_TIMEOUT_SECONDS:g})",
     )
     parser.add_argument(
@@ -122,6 +123,30 @@ class Outcome:
 class _Refused(Exception):
     def __init__(self, response: requests.Response) -> None:
         super().__init__(f"the server refused the render (HTTP {response.status_code})")
+
+
+# What the hook keeps of its --timeout for writing its output after the render gave up.
+WRITE_MARGIN_SECONDS = 0.1
+
+
+def seconds_since_start() -> float:
+    """How long ago this process started (the interpreter and the imports included),
+    from /proc on Linux; 0 where that cannot be read. The tool's hook timeout counts
+    from the start, so --timeout does too."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime", encoding="ascii") as uptime:
+            now = float(uptime.read().split()[0])
+        return max(0.0, now - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _remaining(args: argparse.Namespace, started: float) -> float:
+    """What is left of --timeout, less the margin for writing the output."""
+    left = args.timeout - (time.monotonic() - started) - WRITE_MARGIN_SECONDS
+    return max(0.05, left)
 
 
 def _read_lock(folder: Path) -> dict[str, Any]:
@@ -246,7 +271,7 @@ def _deliver(args: argparse.Namespace, call: HookCall, started: float) -> tuple[
         tenant=str(tenant),
         project=str(project),
         cache=cache,
-        timeout=args.timeout,
+        timeout=_remaining(args, started),
         refused=_Refused,
         warn=warnings.append,
     )
@@ -271,7 +296,7 @@ def _deliver(args: argparse.Namespace, call: HookCall, started: float) -> tuple[
         )
     except (NoCachedBlock, _Refused, Unavailable) as error:
         return Outcome(text=NOT_DELIVERED.format(why=error), block="none", line=str(error)), binding
-    remaining = max(0.2, args.timeout - (time.monotonic() - started))
+    remaining = _remaining(args, started)
     why = verify_block(
         turn,
         cache=cache,
@@ -315,9 +340,11 @@ def delivery_of(call: HookCall, outcome: Outcome, output: str) -> Delivery:
     return delivery
 
 
-def _bind(binding: Any, call: HookCall, outcome: Outcome, output: str) -> str:
-    """Upload the delivery's binding record, or keep it for a later call; in words."""
+def _bind(binding: Any, call: HookCall, outcome: Outcome, output: str, timeout: float) -> str:
+    """Upload the delivery's binding record within ``timeout``, or keep it for a later
+    call; in words."""
     blocks, key, session = binding
+    blocks.timeout = timeout
     record: dict[str, Any] = {
         "process": session,
         "manifest": {},
@@ -341,7 +368,7 @@ def _bind(binding: Any, call: HookCall, outcome: Outcome, output: str) -> str:
 
 def run_context(args: argparse.Namespace, raw: bytes) -> int:
     """The hook: one JSON object on stdout, one line on stderr, exit 0."""
-    started = time.monotonic()
+    started = time.monotonic() - seconds_since_start()
     if args.tool not in targets.CONTEXT_HOOKS:
         known = ", ".join(targets.CONTEXT_HOOKS)
         write(
@@ -361,7 +388,7 @@ def run_context(args: argparse.Namespace, raw: bytes) -> int:
     bound = ""
     if binding is not None:
         try:
-            bound = "; " + _bind(binding, call, outcome, output)
+            bound = "; " + _bind(binding, call, outcome, output, _remaining(args, started))
         except Exception as error:
             bound = f"; not bound: {type(error).__name__}: {error}"
     session = call.session or "(no session id)"

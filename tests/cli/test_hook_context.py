@@ -161,6 +161,16 @@ def test_claude_code_deliver_hooks_every_start_resume_clear_and_compaction(repo)
     assert not (repo / ".claude").exists()
 
 
+@pytest.mark.parametrize("tool", TOOLS)
+def test_the_docs_show_exactly_the_settings_the_installer_writes(repo, tool):
+    hook = targets.CONTEXT_HOOKS[tool].session_hook
+    run_cli("hooks", "install", "--tool", tool, "--deliver", cwd=repo)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "delivery.md").read_text()
+    section = page[page.index(f"\n`{hook.file}`") :]
+    shown = section[section.index("```json\n") + len("```json\n") : section.index("\n```\n")]
+    assert json.loads(shown) == json.loads((repo / hook.file).read_text())
+
+
 def test_a_tool_without_a_context_hook_is_refused(repo):
     result = run_cli("hooks", "install", "--tool", "cursor", "--deliver", cwd=repo)
     assert result.returncode == 2
