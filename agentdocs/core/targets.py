@@ -265,8 +265,9 @@ CODEX_SESSION_START = SessionHook(
     session_keys=("session_id",),
     source="https://developers.openai.com/codex/hooks "
     "(<repo>/.codex/hooks.json; the input on stdin carries session_id)",
-    note="Codex runs hooks only with `[features] codex_hooks = true` in config.toml, "
-    "and a project's hooks only once you trust them",
+    note="Codex runs a project's hooks only once you trust them (untrusted, `codex exec` "
+    "skips them silently); versions before hooks were on by default also need "
+    "`[features] hooks = true` in config.toml (`codex_hooks` in older ones)",
     context_events=(ContextEvent("SessionStart", "startup|resume|clear|compact"),),
     context_source="https://developers.openai.com/codex/hooks (SessionStart's source: "
     "startup, resume, clear or compact; JSON hookSpecificOutput.additionalContext)",
