@@ -2,22 +2,27 @@
 """A newcomer's two commands, on a machine that has nothing but Python 3.11+.
 
     python3 dev.py demo [--port 8000] [--reload]
-        Make .venv, install agentdocs into it, migrate a SQLite database, load
-        the demo data (printing the demo users' passwords) and serve the app at
-        http://127.0.0.1:8000.
+        Make .venv, install agentdocs into it (what the product needs to run, no
+        development tools), migrate a SQLite database, load the demo data (printing
+        the demo users' passwords) and serve the app at http://127.0.0.1:8000.
 
     python3 dev.py test [pytest arguments]
-        Make .venv, install agentdocs into it, then run the whole test suite.
+        Make .venv, install agentdocs and its development tools into it, then run
+        the whole test suite on several workers (pytest-xdist; `-n 0` runs it in
+        this one process, `-n 4` on four workers).
 
     python3 dev.py setup
-        Only make .venv and install agentdocs into it (CI uses this before linting).
+        Only make .venv and install agentdocs and its development tools into it
+        (CI uses this before linting).
 
     python3 dev.py manage COMMAND [arguments]
         Run a manage.py command against the demo's database and settings, for
         example `python3 dev.py manage token_create writer`.
 
-Both are re-runnable: the install is skipped while pyproject.toml is unchanged,
-and the demo keeps its database, its SECRET_KEY and its users' passwords.
+Both are re-runnable: the install is skipped while pyproject.toml is unchanged
+(the demo's install is topped up with the development tools when a test run
+needs them), and the demo keeps its database, its SECRET_KEY and its users'
+passwords.
 
 Only the standard library is used here, because this runs before anything is
 installed. Everything else runs with the virtual environment's own Python.
@@ -98,7 +103,25 @@ def install_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def ensure_venv(env: dict[str, str]) -> None:
+# What the stamp says was installed: the product alone (the demo's), or with the
+# development tools (tests, linters, type checker, docs site). A stamp of an older
+# dev.py holds the fingerprint alone; it always installed the development tools.
+PRODUCT, DEVELOPMENT = "product", "dev"
+
+
+def installed_kind(fingerprint: str) -> str | None:
+    """PRODUCT or DEVELOPMENT when .venv holds this pyproject.toml's install, else None."""
+    if not INSTALL_STAMP.exists():
+        return None
+    stamp = INSTALL_STAMP.read_text().split()
+    if not stamp or stamp[0] != fingerprint:
+        return None
+    return stamp[1] if len(stamp) > 1 and stamp[1] == PRODUCT else DEVELOPMENT
+
+
+def ensure_venv(env: dict[str, str], *, dev: bool = True) -> None:
+    """Make .venv and install agentdocs into it: with its development tools when
+    ``dev``, else only what the product needs to run (the demo's, a quicker install)."""
     if not venv_python().exists():
         say(f"creating the virtual environment in {VENV.name}/")
         completed = subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=False)
@@ -108,12 +131,21 @@ def ensure_venv(env: dict[str, str]) -> None:
                 "first: sudo apt-get install python3-venv"
             )
     fingerprint = install_fingerprint()
-    if INSTALL_STAMP.exists() and INSTALL_STAMP.read_text().strip() == fingerprint:
+    kind = installed_kind(fingerprint)
+    if kind == DEVELOPMENT or (kind == PRODUCT and not dev):
         return
-    say("installing agentdocs and its dependencies into .venv (the first time takes a minute)")
-    run([str(venv_python()), "-m", "pip", "install", "--quiet", "-e", ".[dev]"], env)
+    if dev:
+        say(
+            "installing agentdocs and its development tools into .venv "
+            "(the first time takes a few minutes)"
+        )
+        target = ".[dev]"
+    else:
+        say("installing agentdocs into .venv (the first time takes a minute)")
+        target = "."
+    run([str(venv_python()), "-m", "pip", "install", "--quiet", "-e", target], env)
     # Written only after a successful install, so an interrupted one is retried.
-    INSTALL_STAMP.write_text(fingerprint + "\n")
+    INSTALL_STAMP.write_text(f"{fingerprint} {DEVELOPMENT if dev else PRODUCT}\n")
 
 
 def ensure_secret_key(env: dict[str, str]) -> None:
@@ -151,7 +183,7 @@ def manage(*args: str) -> list[str]:
 def demo_env() -> dict[str, str]:
     """The demo's environment: .venv installed, its SECRET_KEY and settings."""
     env = base_env()
-    ensure_venv(env)
+    ensure_venv(env, dev=False)
     ensure_secret_key(env)
     env.update(DEMO_SETTINGS)
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
@@ -197,13 +229,36 @@ def demo(argv: list[str]) -> int:
         return 0
 
 
+# Most tests wait on PostgreSQL, Redis, a subprocess or a browser as much as they
+# compute, so a worker per core keeps the cores busy; past four, the workers'
+# start (each imports and collects the whole suite) costs more than it gains.
+MAX_TEST_WORKERS = 4
+# Arguments that choose the workers themselves, or need the tests in this process.
+_OWN_WORKERS = ("-n", "--numprocesses")
+_IN_THIS_PROCESS = ("--pdb", "--trace", "--collect-only", "--co", "no:xdist", "-pno:xdist")
+
+
+def test_workers(argv: list[str]) -> list[str]:
+    """pytest-xdist's arguments for `dev.py test`, unless ``argv`` chooses: a worker per
+    core (at least two, at most MAX_TEST_WORKERS). Which tests must share a worker is
+    tests/conftest.py's (SERIAL_GROUPS)."""
+    for argument in argv:
+        if argument.startswith(_OWN_WORKERS) or argument in _IN_THIS_PROCESS:
+            return []
+    workers = min(max(os.cpu_count() or 1, 2), MAX_TEST_WORKERS)
+    return ["-n", str(workers)]
+
+
 def test(argv: list[str]) -> int:
     env = base_env()
     ensure_venv(env)
     # pytest-django prefers this variable over pyproject.toml: the tests must run
     # on config.test_settings whatever the caller's shell has set.
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    command = [str(venv_python()), "-m", "pytest", *argv]
+    # pytest keeps each test module's rewritten asserts in __pycache__ (git-ignored);
+    # without them every run, and every worker, rewrites some 560 modules again.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    command = [str(venv_python()), "-m", "pytest", *test_workers(argv), *argv]
     try:
         return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
     except KeyboardInterrupt:

@@ -7,7 +7,7 @@ import logging
 
 from celery import Task, shared_task
 
-from agentdocs.services import archival, audit_chain
+from agentdocs.services import archival, audit_chain, audit_export
 from agentdocs.services import deliveries as delivery_service
 
 logger = logging.getLogger(__name__)
@@ -131,3 +131,12 @@ def verify_audit_chain(verification_id: int) -> bool | None:
     if verification is None or verification.report is None:
         return None
     return bool(verification.report["ok"])
+
+
+@shared_task(acks_late=True)
+def export_audit_chain(run_id: int) -> int | None:
+    """Write one tenant's history chain to a JSON Lines file for an export asked for
+    through the API (`POST .../audit/export`); its progress, file, size and sha256 are
+    kept on the run. Returns the rows written (None: no such export)."""
+    run = audit_export.audit_export_run(run_id=run_id)
+    return None if run is None else run.written

@@ -2,8 +2,9 @@
 """What verifying and exporting a long history chain costs a request (issue 34): a
 tenant of ``--rows`` chained history rows (100,000 by default), its verification asked
 for through the API (the request hands it to a task and answers 202), the task walking
-the chain (rows a second), a short chain verified within the request, and the export's
-time to its first byte, to its last, and the memory it holds.
+the chain (rows a second), a short chain verified within the request; the same for the
+export (the requests that start it, the task writing the file and the memory it holds, a
+short chain streamed within the request), and the file's download.
 
     .venv/bin/python bench/audit.py [--rows 100000] [--sync-rows 500] [--rounds 2]
                                     [--postgres URL | --sqlite]
@@ -37,7 +38,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 DATABASE = "agentdocs_bench_audit"
 VERSION_BYTES = 800
 BATCH = 2000
-TRACED_LINES = 20_000
 
 
 def main() -> None:
@@ -143,9 +143,9 @@ def _measure(args: argparse.Namespace) -> int:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from agentdocs.models import AuditChainHead, AuditVerification
+    from agentdocs.models import AuditChainHead, AuditExportRun, AuditVerification
     from agentdocs.services import tokens as token_service
-    from agentdocs.tasks import verify_audit_chain
+    from agentdocs.tasks import export_audit_chain, verify_audit_chain
     from bench.common import in_process_cast
     from config.celery import app as celery_app
 
@@ -213,42 +213,66 @@ def _measure(args: argparse.Namespace) -> int:
         print(f"the chain does not verify: {report}")
         failures += 1
 
-    # The export: time to the first byte and to the last, bytes, and memory held.
-    export = "/api/v1/tenants/big/audit/export"
-    for round_ in range(args.rounds + 1):
-        gc.collect()
-        # A last round measures memory (slower, so not timed) over the first lines.
-        tracing = round_ == args.rounds
-        if tracing:
-            tracemalloc.start()
+    # The export: the requests that start it (202) and a short chain streamed within
+    # the request (200), the task writing the file, then the file's download.
+    settings.AGENTDOCS_AUDIT_EXPORT_SYNC_ROWS = max(short, args.sync_rows)
+    export, sync_export = "/api/v1/tenants/big/audit/export", "/api/v1/tenants/small/audit/export"
+    results = {}
+    for _ in range(args.rounds):
+        AuditExportRun.objects.all().delete()
+        results.setdefault(f"GET export, {length} rows (202)", []).append(timed("get", export, 202))
+        AuditExportRun.objects.all().delete()
+        results.setdefault(f"POST export, {length} rows (202)", []).append(
+            timed("post", export, 202)
+        )
+        began = time.perf_counter()
+        response = client.get(sync_export, HTTP_ACCEPT="application/jsonl")
+        streamed = b"".join(response.streaming_content)
+        results.setdefault(f"GET export, {short} rows (200, streamed)", []).append(
+            time.perf_counter() - began
+        )
+        streamed_lines = streamed.count(b"\n")
+        if response.status_code != 200 or streamed_lines != short + 1:
+            print(f"short export: {response.status_code}, {streamed_lines} lines")
+            failures += 1
+    for name, values in results.items():
+        print(
+            f"{name:44}median {statistics.median(values) * 1000:8.1f} ms, "
+            f"max {max(values) * 1000:8.1f} ms"
+        )
+
+    AuditExportRun.objects.all().delete()
+    run_id = client.post(export).json()["id"]
+    gc.collect()
+    tracemalloc.start()
+    began = time.perf_counter()
+    export_audit_chain(run_id)
+    wrote = time.perf_counter() - began
+    peak = tracemalloc.get_traced_memory()[1] / 1e6
+    tracemalloc.stop()
+    run = AuditExportRun.objects.get(pk=run_id)
+    print(
+        f"export task: {run.written} rows, {run.bytes / 1e6:.1f} MB in {wrote:.2f} s "
+        f"(traced), {run.written / wrote:,.0f} rows/s, at most {peak:.1f} MB held; "
+        f"state {run.state}"
+    )
+    if run.state != "done" or run.written != length:
+        print(f"export task: {run.state} {run.error}, {run.written} rows")
+        failures += 1
+    download = f"/api/v1/tenants/big/audit/exports/{run_id}/download"
+    for _ in range(args.rounds):
         began = time.perf_counter()
         with CaptureQueriesContext(connection) as queries:
-            response = client.get(export, HTTP_ACCEPT="application/jsonl")
-            chunks = iter(response.streaming_content)
-            first = next(chunks)
-            first_byte = time.perf_counter() - began
-            size, lines = len(first), first.count(b"\n")
-            for chunk in chunks:
-                size += len(chunk)
-                lines += chunk.count(b"\n")
-                if tracing and lines >= TRACED_LINES:
-                    response.close()
-                    break
-        total = time.perf_counter() - began
-        if tracing:
-            peak = tracemalloc.get_traced_memory()[1] / 1e6
-            tracemalloc.stop()
-            print(
-                f"GET export, {length} rows: at most {peak:.1f} MB held while it streams "
-                f"(its first {lines} lines)"
-            )
-            continue
+            response = client.get(download, HTTP_ACCEPT="application/jsonl")
+            size = sum(len(chunk) for chunk in response.streaming_content)
+        took = time.perf_counter() - began
         print(
-            f"GET export, {length} rows: first byte {first_byte * 1000:.1f} ms, last "
-            f"{total:.2f} s, {size / 1e6:.1f} MB in {lines} lines, {len(queries)} queries"
+            f"GET download, {length} rows: {size / 1e6:.1f} MB in {took * 1000:.1f} ms "
+            f"(read through Django; gunicorn sends the file with sendfile), "
+            f"{len(queries)} queries"
         )
-        if response.status_code != 200 or lines != length + 1:
-            print(f"export: {response.status_code}, {lines} lines")
+        if response.status_code != 200 or size != run.bytes:
+            print(f"download: {response.status_code}, {size} bytes of {run.bytes}")
             failures += 1
     return failures
 

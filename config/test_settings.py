@@ -16,8 +16,50 @@ os.environ.setdefault("CSRF_COOKIE_SECURE", "0")
 # Webhook receivers in the tests listen on 127.0.0.1.
 os.environ.setdefault("AGENTDOCS_WEBHOOK_ALLOW_PRIVATE", "1")
 
-from config.env import env_bool
-from config.settings import *  # noqa: F403
+
+def _worker_services() -> None:
+    """Under pytest-xdist (`python3 dev.py test` runs the suite on several workers, each
+    a process named gw0, gw1, ... in PYTEST_XDIST_WORKER) each worker gets Redis
+    databases of its own, since the tests empty the cache between tests: worker n takes
+    database base + 2n for the cache and base + 2n + 1 for the broker, where base is one
+    past the databases REDIS_URL and CELERY_BROKER_URL name (AGENTDOCS_TEST_REDIS_DB
+    sets it). A broker that is not Redis gets a queue per worker instead. The database
+    is the worker's already: pytest-django names it test_<NAME>_gw<n>.
+
+    The environment itself is rewritten, so every process a test starts inherits its
+    worker's; AGENTDOCS_TEST_WORKER_SERVICES marks it done for the processes that load
+    these settings again."""
+    from urllib.parse import urlsplit
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw") or os.environ.get("AGENTDOCS_TEST_WORKER_SERVICES"):
+        return
+    os.environ["AGENTDOCS_TEST_WORKER_SERVICES"] = worker
+    index = int(worker[2:])
+    cache_url = os.environ.get("REDIS_URL", "")
+    broker_url = os.environ.get("CELERY_BROKER_URL", "")
+    redis_urls = {
+        name: urlsplit(url)
+        for name, url in (("REDIS_URL", cache_url), ("CELERY_BROKER_URL", broker_url))
+        if url.startswith(("redis://", "rediss://"))
+    }
+    if broker_url and "CELERY_BROKER_URL" not in redis_urls:
+        queue = os.environ.get("CELERY_TASK_DEFAULT_QUEUE") or "celery"
+        os.environ["CELERY_TASK_DEFAULT_QUEUE"] = f"{queue}-{worker}"
+    if not redis_urls:
+        return
+    numbers = [int(url.path.strip("/") or 0) for url in redis_urls.values()]
+    base = int(os.environ.get("AGENTDOCS_TEST_REDIS_DB") or max(numbers) + 1)
+    for offset, name in enumerate(("REDIS_URL", "CELERY_BROKER_URL")):
+        if name in redis_urls:
+            number = base + 2 * index + offset
+            os.environ[name] = redis_urls[name]._replace(path=f"/{number}").geturl()
+
+
+_worker_services()
+
+from config.env import env_bool  # noqa: E402
+from config.settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 ALLOWED_HOSTS = ["*"]

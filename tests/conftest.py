@@ -7,6 +7,7 @@ import os
 import threading
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import connections
@@ -31,6 +32,174 @@ def need_service(name: str, available: bool, reason: str) -> None:
     if REQUIRE_SERVICES:
         pytest.fail(f"{message} (AGENTDOCS_REQUIRE_SERVICES is set, so this is a failure)")
     pytest.skip(message)
+
+
+TEMPLATE_COMMENT = "agentdocs test template of run "
+
+
+def _template_name(test_name: str, worker: str) -> str:
+    """The database every worker's is cloned from: test_<NAME>_template."""
+    return f"{test_name.removesuffix(f'_{worker}') if worker else test_name}_template"
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(
+    request,
+    django_test_environment,
+    django_db_blocker,
+    django_db_use_migrations,
+    django_db_keepdb,
+    django_db_createdb,
+    django_db_modify_db_settings,
+):
+    """Under pytest-xdist on PostgreSQL the migrations run once per run, not once per
+    worker: the first worker to come builds test_<NAME>_template (the others wait on an
+    advisory lock), then each clones it (`CREATE DATABASE ... TEMPLATE`, a file copy)
+    into its own test_<NAME>_gw<n>, dropped at the end. A template left by an earlier
+    run (its comment names another run) is built again. Otherwise, and with --reuse-db
+    or --nomigrations, this is pytest-django's own setup."""
+    worker = getattr(request.config, "workerinput", {}).get("workerid")
+    if (
+        worker
+        and connections["default"].vendor == "postgresql"
+        and django_db_use_migrations
+        and not django_db_keepdb
+    ):
+        yield from _cloned_test_database(request, django_db_blocker, worker)
+    else:
+        yield from _pytest_django_db_setup(
+            request, django_db_blocker, django_db_use_migrations, django_db_keepdb
+        )
+
+
+def _pytest_django_db_setup(request, blocker, use_migrations: bool, keepdb: bool):
+    """pytest-django's `django_db_setup` (4.x), which the fixture above replaces."""
+    from django.test.utils import setup_databases, teardown_databases
+    from pytest_django.fixtures import _disable_migrations, _get_databases_for_setup
+
+    if not use_migrations:
+        _disable_migrations()
+    aliases, serialized_aliases = _get_databases_for_setup(request.session.items)
+    verbosity = request.config.option.verbose
+    with blocker.unblock():
+        made = setup_databases(
+            verbosity=verbosity,
+            interactive=False,
+            aliases=aliases,
+            serialized_aliases=serialized_aliases,
+            **({"keepdb": True} if keepdb and not request.config.getvalue("create_db") else {}),
+        )
+    yield
+    if not keepdb:
+        with blocker.unblock():
+            teardown_databases(made, verbosity=verbosity)
+
+
+def _cloned_test_database(request, blocker, worker: str):
+    connection = connections["default"]
+    creation = connection.creation
+    quote = connection.ops.quote_name
+    verbosity = request.config.option.verbose
+    test_name = connection.settings_dict["TEST"]["NAME"]
+    template = _template_name(test_name, worker)
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
+    with blocker.unblock():
+        old_name = connection.settings_dict["NAME"]
+        with creation._nodb_cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(hashtext(%s))", [template])
+            try:
+                cursor.execute(
+                    "SELECT shobj_description(oid, 'pg_database') FROM pg_database "
+                    "WHERE datname = %s",
+                    [template],
+                )
+                found = cursor.fetchone()
+                if found is None or found[0] != TEMPLATE_COMMENT + run:
+                    connection.settings_dict["TEST"]["NAME"] = template
+                    try:
+                        creation.create_test_db(
+                            verbosity=verbosity, autoclobber=True, serialize=False
+                        )
+                        cursor.execute(
+                            f"COMMENT ON DATABASE {quote(template)} IS %s",
+                            [TEMPLATE_COMMENT + run],
+                        )
+                    finally:
+                        connection.close()
+                        connection.settings_dict["TEST"]["NAME"] = test_name
+                cursor.execute(f"DROP DATABASE IF EXISTS {quote(test_name)}")
+                cursor.execute(
+                    f"CREATE DATABASE {quote(test_name)} WITH TEMPLATE {quote(template)}"
+                )
+            finally:
+                cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [template])
+        connection.settings_dict["NAME"] = test_name
+        settings.DATABASES["default"]["NAME"] = test_name
+    yield
+    with blocker.unblock():
+        creation.destroy_test_db(old_name, verbosity=verbosity)
+
+
+def pytest_sessionfinish(session):
+    """The xdist controller drops the workers' template once they are done (with psycopg:
+    pytest-django allows no database access here)."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    db = connections["default"].settings_dict
+    if connections["default"].vendor != "postgresql":
+        return
+    import psycopg
+    from psycopg import sql
+
+    template = _template_name(db["TEST"].get("NAME") or f"test_{db['NAME']}", "")
+    params = {"host": db["HOST"], "port": db["PORT"], "user": db["USER"]}
+    params["password"] = db["PASSWORD"]
+    parameters = {key: value for key, value in params.items() if value}
+    try:
+        with psycopg.connect(dbname="postgres", autocommit=True, **parameters) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(template)))
+    except psycopg.Error as error:  # the next run builds it again all the same
+        print(f"tests/conftest.py: the test database {template} is left: {error}")
+
+
+# Test files whose tests run one after another on one worker under pytest-xdist (as
+# `python3 dev.py test` runs): the benchmarks' smoke runs each load the machine with a
+# server and its clients; MCP Inspector keeps its settings in one HOME folder
+# (tests/mcp_ts/.inspector-home).
+SERIAL_GROUPS = {
+    "tests/test_benchmarks_run.py": "benchmarks",
+    "tests/api/test_mcp_ts.py": "mcp_ts",
+}
+
+
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: absent with -p no:xdist
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's `load` scheduling (one test at a time to whichever worker is free), with
+    the tests of each file in SERIAL_GROUPS as one unit of work. (xdist's own
+    `loadgroup` marks its groups by renaming the tests, which pytest 9.2 no longer
+    lets it do: every test ran wherever.)"""
+    if config.getvalue("dist") not in ("load", "loadgroup"):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SerialGroupsScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return SERIAL_GROUPS.get(nodeid.split("::", 1)[0], nodeid)
+
+    return SerialGroupsScheduling(config, log)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _urls_loaded():
+    """The URLconf imported and its reverse map built once, before the first test, as a
+    server has them when it serves: otherwise the first `reverse()` of a worker imports
+    every view (the MCP SDK, DRF, ...) in the middle of a test, seconds between two
+    writes a test may compare the times of (tests/migrations/test_0014_backfill_events.py)
+    whichever test a worker happens to run first."""
+    from django.urls import get_resolver
+
+    get_resolver()._populate()
 
 
 @pytest.fixture(autouse=True, scope="session")

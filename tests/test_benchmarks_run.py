@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
@@ -48,7 +47,6 @@ def test_the_memory_block_benchmark_runs_and_reports(db, client):
     need_service("Redis", bool(redis_url) and _redis_ping(redis_url), "set REDIS_URL")
     db_settings = connection.settings_dict
     host, port = db_settings.get("HOST") or "127.0.0.1", db_settings.get("PORT") or 5432
-    redis = urlsplit(redis_url)
     result = subprocess.run(
         [
             sys.executable,
@@ -58,7 +56,7 @@ def test_the_memory_block_benchmark_runs_and_reports(db, client):
             "--database",
             f"{db_settings['NAME']}_bench_smoke",
             "--redis-url",
-            f"redis://{redis.hostname}:{redis.port or 6379}/15",
+            redis_url,  # this worker's (config/test_settings.py), emptied around each test
             "--rounds",
             "1",
             "--seconds",
@@ -116,7 +114,6 @@ def test_the_large_tenant_benchmark_runs_and_reports(db):
     need_service("Redis", bool(redis_url) and _redis_ping(redis_url), "set REDIS_URL")
     db_settings = connection.settings_dict
     host, port = db_settings.get("HOST") or "127.0.0.1", db_settings.get("PORT") or 5432
-    redis = urlsplit(redis_url)
     sizes = ["--small", "60", "--projects", "60", "--documents", "60", "--versions", "60"]
     result = subprocess.run(
         [
@@ -127,7 +124,7 @@ def test_the_large_tenant_benchmark_runs_and_reports(db):
             "--database",
             f"{db_settings['NAME']}_bench_large_smoke",
             "--redis-url",
-            f"redis://{redis.hostname}:{redis.port or 6379}/15",
+            redis_url,  # this worker's (config/test_settings.py), emptied around each test
             "--repeat",
             "2",
             *sizes,
@@ -224,7 +221,14 @@ def test_the_audit_benchmark_runs_and_reports():
     out = result.stdout
     for line in ("GET verify, ", "POST verify, ", "(200, in the request)", "rows/s; ok=True"):
         assert line in out, out
-    assert "first byte" in out and "held while it streams" in out, out
+    for line in (
+        "GET export, ",
+        "POST export, ",
+        "(200, streamed)",
+        "state done",
+        "GET download, ",
+    ):
+        assert line in out, out
 
 
 def test_the_labels_benchmark_runs_and_reports():
@@ -327,7 +331,6 @@ def test_the_profile_benchmark_profiles_ping_and_a_render_side_by_side(db):
     )
     redis_url = settings.REDIS_URL
     need_service("Redis", bool(redis_url) and _redis_ping(redis_url), "set REDIS_URL")
-    redis = urlsplit(redis_url)
     result = subprocess.run(
         [
             sys.executable,
@@ -337,7 +340,7 @@ def test_the_profile_benchmark_profiles_ping_and_a_render_side_by_side(db):
             "--database",
             f"{connection.settings_dict['NAME']}_bench_profile_smoke",
             "--redis-url",
-            f"redis://{redis.hostname}:{redis.port or 6379}/15",
+            redis_url,  # this worker's (config/test_settings.py), emptied around each test
             *("--requests", "3", "--profile", "ping,full", "--top", "3"),
         ],
         cwd=ROOT,
@@ -402,3 +405,34 @@ def test_the_hook_context_benchmark_runs_and_reports():
     assert "hook startup / (python -c pass + GET ping):" in result.stdout
     assert "hook slow: p50" in result.stdout and "(target <= --timeout 1 + 0.2 s)" in result.stdout
     assert "load average" in result.stdout
+
+
+def test_the_dev_timings_benchmark_runs_and_reports():
+    """`--smoke`: the demo from a bare copy of this checkout (with this checkout's .venv,
+    so nothing is installed) up to its first answer, and `dev.py test` on one file."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "dev_timings.py"), "--smoke"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-4000:]
+    lines = result.stdout.splitlines()
+    first_answer = next(line for line in lines if "first answer (GET /login/)" in line)
+    assert float(first_answer.split()[-1]) > 0, result.stdout
+    assert any(line.strip().startswith("make .venv, install") for line in lines), result.stdout
+    assert "nothing installed" in result.stdout
+    wall = next(line for line in lines if line.strip().startswith("wall time"))
+    assert wall.endswith("exit 0"), result.stdout
+    assert "passed" in result.stdout and "load average at the end" in result.stdout
+
+
+def test_the_dev_timings_benchmark_refuses_what_it_cannot_do():
+    script = str(ROOT / "bench" / "dev_timings.py")
+    for args in ([], ["--smoke", "demo"], ["demo", "--", "-x"], ["deploy"]):
+        result = subprocess.run(
+            [sys.executable, script, *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        assert "usage: bench/dev_timings.py" in result.stderr, args

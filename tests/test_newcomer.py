@@ -136,6 +136,74 @@ def test_the_install_is_skipped_until_pyproject_changes(dev, monkeypatch):
     assert len(installs) == 2
 
 
+def test_the_demo_installs_the_product_alone_and_a_test_run_adds_the_development_tools(
+    dev, monkeypatch
+):
+    installs: list[list[str]] = []
+    monkeypatch.setattr(dev, "run", lambda command, env: installs.append(command))
+    python = dev.venv_python()
+    python.parent.mkdir(parents=True)
+    python.touch()
+
+    dev.ensure_venv({}, dev=False)  # the demo's
+    dev.ensure_venv({}, dev=False)
+    assert [command[-2:] for command in installs] == [["-e", "."]]
+
+    dev.ensure_venv({})  # a test run's, on the demo's .venv: the tools are added
+    dev.ensure_venv({})
+    dev.ensure_venv({}, dev=False)  # and the demo needs nothing more
+    assert [command[-2:] for command in installs] == [["-e", "."], ["-e", ".[dev]"]]
+
+
+def test_a_stamp_of_an_older_dev_py_counts_as_the_development_install(dev, monkeypatch):
+    installs: list[list[str]] = []
+    monkeypatch.setattr(dev, "run", lambda command, env: installs.append(command))
+    python = dev.venv_python()
+    python.parent.mkdir(parents=True)
+    python.touch()
+    dev.INSTALL_STAMP.write_text(dev.install_fingerprint() + "\n")  # no kind: `.[dev]`
+
+    dev.ensure_venv({})
+    dev.ensure_venv({}, dev=False)
+
+    assert installs == []
+
+
+def test_dev_py_test_runs_on_workers_unless_told_otherwise(dev, monkeypatch):
+    monkeypatch.setattr(dev.os, "cpu_count", lambda: 2)
+    assert dev.test_workers([]) == ["-n", "2"]
+    assert dev.test_workers(["-x", "-k", "documents"]) == ["-n", "2"]
+    monkeypatch.setattr(dev.os, "cpu_count", lambda: 64)
+    assert dev.test_workers([])[:2] == ["-n", str(dev.MAX_TEST_WORKERS)]
+    monkeypatch.setattr(dev.os, "cpu_count", lambda: 1)
+    assert dev.test_workers([])[:2] == ["-n", "2"]
+    for chosen in (["-n", "0"], ["-n0"], ["-n", "3"], ["--numprocesses=3"], ["--pdb"]):
+        assert dev.test_workers(["tests/core", *chosen]) == [], chosen
+    assert dev.test_workers(["-p", "no:xdist"]) == []
+    # Options that only start like one of those are the caller's, not a choice of workers.
+    assert dev.test_workers(["--color=yes", "--no-header"]) != []
+
+
+def test_dev_py_test_keeps_the_rewritten_test_modules(dev, monkeypatch):
+    ran: list[tuple[list[str], dict[str, str]]] = []
+    monkeypatch.setattr(dev, "ensure_venv", lambda env: None)
+    monkeypatch.setattr(
+        dev.subprocess,
+        "run",
+        lambda command, cwd, env, check: (
+            ran.append((command, env)) or subprocess.CompletedProcess(command, 0)
+        ),
+    )
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("DJANGO_SETTINGS_MODULE", "config.settings")
+
+    assert dev.test(["-n", "0", "tests/core"]) == 0
+
+    [(command, env)] = ran
+    assert command[1:] == ["-m", "pytest", "-n", "0", "tests/core"]
+    assert "PYTHONDONTWRITEBYTECODE" not in env and "DJANGO_SETTINGS_MODULE" not in env
+
+
 def test_the_configuration_page_lists_every_environment_variable_settings_reads():
     page = (DOCS / "configuration.md").read_text()
 

@@ -266,3 +266,38 @@ def test_a_worker_drains_a_backlog_in_batches_one_update_each(
     # Each batch's archive fields are set by one UPDATE, at one time: 50, 50 and 20.
     times = BindingRecord.objects.filter(pk__in=record_ids).values_list("archived_at", flat=True)
     assert sorted(Counter(times).values()) == [20, 50, 50]
+
+
+def test_a_worker_verifies_and_exports_the_audit_chain(
+    worker_setup, api, admin, project, make_document, settings
+):
+    """The audit chain's tasks (issue 34): a verification and an export asked for
+    through the API are run by the worker; the export's file, written by the worker into
+    the shared media storage, is what the request would have streamed."""
+    make_document(project, "agent.md", "# Rules\n")
+    client = api(admin)
+    settings.AGENTDOCS_AUDIT_EXPORT_SYNC_ROWS = 10_000
+    lines = client.get("/api/v1/tenants/acme/audit/export", HTTP_ACCEPT="application/jsonl")
+    streamed = b"".join(lines.streaming_content)
+    worker = worker_setup()
+
+    verification = client.post("/api/v1/tenants/acme/audit/verify")
+    export = client.post("/api/v1/tenants/acme/audit/export")
+    assert verification.status_code == export.status_code == 202
+
+    def done(location: str) -> bool:
+        return client.get(location).json()["state"] in ("done", "failed")
+
+    for response in (verification, export):
+        _wait_until(
+            lambda response=response: done(response["Location"]),
+            timeout=WORKER_START_TIMEOUT + ARCHIVE_TIMEOUT,
+            what=f"the worker to finish {response['Location']}. Worker log:\n{worker.log_text()}",
+        )
+    report = client.get(verification["Location"]).json()["report"]
+    assert report["ok"] is True, report
+    status = client.get(export["Location"]).json()
+    assert status["state"] == "done", status
+    assert status["sha256"] == hashlib.sha256(streamed).hexdigest()
+    download = client.get(status["download"])
+    assert b"".join(download.streaming_content) == streamed

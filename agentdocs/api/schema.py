@@ -397,6 +397,10 @@ EVERY_OPERATION = (400, 401, 403, 406)
 # What an operation with a request body may answer from reading it (DRF's parsers and
 # the server's request cap).
 WITH_A_BODY = (400, 413, 415)
+# What an operation whose request carries text may answer: every string it would store
+# (a reason, a name, a value, a comment ...) is checked for secrets and hidden characters
+# before anything is stored (`core.stored_text`), whatever the method.
+WITH_TEXT = (422,)
 
 
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:
@@ -463,8 +467,8 @@ RETRY_AFTER = OpenApiParameter(
 
 class AutoSchema(SpectacularAutoSchema):
     """drf-spectacular's, documenting on every operation the statuses answered beneath
-    its view (`EVERY_OPERATION`, and `WITH_A_BODY` where it takes a body), so that no
-    operation's `errors(...)` can forget one.
+    its view (`EVERY_OPERATION`, `WITH_A_BODY` where it takes a body, `WITH_TEXT` where
+    its request carries anything), so that no operation's `errors(...)` can forget one.
 
     Added to the response bodies the operation documents (`_get_response_bodies`, which
     `extend_schema(responses=...)` feeds), not to its serializers: `extend_schema`
@@ -490,10 +494,17 @@ class AutoSchema(SpectacularAutoSchema):
     def _get_response_bodies(self, direction: Any = "response") -> Any:
         responses = super()._get_response_bodies(direction)
         statuses = set(EVERY_OPERATION)
-        if self.method in ("PUT", "PATCH", "POST") and self.get_request_serializer() is not None:
-            statuses.update(WITH_A_BODY)
+        if self._takes_a_request():
+            statuses.update(WITH_TEXT)
+            if self.method in ("PUT", "PATCH", "POST"):
+                statuses.update(WITH_A_BODY)
         for status in sorted(statuses - {int(code) for code in responses}):
             responses[str(status)] = self._get_response_for_code(
                 ERROR_RESPONSES[status], str(status), [JSON], direction
             )
         return dict(sorted(responses.items()))
+
+    def _takes_a_request(self) -> bool:
+        # A GET never takes a body (asking drf-spectacular for one would make it guess,
+        # and warn, on every view without a serializer); a DELETE may (its reason).
+        return self.method != "GET" and self.get_request_serializer() is not None

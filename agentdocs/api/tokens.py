@@ -151,6 +151,7 @@ class TokenDetail(APIView):
         summary="Revoke one of your API tokens",
         description="The next request that sends the token is refused with 401. 404 if it "
         "is not yours, or (sent with a token bound to a tenant) not bound to that tenant.",
+        request=None,
         responses={204: None, **errors(404)},
     )
     def delete(self, request: Request, token_id: str) -> Response:
@@ -188,6 +189,7 @@ class TenantTokenDetail(APIView):
         summary="Revoke a token scoped to a tenant (tenant admins)",
         description="The next request that sends the token is refused with 401. Tenant "
         "admins (403 otherwise); 404 if no such token is scoped to this tenant.",
+        request=None,
         responses={204: None, **errors(404)},
     )
     def delete(self, request: Request, tenant: str, token_id: str) -> Response:

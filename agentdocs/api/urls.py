@@ -239,6 +239,16 @@ urlpatterns = [
     re_path(T + r"/audit/verify$", audit.AuditVerify.as_view(), name="api-audit-verify"),
     re_path(T + r"/audit/export$", audit.AuditExport.as_view(), name="api-audit-export"),
     re_path(
+        T + r"/audit/exports/(?P<export>[^/]+)$",
+        audit.AuditExportStatus.as_view(),
+        name="api-audit-export-status",
+    ),
+    re_path(
+        T + r"/audit/exports/(?P<export>[^/]+)/download$",
+        audit.AuditExportDownload.as_view(),
+        name="api-audit-export-download",
+    ),
+    re_path(
         T + r"/audit/verifications/(?P<verification>[^/]+)$",
         audit.AuditVerificationStatus.as_view(),
         name="api-audit-verification",

@@ -269,6 +269,7 @@ class WebhookDetail(APIView):
         tags=TAGS,
         summary="Delete a webhook",
         description=f"With its delivery log; deliveries on their way are dropped. {ADMINS}",
+        request=None,
         responses={204: None, **errors(404)},
     )
     def delete(self, request: Request, tenant: str, webhook_id: str) -> Response:

@@ -367,3 +367,10 @@ class NotApproved(AgentdocsError):
 
     code = "not_approved"
     status = 409
+
+
+class ExportNotReady(AgentdocsError):
+    """An export's file was asked for before its task finished writing it (or it failed)."""
+
+    code = "export_not_ready"
+    status = 409

@@ -2,7 +2,12 @@
 the history base they share. Models hold data and constraints only; every change
 goes through `agentdocs.services`."""
 
-from agentdocs.models.audit import AuditChainHead, AuditVerification, AuditVerificationState
+from agentdocs.models.audit import (
+    AuditChainHead,
+    AuditExportRun,
+    AuditVerification,
+    AuditVerificationState,
+)
 from agentdocs.models.bindings import BindingRecord
 from agentdocs.models.changes import (
     ChangeComment,
@@ -34,6 +39,7 @@ __all__ = [
     "RESERVED_PROJECT",
     "ApiToken",
     "AuditChainHead",
+    "AuditExportRun",
     "AuditVerification",
     "AuditVerificationState",
     "BindingRecord",

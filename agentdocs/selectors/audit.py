@@ -1,10 +1,16 @@
-"""Reads of the tenant's audit chain: its length, and the verifications run as tasks."""
+"""Reads of the tenant's audit chain: its length, and the verifications and exports run
+as tasks."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
 from agentdocs.core.errors import NotFound
 from agentdocs.core.numbers import MAX_ID, positive_int
-from agentdocs.models import AuditChainHead, AuditVerification, Tenant
+from agentdocs.models import AuditChainHead, AuditExportRun, AuditVerification, Tenant
 
 
 def audit_chain_length(*, tenant: Tenant) -> int:
@@ -21,4 +27,28 @@ def audit_verification_get(*, tenant: Tenant, verification_id: object) -> AuditV
         found = AuditVerification.objects.filter(tenant=tenant, pk=number).first()
     if found is None:
         raise NotFound("No such verification in this tenant.", field="id")
+    return found
+
+
+def audit_export_kept_for() -> timedelta:
+    """How long a finished export's file is served (`AGENTDOCS_AUDIT_EXPORT_KEEP_DAYS`)."""
+    return timedelta(days=settings.AGENTDOCS_AUDIT_EXPORT_KEEP_DAYS)
+
+
+def audit_export_get(*, tenant: Tenant, export_id: object) -> AuditExportRun:
+    """One of the tenant's exports, while it is kept; another tenant's is missing."""
+    number = positive_int(export_id, maximum=MAX_ID)
+    found = None
+    if number is not None:
+        found = (
+            AuditExportRun.objects.filter(
+                tenant=tenant,
+                pk=number,
+                created_at__gte=timezone.now() - audit_export_kept_for(),
+            )
+            .select_related("tenant")
+            .first()
+        )
+    if found is None:
+        raise NotFound("No such export in this tenant (or it has expired).", field="id")
     return found

@@ -43,7 +43,12 @@ from agentdocs.core.audit_chain import (
     chain_walk,
     live_mismatch,
 )
-from agentdocs.models.audit import AuditChainHead, AuditVerification, AuditVerificationState
+from agentdocs.models.audit import (
+    AuditChainHead,
+    AuditExportRun,
+    AuditVerification,
+    AuditVerificationState,
+)
 from agentdocs.models.changes import ChangeRequest
 from agentdocs.models.documents import Document
 from agentdocs.models.history import HistoryChangeType
@@ -564,22 +569,26 @@ def audit_verification_start(*, tenant: Tenant, user: Any) -> AuditVerification:
 
 
 def _enqueue_verification(verification_id: int) -> None:
-    """Hand a verification to its task, named rather than imported (tasks are an
-    interface over this module). A broker that cannot take it fails the run, which the
-    status link then says, instead of leaving it queued."""
+    enqueue_audit_task(VERIFY_TASK, AuditVerification, verification_id)
+
+
+def enqueue_audit_task(
+    task: str, model: type[AuditVerification | AuditExportRun], run_id: int
+) -> None:
+    """Hand a run (a verification, an export) to its task, named rather than imported
+    (tasks are an interface over the services). A broker that cannot take it fails the
+    run, which its status link then says, instead of leaving it queued."""
     app = current_app
     try:
         if not app.conf.task_always_eager:
-            app.send_task(VERIFY_TASK, args=(verification_id,))
+            app.send_task(task, args=(run_id,))
             return
-        if VERIFY_TASK not in app.tasks:
+        if task not in app.tasks:
             app.autodiscover_tasks(force=True)
-        app.tasks[VERIFY_TASK].delay(verification_id)
+        app.tasks[task].delay(run_id)
     except Exception as error:
-        logger.exception("Could not run the history chain verification %s.", verification_id)
-        AuditVerification.objects.filter(pk=verification_id).exclude(
-            state=AuditVerificationState.DONE
-        ).update(
+        logger.exception("Could not run %s for %s %s.", task, model.__name__, run_id)
+        model.objects.filter(pk=run_id).exclude(state=AuditVerificationState.DONE).update(
             state=AuditVerificationState.FAILED,
             error=f"{type(error).__name__}: {error}"[:500],
             finished_at=timezone.now(),

@@ -3,14 +3,16 @@
 Two walks over the schema's operations. The first checks the statuses every operation
 of a kind can answer: those answered beneath every view (a NUL in the URL, no
 credentials, a token's scopes, an Accept header naming nothing it answers in), 404
-where a tenant is named, 413 and 415 where a body is read, 404 for no such page and
-400 for a bad `page_size` on a list, 429 where a rate limit applies. The second sends
-each operation the requests that provoke those statuses, as the cast would (no token,
-the admin, the outsider), and checks that whatever it answered is documented.
+where a tenant is named, 413 and 415 where a body is read, 422 where a request carries
+text (every string stored is checked for secrets and hidden characters), 404 for no
+such page and 400 for a bad `page_size` on a list, 429 where a rate limit applies. The
+second sends each operation the requests that provoke those statuses, as the cast would
+(no token, the admin, the outsider), and checks that whatever it answered is documented.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 
@@ -83,7 +85,7 @@ def test_every_operation_documents_what_is_answered_beneath_its_view():
         if "{tenant}" in path:
             expected.add(404)
         if "requestBody" in operation:
-            expected |= {400, 413, 415}
+            expected |= {422} if method == "DELETE" else {400, 413, 415, 422}
         if is_list(operation):
             expected |= {400, 404}
         if (method, path) in RATE_LIMITED:
@@ -115,6 +117,24 @@ def clients(api, admin, outsider, project, other_tenant, make_document):
     return {"nobody": APIClient(), "admin": api(admin), "outsider": api(outsider)}
 
 
+# Invisible to a reader: a right-to-left override inside every string a body may hold.
+HIDDEN = "looks\u202eharmless"
+
+
+def hidden_text_body(operation: dict) -> dict:
+    """The operation's request body with each string property holding `HIDDEN`."""
+    content = operation["requestBody"]["content"]
+    media = content.get("application/json") or next(iter(content.values()))
+    body_schema = media["schema"]
+    if "$ref" in body_schema:
+        body_schema = schema()["components"]["schemas"][body_schema["$ref"].rsplit("/", 1)[-1]]
+    return {
+        name: HIDDEN
+        for name, field in body_schema.get("properties", {}).items()
+        if field.get("type") == "string" and not field.get("readOnly") and "enum" not in field
+    }
+
+
 def probes(method: str, operation: dict):
     """(who, query, request arguments) of each request sent to an operation."""
     json_body = {"data": "{}", "content_type": "application/json"}
@@ -127,6 +147,8 @@ def probes(method: str, operation: dict):
         yield "admin", "", {"data": "a,b\n", "content_type": "text/csv"}
         too_large = b"x" * (settings.DATA_UPLOAD_MAX_MEMORY_SIZE + 1)
         yield "admin", "", {"data": too_large, "content_type": "application/json"}
+        hidden = json.dumps(hidden_text_body(operation))
+        yield "admin", "", {"data": hidden, "content_type": "application/json"}
     if is_list(operation):
         yield "admin", "?page=abc", json_body
         yield "admin", "?page_size=null", json_body
@@ -143,7 +165,7 @@ def test_whatever_an_operation_answers_the_cast_is_documented(clients):
                 undocumented.append((method, path, who, query, answer.status_code))
     assert not undocumented
     # The probes reached what they are for.
-    assert {400, 401, 404, 406, 413, 415} <= answered
+    assert {400, 401, 404, 406, 413, 415, 422} <= answered
 
 
 def test_the_bindings_list_is_documented_as_the_page_it_answers(api, reader, project):

@@ -437,7 +437,10 @@ def test_the_read_state_expires_after_its_time_to_live(project, make_document, s
     assert agent_layer(
         render_memory_block(project=project, process=process, caller=CALLER)
     ).state is (LayerState.UNCHANGED)
-    time.sleep(1.2)
+    from django.core.cache import cache
+
+    key = read_state_key(project=project, process=process, caller=CALLER)
+    assert _landed(lambda: cache.get(key), lambda state: state is None, timeout=2) is None
     assert agent_layer(
         render_memory_block(project=project, process=process, caller=CALLER)
     ).state is (LayerState.FULL)
