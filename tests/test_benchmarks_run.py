@@ -392,6 +392,23 @@ def test_the_archive_benchmark_runs_both_modes(db):
     assert "3 UPDATEs" in result.stdout  # batches of 8, 8 and 4
 
 
+def test_the_hook_context_benchmark_runs_and_reports():
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "hook_context.py"), "--runs", "1", "--timeout", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    # Exit 0: every hook run, up, down and slow, wrote the one valid JSON line.
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    for row in ("python -c pass", "GET ping", "hook startup", "hook resume", "hook down"):
+        assert any(line.startswith(row) for line in result.stdout.splitlines()), result.stdout
+    assert "hook startup / (python -c pass + GET ping):" in result.stdout
+    assert "hook slow: p50" in result.stdout and "(target <= --timeout 1 + 0.2 s)" in result.stdout
+    assert "load average" in result.stdout
+
+
 def test_the_dev_timings_benchmark_runs_and_reports():
     """`--smoke`: the demo from a bare copy of this checkout (with this checkout's .venv,
     so nothing is installed) up to its first answer, and `dev.py test` on one file."""

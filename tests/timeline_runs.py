@@ -1,8 +1,10 @@
 """Runs bound through the binding service for the runs timeline's tests (API, pages,
-browser): `bind_fifty_runs`, where the agent document changes at run 41 and again at 46."""
+browser): `bind_fifty_runs`, where the agent document changes at run 41 and again at 46;
+`deliver`, one live delivery of an agent session."""
 
 from __future__ import annotations
 
+from agentdocs.core import hook_delivery
 from agentdocs.models import Document
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as document_service
@@ -47,3 +49,37 @@ def bind_fifty_runs(tenant, project, writer, make_document):
     _edit(agent, "# Rules v3\n", writer)
     records += bind_runs(tenant, project, writer, 5)
     return records
+
+
+def deliver(
+    tenant,
+    project,
+    user,
+    session,
+    *,
+    tool="claude-code",
+    event="SessionStart",
+    source="startup",
+    block="server",
+    prefix="",
+):
+    """Bind one delivery through the binding service, as `agentdocs hook context` does
+    through the API: ``prefix`` is printed before the hook's output (the seed's failure)."""
+    output = prefix + hook_delivery.hook_output(tool=tool, event=event, text="# House rules\n")
+    return binding_service.binding_create(
+        tenant=tenant,
+        project=project,
+        user=user,
+        process=session,
+        manifest={},
+        delivery={
+            "tool": tool,
+            "event": event,
+            "source": source,
+            "format": hook_delivery.output_format(tool, event),
+            "bytes": len(output.encode()),
+            "sha256": hook_delivery.sha256_text(output),
+            "output": output,
+            "block": block,
+        },
+    ).record

@@ -24,8 +24,15 @@ from agentdocs.api.memory_block import (
 from agentdocs.api.pagination import Pagination
 from agentdocs.api.schema import RETRY_AFTER, errors
 from agentdocs.api.serializers import JSONObjectField, MomentField, StrictSerializer, validated
-from agentdocs.core.bindings import OUTDATED_STATUSES, SERVED_FROM
+from agentdocs.core import targets
+from agentdocs.core.bindings import OUTDATED_STATUSES, SERVED_FROM, sha256_hex
 from agentdocs.core.errors import InvalidInput
+from agentdocs.core.hook_delivery import (
+    FORMATS,
+    MAX_EVENT_LENGTH,
+    MAX_SESSION_ID_LENGTH,
+    MAX_SOURCE_LENGTH,
+)
 from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.core.timeline import timeline_segments
 from agentdocs.models import BindingRecord, Scope
@@ -86,8 +93,23 @@ class BindingRecordSummarySerializer(serializers.Serializer):
     memory_block_sha256 = serializers.SerializerMethodField()
     archive = ArchiveSerializer(source="*")
 
+    delivery = serializers.SerializerMethodField(
+        help_text="A live delivery's tool, event, source, how the block was had and whether "
+        "the tool could use it; null for other runs"
+    )
+
     def get_memory_block_sha256(self, record: BindingRecord) -> str | None:
         return record.memory_block_sha256 or None
+
+    def get_delivery(self, record: BindingRecord) -> dict[str, Any] | None:
+        summary = getattr(record, "delivery_summary", None)
+        if not isinstance(summary, dict) or summary.get("tool") is None:
+            return None
+        # SQLite's JSON functions give a boolean inside an object as 'true' or 1.
+        usable = summary.get("usable")
+        if usable is not None and not isinstance(usable, bool):
+            usable = usable in ("true", 1)
+        return {**summary, "usable": usable}
 
 
 class BindingRecordSerializer(serializers.Serializer):
@@ -123,10 +145,76 @@ class BindingRecordSerializer(serializers.Serializer):
         data: dict[str, Any] = super().to_representation(record)
         # Only in the records that carry them, so every answer is the signed record: how
         # the block was served, and a repository run's files (`agentdocs bind --repo`).
-        for key in ("served_from", "served_sha256", "repository"):
+        for key in ("served_from", "served_sha256", "repository", "delivery"):
             if key in record.record:
                 data[key] = record.record[key]
         return data
+
+
+DELIVERY_BLOCKS = ("server", "cache", "refused", "none")
+
+
+class DeliverySerializer(StrictSerializer):
+    """What a context hook wrote to its tool (`agentdocs hook context`): the exact output,
+    its size and sha256 (checked against it); the server adds what the tool makes of it."""
+
+    class Meta:
+        ref_name = "Delivery"
+
+    tool = serializers.ChoiceField(
+        list(targets.CONTEXT_HOOKS),
+        help_text="The tool the hook wrote to",
+        error_messages={
+            "invalid_choice": f"`delivery.tool` must be one of {', '.join(targets.CONTEXT_HOOKS)}."
+        },
+    )
+    event = serializers.CharField(max_length=MAX_EVENT_LENGTH, help_text="The hook event")
+    source = serializers.CharField(  # type: ignore[assignment]  # the wire name
+        max_length=MAX_SOURCE_LENGTH,
+        allow_blank=True,
+        required=False,
+        default="",
+        help_text="What started it (startup, resume, clear, compact, manual, auto)",
+    )
+    format = serializers.ChoiceField(list(FORMATS), help_text="The form written")
+    bytes = serializers.IntegerField(min_value=0, help_text="The output's size in bytes")
+    sha256 = serializers.RegexField(
+        SHA256_PATTERN,
+        help_text="The sha256 of the output's UTF-8 bytes",
+        error_messages={"invalid": "`delivery.sha256` must be 64 lowercase hex digits."},
+    )
+    output = serializers.CharField(
+        allow_blank=True, trim_whitespace=False, help_text="Exactly what was written to stdout"
+    )
+    block = serializers.ChoiceField(
+        list(DELIVERY_BLOCKS),
+        required=False,
+        help_text="How the block was had: server, cache, refused (its signature failed), none",
+    )
+    relies_on = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField(max_length=500)),
+        required=False,
+        max_length=20,
+        help_text="The files the tool loads itself that the block relies on, with their state",
+    )
+    received = JSONObjectField(
+        required=False, help_text="Ignored: the server reads the output by the tool's rules"
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        data = attrs["output"].encode("utf-8")
+        if sha256_hex(data) != attrs["sha256"]:
+            raise InvalidInput(
+                "`delivery.sha256` is not the sha256 of `delivery.output`.", field="delivery.sha256"
+            )
+        if len(data) != attrs["bytes"]:
+            raise InvalidInput(
+                f"`delivery.bytes` is {attrs['bytes']}, but `delivery.output` is "
+                f"{len(data)} bytes.",
+                field="delivery.bytes",
+            )
+        attrs.pop("received", None)
+        return attrs
 
 
 class MemoryBlockRequestSerializer(StrictSerializer):
@@ -164,6 +252,15 @@ class BindingListCreate(APIView):
             default=None,
             help_text="Only records with (or without) problems",
         )
+        session = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            trim_whitespace=False,
+            max_length=MAX_SESSION_ID_LENGTH,
+            help_text="One agent session's deliveries as a timeline, oldest first (startup, "
+            "compactions, resumes)",
+        )
 
     class PostInputSerializer(StrictSerializer):
         class Meta:
@@ -199,6 +296,14 @@ class BindingListCreate(APIView):
             help_text="A repository run's files (`agentdocs bind --repo`): tool, remote, "
             "commit, branch, dirty and per file path, sha256, bytes, cut_at, custody, state",
         )
+        delivery = DeliverySerializer(
+            required=False,
+            allow_null=True,
+            default=None,
+            help_text="A live delivery (`agentdocs hook context`): the exact output a session "
+            "hook wrote to its tool; a problem (`unusable_delivery`) when the tool could not "
+            "use it",
+        )
 
         def validate_process(self, process: str) -> str:
             return memory_block_service.validate_process(process)
@@ -223,7 +328,8 @@ class BindingListCreate(APIView):
         tags=["bindings"],
         summary="List a project's binding records",
         description="Newest first, paged; `?process=` keeps one process's records, "
-        "`?problems=true` (or false) those with (or without) problems.",
+        "`?problems=true` (or false) those with (or without) problems, `?session=` one "
+        "agent session's deliveries (`agentdocs hook context`), oldest first.",
         responses={200: BindingRecordSummarySerializer(many=True), **errors(400, 404)},
         parameters=[GetQuerySerializer],
     )
@@ -234,6 +340,7 @@ class BindingListCreate(APIView):
             project=access.project,
             process=query["process"] or None,
             problems=query["problems"],
+            session=query["session"] or None,
         )
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(LateRows(records), request, view=self)
@@ -415,6 +522,11 @@ class BindingReconstruct(_RecordView):
             required=False,
             help_text="A repository run's files: an in-sync file's text rebuilt from "
             "history and verified; any other file names the git blob to ask for",
+        )
+        delivery = serializers.DictField(
+            required=False,
+            help_text="A live delivery: the exact output the tool received, verified against "
+            "its sha256, and the context the tool made of it by its own rules",
         )
         complete = serializers.BooleanField()
 

@@ -25,11 +25,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from agentdocs.cli import hook_context
 from agentdocs.cli.base import EXIT_OK, EXIT_USAGE, CommandError, command, write
 from agentdocs.cli.quiet_bind import bind_quietly
 from agentdocs.core import targets
 from agentdocs.core.hook_settings import (
     HookSettingsError,
+    context_hook,
     hook_add,
     hook_command,
     hook_installed,
@@ -122,11 +124,80 @@ def _configure_hooks(parser: argparse.ArgumentParser) -> None:
         sub = actions.add_parser(action, help=help, description=help)
         sub.add_argument("--tool", required=True, help=f"one of {', '.join(targets.SESSION_HOOKS)}")
         sub.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
+        sub.add_argument(
+            "--deliver",
+            action="store_true",
+            help="the hooks that write the Memory Block into every session, at its start "
+            "and wherever the tool rebuilds its context (`agentdocs hook context`; "
+            f"{', '.join(targets.CONTEXT_HOOKS)}); uninstall takes out both kinds",
+        )
     listing = actions.add_parser("list", help="show which tools' hooks are installed")
     listing.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
 
 
+def _context_target(name: str) -> Target:
+    entry = _hook_target(name)
+    if _session_hook(entry).context_events:
+        return entry
+    known = ", ".join(targets.CONTEXT_HOOKS)
+    raise CommandError(
+        f"{name!r} documents no hook that can add context at session start; tools that do: {known}",
+        exit_code=EXIT_USAGE,
+    )
+
+
+def _change_context(args: argparse.Namespace, *, install: bool) -> int:
+    """Install (or take out) the context hooks of ``--deliver``; an uninstall takes out
+    the session-start hook as well."""
+    entry = _context_target(args.tool) if install else _hook_target(args.tool)
+    hook = _session_hook(entry)
+    path = args.dir / hook.file
+    settings = _read_settings(path)
+    existed = settings is not None
+    settings = settings if settings is not None else {}
+    changed: list[str] = []
+    try:
+        for event in hook.context_events:
+            one = context_hook(hook, event)
+            done = (
+                hook_add(settings, one, "context")
+                if install
+                else hook_remove(settings, one, "context")
+            )
+            if done:
+                changed.append(event.event)
+        if not install and hook_remove(settings, hook):
+            changed.append(f"{hook.event} (session-start)")
+    except HookSettingsError as error:
+        raise CommandError(f"{path}: {error}; left as it is", exit_code=EXIT_USAGE) from None
+    if not changed:
+        state = "already installed" if install else "not installed"
+        write(sys.stdout, f"{hook.tool}: {state} in {path}; nothing changed\n")
+        return EXIT_OK
+    if not install and not settings and existed:
+        _remove_settings(path)
+        write(sys.stdout, f"{hook.tool}: removed {path} (it held only agentdocs' hooks)\n")
+        return EXIT_OK
+    _write_settings(path, settings)
+    if install:
+        command = hook_command(hook, "context")
+        lines = "".join(
+            f"{hook.tool}: installed `{command}` as the {event} hook in {path}\n"
+            for event in changed
+        )
+        if hook.note:
+            lines += f"{hook.tool}: note: {hook.note}\n"
+    else:
+        lines = "".join(
+            f"{hook.tool}: removed agentdocs' {event} hook from {path}\n" for event in changed
+        )
+    write(sys.stdout, lines)
+    return EXIT_OK
+
+
 def _change(args: argparse.Namespace, *, install: bool) -> int:
+    if args.deliver or (not install and _session_hook(_hook_target(args.tool)).context_events):
+        return _change_context(args, install=install)
     hook = _session_hook(_hook_target(args.tool))
     path = args.dir / hook.file
     settings = _read_settings(path)
@@ -159,7 +230,7 @@ def _change(args: argparse.Namespace, *, install: bool) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    rows = [("TOOL", "FILE", "EVENT", "STATE")]
+    rows = [("TOOL", "FILE", "EVENT", "DELIVER", "STATE")]
     for name, entry in targets.SESSION_HOOKS.items():
         hook = _session_hook(entry)
         path = args.dir / hook.file
@@ -171,10 +242,11 @@ def _list(args: argparse.Namespace) -> int:
                 if installed == [hook_command(hook)]
                 else ("outdated" if installed else "-")
             )
+            deliver = _deliver_state(settings, hook)
         except (CommandError, HookSettingsError):
-            state = "unreadable"
-        rows.append((name, hook.file, hook.event, state))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+            state = deliver = "unreadable"
+        rows.append((name, hook.file, hook.event, deliver, state))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
     write(
         sys.stdout,
         "".join(
@@ -183,6 +255,23 @@ def _list(args: argparse.Namespace) -> int:
         ),
     )
     return EXIT_OK
+
+
+def _deliver_state(settings: dict[str, Any] | None, hook: SessionHook) -> str:
+    """The `--deliver` hooks' state: the events installed (`SessionStart+PreCompress`),
+    `outdated`, `-` for none, `n/a` for a tool with no context hook."""
+    if not hook.context_events:
+        return "n/a"
+    if settings is None:
+        return "-"
+    command = hook_command(hook, "context")
+    found = [
+        (event.event, hook_installed(settings, context_hook(hook, event), "context"))
+        for event in hook.context_events
+    ]
+    if any(commands and commands != [command] for _event, commands in found):
+        return "outdated"
+    return "+".join(event for event, commands in found if commands) or "-"
 
 
 @command(
@@ -240,10 +329,17 @@ def _configure_hook(parser: argparse.ArgumentParser) -> None:
     )
     start.add_argument("--tool", required=True, help=f"one of {', '.join(targets.SESSION_HOOKS)}")
     start.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
+    context = events.add_parser(
+        "context",
+        help="write the Memory Block in the form the tool reads (run by `--deliver` hooks)",
+    )
+    hook_context.configure(context)
 
 
 @command("hook", help="what an installed hook runs; always exits 0", configure=_configure_hook)
 def run_hook(args: argparse.Namespace) -> int:
+    if args.event == "context":
+        return hook_context.run_context(args, _read_hook_input())
     try:
         line = _session_start(args)
     except CommandError as error:

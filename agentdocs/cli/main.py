@@ -29,26 +29,48 @@ own module; `agentdocs.cli.base` holds what they share.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-# Importing a command module registers its subcommands.
-from agentdocs.cli import (  # noqa: F401
-    bindings,
-    context,
-    hooks,
-    imports,
-    mcp,
-    memory_block,
-    propose,
-    run,
-    sync,
-    verify,
-)
 from agentdocs.cli.base import COMMANDS, CommandError, write
 
+# Each subcommand's module (importing it registers the subcommand). A run imports only
+# its own command's: a hook sits on every agent session's start, and the other
+# commands' imports (the export, the MCP SDK) are most of the client's start-up.
+COMMAND_MODULES = {
+    "bind": "bindings",
+    "outdated": "bindings",
+    "context": "context",
+    "hooks": "hooks",
+    "hook": "hooks",
+    "import": "imports",
+    "mcp": "mcp",
+    "block": "memory_block",
+    "propose": "propose",
+    "run": "run",
+    "sync": "sync",
+    "verify": "verify",
+    "verify-record": "verify",
+}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def load_commands(argv: Sequence[str] = ()) -> None:
+    """Register the subcommand ``argv`` names, or every one (`--help`, or a name that
+    is none of them, so the error lists them all)."""
+    first = argv[0] if argv else None
+    wanted = (
+        [COMMAND_MODULES[first]]
+        if first in COMMAND_MODULES
+        else sorted(set(COMMAND_MODULES.values()))
+    )
+    for module in wanted:
+        importlib.import_module(f"agentdocs.cli.{module}")
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of the subcommand ``argv`` names (None: of every subcommand)."""
+    load_commands(argv or ())
     parser = argparse.ArgumentParser(
         prog="agentdocs", description="The agentdocs command-line client."
     )
@@ -61,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.run
     try:
         return handler(args)

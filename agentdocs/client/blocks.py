@@ -28,6 +28,7 @@ import requests
 from agentdocs.client.cache import BlockCache, CachedBlock, CacheKey, text_sha256
 
 DEFAULT_TIMEOUT_SECONDS = 5.0
+SIGNATURE_HEADER = "Agentdocs-Signature"
 # Pending records uploaded per successful call at most, so a long outage's backlog
 # does not make one turn slow; the rest go with the next calls.
 MAX_UPLOADS_PER_CALL = 20
@@ -55,6 +56,8 @@ class Turn:
     served_from: str  # "server" or "cache"
     sha256: str
     warning: str | None = None
+    # The server's signature of ``text`` (None: none was sent, or none was kept).
+    signature: str | None = None
 
 
 class ResilientBlocks:
@@ -119,10 +122,13 @@ class ResilientBlocks:
         profile: str | None,
         label: str | None = None,
         as_text: bool = False,
+        keep_pending: bool = True,
     ) -> Turn:
         """Render a turn (``payload`` is the POST body, without label: it is added when
         given); the cached block when the server is unavailable. NoCachedBlock when it
-        is and nothing is cached; ``refused(response)`` raised for a 4xx."""
+        is and nothing is cached; ``refused(response)`` raised for a 4xx. Without
+        ``keep_pending`` a run served from the cache keeps no pending record: the caller
+        keeps its own (`agentdocs hook context`, with what it delivered)."""
         key = self.key(recipe=recipe, profile=profile, label=label)
         body = {**payload, **({"label": label} if label else {})}
         accept = "text/plain" if as_text else "application/json"
@@ -131,7 +137,12 @@ class ResilientBlocks:
                 "POST", self._url("memory-block/"), json=body, headers={"Accept": accept}
             )
         except Unavailable as unavailable:
-            return self._serve_cached(key, process=str(payload["process"]), reason=str(unavailable))
+            return self._serve_cached(
+                key,
+                process=str(payload["process"]),
+                reason=str(unavailable),
+                keep_pending=keep_pending,
+            )
         if response.status_code >= 400:
             raise self.refused(response)
         if as_text:
@@ -141,14 +152,21 @@ class ResilientBlocks:
             text = answer["text"]
         self.upload_pending(key)
         self.refresh(key)
-        return Turn(text=text, answer=answer, served_from="server", sha256=text_sha256(text))
+        return Turn(
+            text=text,
+            answer=answer,
+            served_from="server",
+            sha256=text_sha256(text),
+            signature=response.headers.get(SIGNATURE_HEADER),
+        )
 
     def refresh(self, key: CacheKey) -> CachedBlock | None:
         """The cached block for ``key``, brought up to date with a conditional preview;
         the one kept when the server cannot say (the turn was served all the same)."""
         cached = self.cache.get(key)
         headers = {"Accept": "text/plain"}
-        if cached is not None and cached.etag:
+        # A block kept without its signature is fetched again whole, to get one.
+        if cached is not None and cached.etag and cached.signature:
             headers["If-None-Match"] = cached.etag
         params = {name: value for name, value in key.as_dict().items() if name in PREVIEW_KEYS}
         try:
@@ -165,23 +183,29 @@ class ResilientBlocks:
         if response.status_code != 200:
             return cached
         return self.cache.put(
-            key, text=response.content.decode("utf-8"), etag=response.headers.get("ETag")
+            key,
+            text=response.content.decode("utf-8"),
+            etag=response.headers.get("ETag"),
+            signature=response.headers.get(SIGNATURE_HEADER),
         )
 
-    def _serve_cached(self, key: CacheKey, *, process: str, reason: str) -> Turn:
+    def _serve_cached(
+        self, key: CacheKey, *, process: str, reason: str, keep_pending: bool = True
+    ) -> Turn:
         cached = self.cache.get(key)
         if cached is None:
             raise NoCachedBlock(reason)
-        self.cache.add_pending(
-            key,
-            {
-                "process": process,
-                # The run bound no manifest: what it was given is the served text.
-                "manifest": {},
-                "served_from": "cache",
-                "served_sha256": cached.sha256,
-            },
-        )
+        if keep_pending:
+            self.cache.add_pending(
+                key,
+                {
+                    "process": process,
+                    # The run bound no manifest: what it was given is the served text.
+                    "manifest": {},
+                    "served_from": "cache",
+                    "served_sha256": cached.sha256,
+                },
+            )
         warning = (
             f"agentdocs: {reason}; serving the block cached at {cached.fetched_at} "
             f"(sha256 {cached.sha256[:12]}), recorded as served_from: cache"
@@ -193,7 +217,12 @@ class ResilientBlocks:
             served_from="cache",
             sha256=cached.sha256,
             warning=warning,
+            signature=cached.signature,
         )
+
+    def bind(self, record: dict[str, Any]) -> requests.Response:
+        """POST a binding record now; Unavailable when the server cannot take it."""
+        return self._send("POST", self._url("bindings/"), json=record)
 
     def upload_pending(self, key: CacheKey) -> int:
         """Upload the project's pending records (at most MAX_UPLOADS_PER_CALL); how many

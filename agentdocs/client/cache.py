@@ -87,6 +87,8 @@ class CachedBlock:
     sha256: str
     etag: str | None
     fetched_at: str  # ISO 8601, when this text was last received
+    # The server's signature of the text (`Agentdocs-Signature`), when it sent one.
+    signature: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,25 +124,48 @@ class BlockCache:
         if data.get("sha256") != text_sha256(text):
             return None
         etag = data.get("etag")
+        signature = data.get("signature")
         return CachedBlock(
             text=text,
             sha256=data["sha256"],
             etag=etag if isinstance(etag, str) else None,
             fetched_at=str(data.get("fetched_at", "")),
+            signature=signature if isinstance(signature, str) else None,
         )
 
-    def put(self, key: CacheKey, *, text: str, etag: str | None) -> CachedBlock:
-        block = CachedBlock(text=text, sha256=text_sha256(text), etag=etag, fetched_at=now_iso())
+    def put(
+        self, key: CacheKey, *, text: str, etag: str | None, signature: str | None = None
+    ) -> CachedBlock:
+        block = CachedBlock(
+            text=text,
+            sha256=text_sha256(text),
+            etag=etag,
+            fetched_at=now_iso(),
+            signature=signature,
+        )
         data = {
             "format": FORMAT,
             "key": key.as_dict(),
             "etag": block.etag,
             "sha256": block.sha256,
             "fetched_at": block.fetched_at,
+            "signature": block.signature,
             "text": block.text,
         }
         _write_atomically(self._block_path(key), json.dumps(data, ensure_ascii=False))
         return block
+
+    # Other small JSON documents (the server's published keys)
+
+    def read_json(self, name: str) -> object:
+        """The document kept as ``name`` (None when there is none or it is unreadable)."""
+        try:
+            return json.loads((self.folder / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def write_json(self, name: str, value: object) -> None:
+        _write_atomically(self.folder / name, json.dumps(value, ensure_ascii=False))
 
     # Pending binding records
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal, NotRequired, TypedDict
 
 from agentdocs.core.classification import REFUSED, classify_exception
+from agentdocs.core.hook_delivery import Delivery
 from agentdocs.core.manifest import Manifest
 from agentdocs.core.memory_block import LayerAccount
 from agentdocs.core.policy import SettingAccount
@@ -212,6 +213,9 @@ class BindingRecordData(RecordHeader):
     # kept; then ``served_sha256`` is the sha256 of the text it served.
     served_from: NotRequired[ServedFrom]
     served_sha256: NotRequired[str]
+    # Only in a record of a live delivery (`agentdocs hook context`): the exact bytes the
+    # hook wrote to the tool, and what the tool made of them.
+    delivery: NotRequired[Delivery]
 
 
 @dataclass(frozen=True)

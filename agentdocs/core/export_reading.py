@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agentdocs.core.agent_files import split_frontmatter
-from agentdocs.core.export import CONTEXT_HEADING, PROVENANCE_START, ExportSource
-from agentdocs.core.memory_block import POLICY_HEADING
+from agentdocs.core.export import PROVENANCE_START, ExportSource
+from agentdocs.core.layer_headings import CONTEXT_HEADING, POLICY_HEADING
 
 PROVENANCE_END = "-->"
 CONTEXT_SECTION_PREFIX = "### "

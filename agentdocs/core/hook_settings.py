@@ -11,12 +11,16 @@ Plain Python over parsed JSON; the CLI reads and writes the file.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import Any, Literal
 
-from agentdocs.core.targets import SessionHook
+from agentdocs.core.targets import ContextEvent, SessionHook
 
-# Every handler agentdocs installs runs this, and no other handler does.
+# Every handler agentdocs installs runs one of these, and no other handler does:
+# `session-start` binds the run, `context` delivers the Memory Block (`--deliver`).
+HookKind = Literal["session-start", "context"]
 HOOK_COMMAND = "agentdocs hook session-start"
+CONTEXT_COMMAND = "agentdocs hook context"
 CURSOR_HOOKS_VERSION = 1
 
 
@@ -24,12 +28,25 @@ class HookSettingsError(ValueError):
     """The settings have a shape the tool would not read either; nothing is changed."""
 
 
-def hook_command(hook: SessionHook) -> str:
-    return f"{HOOK_COMMAND} --tool {hook.tool}"
+def _prefix(kind: HookKind) -> str:
+    return CONTEXT_COMMAND if kind == "context" else HOOK_COMMAND
 
 
-def _is_ours(handler: object) -> bool:
-    return isinstance(handler, dict) and str(handler.get("command", "")).startswith(HOOK_COMMAND)
+def hook_command(hook: SessionHook, kind: HookKind = "session-start") -> str:
+    return f"{_prefix(kind)} --tool {hook.tool}"
+
+
+def context_hook(hook: SessionHook, event: ContextEvent) -> SessionHook:
+    """``hook`` as the context hook of ``event``: its event and matcher."""
+    return replace(hook, event=event.event, matcher=event.matcher)
+
+
+def _is_ours(handler: object, kind: HookKind = "session-start") -> bool:
+    if not isinstance(handler, dict):
+        return False
+    command = str(handler.get("command", ""))
+    prefix = _prefix(kind)
+    return command == prefix or command.startswith(prefix + " ")
 
 
 def _events(settings: dict[str, Any], hook: SessionHook, *, create: bool) -> list[Any] | None:
@@ -62,8 +79,10 @@ def _handler_lists(events: list[Any], hook: SessionHook) -> list[list[Any]]:
     ]
 
 
-def hook_installed(settings: dict[str, Any], hook: SessionHook) -> list[str]:
-    """The commands of agentdocs' handlers for ``hook`` in ``settings``."""
+def hook_installed(
+    settings: dict[str, Any], hook: SessionHook, kind: HookKind = "session-start"
+) -> list[str]:
+    """The commands of agentdocs' handlers of ``kind`` for ``hook`` in ``settings``."""
     events = _events(settings, hook, create=False)
     if events is None:
         return []
@@ -71,16 +90,16 @@ def hook_installed(settings: dict[str, Any], hook: SessionHook) -> list[str]:
         handler["command"]
         for handlers in _handler_lists(events, hook)
         for handler in handlers
-        if _is_ours(handler)
+        if _is_ours(handler, kind)
     ]
 
 
-def hook_add(settings: dict[str, Any], hook: SessionHook) -> bool:
+def hook_add(settings: dict[str, Any], hook: SessionHook, kind: HookKind = "session-start") -> bool:
     """Add agentdocs' handler for ``hook`` to ``settings`` (in place); False when it is
     there already, exactly, and nothing changed. A handler of ours with another command
     (an older install) is replaced where it stands."""
-    command = hook_command(hook)
-    if hook_installed(settings, hook) == [command]:
+    command = hook_command(hook, kind)
+    if hook_installed(settings, hook, kind) == [command]:
         return False
     if hook.shape == "flat" and "version" not in settings:
         settings["version"] = CURSOR_HOOKS_VERSION
@@ -91,9 +110,9 @@ def hook_add(settings: dict[str, Any], hook: SessionHook) -> bool:
         handler = {"type": "command", **handler}
     for handlers in _handler_lists(events, hook):
         for index, existing in enumerate(handlers):
-            if _is_ours(existing):
+            if _is_ours(existing, kind):
                 handlers[index] = handler
-                _remove_ours(events, hook, keep=handler)
+                _remove_ours(events, hook, kind, keep=handler)
                 return True
     if hook.shape == "flat":
         events.append(handler)
@@ -103,13 +122,15 @@ def hook_add(settings: dict[str, Any], hook: SessionHook) -> bool:
     return True
 
 
-def _remove_ours(events: list[Any], hook: SessionHook, *, keep: object = None) -> int:
+def _remove_ours(
+    events: list[Any], hook: SessionHook, kind: HookKind = "session-start", *, keep: object = None
+) -> int:
     """Remove agentdocs' handlers but ``keep``, and each group they leave empty (install
     adds a group per handler); the number removed."""
     removed = 0
     emptied: list[int] = []
     for handlers in _handler_lists(events, hook):
-        ours = [h for h in handlers if h is not keep and _is_ours(h)]
+        ours = [h for h in handlers if h is not keep and _is_ours(h, kind)]
         for handler in ours:
             handlers.remove(handler)
         removed += len(ours)
@@ -124,11 +145,13 @@ def _remove_ours(events: list[Any], hook: SessionHook, *, keep: object = None) -
     return removed
 
 
-def hook_remove(settings: dict[str, Any], hook: SessionHook) -> bool:
+def hook_remove(
+    settings: dict[str, Any], hook: SessionHook, kind: HookKind = "session-start"
+) -> bool:
     """Take agentdocs' handlers for ``hook`` out of ``settings`` (in place), and the
     containers left empty by it; False when there was none."""
     events = _events(settings, hook, create=False)
-    if events is None or not _remove_ours(events, hook):
+    if events is None or not _remove_ours(events, hook, kind):
         return False
     hooks = settings["hooks"]
     if not events:

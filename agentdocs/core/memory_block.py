@@ -36,6 +36,7 @@ from agentdocs.core.context import (
     sha256_text,
 )
 from agentdocs.core.hidden_characters import count_hidden
+from agentdocs.core.layer_headings import AGENT_NOTES_PREFIX, CONTEXT_HEADING, POLICY_HEADING
 from agentdocs.core.policy import (
     MergedPolicy,
     PolicySetting,
@@ -48,8 +49,6 @@ from agentdocs.core.shapes import Doc
 
 ReadState = Mapping[str, str]  # layer kind -> sha256 of the layer's full text
 
-POLICY_HEADING = "## Policy (memory.* settings)"
-CONTEXT_HEADING = "## Project Context (.AGENTS/)"
 CONTEXT_INTRO = (
     "Project context from .AGENTS/, authoritative for this project's conventions and "
     'terminology. Each source is wrapped in <context path="..."> so that you can cite it.'
@@ -98,14 +97,14 @@ _DEDUPLICATED_STATES = {LayerState.FULL, LayerState.TRUNCATED}
 
 def agent_notes_heading(level: Level, path: str) -> str:
     if level is Level.PROJECT:
-        return f"## Agent Notes ({path})"
+        return f"{AGENT_NOTES_PREFIX}{path})"
     if level is Level.TENANT:
-        return f"## Agent Notes (from _vance: {path})"
-    return f"## Agent Notes (system default: {path})"
+        return f"{AGENT_NOTES_PREFIX}from _vance: {path})"
+    return f"{AGENT_NOTES_PREFIX}system default: {path})"
 
 
 def client_notes_heading(name: str) -> str:
-    return f"## Agent Notes (from client: {name})"
+    return f"{AGENT_NOTES_PREFIX}from client: {name})"
 
 
 @dataclass(frozen=True)

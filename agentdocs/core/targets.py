@@ -86,6 +86,18 @@ class Limit:
 
 
 @dataclass(frozen=True)
+class ContextEvent:
+    """A hook event at which a tool (re)builds its context, where `agentdocs hooks install
+    --deliver` runs `agentdocs hook context`. ``matcher``: the group's matcher (None: every
+    occurrence). ``adds_context``: whether the tool reads `additionalContext` from this
+    event's output (else only an advisory `systemMessage`)."""
+
+    event: str
+    matcher: str | None
+    adds_context: bool = True
+
+
+@dataclass(frozen=True)
 class SessionHook:
     """A tool's documented hook that runs a command when an agent session starts.
 
@@ -105,6 +117,10 @@ class SessionHook:
     source: str
     matcher: str | None = None
     note: str = ""
+    # The events `--deliver` installs the context hook on (empty: the tool documents no
+    # hook that adds context), and where the tool documents their output.
+    context_events: tuple[ContextEvent, ...] = ()
+    context_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -220,6 +236,10 @@ CLAUDE_SESSION_START = SessionHook(
     session_keys=("session_id",),
     source="https://code.claude.com/docs/en/hooks#sessionstart "
     "(settings.json hooks; the input on stdin carries session_id)",
+    context_events=(ContextEvent("SessionStart", "startup|resume|clear|compact"),),
+    context_source="https://code.claude.com/docs/en/hooks#sessionstart (source: startup, "
+    "resume, clear or compact; JSON hookSpecificOutput.additionalContext is added to the "
+    "context)",
 )
 GEMINI_SESSION_START = SessionHook(
     tool="gemini-cli",
@@ -229,6 +249,13 @@ GEMINI_SESSION_START = SessionHook(
     session_keys=("session_id",),
     source="https://geminicli.com/docs/hooks/reference/ "
     "(settings.json hooks; SessionStart's input carries session_id)",
+    context_events=(
+        ContextEvent("SessionStart", None),
+        ContextEvent("PreCompress", None, adds_context=False),
+    ),
+    context_source="https://geminicli.com/docs/hooks/reference/ (stdout must be JSON only; "
+    "SessionStart's hookSpecificOutput.additionalContext is added to the context; "
+    "PreCompress is advisory)",
 )
 CODEX_SESSION_START = SessionHook(
     tool="codex",
@@ -238,8 +265,12 @@ CODEX_SESSION_START = SessionHook(
     session_keys=("session_id",),
     source="https://developers.openai.com/codex/hooks "
     "(<repo>/.codex/hooks.json; the input on stdin carries session_id)",
-    note="Codex runs hooks only with `[features] codex_hooks = true` in config.toml, "
-    "and a project's hooks only once you trust them",
+    note="Codex runs a project's hooks only once you trust them (untrusted, `codex exec` "
+    "skips them silently); versions before hooks were on by default also need "
+    "`[features] hooks = true` in config.toml (`codex_hooks` in older ones)",
+    context_events=(ContextEvent("SessionStart", "startup|resume|clear|compact"),),
+    context_source="https://developers.openai.com/codex/hooks (SessionStart's source: "
+    "startup, resume, clear or compact; JSON hookSpecificOutput.additionalContext)",
 )
 CURSOR_SESSION_START = SessionHook(
     tool="cursor",
@@ -424,6 +455,13 @@ RULE_PRECEDENCE: tuple[Target, ...] = (
 
 SESSION_HOOKS: dict[str, Target] = {
     entry.session_hook.tool: entry for entry in TARGETS if entry.session_hook is not None
+}
+
+
+CONTEXT_HOOKS: dict[str, Target] = {
+    name: entry
+    for name, entry in SESSION_HOOKS.items()
+    if entry.session_hook is not None and entry.session_hook.context_events
 }
 
 

@@ -19,6 +19,10 @@ A segment is a stretch of consecutive runs (in time order) that saw the same ver
 and sha256 of a source, read by the same label (`label`: the label whose version the
 run saw, null for latest; issue 29); a run that did not bind the source ends the stretch. An
 unresolved source has version and sha256 None.
+
+A session's timeline (`session_timelines`) reads the same runs another way: the live
+deliveries of one agent session (`agentdocs hook context`), its start, resumes and
+compactions in time order, with what each sent the agent.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
+
+from agentdocs.core import hook_delivery
 
 MANIFEST = "manifest"
 MEMORY_BLOCK = "memory-block"
@@ -168,3 +174,128 @@ def timeline_segments(runs: Sequence[Run]) -> list[Segment]:
     for source, stretch in open_stretches.items():
         segments.setdefault(source, []).append(_closed(source, stretch))
     return [segment for source in sorted(segments) for segment in segments[source]]
+
+
+# A session's timeline: the live deliveries of one agent session (`agentdocs hook
+# context`, a binding record with a `delivery` each, its process the session's id), in
+# time order: its start, its resumes, its compactions.
+
+_WHAT = {
+    "startup": "start",
+    "resume": "resume",
+    "clear": "clear",
+    "compact": "compaction",
+}
+_SENT = {
+    hook_delivery.FULL: "the full block",
+    hook_delivery.STUBS: "stubs for what the session holds",
+    hook_delivery.RESET: "the full block again (read state reset)",
+    hook_delivery.RESET_LATER: "a notice; the next start resets the read state",
+}
+_BLOCK = {
+    "server": "from the server",
+    "cache": "from the cache",
+    "refused": "refused: its signature failed",
+    "none": "no block",
+}
+
+
+class SessionDelivery(TypedDict):
+    """One delivery of a session, as the timeline reads it."""
+
+    record: int
+    at: str
+    tool: str
+    event: str
+    source: str
+    what: str  # start, resume, clear, compaction
+    sent: str  # what the agent was sent, in words
+    block: str  # how the block was had, in words
+    usable: bool
+    problems: int
+    bytes: int | None
+
+
+class Session(TypedDict):
+    """One agent session's deliveries, oldest first."""
+
+    session: str
+    tool: str
+    deliveries: list[SessionDelivery]
+    compactions: int
+    resumes: int
+    unusable: int
+    first_at: str
+    last_at: str
+
+
+def _what(event: str, source: str) -> str:
+    if event == "PreCompress":
+        return "compaction"
+    return _WHAT.get(source, source or event)
+
+
+def _sent(action: hook_delivery.Action, block: str) -> str:
+    if action == hook_delivery.RESET_LATER or block in ("server", "cache"):
+        return _SENT[action]
+    return "one line saying why no rules were injected"
+
+
+def session_timelines(runs: Sequence[Run]) -> list[Session]:
+    """The sessions whose deliveries are among ``runs`` (oldest first), each with its
+    deliveries in time order; the sessions newest last delivery first.
+
+    What each delivery sent follows `hook_delivery.delivery_action`, with its one rule
+    that needs the session's history: after an event that could not add context (Gemini
+    CLI's PreCompress) the session's next start resets the read state."""
+    sessions: dict[str, Session] = {}
+    reset_pending: set[str] = set()
+    for run in runs:
+        delivery = run.record.get("delivery")
+        process = run.record.get("process")
+        if not isinstance(delivery, Mapping) or not isinstance(process, str):
+            continue
+        tool, event = str(delivery.get("tool", "")), str(delivery.get("event", ""))
+        source = str(delivery.get("source") or "")
+        call = hook_delivery.HookCall(tool=tool, event=event, source=source, session=process)
+        action = hook_delivery.delivery_action(call)
+        if action == hook_delivery.RESET_LATER:
+            reset_pending.add(process)
+        elif process in reset_pending:
+            reset_pending.discard(process)
+            action = hook_delivery.RESET
+        received = delivery.get("received")
+        usable = not isinstance(received, Mapping) or received.get("usable") is not False
+        size = delivery.get("bytes")
+        block = str(delivery.get("block") or "")
+        entry: SessionDelivery = {
+            "record": run.id,
+            "at": run.created_at,
+            "tool": tool,
+            "event": event,
+            "source": source,
+            "what": _what(event, source),
+            "sent": _sent(action, block),
+            "block": _BLOCK.get(block, block or "unknown"),
+            "usable": usable,
+            "problems": run.problem_count,
+            "bytes": size if isinstance(size, int) else None,
+        }
+        session = sessions.get(process)
+        if session is None:
+            session = sessions[process] = {
+                "session": process,
+                "tool": tool,
+                "deliveries": [],
+                "compactions": 0,
+                "resumes": 0,
+                "unusable": 0,
+                "first_at": run.created_at,
+                "last_at": run.created_at,
+            }
+        session["deliveries"].append(entry)
+        session["last_at"] = run.created_at
+        session["compactions"] += entry["what"] == "compaction"
+        session["resumes"] += entry["what"] == "resume"
+        session["unusable"] += not usable
+    return sorted(sessions.values(), key=lambda s: s["last_at"], reverse=True)

@@ -9,6 +9,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models.fields.json import KT, KeyTransform
+from django.db.models.functions import JSONObject
 from django.utils import timezone
 
 from agentdocs.core.bindings import BoundDocument, CurrentDocument
@@ -18,15 +20,26 @@ from agentdocs.models import BindingRecord, Document, Project, Tenant
 
 
 def binding_record_list(
-    *, project: Project, process: str | None = None, problems: bool | None = None
+    *,
+    project: Project,
+    process: str | None = None,
+    problems: bool | None = None,
+    session: str | None = None,
 ) -> QuerySet[BindingRecord]:
-    """A project's binding records, newest first, without their record JSON."""
+    """A project's binding records, newest first, without their record JSON (but a live
+    delivery's summary, `delivery_summary`); ``session``: that agent session's
+    deliveries, oldest first, its timeline."""
     records = (
         BindingRecord.objects.filter(project=project)
         .select_related("created_by")
         .defer("record")
+        .annotate(delivery_summary=DELIVERY_SUMMARY)
         .order_by("-created_at", "-id")
     )
+    if session is not None:
+        records = records.filter(process=session, record__has_key="delivery").order_by(
+            "created_at", "id"
+        )
     if process is not None:
         records = records.filter(process=process)
     if problems is True:
@@ -34,6 +47,16 @@ def binding_record_list(
     elif problems is False:
         records = records.filter(problem_count=0)
     return records
+
+
+# The list's summary of a delivery, read in the database from the record's JSON.
+DELIVERY_SUMMARY = JSONObject(
+    tool=KT("record__delivery__tool"),
+    event=KT("record__delivery__event"),
+    source=KT("record__delivery__source"),
+    block=KT("record__delivery__block"),
+    usable=KeyTransform("usable", KeyTransform("received", KeyTransform("delivery", "record"))),
+)
 
 
 def binding_record_get(*, project: Project, record_id: int) -> BindingRecord:
@@ -183,6 +206,27 @@ def binding_timeline_window(
         records.order_by("-created_at", "-id").values_list(
             "id", "created_at", "problem_count", "record"
         )[: limit + 1]
+    )
+    runs = [
+        Run(id=pk, created_at=created_at.isoformat(), problem_count=problems, record=record)
+        for pk, created_at, problems, record in reversed(rows[:limit])
+    ]
+    return TimelineWindow(runs=runs, limit=limit, truncated=len(rows) > limit)
+
+
+# A session's deliveries read at most; a session that delivered more shows its newest.
+SESSION_MAX_DELIVERIES = 500
+
+
+def binding_session_runs(
+    *, project: Project, session: str, limit: int = SESSION_MAX_DELIVERIES
+) -> TimelineWindow:
+    """One agent session's deliveries (records of its process with a `delivery`), oldest
+    first: the newest ``limit``; ``truncated`` when older ones were left out."""
+    rows = list(
+        BindingRecord.objects.filter(project=project, process=session, record__has_key="delivery")
+        .order_by("-created_at", "-id")
+        .values_list("id", "created_at", "problem_count", "record")[: limit + 1]
     )
     runs = [
         Run(id=pk, created_at=created_at.isoformat(), problem_count=problems, record=record)

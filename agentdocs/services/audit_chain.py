@@ -30,7 +30,7 @@ from uuid import UUID
 from celery import current_app
 from django.apps import apps
 from django.core.cache import cache
-from django.db import connection, connections, models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Q, QuerySet, Subquery, Value
 from django.utils import timezone
 
@@ -57,6 +57,7 @@ from agentdocs.models.policy import ProviderMapping, Recipe, Setting
 from agentdocs.models.skills import Skill
 from agentdocs.models.tenancy import Project, Tenant
 from agentdocs.services import events
+from agentdocs.sql import chain_head
 
 logger = logging.getLogger(__name__)
 
@@ -140,47 +141,29 @@ def _locked_head(tenant_id: int) -> tuple[int, str]:
     return 0, ""
 
 
-# One row's append, in one statement of plain SQL (the ORM took longer to compile its
-# SELECT FOR UPDATE and UPDATE than PostgreSQL took to run them): the head moved on by
+# One row's append, in one statement (`agentdocs.sql.chain_head`): the head moved on by
 # one and locked, answering its new seq, the previous link, and whether the history
-# table has the trigger that stores the head's link (`HEAD_TRIGGER`, migration 0026).
-# The new link needs the previous one, so it is computed here, and the trigger stores
-# it in the head when the row is inserted, in the INSERT's round trip. A table without
-# the trigger (code running before `migrate`, a table SQLite remade for a migration)
-# gets a second UPDATE: the chain never depends on the trigger, only its speed does.
-_HEAD = AuditChainHead._meta.db_table
-HEAD_TRIGGER = "{table}_chain_head"
-_TRIGGER_PRESENT = {
-    "postgresql": "SELECT 1 FROM pg_trigger WHERE tgrelid = %s::regclass AND tgname = %s "
-    "AND tgenabled <> 'D'",
-    "sqlite": "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s AND name = %s",
-}
-_HEAD_ADVANCE = (
-    f"UPDATE {_HEAD} SET seq = seq + 1 WHERE tenant_id = %s "
-    "RETURNING seq, chain_sha256, EXISTS ({present})"
-)
-_HEAD_LINK = f"UPDATE {_HEAD} SET seq = %s, chain_sha256 = %s WHERE tenant_id = %s"
+# table has the trigger that stores the head's link (migration 0026). The new link needs
+# the previous one, so it is computed here, and the trigger stores it in the head when
+# the row is inserted, in the INSERT's round trip. A table without the trigger (code
+# running before `migrate`, a table SQLite remade for a migration) gets a second
+# UPDATE: the chain never depends on the trigger, only its speed does.
+HEAD_TRIGGER = chain_head.HEAD_TRIGGER
 
 
 def _advanced_head(tenant_id: int, table: str) -> tuple[int, str, bool]:
     """The head moved on by one and locked: its new seq, the previous link, and whether
     ``table``'s trigger will store the new link."""
-    present = _TRIGGER_PRESENT.get(connection.vendor)
-    if present is None:  # no RETURNING nor trigger here: locked, then moved on below
+    if not chain_head.head_advance_supported():  # locked, then moved on below
         seq, previous = _locked_head(tenant_id)
         return seq + 1, previous, False
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _HEAD_ADVANCE.format(present=present),
-            [tenant_id, table, HEAD_TRIGGER.format(table=table)],
-        )
-        head = cursor.fetchone()
+    head = chain_head.head_advance(tenant_id, table)
     if head is None:
         # The tenant's first history row is its own creation, in the transaction that
         # made it.
         AuditChainHead.objects.create(tenant_id=tenant_id)
         return 1, "", False
-    return int(head[0]), head[1], bool(head[2])
+    return head
 
 
 def _append(history_row: models.Model, tenant_id: int, *, inserted: bool = False) -> None:
@@ -191,24 +174,14 @@ def _append(history_row: models.Model, tenant_id: int, *, inserted: bool = False
     link = chain_link(previous, model=history_row._meta.label_lower, row=row_values(history_row))
     history_row.chain_sha256 = link  # type: ignore[attr-defined]
     if inserted or not stored_by_trigger:
-        with connection.cursor() as cursor:
-            cursor.execute(_HEAD_LINK, [seq, link, tenant_id])
+        chain_head.head_link(tenant_id, seq=seq, link=link)
 
 
 def head_trigger_tables(using: str = "default") -> set[str]:
     """The chained history tables that have the trigger storing the head's link."""
-    target = connections[using]
-    present = _TRIGGER_PRESENT.get(target.vendor)
-    tables = {model._meta.db_table for model in history_models()}
-    if present is None:
-        return set()
-    found = set()
-    with target.cursor() as cursor:
-        for table in tables:
-            cursor.execute(present, [table, HEAD_TRIGGER.format(table=table)])
-            if cursor.fetchone() is not None:
-                found.add(table)
-    return found
+    return chain_head.tables_with_head_trigger(
+        {model._meta.db_table for model in history_models()}, using=using
+    )
 
 
 def history_row_link(

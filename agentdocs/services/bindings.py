@@ -38,6 +38,7 @@ from agentdocs.core.bindings import (
     unversioned_source,
 )
 from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected, TooLarge
+from agentdocs.core.hook_delivery import UNUSABLE_DELIVERY, Delivery, read_hook_output, received_of
 from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
 from agentdocs.core.repository import (
     IN_SYNC,
@@ -241,6 +242,7 @@ def binding_create(
     served_from: ServedFrom | None = None,
     served_sha256: str | None = None,
     repository: Mapping[str, Any] | None = None,
+    delivery: Mapping[str, Any] | None = None,
 ) -> BindingResult:
     """Bind a run: resolve every source, classify every exception, store the record.
 
@@ -254,6 +256,8 @@ def binding_create(
     ``repository`` is the section a repository run sends (`agentdocs bind --repo`):
     the files its tool loaded, checked against the server's current export; without
     a manifest and a `context.json`, such a run binds an empty manifest.
+    ``delivery`` is what a context hook wrote to its tool (`agentdocs hook context`):
+    kept with what the tool makes of it, and a problem when the tool could not use it.
     """
     process = memory_block_service.validate_process(process)
     section = None
@@ -294,6 +298,8 @@ def binding_create(
             record["served_sha256"] = served_sha256
     if section is not None:
         record = with_repository(record, section)
+    if delivery is not None:
+        record = _with_delivery(record, delivery)
     _refuse_oversized(record)
     with transaction.atomic():
         stored = BindingRecord.objects.create(
@@ -311,6 +317,20 @@ def binding_create(
         transaction.on_commit(_archive_later(stored.pk), robust=True)
         _binding_created(stored, tenant=tenant, project=project, user=user)
     return BindingResult(record=stored, instructions=instructions)
+
+
+def _with_delivery(record: BindingRecordData, delivery: Mapping[str, Any]) -> BindingRecordData:
+    """``record`` with its `delivery`: what the tool received by its own rules, and a
+    problem for each reason the tool could not use it."""
+    received, problems = received_of(
+        tool=delivery["tool"], event=delivery["event"], output=delivery["output"]
+    )
+    kept = cast(Delivery, {**delivery, "received": received})
+    found = [*record["problems"], *({"kind": UNUSABLE_DELIVERY, "detail": p} for p in problems)]
+    return cast(
+        BindingRecordData,
+        {**record, "delivery": kept, "problems": found, "problem_count": len(found)},
+    )
 
 
 def _binding_created(
@@ -524,7 +544,31 @@ def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
     if files is not None:
         result["repository"] = files
         complete = complete and all(f["verified"] for f in files)
+    delivery = record.record.get("delivery")
+    if delivery is not None:
+        result["delivery"] = delivery_reconstruct(delivery)
+        complete = complete and result["delivery"]["verified"]
     return {**result, "complete": complete}
+
+
+def delivery_reconstruct(delivery: Mapping[str, Any]) -> dict[str, Any]:
+    """What the tool received: the exact output the hook wrote, verified against its
+    recorded sha256 and size, and the context the tool made of it by its own rules."""
+    output = str(delivery["output"])
+    data = output.encode("utf-8")
+    reading = read_hook_output(tool=delivery["tool"], event=delivery["event"], output=output)
+    return {
+        "tool": delivery["tool"],
+        "event": delivery["event"],
+        "source": delivery["source"],
+        "format": delivery["format"],
+        "output": output,
+        "sha256": sha256_hex(data),
+        "verified": sha256_hex(data) == delivery["sha256"] and len(data) == delivery["bytes"],
+        "context": reading.context,
+        "usable": reading.usable,
+        "problems": reading.problems,
+    }
 
 
 # The memory block: what reached the model is bound, not only the files.

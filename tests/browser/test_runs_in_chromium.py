@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.timeline_runs import bind_fifty_runs
+from tests.timeline_runs import bind_fifty_runs, deliver
 
 
 @pytest.fixture
@@ -43,3 +43,28 @@ def test_the_run_numbers_sit_over_their_own_bars_and_a_legend_explains_the_colou
     legend = page.get_by_role("list", name="Legend")
     assert legend.is_visible()
     assert "one colour per version" in legend.inner_text()
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_a_session_is_reached_from_the_runs_page_and_its_timeline_fits_the_screen(
+    signed_in, reader, tenant, project, writer, width
+):
+    deliver(tenant, project, writer, "s-1")
+    deliver(tenant, project, writer, "s-1", source="resume")
+    deliver(tenant, project, writer, "s-1", source="compact", prefix="Checking for updates...\n")
+    page = signed_in(reader, viewport={"width": width, "height": 900}, java_script_enabled=False)
+    page.goto("/t/acme/web/runs/")
+
+    page.get_by_role("link", name="s-1").click()
+
+    timeline = page.get_by_role("table", name="Deliveries of session s-1")
+    assert timeline.is_visible()
+    rows = timeline.locator("tbody tr")
+    assert rows.count() == 3
+    assert [rows.nth(i).locator("strong").inner_text() for i in range(3)] == [
+        "start",
+        "resume",
+        "compaction",
+    ]
+    assert "unusable" in rows.nth(2).inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width

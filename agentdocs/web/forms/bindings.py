@@ -7,6 +7,7 @@ from typing import Any
 
 from django import forms
 
+from agentdocs.core.hook_delivery import MAX_SESSION_ID_LENGTH
 from agentdocs.core.numbers import MAX_VERSION
 from agentdocs.selectors.bindings import TIMELINE_DEFAULT_RUNS, TIMELINE_MAX_RUNS
 from agentdocs.web.forms.fields import (
@@ -43,7 +44,8 @@ class BindingCompareForm(forms.Form):
 
 
 class RunsTimelineForm(forms.Form):
-    """The runs page's span and window: the API's `since`, `until` and `limit`."""
+    """The runs page's span and window: the API's `since`, `until` and `limit`; and one
+    agent session's deliveries (the API's `?session=`)."""
 
     since = MomentField(required=False, help_text="ISO 8601 or a date: runs from then")
     until = MomentField(required=False, help_text="ISO 8601 or a date: runs before then")
@@ -52,6 +54,11 @@ class RunsTimelineForm(forms.Form):
         min_value=1,
         max_value=TIMELINE_MAX_RUNS,
         help_text=f"The newest runs read (default {TIMELINE_DEFAULT_RUNS:,})",
+    )
+    session = forms.CharField(
+        required=False,
+        max_length=MAX_SESSION_ID_LENGTH,
+        help_text="An agent session's id: its deliveries as one timeline",
     )
 
     def clean(self) -> dict[str, Any]:

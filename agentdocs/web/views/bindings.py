@@ -17,7 +17,7 @@ from django.views.decorators.http import require_http_methods
 from agentdocs import permissions
 from agentdocs.core.bindings import MISSING, STALE
 from agentdocs.core.errors import AgentdocsError, NotFound
-from agentdocs.core.timeline import timeline_segments
+from agentdocs.core.timeline import session_timelines, timeline_segments
 from agentdocs.models import BindingRecord
 from agentdocs.paging import LateRows
 from agentdocs.permissions import ProjectAccess
@@ -35,6 +35,8 @@ from agentdocs.web.pages import form_page, member_page
 from agentdocs.web.runs_chart import chart_description, runs_label, seen_label, timeline_chart
 
 RECORDS_PER_PAGE = 50
+# The runs page lists the newest sessions among the runs it read.
+SESSIONS_SHOWN = 20
 
 
 def _record_url_kwargs(access: ProjectAccess) -> dict[str, str]:
@@ -198,7 +200,9 @@ def binding_compare(request: HttpRequest, tenant: str, project: str) -> HttpResp
 
 @member_page
 def binding_runs(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
-    """The runs timeline: which version of each bound source the runs saw, over time."""
+    """The runs timeline: which version of each bound source the runs saw, over time;
+    the agent sessions among those runs, and one session's deliveries (`?session=`) as
+    its own timeline."""
     access = permissions.project_access(request.user, tenant, project)
     form = RunsTimelineForm(request.GET)
     context: dict[str, Any] = {"access": access, "project": access.project, "form": form}
@@ -211,12 +215,23 @@ def binding_runs(request: HttpRequest, tenant: str, project: str) -> HttpRespons
         limit=form.cleaned_data["limit"] or binding_selectors.TIMELINE_DEFAULT_RUNS,
     )
     segments = timeline_segments(window.runs)
+    session_id = form.cleaned_data["session"]
+    if session_id:
+        found = binding_selectors.binding_session_runs(project=access.project, session=session_id)
+        timelines = session_timelines(found.runs)
+        context["session"] = {
+            "id": session_id,
+            "timeline": timelines[0] if timelines else None,
+            "truncated": found.truncated,
+            "limit": found.limit,
+        }
     return render(
         request,
         "agentdocs/runs.html",
         {
             **context,
             "window": window,
+            "sessions": session_timelines(window.runs)[:SESSIONS_SHOWN],
             "segments": [
                 {
                     **segment,

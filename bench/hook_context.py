@@ -1,0 +1,211 @@
+"""`agentdocs hook context`'s wall time beside the floor it sits on, in the same run:
+`python -c pass` and a plain HTTP GET of `/api/v1/ping`. Targets (issue 36): p50 at most
+3x that pair's sum with the server up, and within `--timeout` plus 0.2 s with it down.
+
+    .venv/bin/python bench/hook_context.py [--runs 20] [--timeout 3]
+    .venv/bin/python bench/hook_context.py --url URL --token T --tenant acme --project web
+
+Without `--url` it migrates and seeds a SQLite database in a temporary folder
+(`memory_block_seed.py`) and serves it with one gunicorn sync worker on 127.0.0.1, as
+`bench/mcp_render.py` does. Each round runs, one after the other:
+
+- `python -c pass`: a Python process that does nothing (the interpreter's start);
+- `GET ping`: one `GET /api/v1/ping` over a new connection (`http.client`, in this
+  process), the server's cheapest authenticated answer; and `GET ping (process)`: the
+  same from a process of its own with `requests`, as a shell hook that curls would be;
+- `hook startup`: the hook as Claude Code runs it at a session's start (a new session:
+  the full block rendered, its signature checked, the delivery bound);
+- `hook resume`: the same session resumed (stubs).
+
+Then the server is stopped and the hook runs against the same address, served from
+the cache: `hook down` (nothing listens: refused at once) and `hook slow` (a socket that
+accepts and never answers: the hook waits `--timeout`). Every hook run must exit 0 and
+write one JSON line; the figures are p50 and p90 in milliseconds, the ratios, and the
+load average at the start and the end. Traffic goes to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (
+    HOST,
+    REPO,
+    app_environment,
+    load_average,
+    local_only,
+    migrate_and_seed,
+    serve,
+    stop,
+)
+
+
+def _timed(argv: list[str], *, stdin: bytes = b"", env: dict[str, str] | None = None) -> float:
+    started = time.perf_counter()
+    result = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"{argv[-4:]} exited {result.returncode}: {result.stderr[-500:]!r}")
+    return elapsed
+
+
+def _hook(env: dict[str, str], session: str, source: str, timeout: float) -> float:
+    stdin = json.dumps(
+        {"session_id": session, "hook_event_name": "SessionStart", "source": source}
+    ).encode()
+    argv = [sys.executable, "-m", "agentdocs.cli", "hook", "context", "--tool", "claude-code"]
+    started = time.perf_counter()
+    result = subprocess.run(
+        [*argv, "--timeout", str(timeout)], input=stdin, capture_output=True, env=env, check=False
+    )
+    elapsed = time.perf_counter() - started
+    lines = result.stdout.decode("utf-8").splitlines()
+    if (
+        result.returncode != 0
+        or len(lines) != 1
+        or "hookSpecificOutput" not in json.loads(lines[0])
+    ):
+        raise SystemExit(f"the hook's output is not the valid form: {result.stdout[-500:]!r}")
+    return elapsed
+
+
+def _ping(url: str, token: str) -> float:
+    parts = urlsplit(url)
+    started = time.perf_counter()
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=5)
+    connection.request("GET", "/api/v1/ping", headers={"Authorization": f"Bearer {token}"})
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    elapsed = time.perf_counter() - started
+    if response.status != 200:
+        raise SystemExit(f"ping answered {response.status}")
+    return elapsed
+
+
+def _ms(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))] * 1000
+
+
+def measure(target: dict[str, str], runs: int, timeout: float, server=None) -> dict[str, list]:
+    url = target["url"].rstrip("/")
+    env = {key: value for key, value in os.environ.items() if not key.startswith("AGENTDOCS_")}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.update(
+        PYTHONPATH=str(REPO),
+        AGENTDOCS_URL=url,
+        AGENTDOCS_TOKEN=target["token"],
+        AGENTDOCS_TENANT=target["tenant"],
+        AGENTDOCS_PROJECT=target["project"],
+        AGENTDOCS_CACHE_DIR=tempfile.mkdtemp(prefix="agentdocs-bench-hook-"),
+    )
+    ping_process = (
+        f"import requests; requests.get({url + '/api/v1/ping'!r}, "
+        f"headers={{'Authorization': 'Bearer {target['token']}'}}, timeout=5).raise_for_status()"
+    )
+    rows: dict[str, list[float]] = {
+        "python -c pass": [],
+        "GET ping": [],
+        "GET ping (process)": [],
+        "hook startup": [],
+        "hook resume": [],
+    }
+    _hook(env, "bench-warm", "startup", timeout)  # the keys fetched once, as in use
+    for run in range(runs):
+        rows["python -c pass"].append(_timed([sys.executable, "-c", "pass"]))
+        rows["GET ping"].append(_ping(url, target["token"]))
+        rows["GET ping (process)"].append(_timed([sys.executable, "-c", ping_process]))
+        rows["hook startup"].append(_hook(env, f"bench-{run}", "startup", timeout))
+        rows["hook resume"].append(_hook(env, f"bench-{run}", "resume", timeout))
+    if server is not None:
+        stop(server)
+        port = urlsplit(url).port
+        rows["hook down"] = [_hook(env, f"bench-{run}", "compact", timeout) for run in range(runs)]
+        with socket.socket() as silent:
+            silent.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            silent.bind((HOST, port))
+            silent.listen(64)
+            rows["hook slow"] = [
+                _hook(env, f"bench-{run}", "compact", timeout) for run in range(max(3, runs // 4))
+            ]
+    return rows
+
+
+def report(rows: dict[str, list[float]], timeout: float) -> bool:
+    print(f"{'':22}{'runs':>6}{'p50 ms':>10}{'p90 ms':>10}")
+    for name, values in rows.items():
+        print(f"{name:22}{len(values):>6}{_ms(values, 0.5):>10.1f}{_ms(values, 0.9):>10.1f}")
+    p50 = {name: statistics.median(values) for name, values in rows.items()}
+    floor = p50["python -c pass"] + p50["GET ping"]
+    ok = True
+    for name in ("hook startup", "hook resume"):
+        ratio = p50[name] / floor
+        ok = ok and ratio <= 3
+        print(
+            f"{name} / (python -c pass + GET ping): {ratio:.2f}x (target <= 3x; against the "
+            f"ping process: {p50[name] / (p50['python -c pass'] + p50['GET ping (process)']):.2f}x)"
+        )
+    for name in ("hook down", "hook slow"):
+        if name in rows:
+            worst = max(rows[name])
+            ok = ok and worst <= timeout + 0.2
+            print(
+                f"{name}: p50 {p50[name]:.2f} s, worst {worst:.2f} s "
+                f"(target <= --timeout {timeout:g} + 0.2 s)"
+            )
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20, help="rounds (20)")
+    parser.add_argument("--timeout", type=float, default=3.0, help="the hook's --timeout (3)")
+    parser.add_argument("--url", help="an agentdocs server to use instead of starting one")
+    parser.add_argument("--token", default=os.environ.get("AGENTDOCS_TOKEN"))
+    parser.add_argument("--tenant")
+    parser.add_argument("--project")
+    args = parser.parse_args(argv)
+    load_before = load_average()
+    if args.url:
+        if not (args.token and args.tenant and args.project):
+            parser.error("--url needs --token (or AGENTDOCS_TOKEN), --tenant and --project")
+        local_only(args.url)
+        target = {
+            "url": args.url,
+            "token": args.token,
+            "tenant": args.tenant,
+            "project": args.project,
+        }
+        ok = report(measure(target, args.runs, args.timeout), args.timeout)
+    else:
+        with tempfile.TemporaryDirectory(prefix="agentdocs-bench-hook-") as folder:
+            env = app_environment(f"sqlite:///{Path(folder) / 'bench.sqlite3'}", redis_url=None)
+            seeded = migrate_and_seed(env)
+            server, port = serve(env, seeded["token"], workers=1)
+            target = {"url": f"http://{HOST}:{port}", **seeded}
+            print(f"gunicorn (1 sync worker, SQLite) on {target['url']}")
+            try:
+                ok = report(measure(target, args.runs, args.timeout, server), args.timeout)
+            finally:
+                stop(server)
+    print(f"load average at the start {load_before}, now {load_average()}")
+    print("every target met" if ok else "a target was missed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
