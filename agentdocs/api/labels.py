@@ -30,7 +30,7 @@ from agentdocs.core.labels import LATEST, validate_label_name, validate_movable_
 from agentdocs.models import ChangeRequest, Document, DocumentLabel
 from agentdocs.paging import Prepended
 from agentdocs.selectors import labels as label_selectors
-from agentdocs.services import labels as label_service
+from agentdocs.services import label_review
 from agentdocs.services import review as review_service
 
 
@@ -220,7 +220,7 @@ class DocumentLabelDetail(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        done = label_service.label_request(
+        done = label_review.label_request(
             document=document,
             name=name,
             version=data["version"],
@@ -254,7 +254,7 @@ class DocumentLabelDetail(APIView):
         access, document, name = self._access(request, tenant, project, path, label)
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
-        proposed = label_service.label_remove_request(
+        proposed = label_review.label_remove_request(
             document=document,
             name=name,
             user=access.user,

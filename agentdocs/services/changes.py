@@ -224,12 +224,12 @@ def change_propose_label(
     document: Document,
     label: str,
     version: int,
-    reason: str,
+    reason: object,
     user: User,
     removal: bool = False,
 ) -> ChangeRequest:
     """Propose moving the label ``label`` of ``document`` to ``version`` (checked by
-    `services.labels`): a change request whose body is that version's text and whose
+    `services.label_review`): a change request whose body is that version's text and whose
     merge moves the label instead of writing a version. With ``removal``, proposing to
     remove the label, which points at ``version``: merging it removes the label."""
     reason = _text(reason, field="reason", limit=MAX_REASON)

@@ -52,7 +52,7 @@ class LockForm(forms.Form):
 
 
 class LabelMoveForm(forms.Form):
-    """Move a label of the document to a version (`services.labels.label_request`)."""
+    """Move a label of the document to a version (`services.label_review.label_request`)."""
 
     label = forms.CharField(max_length=64, help_text="A slug: production, staging, canary, ...")
     version = version_field(label="To version")
@@ -65,7 +65,7 @@ class LabelMoveForm(forms.Form):
 
 
 class LabelRemoveForm(forms.Form):
-    """Remove a label of the document (`services.labels.label_remove_request`)."""
+    """Remove a label of the document (`services.label_review.label_remove_request`)."""
 
     label = forms.CharField(max_length=64, help_text="The label to remove; readers get latest.")
     reason = ReasonField()

@@ -38,7 +38,7 @@ from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
-from agentdocs.services import labels as label_service
+from agentdocs.services import label_review
 from agentdocs.services import review as review_service
 from agentdocs.web import hidden_characters
 from agentdocs.web.document_pages import (
@@ -154,7 +154,7 @@ def _label_move(request: HttpRequest, tenant: str, project: str, path: str) -> H
         data = form.cleaned_data
         try:
             name = _require_move_label(access, document, data["label"])
-            done = label_service.label_request(
+            done = label_review.label_request(
                 document=document,
                 name=name,
                 version=data["version"],
@@ -193,7 +193,7 @@ def document_label_remove(
         data = form.cleaned_data
         try:
             name = _require_move_label(access, document, data["label"])
-            proposed = label_service.label_remove_request(
+            proposed = label_review.label_remove_request(
                 document=document,
                 name=name,
                 user=access.user,
