@@ -38,6 +38,7 @@ from agentdocs.models import (
     Setting,
     Tenant,
 )
+from agentdocs.services import document_checks, document_locks
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import tenants as tenant_service
@@ -185,7 +186,7 @@ class DocumentForm(ReasonForm):
     def clean_body(self) -> str:
         # Browsers send a textarea with CRLF line ends; documents use LF.
         body = self.cleaned_data["body"].replace("\r\n", "\n")
-        return _checked(document_service.validate_body, body)
+        return _checked(document_checks.validate_body, body)
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -275,7 +276,7 @@ class DocumentAdmin(ServiceAdmin):
                 base_version=form.cleaned_data.get("base_version") or obj.version,
                 user=_staff_user(request),
                 reason=form.reason_text(),
-            )
+            ).document
         _copy_into(obj, document)
 
     def delete_model(self, request: HttpRequest, obj: Document) -> None:
@@ -320,9 +321,7 @@ class DocumentAdmin(ServiceAdmin):
     @admin.action(description="Break the edit lock of the selected documents")
     def break_locks(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
         for document in queryset:
-            document_service.document_unlock(
-                document=document, user=_staff_user(request), force=True
-            )
+            document_locks.document_unlock(document=document, user=_staff_user(request), force=True)
         self.message_user(request, f"Released the locks of {len(queryset)} documents.")
 
 

@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agentdocs import permissions
 from agentdocs.api.access import request_project_access
 from agentdocs.api.common import ListView
 from agentdocs.api.document_history import DiffHunkSerializer
@@ -35,8 +36,8 @@ from agentdocs.core.diffs import Diff
 from agentdocs.models import ChangeRequest, ChangeState, ReviewDecision, Scope
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import changes as change_selectors
+from agentdocs.selectors import review as review_selectors
 from agentdocs.services import changes as change_service
-from agentdocs.services import review as review_service
 
 
 class ChangeSerializer(serializers.Serializer):
@@ -186,7 +187,7 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
     conflicts, conflicts_truncated = change_service.change_conflicts(preview)
     document = preview.document
     current = None if document is None or document.is_deleted else document.version
-    policy = review_service.review_policy(project=change.project)
+    policy = review_selectors.review_policy(project=change.project)
     reviews = list(change.reviews.select_related("reviewer"))
     approvals = change_service.approvals(change, reviews=reviews, protected=policy.protected_labels)
     counting = {approval.reviewer for approval in approvals if approval.counts}
@@ -240,17 +241,6 @@ def _access(request: Request, tenant: str, project: str) -> ProjectAccess:
 def _change(request: Request, tenant: str, project: str, change_id: str):
     access = _access(request, tenant, project)
     return access, change_selectors.change_get(project=access.project, change_id=change_id)
-
-
-def _require_review(access: ProjectAccess, change: ChangeRequest) -> None:
-    """Reviewing and merging are for whoever may review the change (`Access.may_review`:
-    of a label's change, whoever may move that label)."""
-    protected = (
-        review_service.review_policy(project=change.project).protected_labels
-        if change.label
-        else ()
-    )
-    access.require_review(change.path, label=change.label, protected=protected)
 
 
 class ChangeListCreate(ListView):
@@ -406,7 +396,7 @@ class ChangeReviewCreate(APIView):
     )
     def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
         access, change = _change(request, tenant, project, change_id)
-        _require_review(access, change)
+        permissions.require_change_review(access, change)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         change_service.change_review(change=change, user=access.user, **serializer.validated_data)
@@ -443,7 +433,7 @@ class ChangeMerge(APIView):
     )
     def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
         access, change = _change(request, tenant, project, change_id)
-        _require_review(access, change)
+        permissions.require_change_review(access, change)
         change = change_service.change_merge(change=change, user=access.user)
         return _detail_response(request, change)
 

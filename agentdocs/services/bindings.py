@@ -52,7 +52,6 @@ from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import archival, binding_memory_block, events
-from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services.signatures import binding_record_sign
 
 MANIFEST_PATH = "context.json"
@@ -254,8 +253,10 @@ def binding_create(
     ``repository`` is the section a repository run sends (`agentdocs bind --repo`):
     the files its tool loaded, checked against the server's current export; without
     a manifest and a `context.json`, such a run binds an empty manifest.
+
+    ``process`` is a process id its face has checked (`validate_process`: the API's
+    serializer, the page, the MCP session), once.
     """
-    process = memory_block_service.validate_process(process)
     section = None
     if repository is not None:
         section = _repository_section(tenant=tenant, project=project, data=repository)

@@ -57,10 +57,10 @@ from agentdocs.models import (
 )
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import review as review_selectors
+from agentdocs.services import document_checks, events
 from agentdocs.services import documents as document_service
-from agentdocs.services import events
 from agentdocs.services import labels as label_service
-from agentdocs.services import review as review_service
 
 MAX_REASON = 500
 # What a change request shows of each of its two diffs, in the API and on its page:
@@ -175,7 +175,7 @@ def change_propose(
     """Propose ``body`` for the document at ``path``, written against ``base_version``."""
     validate_path(path)
     reason = _text(reason, field="reason", limit=MAX_REASON)
-    checked = document_service.validate_proposed_body(
+    checked = document_checks.validate_proposed_body(
         body, acknowledge_hidden=acknowledge_hidden, reason=reason, tenant_id=project.tenant_id
     )
     body = checked.text
@@ -282,7 +282,7 @@ def approvals(
         ):
             approving.append(review)
     if protected is None and change.label and approving:
-        protected = review_service.review_policy(project=change.project).protected_labels
+        protected = review_selectors.review_policy(project=change.project).protected_labels
     counts = permissions.approvals_that_count(
         tenant=change.tenant,
         project=change.project,
@@ -335,7 +335,7 @@ def change_review(
             return review
         if change.state == ChangeState.OPEN:
             names = approvers(change)
-            needed = review_service.review_policy(project=change.project).approvals
+            needed = review_selectors.review_policy(project=change.project).approvals
             if len(names) >= needed:
                 _set_state(change, ChangeState.APPROVED, user=user, reason=comment or "approved")
                 _emit(change, action="approved", actor=user, reason=comment, approved_by=names)
@@ -478,7 +478,7 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
         change = _locked(change)
         _require_live(change)
         names = approvers(change)
-        needed = review_service.review_policy(project=change.project).approvals
+        needed = review_selectors.review_policy(project=change.project).approvals
         if len(names) < needed:
             raise NotApproved(
                 f"Change #{change.pk} has {len(names)} of the {needed} approval"
@@ -520,7 +520,7 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
             # The proposer's acknowledgement, while the merged text still holds some.
             acknowledge_hidden=change.hidden_acknowledgement if has_hidden(result.text) else "",
             change_request_id=change.pk,
-        )
+        ).document
         change.merged_version = saved.version
         change.merged_by = user
         _set_state(change, ChangeState.MERGED, user=user, reason=f"merged as v{saved.version}")

@@ -2,7 +2,8 @@
 `review.required` and the member may not bypass review, propose the move or the removal
 as a change request (merging it moves or removes the label, `services.changes`).
 
-Above both `services.labels` (the move itself) and `services.changes` (the proposal),
+The label's name and the member's right to move it are checked before, once
+(`permissions.movable_label_for`). Above both `services.labels` (the move itself) and `services.changes` (the proposal),
 so that neither imports the other's floor back.
 """
 
@@ -10,18 +11,17 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 
-from agentdocs.core.labels import validate_movable_label
 from agentdocs.models import ChangeRequest, Document
 from agentdocs.selectors import labels as label_selectors
+from agentdocs.selectors import review as review_selectors
 from agentdocs.services import changes as change_service
 from agentdocs.services import labels as label_service
-from agentdocs.services import review as review_service
 
 
 def _review_required(document: Document, *, may_bypass_review: bool) -> bool:
     """Whether a change of the document's labels by this member goes through review: its
     path is under `review.required` and the member may not bypass review."""
-    return not may_bypass_review and review_service.review_required(
+    return not may_bypass_review and review_selectors.review_required(
         project=document.project, path=document.path
     )
 
@@ -38,7 +38,6 @@ def label_request(
     """Move the label, or, when the document's path is under `review.required` and the
     user may not bypass review, open a change request that names the label (merging it
     moves the label). The same gate for the API and the pages."""
-    name = validate_movable_label(name)
     if _review_required(document, may_bypass_review=may_bypass_review):
         return change_service.change_propose_label(
             document=document,
@@ -63,7 +62,6 @@ def label_remove_request(
     """Remove the label (None), or, through the same gate as a move (`label_request`),
     open a change request that names the label as a removal (merging it removes the
     label). NotFound naming `label` when the document has no such label, either way."""
-    name = validate_movable_label(name)
     if _review_required(document, may_bypass_review=may_bypass_review):
         label = label_selectors.label_get(document=document, name=name)
         return change_service.change_propose_label(

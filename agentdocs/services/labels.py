@@ -5,7 +5,9 @@ or the removal for review when the document's path is under `review.required` is
 A move is a history row of the label (who, why, which version; in the tenant's hash
 chain), a `document.label_moved` event, and a change of what renders read, so the
 render cache's generation is replaced. A removal is `document.label_removed`. Who may
-move or remove which label is decided before, in `permissions.Access.may_move_label`.
+move or remove which label is decided before, and the label's name checked there,
+once: `permissions.movable_label_for` (a merged change request's label was checked
+when it was proposed).
 
 A document carries at most `AGENTDOCS_MAX_LABELS_PER_DOCUMENT` labels: a new one past
 it is 409 `too_many_labels`, counted under the document's row lock so that two new
@@ -23,7 +25,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agentdocs.core.errors import InvalidInput, NotFound, TooManyLabels
-from agentdocs.core.labels import validate_movable_label
 from agentdocs.models import ChangeType, Document, DocumentLabel
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import labels as label_selectors
@@ -121,7 +122,6 @@ def label_move(
 ) -> LabelMoved:
     """Point the label ``name`` of ``document`` at ``version`` (creating it when new,
     when the document has room for one more: `_require_room`)."""
-    name = validate_movable_label(name)
     reason = _reason(reason)
     with transaction.atomic():
         document = _with_project(document, lock=True)
@@ -159,7 +159,6 @@ def label_move(
 
 def label_remove(*, document: Document, name: str, user: User, reason: object = "") -> None:
     """Remove the label ``name`` of ``document``: readers asking for it get latest."""
-    name = validate_movable_label(name)
     reason = _reason(reason)
     with transaction.atomic():
         document = _with_project(document, lock=True)

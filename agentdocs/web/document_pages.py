@@ -24,7 +24,7 @@ from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
-from agentdocs.services import documents as document_service
+from agentdocs.services import document_locks
 from agentdocs.services import policy as policy_service
 from agentdocs.web import hidden_characters
 from agentdocs.web.diffview import side_by_side
@@ -69,7 +69,7 @@ def shadowed_tenant_document(access: ProjectAccess, path: str) -> Document | Non
 
 
 def lock_context(access: ProjectAccess, document: Document) -> dict:
-    lock = document_service.lock_state(document)
+    lock = document_locks.lock_state(document)
     held_by_me = lock is not None and document.lock_holder_id == access.user.pk
     return {
         "lock": lock,

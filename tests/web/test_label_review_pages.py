@@ -28,7 +28,7 @@ def labelled(agent_md, writer, admin):
     """agent.md at v2, canary at v1 and production at v2."""
     document = document_service.document_write(
         document=agent_md, body="# Web rules\n\n- Use spaces.\n", base_version=1, user=writer
-    )
+    ).document
     label_service.label_move(document=document, name="canary", version=1, user=writer)
     label_service.label_move(document=document, name="production", version=2, user=admin)
     return document

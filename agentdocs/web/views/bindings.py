@@ -24,6 +24,7 @@ from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import bindings as binding_service
+from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services.binding_memory_block import MemoryBlockRequest
 from agentdocs.web.forms.bindings import (
     BindForm,
@@ -60,7 +61,7 @@ def _bind(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
             tenant=access.tenant,
             project=access.project,
             user=access.user,
-            process=form.cleaned_data["process"],
+            process=memory_block_service.validate_process(form.cleaned_data["process"]),
             memory_block=(
                 MemoryBlockRequest(recipe=recipe or None, profile=form.cleaned_data["profile"])
                 if form.cleaned_data["with_memory_block"]

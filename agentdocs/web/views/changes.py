@@ -23,8 +23,8 @@ from agentdocs.models.changes import LIVE_STATES
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import changes as change_selectors
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import review as review_selectors
 from agentdocs.services import changes as change_service
-from agentdocs.services import review as review_service
 from agentdocs.web import hidden_characters
 from agentdocs.web.diffview import SideBySide, side_by_side
 from agentdocs.web.forms.changes import ChangeCommentForm, ChangeProposeForm, ChangeReviewForm
@@ -121,17 +121,6 @@ def _change(request: HttpRequest, tenant: str, project: str, change_id: int):
     return access, change_selectors.change_get(project=access.project, change_id=change_id)
 
 
-def _require_review(access: ProjectAccess, change: ChangeRequest) -> None:
-    """Reviewing and merging are for whoever may review the change (`Access.may_review`:
-    of a label's change, whoever may move that label)."""
-    protected = (
-        review_service.review_policy(project=change.project).protected_labels
-        if change.label
-        else ()
-    )
-    access.require_review(change.path, label=change.label, protected=protected)
-
-
 def _change_page(
     request: HttpRequest,
     access: ProjectAccess,
@@ -145,7 +134,7 @@ def _change_page(
     preview = change_service.merge_preview(change)
     document = preview.document
     current = document if document is not None and not document.is_deleted else None
-    policy = review_service.review_policy(project=change.project)
+    policy = review_selectors.review_policy(project=change.project)
     needed = policy.approvals
     reviews = list(change.reviews.select_related("reviewer"))
     approvals = change_service.approvals(change, reviews=reviews, protected=policy.protected_labels)
@@ -278,7 +267,7 @@ def change_comment(request: HttpRequest, tenant: str, project: str, change_id: i
 
 
 def _review(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:
-    _require_review(access, change)
+    permissions.require_change_review(access, change)
     form = ChangeReviewForm(request.POST)
     if not form.is_valid():
         return _change_page(request, access, change, review_form=form)
@@ -291,7 +280,7 @@ def _review(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) 
 
 
 def _merge(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:
-    _require_review(access, change)
+    permissions.require_change_review(access, change)
     try:
         merged = change_service.change_merge(change=change, user=access.user)
     except AgentdocsError as error:

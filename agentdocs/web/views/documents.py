@@ -30,16 +30,14 @@ from agentdocs.core.errors import (
     NotFound,
     VersionConflict,
 )
-from agentdocs.core.labels import validate_movable_label
 from agentdocs.core.paths import validate_path
 from agentdocs.models import RESERVED_PROJECT, ChangeRequest, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.services import changes as change_service
+from agentdocs.services import document_checks, document_locks, label_review
 from agentdocs.services import documents as document_service
-from agentdocs.services import label_review
-from agentdocs.services import review as review_service
 from agentdocs.web import hidden_characters
 from agentdocs.web.document_pages import (
     DocumentVersion,
@@ -128,14 +126,6 @@ def _detail_context(
     }
 
 
-def _require_move_label(access: ProjectAccess, document: Document, label: object) -> str:
-    """The label's name, when the member may move or remove it (`Access.may_move_label`)."""
-    name = validate_movable_label(label)
-    protected = review_service.review_policy(project=access.project).protected_labels
-    access.require_move_label(document.path, label=name, protected=protected)
-    return name
-
-
 @member_page
 @require_POST
 def document_label(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
@@ -153,7 +143,7 @@ def _label_move(request: HttpRequest, tenant: str, project: str, path: str) -> H
     if form.is_valid():
         data = form.cleaned_data
         try:
-            name = _require_move_label(access, document, data["label"])
+            name = permissions.movable_label_for(access, document, data["label"])
             done = label_review.label_request(
                 document=document,
                 name=name,
@@ -192,7 +182,7 @@ def document_label_remove(
     if form.is_valid():
         data = form.cleaned_data
         try:
-            name = _require_move_label(access, document, data["label"])
+            name = permissions.movable_label_for(access, document, data["label"])
             proposed = label_review.label_remove_request(
                 document=document,
                 name=name,
@@ -311,7 +301,7 @@ def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpRe
     body = form.cleaned_data["body"]
     base_version = form.cleaned_data["base_version"]
     try:
-        written = document_service.document_save(
+        written = document_service.document_write(
             document=document,
             body=body,
             base_version=base_version,
@@ -372,7 +362,7 @@ def markdown_preview(request: HttpRequest, tenant: str, project: str) -> HttpRes
     body = form.cleaned_data["body"] if form.is_valid() else ""
     size = measure(body)
     # Past the largest storable body there is nothing worth rendering: the save will refuse it.
-    too_large = size.bytes > document_service.MAX_BODY_BYTES
+    too_large = size.bytes > document_checks.MAX_BODY_BYTES
     return render(
         request,
         "agentdocs/partials/preview.html",
@@ -451,7 +441,7 @@ def document_lock(request: HttpRequest, tenant: str, project: str, path: str) ->
         access.require_admin()
     try:
         if form.cleaned_data["action"] == "lock":
-            document = document_service.document_lock(
+            document = document_locks.document_lock(
                 document=document, user=access.user, force=force
             )
             messages.success(
@@ -460,7 +450,7 @@ def document_lock(request: HttpRequest, tenant: str, project: str, path: str) ->
                 f"{document.lock_expires_at:%H:%M} UTC; others cannot save until then.",
             )
         else:
-            document_service.document_unlock(document=document, user=access.user, force=force)
+            document_locks.document_unlock(document=document, user=access.user, force=force)
             messages.success(request, f"The edit lock on {path} is released.")
     except Locked as error:
         messages.error(request, error.detail)
