@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -111,8 +112,8 @@ class ChangeDiffSerializer(serializers.Serializer):
     removed = serializers.IntegerField()
     truncated = serializers.BooleanField(
         help_text="The hunks and the text stop before the end: at most "
-        f"{change_service.DIFF_MAX_CHANGED_LINES:,} changed lines and "
-        f"{change_service.DIFF_MAX_SHOWN_BYTES // 1024} KiB of line text are shown; "
+        f"{change_selectors.DIFF_MAX_CHANGED_LINES:,} changed lines and "
+        f"{change_selectors.DIFF_MAX_SHOWN_BYTES // 1024} KiB of line text are shown; "
         "`whole_diff_url` has all of it"
     )
     shown_changed_lines = serializers.IntegerField()
@@ -151,7 +152,7 @@ class ChangeDetailSerializer(ChangeSerializer):
     conflicts = serializers.ListField(
         child=serializers.DictField(),
         help_text="Where the proposal and the current version overlap (as a merge's 409), "
-        f"their lines {change_service.CONFLICTS_MAX_SHOWN_BYTES // 1024} KiB at most in all",
+        f"their lines {change_selectors.CONFLICTS_MAX_SHOWN_BYTES // 1024} KiB at most in all",
     )
     conflicts_truncated = serializers.BooleanField(
         help_text="`conflicts` stops before the end (the last one shown may be cut); "
@@ -171,20 +172,33 @@ class ChangeDetailSerializer(ChangeSerializer):
         return data
 
 
+def _whole_diff_url(change: ChangeRequest, *, against: str) -> str:
+    """The API's whole diff of the change request (`change_whole_diff`)."""
+    path = reverse(
+        "api-change-diff",
+        kwargs={
+            "tenant": change.tenant.slug,
+            "project": change.project.slug,
+            "change_id": change.pk,
+        },
+    )
+    return f"{path}?against={against}"
+
+
 def _diff_data(
     diff: Diff | None, version: int | None, *, change: ChangeRequest, against: str
 ) -> dict[str, Any] | None:
     if diff is None or version is None:
         return None
-    whole = change_service.change_diff_url(change, against=against)
+    whole = _whole_diff_url(change, against=against)
     return {"from_version": version, **diff.as_dict(), "whole_diff_url": whole}
 
 
 def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
     """Everything the change request's page and API show, as plain data."""
-    preview = change_service.merge_preview(change)
-    against_base, against_current = change_service.change_diffs(change, preview)
-    conflicts, conflicts_truncated = change_service.change_conflicts(preview)
+    preview = change_selectors.merge_preview(change)
+    against_base, against_current = change_selectors.change_diffs(change, preview)
+    conflicts, conflicts_truncated = change_selectors.change_conflicts(preview)
     document = preview.document
     current = None if document is None or document.is_deleted else document.version
     policy = review_selectors.review_policy(project=change.project)
@@ -356,7 +370,7 @@ class ChangeDiff(APIView):
         description="The unified diff, unbounded, of the proposal against its base "
         "version (`?against=base`) or the current version (`?against=current`), as "
         "text/plain: the change request's `diff_against_*` show at most "
-        f"{change_service.DIFF_MAX_CHANGED_LINES:,} changed lines. 400 naming `against` "
+        f"{change_selectors.DIFF_MAX_CHANGED_LINES:,} changed lines. 400 naming `against` "
         "for another value; 404 for `current` once the document was deleted.",
         parameters=[QuerySerializer],
         responses={
@@ -367,8 +381,8 @@ class ChangeDiff(APIView):
     def get(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
         _, change = _change(request, tenant, project, change_id)
         against = validated(self.QuerySerializer, request.query_params)["against"]
-        preview = change_service.merge_preview(change)
-        text = change_service.change_whole_diff(change, preview, against=against)
+        preview = change_selectors.merge_preview(change)
+        text = change_selectors.change_whole_diff(change, preview, against=against)
         return Response(text, content_type="text/plain; charset=utf-8")
 
 

@@ -31,7 +31,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agentdocs import permissions
-from agentdocs.core.diffs import Diff, diff_texts, unified_diff
 from agentdocs.core.errors import (
     ChangeClosed,
     Forbidden,
@@ -42,7 +41,7 @@ from agentdocs.core.errors import (
     OwnChange,
 )
 from agentdocs.core.hidden_characters import find_hidden, has_hidden
-from agentdocs.core.merge import ConflictData, MergeResult, three_way
+from agentdocs.core.merge import three_way
 from agentdocs.core.paths import validate_path
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import (
@@ -63,15 +62,6 @@ from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
 
 MAX_REASON = 500
-# What a change request shows of each of its two diffs, in the API and on its page:
-# less than a document's diff page shows of its one, since the proposal comes with
-# them; the whole diff is `change_whole_diff`, a download.
-DIFF_MAX_CHANGED_LINES = 1_000
-DIFF_MAX_SHOWN_BYTES = 48 * 1024
-DIFF_AGAINST = ("base", "current")
-# And of the conflicts with the current version, their lines together (the three
-# sides of a rewrite of a 256 KiB document would be three times that).
-CONFLICTS_MAX_SHOWN_BYTES = 48 * 1024
 MAX_COMMENT = 10_000
 
 
@@ -356,118 +346,6 @@ def _merge_reason(change: ChangeRequest, *, names: list[str], user: User) -> str
         found = find_hidden(cut + "…", limit=1)
         reason = cut[: found[0].offset] + "…" if found else cut + "…"
     return f"{reason} ({note})" if reason else note
-
-
-@dataclass(frozen=True)
-class MergePreview:
-    """What merging would do now: the document as it is, and the three-way result."""
-
-    document: Document | None
-    base_body: str
-    result: MergeResult | None
-
-    @property
-    def mergeable(self) -> bool:
-        return self.result is not None and self.result.clean
-
-
-def merge_preview(change: ChangeRequest) -> MergePreview:
-    document = (
-        Document.objects.filter(project_id=change.project_id, path=change.path)
-        .select_related("updated_by")
-        .first()
-    )
-    if document is None:
-        return MergePreview(document=None, base_body="", result=None)
-    base = document_selectors.document_version(document=document, version=change.base_version)
-    if document.is_deleted:
-        return MergePreview(document=document, base_body=base.body, result=None)
-    return MergePreview(
-        document=document,
-        base_body=base.body,
-        result=three_way(base.body, document.body, change.body),
-    )
-
-
-def change_diffs(change: ChangeRequest, preview: MergePreview) -> tuple[Diff, Diff | None]:
-    """The proposal against its base, and against the current version (None when the
-    document is gone), each bounded (`DIFF_MAX_CHANGED_LINES`, `DIFF_MAX_SHOWN_BYTES`)."""
-    diffs = [
-        diff_texts(
-            old,
-            change.body,
-            old_label=old_label,
-            new_label=new_label,
-            max_changed_lines=DIFF_MAX_CHANGED_LINES,
-            max_bytes=DIFF_MAX_SHOWN_BYTES,
-        )
-        for old, old_label, new_label in _diff_sides(change, preview)
-    ]
-    return diffs[0], diffs[1] if len(diffs) > 1 else None
-
-
-def _diff_sides(change: ChangeRequest, preview: MergePreview) -> list[tuple[str, str, str]]:
-    """(old text, old label, new label) of the diff against the base, and against the
-    current version when the document is there."""
-    new_label = f"{change.path} (change #{change.pk})"
-    sides = [(preview.base_body, f"{change.path}@{change.base_version}", new_label)]
-    document = preview.document
-    if document is not None and not document.is_deleted:
-        sides.append((document.body, f"{change.path}@{document.version}", new_label))
-    return sides
-
-
-def change_conflicts(preview: MergePreview) -> tuple[list[ConflictData], bool]:
-    """The conflicts a merge would meet now, in order, bounded: their lines hold at
-    most `CONFLICTS_MAX_SHOWN_BYTES` in all (a region cut there keeps its `start`, and
-    no conflict follows it). The second value is True when some were left out."""
-    if preview.result is None:
-        return [], False
-    left = CONFLICTS_MAX_SHOWN_BYTES
-    shown: list[ConflictData] = []
-    for conflict in preview.result.conflicts_data():
-        cut = False
-        for side in ("base", "theirs", "yours"):
-            region = conflict[side]
-            kept: list[str] = []
-            for line in region["lines"]:
-                size = len(line.encode("utf-8", "surrogatepass")) + 1
-                if size > left:
-                    cut = True
-                    break
-                left -= size
-                kept.append(line)
-            region["lines"] = kept
-        shown.append(conflict)
-        if cut:
-            return shown, True
-    return shown, False
-
-
-def change_whole_diff(change: ChangeRequest, preview: MergePreview, *, against: str) -> str:
-    """The whole unified diff of the proposal against its base version (``against``
-    "base") or the current one ("current"), unbounded, for a download. InvalidInput
-    naming `against` for anything else; NotFound naming it when the document is gone."""
-    if against not in DIFF_AGAINST:
-        raise InvalidInput("`against` must be base or current.", field="against")
-    sides = _diff_sides(change, preview)
-    if against == "current" and len(sides) < 2:
-        raise NotFound("The document was deleted: there is no current version.", field="against")
-    old, old_label, new_label = sides[DIFF_AGAINST.index(against)]
-    return unified_diff(old, change.body, old_label=old_label, new_label=new_label)
-
-
-def change_diff_url(change: ChangeRequest, *, against: str) -> str:
-    """The API's whole diff of the change request (`change_whole_diff`)."""
-    path = reverse(
-        "api-change-diff",
-        kwargs={
-            "tenant": change.tenant.slug,
-            "project": change.project.slug,
-            "change_id": change.pk,
-        },
-    )
-    return f"{path}?against={against}"
 
 
 def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:

@@ -3,8 +3,8 @@
 as a change request (merging it moves or removes the label, `services.changes`).
 
 The label's name and the member's right to move it are checked before, once
-(`permissions.movable_label_for`). Above both `services.labels` (the move itself) and `services.changes` (the proposal),
-so that neither imports the other's floor back.
+(`permissions.movable_label_for`). Above both `services.labels` (the move itself)
+and `services.changes` (the proposal), so that neither imports the other back.
 """
 
 from __future__ import annotations

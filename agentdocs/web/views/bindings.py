@@ -120,7 +120,7 @@ def _bindings_page(
 
 def _record_sources(record: BindingRecord) -> dict:
     """Each bound source beside its outdated status, and how many are stale or missing."""
-    rows = binding_service.binding_outdated(record=record)
+    rows = binding_selectors.binding_outdated(record=record)
     outdated = {(row["kind"], row.get("name") or row.get("path")): row for row in rows}
     sources = [
         {"kind": kind, "key": key, "entry": entry, "outdated": outdated.get((kind, key))}
@@ -192,7 +192,7 @@ def binding_compare(request: HttpRequest, tenant: str, project: str) -> HttpResp
             "project": access.project,
             "a": a,
             "b": b,
-            "comparison": binding_service.binding_compare(a=a, b=b),
+            "comparison": binding_selectors.binding_compare(a=a, b=b),
         },
     )
 

@@ -131,7 +131,7 @@ def _change_page(
     comment_form: ChangeCommentForm | None = None,
 ) -> HttpResponse:
     invalid = any(form is not None and form.errors for form in (review_form, comment_form))
-    preview = change_service.merge_preview(change)
+    preview = change_selectors.merge_preview(change)
     document = preview.document
     current = document if document is not None and not document.is_deleted else None
     policy = review_selectors.review_policy(project=change.project)
@@ -143,7 +143,7 @@ def _change_page(
         change.path, label=change.label, protected=policy.protected_labels
     )
     reviewed = any(review.reviewer_id == access.user.pk for review in reviews)
-    conflicts, conflicts_truncated = change_service.change_conflicts(preview)
+    conflicts, conflicts_truncated = change_selectors.change_conflicts(preview)
     context = {
         "access": access,
         "project": access.project,
@@ -180,7 +180,7 @@ def _change_page(
 
 
 def _diff_against_current(
-    current: Any, change: ChangeRequest, preview: change_service.MergePreview
+    current: Any, change: ChangeRequest, preview: change_selectors.MergePreview
 ) -> Any:
     """What merging would make of the current version (the proposal itself when the
     merge is not clean): edits saved since the base stay, and the page says so."""
@@ -197,8 +197,8 @@ def _bounded_diff(old: str, new: str) -> SideBySide:
     return side_by_side(
         old,
         new,
-        max_changed_lines=change_service.DIFF_MAX_CHANGED_LINES,
-        max_bytes=change_service.DIFF_MAX_SHOWN_BYTES,
+        max_changed_lines=change_selectors.DIFF_MAX_CHANGED_LINES,
+        max_bytes=change_selectors.DIFF_MAX_SHOWN_BYTES,
     )
 
 
@@ -210,8 +210,8 @@ def change_diff_download(
     the current version (`?against=current`), as a file."""
     _, change = _change(request, tenant, project, change_id)
     against = request.GET.get("against", "base")
-    preview = change_service.merge_preview(change)
-    text = change_service.change_whole_diff(change, preview, against=against)
+    preview = change_selectors.merge_preview(change)
+    text = change_selectors.change_whole_diff(change, preview, against=against)
     response = HttpResponse(text, content_type="text/plain; charset=utf-8")
     filename = f"change-{change.pk}-against-{against}.diff"
     response["Content-Disposition"] = content_disposition_header(True, filename) or "attachment"
