@@ -41,6 +41,19 @@ from agentdocs.selectors import review as review_selectors
 from agentdocs.services import changes as change_service
 
 
+def change_page_path(change: ChangeRequest) -> str:
+    """The change request's page."""
+    return reverse("change", kwargs=_change_kwargs(change))
+
+
+def change_api_path(change: ChangeRequest) -> str:
+    return reverse("api-change", kwargs=_change_kwargs(change))
+
+
+def _change_kwargs(change: ChangeRequest) -> dict[str, Any]:
+    return {"tenant": change.tenant.slug, "project": change.project.slug, "change_id": change.pk}
+
+
 class ChangeSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     state = serializers.ChoiceField(choices=ChangeState.choices)
@@ -78,10 +91,10 @@ class ChangeSerializer(serializers.Serializer):
         return request.build_absolute_uri(path) if request is not None else path
 
     def get_url(self, change: ChangeRequest) -> str:
-        return self._absolute(change_service.change_url(change))
+        return self._absolute(change_page_path(change))
 
     def get_api_url(self, change: ChangeRequest) -> str:
-        return self._absolute(change_service.change_api_url(change))
+        return self._absolute(change_api_path(change))
 
 
 class ReviewSerializer(serializers.Serializer):

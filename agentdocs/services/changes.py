@@ -81,7 +81,8 @@ def _text(value: object, *, field: str, limit: int, required: bool = False) -> s
     return value
 
 
-def change_url(change: ChangeRequest) -> str:
+# The event payload's links (`change.*` events: the activity feed and webhook receivers).
+def _change_url(change: ChangeRequest) -> str:
     """The change request's page."""
     return reverse(
         "change",
@@ -93,7 +94,7 @@ def change_url(change: ChangeRequest) -> str:
     )
 
 
-def change_api_url(change: ChangeRequest) -> str:
+def _change_api_url(change: ChangeRequest) -> str:
     return reverse(
         "api-change",
         kwargs={
@@ -120,8 +121,8 @@ def _emit(change: ChangeRequest, *, action: str, actor: User, reason: str = "", 
             "proposer": change.proposer.get_username() if change.proposer else None,
             "base_version": change.base_version,
             "label": change.label or None,
-            "url": change_url(change),
-            "api_url": change_api_url(change),
+            "url": _change_url(change),
+            "api_url": _change_api_url(change),
             **data,
         },
     )

@@ -87,7 +87,9 @@ def change_propose(request: HttpRequest, tenant: str, project: str) -> HttpRespo
         except AgentdocsError as error:
             return _propose_page(request, access, document, form, refusal=error)
         messages.success(request, f"Proposed change #{change.pk} to {path} for review.")
-        return redirect(change_service.change_url(change))
+        return redirect(
+            "change", tenant=access.tenant.slug, project=access.project.slug, change_id=change.pk
+        )
     path = request.GET.get("path", "")
     document = document_selectors.document_get(project=access.project, path=path)
     form = ChangeProposeForm(
@@ -236,7 +238,9 @@ def change_detail(request: HttpRequest, tenant: str, project: str, change_id: in
 
 def _done(request: HttpRequest, change: ChangeRequest, message: str) -> HttpResponse:
     messages.success(request, message)
-    return redirect(change_service.change_url(change))
+    return redirect(
+        "change", tenant=change.tenant.slug, project=change.project.slug, change_id=change.pk
+    )
 
 
 # The addresses below stay for scripts that used them; the page posts to itself.

@@ -35,7 +35,6 @@ from agentdocs.models import RESERVED_PROJECT, ChangeRequest, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import labels as label_selectors
-from agentdocs.services import changes as change_service
 from agentdocs.services import document_checks, document_locks, label_review
 from agentdocs.services import documents as document_service
 from agentdocs.web import hidden_characters
@@ -161,7 +160,12 @@ def _label_move(request: HttpRequest, tenant: str, project: str, path: str) -> H
                     f"{document.path} is protected by review: change #{done.pk} proposes "
                     f"moving {name} to version {done.base_version}.",
                 )
-                return redirect(change_service.change_url(done))
+                return redirect(
+                    "change",
+                    tenant=access.tenant.slug,
+                    project=access.project.slug,
+                    change_id=done.pk,
+                )
             messages.success(request, f"Moved {name} to version {done.label.version}.")
             return redirect(document_url("document", access, document.path))
     context = _detail_context(request, access, document, document, label_form=form)
@@ -199,7 +203,12 @@ def document_label_remove(
                     f"{document.path} is protected by review: change #{proposed.pk} proposes "
                     f"removing {name}.",
                 )
-                return redirect(change_service.change_url(proposed))
+                return redirect(
+                    "change",
+                    tenant=access.tenant.slug,
+                    project=access.project.slug,
+                    change_id=proposed.pk,
+                )
             messages.success(request, f"Removed {name}: readers of it get latest.")
             return redirect(document_url("document", access, document.path))
     context = _detail_context(request, access, document, document, remove_form=form)
