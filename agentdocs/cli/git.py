@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentdocs.core import repository
+from agentdocs.core import repository_runs
 from agentdocs.core.errors import InvalidRemote
 
 GIT_TIMEOUT = 30
@@ -54,7 +54,7 @@ def remote(folder: Path) -> str | None:
         names = (git(folder, "remote") or "").split()
         url = git(folder, "remote", "get-url", names[0]) if names else None
     try:
-        return repository.clean_remote(url.strip() if url else None)
+        return repository_runs.clean_remote(url.strip() if url else None)
     except InvalidRemote:
         return None  # a remote git could not fetch from either: the run has none
 

@@ -1,7 +1,7 @@
 """`agentdocs bind --repo DIR --tool TOOL`: what a repository run's tool loaded.
 
 Reads the files TOOL loads from DIR, in its order, with the byte offset its documented
-size limits cut each at (`agentdocs.core.repository`), each file's git custody (the
+size limits cut each at (`agentdocs.core.repository_runs`), each file's git custody (the
 commit, the blob, whether the working copy differs; the remote without credentials)
 and its state against `agentdocs.lock.json` and the server's current export; the
 `bind` command posts it as the record's `repository` section.
@@ -19,9 +19,9 @@ from typing import Any
 from agentdocs.cli import sync
 from agentdocs.cli.base import EXIT_USAGE, CommandError, ServerClient
 from agentdocs.cli.git import git_state
-from agentdocs.core import repository
+from agentdocs.core import repository_runs
 from agentdocs.core.agent_files import strip_provenance
-from agentdocs.core.repository import (
+from agentdocs.core.repository_runs import (
     CUSTODY_GIT,
     CUSTODY_UNTRACKED,
     EDITED_LOCALLY,
@@ -32,7 +32,7 @@ from agentdocs.core.targets import TOOLS_BY_SLUG, LoadingTool
 
 
 def parse_tool(value: str) -> LoadingTool:
-    tool = repository.loading_tool(value)
+    tool = repository_runs.loading_tool(value)
     if tool is None:
         raise argparse.ArgumentTypeError(
             f"{value!r} is not a known tool: the tools are {', '.join(TOOLS_BY_SLUG)}"
@@ -53,7 +53,7 @@ def loaded_paths(folder: Path, tool: LoadingTool) -> list[str]:
 
 def _state(path: str, data: bytes, *, locked: dict[str, str], export: sync.Export) -> str:
     local = hashlib.sha256(data).hexdigest()
-    state = repository.file_state(
+    state = repository_runs.file_state(
         local=local, locked=locked.get(path), exported=export.hashes.get(path)
     )
     if state == EDITED_LOCALLY and path in export.files:
@@ -73,7 +73,7 @@ def repository_section(
     paths = loaded_paths(folder, tool)
     contents = {path: (folder / path).read_bytes() for path in paths}
     texts = [(path, contents[path].decode("utf-8", "replace")) for path in paths]
-    cuts = repository.cut_points(tool, texts)
+    cuts = repository_runs.cut_points(tool, texts)
     locked = sync.locked_files(sync.read_lock(folder))
     query = argparse.Namespace(
         tenant=args.tenant, project=args.project, format=tool.format, recipe=None, profile=None
@@ -103,7 +103,7 @@ def repository_section(
                 "blob": blob,
                 "dirty": path in git.changed,
             }
-        globs = repository.rule_globs(tool, path, text)
+        globs = repository_runs.rule_globs(tool, path, text)
         if globs:
             entry["globs"] = globs
         files.append(entry)

@@ -23,7 +23,7 @@ from agentdocs.core.bindings import (
     sha256_hex,
 )
 from agentdocs.core.errors import NotFound
-from agentdocs.core.repository import compare_repository_files
+from agentdocs.core.repository_runs import compare_repository_files
 from agentdocs.core.timeline import Run
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 

@@ -32,7 +32,7 @@ from agentdocs.core.bindings import (
 )
 from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected, TooLarge
 from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
-from agentdocs.core.repository import (
+from agentdocs.core.repository_runs import (
     IN_SYNC,
     RepositorySection,
     parse_repository,
