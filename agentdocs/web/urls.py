@@ -16,6 +16,7 @@ from agentdocs.web.views import (
     export,
     history,
     invitations,
+    labels,
     memory_block,
     projects,
     recipes,
@@ -39,8 +40,8 @@ document_urls = [
     path("revert/<path:path>", document_history.document_revert, name="document-revert"),
     path("delete/<path:path>", documents.document_delete, name="document-delete"),
     path("lock/<path:path>", documents.document_lock, name="document-lock"),
-    path("label/<path:path>", documents.document_label, name="document-label"),
-    path("label-remove/<path:path>", documents.document_label_remove, name="document-label-remove"),
+    path("label/<path:path>", labels.document_label, name="document-label"),
+    path("label-remove/<path:path>", labels.document_label_remove, name="document-label-remove"),
     # Three-way merge: saving the choices of a stale save's conflicts.
     path("resolve/<path:path>", document_merge.document_resolve, name="document-resolve"),
 ]
