@@ -18,11 +18,10 @@ from agentdocs.web.views import (
     invitations,
     labels,
     memory_block,
+    policy,
     projects,
-    recipes,
     repositories,
     search,
-    settings,
     tokens,
     webhooks,
 )
@@ -50,7 +49,7 @@ project_urls = [
     path("", projects.project_detail, name="project"),
     path("new/", documents.document_create, name="document-create"),
     path("preview/", documents.markdown_preview, name="markdown-preview"),
-    path("settings/", settings.project_settings, name="project-settings"),
+    path("settings/", policy.project_settings, name="project-settings"),
     path("memory-block/", memory_block.memory_block_preview, name="memory-block"),
     path("export/", export.export_page, name="export"),
     path("bindings/", bindings.binding_list, name="bindings"),
@@ -82,12 +81,12 @@ project_urls = [
 
 tenant_urls: list[URLPattern | URLResolver] = [
     path("", projects.tenant_detail, name="tenant"),
-    path("-/settings/", settings.tenant_settings, name="tenant-settings"),
+    path("-/settings/", policy.tenant_settings, name="tenant-settings"),
     path("-/changes/", changes.change_inbox, name="changes"),  # change requests (issue 13)
-    path("-/recipes/", recipes.recipe_list, name="recipes"),
-    path("-/recipes/new/", recipes.recipe_create, name="recipe-create"),
-    path("-/recipes/<str:name>/", recipes.recipe_detail, name="recipe"),
-    path("-/recipes/<str:name>/delete/", recipes.recipe_delete, name="recipe-delete"),
+    path("-/recipes/", policy.recipe_list, name="recipes"),
+    path("-/recipes/new/", policy.recipe_create, name="recipe-create"),
+    path("-/recipes/<str:name>/", policy.recipe_detail, name="recipe"),
+    path("-/recipes/<str:name>/delete/", policy.recipe_delete, name="recipe-delete"),
     # Activity and history: the tenant's feed, and the history of each setting (a
     # project's with `?project=`), recipe, membership and provider map entry.
     path("-/activity/", activity.activity, name="activity"),
