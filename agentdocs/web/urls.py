@@ -19,9 +19,9 @@ from agentdocs.web.views import (
     labels,
     memory_block,
     policy,
-    projects,
     repositories,
     search,
+    tenancy,
     tokens,
     webhooks,
 )
@@ -46,7 +46,7 @@ document_urls = [
 ]
 
 project_urls = [
-    path("", projects.project_detail, name="project"),
+    path("", tenancy.project_detail, name="project"),
     path("new/", documents.document_create, name="document-create"),
     path("preview/", documents.markdown_preview, name="markdown-preview"),
     path("settings/", policy.project_settings, name="project-settings"),
@@ -80,7 +80,7 @@ project_urls = [
 ]
 
 tenant_urls: list[URLPattern | URLResolver] = [
-    path("", projects.tenant_detail, name="tenant"),
+    path("", tenancy.tenant_detail, name="tenant"),
     path("-/settings/", policy.tenant_settings, name="tenant-settings"),
     path("-/changes/", changes.change_inbox, name="changes"),  # change requests (issue 13)
     path("-/recipes/", policy.recipe_list, name="recipes"),
@@ -115,7 +115,7 @@ tenant_urls: list[URLPattern | URLResolver] = [
 ]
 
 urlpatterns = [
-    path("", projects.home, name="home"),
+    path("", tenancy.home, name="home"),
     path(
         "login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True),
