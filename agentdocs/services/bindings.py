@@ -44,7 +44,7 @@ from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import archival, binding_memory_block, events
-from agentdocs.services.signatures import binding_record_sign
+from agentdocs.services.signing import binding_record_sign
 
 MANIFEST_PATH = "context.json"
 
