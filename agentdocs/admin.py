@@ -23,6 +23,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
+from agentdocs.core import recipes as recipe_rules
 from agentdocs.core.errors import AgentdocsError
 from agentdocs.core.paths import validate_new_path
 from agentdocs.core.stored_text import refuse_hidden_or_secret
@@ -508,13 +509,13 @@ class RecipeForm(ReasonForm):
         }
 
     def clean_name(self) -> str:
-        return _checked(policy_service.validate_recipe_name, self.cleaned_data["name"])
+        return _checked(recipe_rules.validate_recipe_name, self.cleaned_data["name"])
 
     def clean_params(self) -> dict:
-        return _checked(policy_service.validate_params, self.cleaned_data["params"])
+        return _checked(recipe_rules.validate_params, self.cleaned_data["params"])
 
     def clean_profiles(self) -> dict:
-        return _checked(policy_service.validate_profiles, self.cleaned_data["profiles"])
+        return _checked(recipe_rules.validate_profiles, self.cleaned_data["profiles"])
 
 
 @admin.register(Recipe)

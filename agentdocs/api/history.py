@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from agentdocs.api.access import request_project_access, request_tenant_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
+from agentdocs.core import recipes as recipe_rules
 from agentdocs.permissions import Access
 from agentdocs.selectors import history as history_selectors
 from agentdocs.services import policy as policy_service
@@ -102,7 +103,7 @@ class RecipeHistory(_HistoryList):
     )
     def get(self, request: Request, tenant: str, name: str) -> Response:
         access = self.access(request, tenant)
-        policy_service.validate_recipe_name(name)
+        recipe_rules.validate_recipe_name(name)
         return self.entries(
             request, history_selectors.recipe_history(tenant=access.tenant, name=name)
         )

@@ -11,16 +11,16 @@ policy layer of the Memory Block shows only `memory.*` keys.
 from __future__ import annotations
 
 import re
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from agentdocs.core import recipes as recipe_rules
 from agentdocs.core import review as review_rules
 from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
-from agentdocs.core.labels import parse_protected_labels, validate_label_name
-from agentdocs.core.paths import validate_path
-from agentdocs.core.recipes import LABEL_PARAM, ProfileOptions, RecipeParams
+from agentdocs.core.labels import parse_protected_labels
+from agentdocs.core.recipes import ProfileOptions, RecipeParams
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.models.history import mark_change
@@ -32,16 +32,6 @@ SECRET_OVERRIDE_VALUES = ("on", "off")
 HIDDEN_OVERRIDE_KEY = "security.hiddenOverride"
 SECURITY_KEYS = (SECRET_OVERRIDE_KEY, HIDDEN_OVERRIDE_KEY)
 MAX_SETTING_VALUE = 4096
-RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
-PROFILE_NAME = RECIPE_NAME
-
-# Recipe params and what each may hold. Unknown keys are refused: a typo such as
-# `agentDocumnet` would otherwise silently leave the default in force.
-AGENT_DOC_PARAM = "agentDocument"
-CONTEXT_BUDGET_PARAM = "contextBudgetBytes"
-CONTEXT_ENABLED_PARAM = "contextEnabled"
-MAX_CONTEXT_BUDGET = 1024 * 1024
-PROFILE_CLIENT_DOC = "useClientAgentDoc"
 
 
 _RenderInput = TypeVar("_RenderInput", Setting, Recipe)
@@ -251,76 +241,6 @@ def setting_delete(
     _setting_changed(setting, action="deleted", previous=previous, user=user, reason=reason)
 
 
-def validate_params(params: object) -> RecipeParams:
-    if not isinstance(params, dict):
-        raise InvalidInput("params must be a JSON object.", field="params")
-    for key, value in params.items():
-        field = f"params.{key}"
-        # Before any message that repeats the key; a secret is named by its place only.
-        refuse_hidden_or_secret(str(key), field="params", what="A parameter name", prompt=True)
-        if isinstance(value, str):
-            refuse_hidden_or_secret(value, field=field, what="The parameter", prompt=True)
-        if key == AGENT_DOC_PARAM:
-            # Not set, "" and null are three different, meaningful states: keep them.
-            if value is not None and value != "":
-                validate_path(value, field=field)
-        elif key == CONTEXT_BUDGET_PARAM:
-            if (
-                not isinstance(value, int)
-                or isinstance(value, bool)
-                or not (0 <= value <= MAX_CONTEXT_BUDGET)
-            ):
-                raise InvalidInput(
-                    f"Must be an integer number of bytes from 0 to {MAX_CONTEXT_BUDGET}.",
-                    field=field,
-                )
-        elif key == CONTEXT_ENABLED_PARAM:
-            _validate_bool(value, field=field)
-        elif key == LABEL_PARAM:
-            validate_label_name(value, field=field)
-        else:
-            raise InvalidInput(
-                f"Unknown recipe parameter {key!r}; known: {AGENT_DOC_PARAM}, "
-                f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}, {LABEL_PARAM}.",
-                field=field,
-            )
-    return cast(RecipeParams, params)
-
-
-def validate_profiles(profiles: object) -> dict[str, ProfileOptions]:
-    if not isinstance(profiles, dict):
-        raise InvalidInput(
-            "profiles must be a JSON object of profile name → options.", field="profiles"
-        )
-    for name, options in profiles.items():
-        refuse_hidden_or_secret(str(name), field="profiles", what="A profile name", prompt=True)
-        field = f"profiles.{name}"
-        if not PROFILE_NAME.match(name):
-            raise InvalidInput(
-                "A profile name is 1-64 letters, digits, '_', '.' or '-'.", field=field
-            )
-        if not isinstance(options, dict):
-            raise InvalidInput("A profile must be a JSON object of options.", field=field)
-        for key, value in options.items():
-            refuse_hidden_or_secret(
-                str(key), field=field, what="A profile option name", prompt=True
-            )
-            if key == PROFILE_CLIENT_DOC:
-                _validate_bool(value, field=f"{field}.{key}")
-            else:
-                raise InvalidInput(
-                    f"Unknown profile option {key!r}; known: {PROFILE_CLIENT_DOC}.",
-                    field=f"{field}.{key}",
-                )
-    return cast(dict[str, ProfileOptions], profiles)
-
-
-def validate_recipe_name(name: object) -> str:
-    if not isinstance(name, str) or not RECIPE_NAME.match(name):
-        raise InvalidInput("A recipe name is 1-64 letters, digits, '_', '.' or '-'.", field="name")
-    return name
-
-
 def recipe_create(
     *,
     tenant: Tenant,
@@ -330,9 +250,9 @@ def recipe_create(
     user: User,
     reason: str = "",
 ) -> Recipe:
-    validate_recipe_name(name)
-    validate_params(params)
-    validate_profiles(profiles)
+    recipe_rules.validate_recipe_name(name)
+    recipe_rules.validate_params(params)
+    recipe_rules.validate_profiles(profiles)
     recipe = Recipe(tenant=tenant, name=name, params=params, profiles=profiles, updated_by=user)
     try:
         with transaction.atomic():
@@ -352,8 +272,8 @@ def recipe_update(
     user: User,
     reason: str = "",
 ) -> Recipe:
-    validate_params(params)
-    validate_profiles(profiles)
+    recipe_rules.validate_params(params)
+    recipe_rules.validate_profiles(profiles)
     recipe = Recipe.objects.select_for_update().get(pk=recipe.pk)
     if recipe.params == params and recipe.profiles == profiles:
         return recipe

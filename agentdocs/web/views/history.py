@@ -10,6 +10,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from agentdocs import permissions
+from agentdocs.core import recipes as recipe_rules
 from agentdocs.permissions import Access
 from agentdocs.selectors import history as history_selectors
 from agentdocs.services import policy as policy_service
@@ -75,7 +76,7 @@ def setting_history(request: HttpRequest, tenant: str, key: str) -> HttpResponse
 @member_page
 def recipe_history(request: HttpRequest, tenant: str, name: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
-    policy_service.validate_recipe_name(name)
+    recipe_rules.validate_recipe_name(name)
     rows = history_selectors.recipe_history(tenant=access.tenant, name=name)
     return _history_page(
         request,
