@@ -23,6 +23,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
+from agentdocs.core import policy as policy_rules
 from agentdocs.core import recipes as recipe_rules
 from agentdocs.core.errors import AgentdocsError
 from agentdocs.core.paths import validate_new_path
@@ -439,7 +440,7 @@ class SettingForm(ReasonForm):
         fields = ["tenant", "project", "key", "value", "enforced"]
 
     def clean_key(self) -> str:
-        return _checked(policy_service.validate_setting_key, self.cleaned_data["key"])
+        return _checked(policy_rules.validate_setting_key, self.cleaned_data["key"])
 
     def clean_value(self) -> str:
         # memory.* values go into every prompt: the service's checks, as a form error.

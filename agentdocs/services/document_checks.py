@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal, NamedTuple
 
+from agentdocs.core import policy as policy_rules
 from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected
 from agentdocs.core.hidden_characters import refuse_hidden
 from agentdocs.core.secret_scan import find_secret
@@ -134,7 +135,7 @@ def checked_body(
         acknowledgement=acknowledgement,
         field="acknowledge_secret",
         allowed=lambda: policy_service.secret_override_allowed(tenant_id=tenant_id()),
-        key=policy_service.SECRET_OVERRIDE_KEY,
+        key=policy_rules.SECRET_OVERRIDE_KEY,
         what="secret check",
         reason=reason,
         needs_reason="Saving a text the secret check refused needs a reason: say why "
@@ -147,7 +148,7 @@ def checked_body(
         acknowledgement=hidden,
         field="acknowledge_hidden",
         allowed=lambda: policy_service.hidden_override_allowed(tenant_id=tenant_id()),
-        key=policy_service.HIDDEN_OVERRIDE_KEY,
+        key=policy_rules.HIDDEN_OVERRIDE_KEY,
         what="hidden-character check",
         reason=reason,
         needs_reason="Saving a text holding hidden characters needs a reason: say why "

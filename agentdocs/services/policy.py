@@ -10,12 +10,12 @@ policy layer of the Memory Block shows only `memory.*` keys.
 
 from __future__ import annotations
 
-import re
 from typing import TypeVar
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from agentdocs.core import policy as policy_rules
 from agentdocs.core import recipes as recipe_rules
 from agentdocs.core import review as review_rules
 from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
@@ -26,11 +26,6 @@ from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.services import events, render_cache
 
-SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}\Z")
-SECRET_OVERRIDE_KEY = "security.secretOverride"
-SECRET_OVERRIDE_VALUES = ("on", "off")
-HIDDEN_OVERRIDE_KEY = "security.hiddenOverride"
-SECURITY_KEYS = (SECRET_OVERRIDE_KEY, HIDDEN_OVERRIDE_KEY)
 MAX_SETTING_VALUE = 4096
 
 
@@ -46,21 +41,6 @@ def _mark(
     return mark_change(instance, user=user, reason=reason, change_type=change_type)
 
 
-def validate_setting_key(key: object) -> str:
-    if not isinstance(key, str) or not (
-        key in (*SECURITY_KEYS, *review_rules.REVIEW_KEYS) or SETTING_KEY.match(key)
-    ):
-        raise InvalidInput(
-            "Setting keys start with `memory.` followed by letters, digits, '_', '.' or '-' "
-            f"(at most 128 characters); the other keys are `{SECRET_OVERRIDE_KEY}`, "
-            f"`{HIDDEN_OVERRIDE_KEY}`, "
-            f"`{review_rules.REVIEW_REQUIRED_KEY}`, `{review_rules.REVIEW_APPROVALS_KEY}` and "
-            f"`{review_rules.REVIEW_PROTECTED_LABELS_KEY}`.",
-            field="key",
-        )
-    return key
-
-
 def _validate_review_setting(*, key: str, value: str) -> None:
     """`review.required` holds patterns, `review.approvals` a count (see core.review)."""
     if key == review_rules.REVIEW_REQUIRED_KEY:
@@ -73,14 +53,14 @@ def _validate_review_setting(*, key: str, value: str) -> None:
 
 def _validate_security_setting(*, key: str, value: str, project: Project | None) -> None:
     """`security.*` settings govern the tenant's writes: tenant scope, a known value."""
-    if key not in SECURITY_KEYS:
+    if key not in policy_rules.SECURITY_KEYS:
         return
     if project is not None:
         raise InvalidInput(
             f"`{key}` is a tenant setting; a project cannot set it.",
             field="key",
         )
-    if value not in SECRET_OVERRIDE_VALUES:
+    if value not in policy_rules.SECRET_OVERRIDE_VALUES:
         raise InvalidInput(f"`{key}` is `on` or `off`.", field="value")
 
 
@@ -96,14 +76,14 @@ def _override_allowed(*, tenant_id: int, key: str) -> bool:
 def secret_override_allowed(*, tenant_id: int) -> bool:
     """Whether the tenant lets a writer save a refused text by acknowledging it (on
     unless the tenant set `security.secretOverride: off`)."""
-    return _override_allowed(tenant_id=tenant_id, key=SECRET_OVERRIDE_KEY)
+    return _override_allowed(tenant_id=tenant_id, key=policy_rules.SECRET_OVERRIDE_KEY)
 
 
 def hidden_override_allowed(*, tenant_id: int) -> bool:
     """Whether the tenant lets a writer save a text holding hidden characters by
     acknowledging them as intended (on unless the tenant set
     `security.hiddenOverride: off`)."""
-    return _override_allowed(tenant_id=tenant_id, key=HIDDEN_OVERRIDE_KEY)
+    return _override_allowed(tenant_id=tenant_id, key=policy_rules.HIDDEN_OVERRIDE_KEY)
 
 
 def _validate_setting_value(value: object) -> str:
@@ -138,7 +118,7 @@ def setting_set(
     reason: str = "",
 ) -> tuple[Setting, bool]:
     """Create or replace a setting. Returns (setting, created)."""
-    validate_setting_key(key)
+    policy_rules.validate_setting_key(key)
     _validate_setting_value(value)
     _validate_security_setting(key=key, value=value, project=project)
     _validate_review_setting(key=key, value=value)
@@ -232,7 +212,7 @@ def _setting_changed(
 def setting_delete(
     *, tenant: Tenant, project: Project | None, key: str, user: User, reason: str = ""
 ) -> None:
-    validate_setting_key(key)
+    policy_rules.validate_setting_key(key)
     setting = Setting.objects.filter(tenant=tenant, project=project, key=key).first()
     if setting is None:
         raise NotFound(f"No setting {key!r} here.", field="key")

@@ -10,10 +10,10 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from agentdocs import permissions
+from agentdocs.core import policy as policy_rules
 from agentdocs.core import recipes as recipe_rules
 from agentdocs.permissions import Access
 from agentdocs.selectors import history as history_selectors
-from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
 from agentdocs.web.pages import list_page, member_page
 
@@ -60,7 +60,7 @@ def setting_history(request: HttpRequest, tenant: str, key: str) -> HttpResponse
         access = permissions.tenant_access(request.user, tenant)
         back = reverse("tenant-settings", kwargs={"tenant": tenant})
         what = "Tenant setting"
-    policy_service.validate_setting_key(key)
+    policy_rules.validate_setting_key(key)
     rows = history_selectors.setting_history(tenant=access.tenant, project=access.project, key=key)
     return _history_page(
         request,
