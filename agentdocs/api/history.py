@@ -16,9 +16,9 @@ from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
 from agentdocs.core import policy as policy_rules
 from agentdocs.core import recipes as recipe_rules
+from agentdocs.core.manifest import validate_provider_name
 from agentdocs.permissions import Access
 from agentdocs.selectors import history as history_selectors
-from agentdocs.services import providers as provider_service
 
 
 class ChangeHistoryEntrySerializer(serializers.Serializer):
@@ -139,7 +139,7 @@ class ProviderHistory(_HistoryList):
     )
     def get(self, request: Request, tenant: str, name: str) -> Response:
         access = self.access(request, tenant)
-        provider_service.validate_provider_name(name)
+        validate_provider_name(name)
         return self.entries(
             request, history_selectors.provider_history(tenant=access.tenant, name=name)
         )

@@ -12,9 +12,9 @@ from django.urls import reverse
 from agentdocs import permissions
 from agentdocs.core import policy as policy_rules
 from agentdocs.core import recipes as recipe_rules
+from agentdocs.core.manifest import validate_provider_name
 from agentdocs.permissions import Access
 from agentdocs.selectors import history as history_selectors
-from agentdocs.services import providers as provider_service
 from agentdocs.web.pages import list_page, member_page
 
 ENTRIES_PER_PAGE = 50
@@ -110,7 +110,7 @@ def membership_history(request: HttpRequest, tenant: str, username: str) -> Http
 @member_page
 def provider_history(request: HttpRequest, tenant: str, name: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
-    provider_service.validate_provider_name(name)
+    validate_provider_name(name)
     rows = history_selectors.provider_history(tenant=access.tenant, name=name)
     return _history_page(
         request,
