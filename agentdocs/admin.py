@@ -23,6 +23,8 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
+from agentdocs.core import policy as policy_rules
+from agentdocs.core import recipes as recipe_rules
 from agentdocs.core.errors import AgentdocsError
 from agentdocs.core.paths import validate_new_path
 from agentdocs.core.stored_text import refuse_hidden_or_secret
@@ -39,6 +41,7 @@ from agentdocs.models import (
     Skill,
     Tenant,
 )
+from agentdocs.services import document_checks, document_locks
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import tenants as tenant_service
@@ -186,7 +189,7 @@ class DocumentForm(ReasonForm):
     def clean_body(self) -> str:
         # Browsers send a textarea with CRLF line ends; documents use LF.
         body = self.cleaned_data["body"].replace("\r\n", "\n")
-        return _checked(document_service.validate_body, body)
+        return _checked(document_checks.validate_body, body)
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -276,7 +279,7 @@ class DocumentAdmin(ServiceAdmin):
                 base_version=form.cleaned_data.get("base_version") or obj.version,
                 user=_staff_user(request),
                 reason=form.reason_text(),
-            )
+            ).document
         _copy_into(obj, document)
 
     def delete_model(self, request: HttpRequest, obj: Document) -> None:
@@ -321,9 +324,7 @@ class DocumentAdmin(ServiceAdmin):
     @admin.action(description="Break the edit lock of the selected documents")
     def break_locks(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
         for document in queryset:
-            document_service.document_unlock(
-                document=document, user=_staff_user(request), force=True
-            )
+            document_locks.document_unlock(document=document, user=_staff_user(request), force=True)
         self.message_user(request, f"Released the locks of {len(queryset)} documents.")
 
 
@@ -440,7 +441,7 @@ class SettingForm(ReasonForm):
         fields = ["tenant", "project", "key", "value", "enforced"]
 
     def clean_key(self) -> str:
-        return _checked(policy_service.validate_setting_key, self.cleaned_data["key"])
+        return _checked(policy_rules.validate_setting_key, self.cleaned_data["key"])
 
     def clean_value(self) -> str:
         # memory.* values go into every prompt: the service's checks, as a form error.
@@ -510,13 +511,13 @@ class RecipeForm(ReasonForm):
         }
 
     def clean_name(self) -> str:
-        return _checked(policy_service.validate_recipe_name, self.cleaned_data["name"])
+        return _checked(recipe_rules.validate_recipe_name, self.cleaned_data["name"])
 
     def clean_params(self) -> dict:
-        return _checked(policy_service.validate_params, self.cleaned_data["params"])
+        return _checked(recipe_rules.validate_params, self.cleaned_data["params"])
 
     def clean_profiles(self) -> dict:
-        return _checked(policy_service.validate_profiles, self.cleaned_data["profiles"])
+        return _checked(recipe_rules.validate_profiles, self.cleaned_data["profiles"])
 
 
 @admin.register(Recipe)

@@ -18,9 +18,11 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 
 from agentdocs.core.errors import AdminOnly, ChangeForbidden, InsufficientScope, NotFound
+from agentdocs.core.labels import validate_movable_label
 from agentdocs.core.paths import is_reserved_path, validate_path
-from agentdocs.models import ApiToken, Document, Project, Role, Scope, Tenant
+from agentdocs.models import ApiToken, ChangeRequest, Document, Project, Role, Scope, Tenant
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import review as review_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.sql import access as access_sql
 from agentdocs.sql.access import AccessRow
@@ -155,6 +157,30 @@ def document_for(
     return document_selectors.document_get(
         project=access.project, path=path, include_deleted=include_deleted
     )
+
+
+def movable_label_for(access: ProjectAccess, document: Document, label: object) -> str:
+    """The label's rights, decided once for a move or a removal from the API, the pages
+    and anything else: the label's name (InvalidInput naming `label` when it is not a
+    slug, or is `latest`), when the member may move or remove it (`may_move_label`,
+    with the project's `review.protectedLabels`); ChangeForbidden otherwise. The name
+    it returns is the checked one the services take."""
+    name = validate_movable_label(label, field="label")
+    protected = review_selectors.review_policy(project=access.project).protected_labels
+    access.require_move_label(document.path, label=name, protected=protected)
+    return name
+
+
+def require_change_review(access: ProjectAccess, change: ChangeRequest) -> None:
+    """Reviewing and merging a change request are for whoever may review it
+    (`Access.may_review`): a writer of its path, and of a label's change whoever may
+    move that label (`may_move_label`)."""
+    protected = (
+        review_selectors.review_policy(project=change.project).protected_labels
+        if change.label
+        else ()
+    )
+    access.require_review(change.path, label=change.label, protected=protected)
 
 
 def signed_in(user: AnyUser) -> User:

@@ -95,7 +95,7 @@ def _measure(args: argparse.Namespace) -> None:
                 base_version=document.version,
                 user=admin,
                 reason="bench",
-            )
+            ).document
 
         return run
 

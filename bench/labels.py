@@ -98,7 +98,7 @@ def _measure(args: argparse.Namespace) -> None:
                 base_version=document.version,
                 user=admin,
                 reason="bench",
-            )
+            ).document
         label_service.label_move(document=document, name="canary", version=1, user=admin)
     key = token_service.token_create(user=reader, name="r", scopes=["read", "render"]).key
     client = Client(HTTP_AUTHORIZATION=f"Token {key}", HTTP_ACCEPT="text/plain")

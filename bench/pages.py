@@ -139,7 +139,7 @@ def main() -> None:
             base_version=document.version,
             user=admin,
             reason=f"benchmark version {n}",
-        )
+        ).document
     _report(
         f"After {args.extra_versions} more versions (agent.md at version {document.version})",
         client,

@@ -56,7 +56,7 @@ PARTS = (
     ("cache round trip (rows, read state, limits)", "agentdocs/cache.py", "get_many_and_counts"),
     ("composing the block and account", "agentdocs/core/memory_block.py", "compose_memory_block"),
     ("read-state write (unanswered)", "agentdocs/cache.py", "set_unanswered"),
-    ("signature (Ed25519, claim)", "agentdocs/services/signatures.py", "memory_block_sign"),
+    ("signature (Ed25519, claim)", "agentdocs/services/signing.py", "memory_block_sign"),
     ("JSON encoding", "agentdocs/api/renderers.py", "render"),
     ("the view itself", "rest_framework/views.py", "dispatch"),
 )

@@ -6,7 +6,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from agentdocs.api import keys
+from agentdocs.api import signing
 from agentdocs.api.errors import json_not_found
 from agentdocs.api.mcp import McpView
 
@@ -19,7 +19,7 @@ api_docs = csp_replace({"style-src": [SELF, UNSAFE_INLINE]})(
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path(".well-known/agentdocs/keys.json", keys.published_keys, name="signing-keys"),
+    path(".well-known/agentdocs/keys.json", signing.published_keys, name="signing-keys"),
     # Browsers ask for /favicon.ico whatever the page's <link rel="icon"> says.
     path("favicon.ico", RedirectView.as_view(url=static("agentdocs/favicon.svg"))),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

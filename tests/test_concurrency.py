@@ -30,7 +30,7 @@ def test_concurrent_writes_from_one_base_have_exactly_one_winner(postgres, proje
     def write(i: int):
         return svc.document_write(
             document=document, body=f"writer {i}", base_version=1, user=writer, reason=f"w{i}"
-        )
+        ).document
 
     results = run_concurrently(WRITERS, write)
     winners = [r for r in results if isinstance(r, Document)]

@@ -18,7 +18,7 @@ def _edit(document: Document, body: str, user) -> Document:
     current = Document.objects.get(pk=document.pk)
     return document_service.document_write(
         document=current, body=body, base_version=current.version, user=user, reason="edit"
-    )
+    ).document
 
 
 def bind_runs(tenant, project, user, count, *, manifest=MANIFEST, block=True):

@@ -67,5 +67,7 @@ class ActivityList(ListView):
     def get(self, request: Request, tenant: str) -> Response:
         access = request_tenant_access(request, tenant)
         filters = activity_selectors.activity_filter(request.query_params)
-        events = activity_selectors.activity_list(access=access, filters=filters)
+        events = activity_selectors.activity_list(
+            tenant=access.tenant, admin=access.is_admin, filters=filters
+        )
         return self.paginate(request, LateRows(events))

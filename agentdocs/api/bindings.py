@@ -451,7 +451,7 @@ class BindingOutdated(_RecordView):
     )
     def get(self, request: Request, tenant: str, project: str, record: str) -> Response:
         bound = self._record(request, tenant, project, record)
-        rows = binding_service.binding_outdated(record=bound)
+        rows = binding_selectors.binding_outdated(record=bound)
         counts = dict.fromkeys(OUTDATED_STATUSES, 0)
         for row in rows:
             counts[row["status"]] += 1
@@ -501,7 +501,7 @@ class BindingCompare(APIView):
         b = binding_selectors.binding_record_get(
             project=access.project, record_id=_record_id(other, field="other")
         )
-        comparison = {"a": a.pk, "b": b.pk, **binding_service.binding_compare(a=a, b=b)}
+        comparison = {"a": a.pk, "b": b.pk, **binding_selectors.binding_compare(a=a, b=b)}
         return Response(self.OutputSerializer(comparison).data)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -16,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agentdocs import permissions
 from agentdocs.api.access import request_project_access
 from agentdocs.api.common import ListView
 from agentdocs.api.document_history import DiffHunkSerializer
@@ -35,8 +37,21 @@ from agentdocs.core.diffs import Diff
 from agentdocs.models import ChangeRequest, ChangeState, ReviewDecision, Scope
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import changes as change_selectors
+from agentdocs.selectors import review as review_selectors
 from agentdocs.services import changes as change_service
-from agentdocs.services import review as review_service
+
+
+def change_page_path(change: ChangeRequest) -> str:
+    """The change request's page."""
+    return reverse("change", kwargs=_change_kwargs(change))
+
+
+def change_api_path(change: ChangeRequest) -> str:
+    return reverse("api-change", kwargs=_change_kwargs(change))
+
+
+def _change_kwargs(change: ChangeRequest) -> dict[str, Any]:
+    return {"tenant": change.tenant.slug, "project": change.project.slug, "change_id": change.pk}
 
 
 class ChangeSerializer(serializers.Serializer):
@@ -76,10 +91,10 @@ class ChangeSerializer(serializers.Serializer):
         return request.build_absolute_uri(path) if request is not None else path
 
     def get_url(self, change: ChangeRequest) -> str:
-        return self._absolute(change_service.change_url(change))
+        return self._absolute(change_page_path(change))
 
     def get_api_url(self, change: ChangeRequest) -> str:
-        return self._absolute(change_service.change_api_url(change))
+        return self._absolute(change_api_path(change))
 
 
 class ReviewSerializer(serializers.Serializer):
@@ -110,8 +125,8 @@ class ChangeDiffSerializer(serializers.Serializer):
     removed = serializers.IntegerField()
     truncated = serializers.BooleanField(
         help_text="The hunks and the text stop before the end: at most "
-        f"{change_service.DIFF_MAX_CHANGED_LINES:,} changed lines and "
-        f"{change_service.DIFF_MAX_SHOWN_BYTES // 1024} KiB of line text are shown; "
+        f"{change_selectors.DIFF_MAX_CHANGED_LINES:,} changed lines and "
+        f"{change_selectors.DIFF_MAX_SHOWN_BYTES // 1024} KiB of line text are shown; "
         "`whole_diff_url` has all of it"
     )
     shown_changed_lines = serializers.IntegerField()
@@ -150,7 +165,7 @@ class ChangeDetailSerializer(ChangeSerializer):
     conflicts = serializers.ListField(
         child=serializers.DictField(),
         help_text="Where the proposal and the current version overlap (as a merge's 409), "
-        f"their lines {change_service.CONFLICTS_MAX_SHOWN_BYTES // 1024} KiB at most in all",
+        f"their lines {change_selectors.CONFLICTS_MAX_SHOWN_BYTES // 1024} KiB at most in all",
     )
     conflicts_truncated = serializers.BooleanField(
         help_text="`conflicts` stops before the end (the last one shown may be cut); "
@@ -170,23 +185,36 @@ class ChangeDetailSerializer(ChangeSerializer):
         return data
 
 
+def _whole_diff_url(change: ChangeRequest, *, against: str) -> str:
+    """The API's whole diff of the change request (`change_whole_diff`)."""
+    path = reverse(
+        "api-change-diff",
+        kwargs={
+            "tenant": change.tenant.slug,
+            "project": change.project.slug,
+            "change_id": change.pk,
+        },
+    )
+    return f"{path}?against={against}"
+
+
 def _diff_data(
     diff: Diff | None, version: int | None, *, change: ChangeRequest, against: str
 ) -> dict[str, Any] | None:
     if diff is None or version is None:
         return None
-    whole = change_service.change_diff_url(change, against=against)
+    whole = _whole_diff_url(change, against=against)
     return {"from_version": version, **diff.as_dict(), "whole_diff_url": whole}
 
 
 def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
     """Everything the change request's page and API show, as plain data."""
-    preview = change_service.merge_preview(change)
-    against_base, against_current = change_service.change_diffs(change, preview)
-    conflicts, conflicts_truncated = change_service.change_conflicts(preview)
+    preview = change_selectors.merge_preview(change)
+    against_base, against_current = change_selectors.change_diffs(change, preview)
+    conflicts, conflicts_truncated = change_selectors.change_conflicts(preview)
     document = preview.document
     current = None if document is None or document.is_deleted else document.version
-    policy = review_service.review_policy(project=change.project)
+    policy = review_selectors.review_policy(project=change.project)
     reviews = list(change.reviews.select_related("reviewer"))
     approvals = change_service.approvals(change, reviews=reviews, protected=policy.protected_labels)
     counting = {approval.reviewer for approval in approvals if approval.counts}
@@ -240,17 +268,6 @@ def _access(request: Request, tenant: str, project: str) -> ProjectAccess:
 def _change(request: Request, tenant: str, project: str, change_id: str):
     access = _access(request, tenant, project)
     return access, change_selectors.change_get(project=access.project, change_id=change_id)
-
-
-def _require_review(access: ProjectAccess, change: ChangeRequest) -> None:
-    """Reviewing and merging are for whoever may review the change (`Access.may_review`:
-    of a label's change, whoever may move that label)."""
-    protected = (
-        review_service.review_policy(project=change.project).protected_labels
-        if change.label
-        else ()
-    )
-    access.require_review(change.path, label=change.label, protected=protected)
 
 
 class ChangeListCreate(ListView):
@@ -366,7 +383,7 @@ class ChangeDiff(APIView):
         description="The unified diff, unbounded, of the proposal against its base "
         "version (`?against=base`) or the current version (`?against=current`), as "
         "text/plain: the change request's `diff_against_*` show at most "
-        f"{change_service.DIFF_MAX_CHANGED_LINES:,} changed lines. 400 naming `against` "
+        f"{change_selectors.DIFF_MAX_CHANGED_LINES:,} changed lines. 400 naming `against` "
         "for another value; 404 for `current` once the document was deleted.",
         parameters=[QuerySerializer],
         responses={
@@ -377,8 +394,8 @@ class ChangeDiff(APIView):
     def get(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
         _, change = _change(request, tenant, project, change_id)
         against = validated(self.QuerySerializer, request.query_params)["against"]
-        preview = change_service.merge_preview(change)
-        text = change_service.change_whole_diff(change, preview, against=against)
+        preview = change_selectors.merge_preview(change)
+        text = change_selectors.change_whole_diff(change, preview, against=against)
         return Response(text, content_type="text/plain; charset=utf-8")
 
 
@@ -406,7 +423,7 @@ class ChangeReviewCreate(APIView):
     )
     def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
         access, change = _change(request, tenant, project, change_id)
-        _require_review(access, change)
+        permissions.require_change_review(access, change)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         change_service.change_review(change=change, user=access.user, **serializer.validated_data)
@@ -443,7 +460,7 @@ class ChangeMerge(APIView):
     )
     def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
         access, change = _change(request, tenant, project, change_id)
-        _require_review(access, change)
+        permissions.require_change_review(access, change)
         change = change_service.change_merge(change=change, user=access.user)
         return _detail_response(request, change)
 

@@ -33,13 +33,14 @@ from agentdocs.api.serializers import (
     validated,
 )
 from agentdocs.core import paths
+from agentdocs.core.errors import LockState
 from agentdocs.core.hidden_characters import count_hidden
 from agentdocs.core.labels import optional_label
 from agentdocs.models import Document
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import labels as label_selectors
+from agentdocs.services import document_locks, render_cache
 from agentdocs.services import documents as document_service
-from agentdocs.services import render_cache
 
 
 class AcknowledgeSecretField(TextField):
@@ -157,8 +158,8 @@ class DocumentSerializer(DocumentSummarySerializer):
     def get_hidden_characters(self, document: Document) -> int:
         return count_hidden(document.body)
 
-    def get_lock(self, document: Document) -> document_service.LockState | None:
-        return document_service.lock_state(document)
+    def get_lock(self, document: Document) -> LockState | None:
+        return document_locks.lock_state(document)
 
 
 def document_response(document: Document, *, status_code: int = 200) -> Response:
@@ -386,7 +387,7 @@ class DocumentDetail(APIView):
             acknowledge_hidden=data["acknowledge_hidden"],
             merge=_merge_requested(request, data),
             bypass_review=data["bypass_review"],
-        )
+        ).document
         return document_response(document)
 
     @extend_schema(
@@ -456,8 +457,8 @@ class LockSerializer(serializers.Serializer):
     path = serializers.CharField()
     lock = serializers.SerializerMethodField()
 
-    def get_lock(self, document: Document) -> document_service.LockState | None:
-        return document_service.lock_state(document)
+    def get_lock(self, document: Document) -> LockState | None:
+        return document_locks.lock_state(document)
 
 
 class DocumentLock(APIView):
@@ -494,7 +495,7 @@ class DocumentLock(APIView):
     )
     def post(self, request: Request, tenant: str, project: str, path: str) -> Response:
         document, data = self._document_and_input(request, tenant, project, path)
-        document = document_service.document_lock(
+        document = document_locks.document_lock(
             document=document,
             user=permissions.signed_in(request.user),
             ttl_seconds=data.get("ttl_seconds"),
@@ -512,7 +513,7 @@ class DocumentLock(APIView):
     )
     def delete(self, request: Request, tenant: str, project: str, path: str) -> Response:
         document, data = self._document_and_input(request, tenant, project, path)
-        document = document_service.document_unlock(
+        document = document_locks.document_unlock(
             document=document, user=permissions.signed_in(request.user), force=data["force"]
         )
         return Response(self.OutputSerializer(document).data)

@@ -24,7 +24,7 @@ from agentdocs.api.memory_block import LabelField
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.api.schema import JSON, ZIP, json_errors
 from agentdocs.api.serializers import represented, validated
-from agentdocs.core.export import EXPORT_FORMATS
+from agentdocs.core.export import EXPORT_FORMATS, validate_format
 from agentdocs.core.targets import registry_as_dicts
 from agentdocs.services import export as export_service
 
@@ -72,7 +72,7 @@ class ExportView(APIView):
         label = LabelField()  # type: ignore[assignment]  # the wire name; shadows Field.label
 
         def validate_format(self, format: str) -> str:
-            return export_service.validate_format(format)
+            return validate_format(format)
 
     class OutputSerializer(serializers.Serializer):
         class FileSerializer(serializers.Serializer):

@@ -14,10 +14,11 @@ from rest_framework.response import Response
 from agentdocs.api.access import request_project_access, request_tenant_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
+from agentdocs.core import policy as policy_rules
+from agentdocs.core import recipes as recipe_rules
+from agentdocs.core.manifest import validate_provider_name
 from agentdocs.permissions import Access
 from agentdocs.selectors import history as history_selectors
-from agentdocs.services import policy as policy_service
-from agentdocs.services import providers as provider_service
 
 
 class ChangeHistoryEntrySerializer(serializers.Serializer):
@@ -81,7 +82,7 @@ class SettingHistory(_HistoryList):
             access = request_project_access(request, tenant, project_slug)
         else:
             access = self.access(request, tenant)
-        policy_service.validate_setting_key(key)
+        policy_rules.validate_setting_key(key)
         rows = history_selectors.setting_history(
             tenant=access.tenant, project=access.project, key=key
         )
@@ -102,7 +103,7 @@ class RecipeHistory(_HistoryList):
     )
     def get(self, request: Request, tenant: str, name: str) -> Response:
         access = self.access(request, tenant)
-        policy_service.validate_recipe_name(name)
+        recipe_rules.validate_recipe_name(name)
         return self.entries(
             request, history_selectors.recipe_history(tenant=access.tenant, name=name)
         )
@@ -138,7 +139,7 @@ class ProviderHistory(_HistoryList):
     )
     def get(self, request: Request, tenant: str, name: str) -> Response:
         access = self.access(request, tenant)
-        provider_service.validate_provider_name(name)
+        validate_provider_name(name)
         return self.entries(
             request, history_selectors.provider_history(tenant=access.tenant, name=name)
         )

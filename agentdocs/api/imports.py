@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from agentdocs import permissions
 from agentdocs.api import parsers
 from agentdocs.api.access import prefetched_access
+from agentdocs.api.changes import change_page_path
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictBooleanField, StrictSerializer, TextField
 from agentdocs.core.agent_files import SourceFile
@@ -30,7 +31,6 @@ from agentdocs.core.paths import validate_path
 from agentdocs.models import ChangeRequest, Scope
 from agentdocs.services import import_round_trip
 from agentdocs.services import imports as import_service
-from agentdocs.services.changes import change_url
 from agentdocs.services.documents import MAX_BODY_BYTES
 
 MAX_FILES = 100
@@ -92,7 +92,7 @@ class ImportPlanEntrySerializer(serializers.Serializer):
         if change is None:
             return None
         request = self.context.get("request")
-        url = change_url(change)
+        url = change_page_path(change)
         return request.build_absolute_uri(url) if request is not None else url
 
 

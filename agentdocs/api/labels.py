@@ -20,18 +20,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agentdocs import permissions
 from agentdocs.api.access import request_document
 from agentdocs.api.changes import ChangeSerializer
 from agentdocs.api.common import ListView
 from agentdocs.api.pagination import Pagination
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, VersionField, optional_body
-from agentdocs.core.labels import LATEST, validate_label_name, validate_movable_label
+from agentdocs.core.labels import LATEST, validate_label_name
 from agentdocs.models import ChangeRequest, Document, DocumentLabel
 from agentdocs.paging import Prepended
 from agentdocs.selectors import labels as label_selectors
-from agentdocs.services import labels as label_service
-from agentdocs.services import review as review_service
+from agentdocs.services import label_review
 
 
 class LabelSerializer(serializers.Serializer):
@@ -171,10 +171,7 @@ class DocumentLabelDetail(APIView):
 
     def _access(self, request: Request, tenant: str, project: str, path: str, label: str):
         access, document = request_document(request, tenant, project, path)
-        name = validate_movable_label(label, field="label")
-        protected = review_service.review_policy(project=access.project).protected_labels
-        access.require_move_label(document.path, label=name, protected=protected)
-        return access, document, name
+        return access, document, permissions.movable_label_for(access, document, label)
 
     @extend_schema(
         tags=["labels"],
@@ -220,7 +217,7 @@ class DocumentLabelDetail(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        done = label_service.label_request(
+        done = label_review.label_request(
             document=document,
             name=name,
             version=data["version"],
@@ -254,7 +251,7 @@ class DocumentLabelDetail(APIView):
         access, document, name = self._access(request, tenant, project, path, label)
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
-        proposed = label_service.label_remove_request(
+        proposed = label_review.label_remove_request(
             document=document,
             name=name,
             user=access.user,

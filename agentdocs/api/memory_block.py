@@ -54,7 +54,7 @@ from agentdocs.models import Scope
 from agentdocs.permissions import ProjectAccess
 from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services.memory_block import MAX_CLIENT_NAME_LENGTH
-from agentdocs.services.signatures import memory_block_sign
+from agentdocs.services.signing import memory_block_sign
 
 
 class PlainTextRenderer(BaseRenderer):

@@ -20,6 +20,7 @@ from agentdocs.api.serializers import (
     TextField,
     optional_body,
 )
+from agentdocs.core import policy as policy_rules
 from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.models import Recipe, Setting
 from agentdocs.permissions import Access
@@ -97,7 +98,7 @@ class _SettingDetail(_SettingViews):
     )
     def get(self, request: Request, tenant: str, key: str, project: str | None = None) -> Response:
         access = self._access(request, tenant, project)
-        policy_service.validate_setting_key(key)
+        policy_rules.validate_setting_key(key)
         setting = (
             policy_selectors.setting_list(tenant=access.tenant, project=access.project)
             .filter(key=key)

@@ -25,7 +25,7 @@ from agentdocs.api import (
     search,
     skill_history,
     skills,
-    tenants,
+    tenancy,
     tokens,
     webhooks,
 )
@@ -42,7 +42,7 @@ SKILL = r"/skills/(?P<name>[^/]+)"
 
 urlpatterns = [
     path("ping", ping.Ping.as_view(), name="api-ping"),
-    path("tenants/", tenants.TenantListCreate.as_view(), name="api-tenants"),
+    path("tenants/", tenancy.TenantListCreate.as_view(), name="api-tenants"),
     path("tokens/", tokens.TokenList.as_view(), name="api-tokens"),
     re_path(r"^tokens/(?P<token_id>[^/]+)$", tokens.TokenDetail.as_view(), name="api-token"),
     re_path(T + r"/tokens/$", tokens.TenantTokenList.as_view(), name="api-tenant-tokens"),
@@ -51,12 +51,12 @@ urlpatterns = [
         tokens.TenantTokenDetail.as_view(),
         name="api-tenant-token",
     ),
-    re_path(T + r"/$", tenants.TenantDetail.as_view(), name="api-tenant"),
-    re_path(T + r"/projects/$", tenants.ProjectListCreate.as_view(), name="api-projects"),
-    re_path(P + r"/$", tenants.ProjectDetail.as_view(), name="api-project"),
-    re_path(T + r"/members/$", tenants.MemberList.as_view(), name="api-members"),
+    re_path(T + r"/$", tenancy.TenantDetail.as_view(), name="api-tenant"),
+    re_path(T + r"/projects/$", tenancy.ProjectListCreate.as_view(), name="api-projects"),
+    re_path(P + r"/$", tenancy.ProjectDetail.as_view(), name="api-project"),
+    re_path(T + r"/members/$", tenancy.MemberList.as_view(), name="api-members"),
     re_path(
-        T + r"/members/(?P<username>[^/]+)$", tenants.MemberDetail.as_view(), name="api-member"
+        T + r"/members/(?P<username>[^/]+)$", tenancy.MemberDetail.as_view(), name="api-member"
     ),
     re_path(
         T + r"/invitations/$",

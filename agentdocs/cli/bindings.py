@@ -45,7 +45,7 @@ from agentdocs.cli.base import (
 from agentdocs.core.bindings import STALE, OutdatedRow, OutdatedSide, Problem
 from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.core.repositories import local_export_sha256
-from agentdocs.core.repository import NOT_GENERATED
+from agentdocs.core.repository_runs import NOT_GENERATED
 from agentdocs.core.targets import TOOLS_BY_SLUG
 
 EXIT_PROBLEMS = 1

@@ -1,30 +1,27 @@
 """`agentdocs bind --repo DIR --tool TOOL`: what a repository run's tool loaded.
 
 Reads the files TOOL loads from DIR, in its order, with the byte offset its documented
-size limits cut each at (`agentdocs.core.repository`), each file's git custody (the
+size limits cut each at (`agentdocs.core.repository_runs`), each file's git custody (the
 commit, the blob, whether the working copy differs; the remote without credentials)
 and its state against `agentdocs.lock.json` and the server's current export; the
 `bind` command posts it as the record's `repository` section.
 
-Git is asked through the `git` command, a constant number of times whatever the
-number of files. No Django here.
+Git's facts come from `agentdocs.cli.git`. No Django here.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentdocs.cli import sync
 from agentdocs.cli.base import EXIT_USAGE, CommandError, ServerClient
-from agentdocs.core import repository
+from agentdocs.cli.git import git_state
+from agentdocs.core import repository_runs
 from agentdocs.core.agent_files import strip_provenance
-from agentdocs.core.errors import InvalidRemote
-from agentdocs.core.repository import (
+from agentdocs.core.repository_runs import (
     CUSTODY_GIT,
     CUSTODY_UNTRACKED,
     EDITED_LOCALLY,
@@ -33,97 +30,14 @@ from agentdocs.core.repository import (
 )
 from agentdocs.core.targets import TOOLS_BY_SLUG, LoadingTool
 
-GIT_TIMEOUT = 30
-
 
 def parse_tool(value: str) -> LoadingTool:
-    tool = repository.loading_tool(value)
+    tool = repository_runs.loading_tool(value)
     if tool is None:
         raise argparse.ArgumentTypeError(
             f"{value!r} is not a known tool: the tools are {', '.join(TOOLS_BY_SLUG)}"
         )
     return tool
-
-
-@dataclass(frozen=True)
-class GitState:
-    """The repository's git facts; all None (and nothing tracked) outside git."""
-
-    remote: str | None = None
-    commit: str | None = None
-    branch: str | None = None
-    dirty: bool = False
-    blobs: dict[str, str] | None = None  # path -> blob id in the index
-    changed: frozenset[str] = frozenset()  # paths whose working copy differs from HEAD
-
-
-def _git(folder: Path, *arguments: str) -> str | None:
-    """The output of ``git arguments`` run in ``folder``; None when it fails (not a
-    repository, no commit yet, no such remote) or git is not installed."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(folder), *arguments],
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None
-    return done.stdout.decode("utf-8", "surrogateescape")
-
-
-def _remote(folder: Path) -> str | None:
-    url = _git(folder, "remote", "get-url", "origin")
-    if url is None:
-        names = (_git(folder, "remote") or "").split()
-        url = _git(folder, "remote", "get-url", names[0]) if names else None
-    try:
-        return repository.clean_remote(url.strip() if url else None)
-    except InvalidRemote:
-        return None  # a remote git could not fetch from either: the run has none
-
-
-def git_state(folder: Path, paths: list[str]) -> GitState:
-    if _git(folder, "rev-parse", "--is-inside-work-tree") is None:
-        return GitState()
-    commit = (_git(folder, "rev-parse", "--verify", "-q", "HEAD") or "").strip() or None
-    branch = (_git(folder, "symbolic-ref", "--short", "-q", "HEAD") or "").strip() or None
-    status = _git(folder, "status", "--porcelain", "-z", "--untracked-files=no") or ""
-    blobs: dict[str, str] = {}
-    changed: set[str] = set()
-    if paths:
-        index = _blob_ids(_git(folder, "ls-files", "-s", "-z", "--", *paths), field=1)
-        head = _blob_ids(_git(folder, "ls-tree", "-r", "-z", "HEAD", "--", *paths), field=2)
-        for path in index:
-            # The committed blob (what a clone can give back), else the staged one.
-            blobs[path] = head.get(path, index[path])
-            if head.get(path) != blob_id((folder / path).read_bytes(), blobs[path]):
-                changed.add(path)
-    return GitState(
-        remote=_remote(folder),
-        commit=commit,
-        branch=branch,
-        dirty=bool(status),
-        blobs=blobs,
-        changed=frozenset(changed),
-    )
-
-
-def _blob_ids(listing: str | None, *, field: int) -> dict[str, str]:
-    """path -> object id from `git ls-files -s -z` (field 1) or `git ls-tree -z` (2)."""
-    ids = {}
-    for line in filter(None, (listing or "").split("\0")):
-        meta, path = line.split("\t", 1)
-        ids[path] = meta.split()[field]
-    return ids
-
-
-def blob_id(data: bytes, like: str) -> str:
-    """The git blob id of ``data``, in the hash of the repository's ids (as ``like``)."""
-    algorithm = hashlib.sha256 if len(like) == 64 else hashlib.sha1
-    return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def loaded_paths(folder: Path, tool: LoadingTool) -> list[str]:
@@ -139,7 +53,7 @@ def loaded_paths(folder: Path, tool: LoadingTool) -> list[str]:
 
 def _state(path: str, data: bytes, *, locked: dict[str, str], export: sync.Export) -> str:
     local = hashlib.sha256(data).hexdigest()
-    state = repository.file_state(
+    state = repository_runs.file_state(
         local=local, locked=locked.get(path), exported=export.hashes.get(path)
     )
     if state == EDITED_LOCALLY and path in export.files:
@@ -159,7 +73,7 @@ def repository_section(
     paths = loaded_paths(folder, tool)
     contents = {path: (folder / path).read_bytes() for path in paths}
     texts = [(path, contents[path].decode("utf-8", "replace")) for path in paths]
-    cuts = repository.cut_points(tool, texts)
+    cuts = repository_runs.cut_points(tool, texts)
     locked = sync.locked_files(sync.read_lock(folder))
     query = argparse.Namespace(
         tenant=args.tenant, project=args.project, format=tool.format, recipe=None, profile=None
@@ -189,7 +103,7 @@ def repository_section(
                 "blob": blob,
                 "dirty": path in git.changed,
             }
-        globs = repository.rule_globs(tool, path, text)
+        globs = repository_runs.rule_globs(tool, path, text)
         if globs:
             entry["globs"] = globs
         files.append(entry)

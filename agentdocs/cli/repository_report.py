@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdocs.cli.base import CommandError, ServerClient, write
+from agentdocs.cli.git import git_state
 
 WARNING = "agentdocs: warning: this repository was not reported to the server: {}\n"
 
@@ -49,8 +50,6 @@ def repository_report(
     """Send one report; on any failure, one warning line on stderr and nothing else."""
     if getattr(args, "no_report", False):
         return
-    from agentdocs.cli.repository_bind import git_state  # it imports sync, which imports us
-
     try:
         git = git_state(folder, [])
         name = getattr(args, "repo_name", None)

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from agentdocs.core import targets
 from agentdocs.core.layer_headings import AGENT_NOTES_PREFIX, CONTEXT_HEADING, POLICY_HEADING
@@ -384,3 +384,24 @@ def relied_on(*, tool: str, text: str, files: Mapping[str, tuple[str, str | None
     )
     body = "\n\n".join(kept) + "\n" if len(layers) > 1 else text
     return Relied(text=f"{opening}\n{body}", files=relied)
+
+
+def delivery_reconstruct(delivery: Mapping[str, Any]) -> dict[str, Any]:
+    """What the tool received: the exact output the hook wrote, verified against its
+    recorded sha256 and size, and the context the tool made of it by its own rules."""
+    output = str(delivery["output"])
+    data = output.encode("utf-8")
+    digest = hashlib.sha256(data).hexdigest()
+    reading = read_hook_output(tool=delivery["tool"], event=delivery["event"], output=output)
+    return {
+        "tool": delivery["tool"],
+        "event": delivery["event"],
+        "source": delivery["source"],
+        "format": delivery["format"],
+        "output": output,
+        "sha256": digest,
+        "verified": digest == delivery["sha256"] and len(data) == delivery["bytes"],
+        "context": reading.context,
+        "usable": reading.usable,
+        "problems": reading.problems,
+    }

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
 from agentdocs.core.errors import InvalidInput
-from agentdocs.core.paths import validate_path
+from agentdocs.core.paths import validate_name, validate_path
 
 STANDINGS = ("rule", "default", "knowledge", "option")
 MAX_SOURCES = 500
@@ -218,3 +218,14 @@ def _refuse_duplicates(values: list[str], *, what: str, list_name: str) -> None:
                 entry=f"{list_name}[{index}]{suffix}",
             )
         seen.add(value)
+
+
+def validate_provider_name(name: object) -> str:
+    """A provider map entry's name: a symbolic name a manifest can give, with no
+    character the name check refuses; InvalidInput naming `name`."""
+    if isinstance(name, str):
+        validate_name(name, field="name", what="The name")
+    try:
+        return validate_symbolic_name(name, entry="name")
+    except ManifestError as error:
+        raise InvalidInput(error.detail, field="name") from None

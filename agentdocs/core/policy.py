@@ -5,16 +5,27 @@ the same key, unless the tenant setting is enforced; then the tenant value
 stands and the override is reported as refused.
 
 Only `memory.*` keys are policy for agents; other settings (`security.*`) govern
-the tenant's own writes and never reach a prompt.
+the tenant's own writes and never reach a prompt. Which keys a setting may have is
+checked here too (`validate_setting_key`), for the API, the pages, the admin and
+`services.policy` alike.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypedDict
 
+from agentdocs.core import review as review_rules
+from agentdocs.core.errors import InvalidInput
+
 POLICY_KEY_PREFIX = "memory."
+SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}\Z")
+SECRET_OVERRIDE_KEY = "security.secretOverride"
+SECRET_OVERRIDE_VALUES = ("on", "off")
+HIDDEN_OVERRIDE_KEY = "security.hiddenOverride"
+SECURITY_KEYS = (SECRET_OVERRIDE_KEY, HIDDEN_OVERRIDE_KEY)
 
 
 class SettingAccount(TypedDict):
@@ -101,3 +112,18 @@ def merge_policy(settings: Iterable[PolicySetting]) -> MergedPolicy:
         values=tuple(in_force[key] for key in sorted(in_force)),
         refused=tuple(sorted(refused, key=lambda pair: pair[0].key)),
     )
+
+
+def validate_setting_key(key: object) -> str:
+    if not isinstance(key, str) or not (
+        key in (*SECURITY_KEYS, *review_rules.REVIEW_KEYS) or SETTING_KEY.match(key)
+    ):
+        raise InvalidInput(
+            "Setting keys start with `memory.` followed by letters, digits, '_', '.' or '-' "
+            f"(at most 128 characters); the other keys are `{SECRET_OVERRIDE_KEY}`, "
+            f"`{HIDDEN_OVERRIDE_KEY}`, "
+            f"`{review_rules.REVIEW_REQUIRED_KEY}`, `{review_rules.REVIEW_APPROVALS_KEY}` and "
+            f"`{review_rules.REVIEW_PROTECTED_LABELS_KEY}`.",
+            field="key",
+        )
+    return key

@@ -1,16 +1,22 @@
 """What a recipe and its profile mean for one render, as plain options.
 
-The parameter names are the ones `agentdocs.services.policy` validates on the
-way in (a test keeps the two in step); they are repeated here because this
-package stays free of Django.
+And what a recipe may hold, checked on the way in (the API, the pages, the admin and
+`services.policy` all ask these): its name, its params and its profiles. Unknown keys
+are refused: a typo such as `agentDocumnet` would otherwise silently leave the default
+in force.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Final, TypedDict
+from typing import Final, TypedDict, cast
 
 from agentdocs.core.context import DEFAULT_BUDGET_BYTES
+from agentdocs.core.errors import InvalidInput
+from agentdocs.core.labels import validate_label_name
+from agentdocs.core.paths import validate_path
+from agentdocs.core.stored_text import refuse_hidden_or_secret
 
 AGENT_DOC_PARAM: Final = "agentDocument"
 CONTEXT_BUDGET_PARAM: Final = "contextBudgetBytes"
@@ -18,6 +24,9 @@ CONTEXT_ENABLED_PARAM: Final = "contextEnabled"
 LABEL_PARAM: Final = "label"
 PROFILE_CLIENT_DOC: Final = "useClientAgentDoc"
 DEFAULT_AGENT_DOCUMENT = "agent.md"
+MAX_CONTEXT_BUDGET = 1024 * 1024
+RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+PROFILE_NAME = RECIPE_NAME
 
 
 class RecipeParams(TypedDict, total=False):
@@ -81,3 +90,79 @@ class RenderOptions:
             "context_budget_bytes": self.context_budget_bytes,
             "use_client_document": self.use_client_document,
         }
+
+
+def _boolean(value: object, *, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInput("Must be true or false.", field=field)
+    return value
+
+
+def validate_params(params: object) -> RecipeParams:
+    if not isinstance(params, dict):
+        raise InvalidInput("params must be a JSON object.", field="params")
+    for key, value in params.items():
+        field = f"params.{key}"
+        # Before any message that repeats the key; a secret is named by its place only.
+        refuse_hidden_or_secret(str(key), field="params", what="A parameter name", prompt=True)
+        if isinstance(value, str):
+            refuse_hidden_or_secret(value, field=field, what="The parameter", prompt=True)
+        if key == AGENT_DOC_PARAM:
+            # Not set, "" and null are three different, meaningful states: keep them.
+            if value is not None and value != "":
+                validate_path(value, field=field)
+        elif key == CONTEXT_BUDGET_PARAM:
+            if (
+                not isinstance(value, int)
+                or isinstance(value, bool)
+                or not (0 <= value <= MAX_CONTEXT_BUDGET)
+            ):
+                raise InvalidInput(
+                    f"Must be an integer number of bytes from 0 to {MAX_CONTEXT_BUDGET}.",
+                    field=field,
+                )
+        elif key == CONTEXT_ENABLED_PARAM:
+            _boolean(value, field=field)
+        elif key == LABEL_PARAM:
+            validate_label_name(value, field=field)
+        else:
+            raise InvalidInput(
+                f"Unknown recipe parameter {key!r}; known: {AGENT_DOC_PARAM}, "
+                f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}, {LABEL_PARAM}.",
+                field=field,
+            )
+    return cast(RecipeParams, params)
+
+
+def validate_profiles(profiles: object) -> dict[str, ProfileOptions]:
+    if not isinstance(profiles, dict):
+        raise InvalidInput(
+            "profiles must be a JSON object of profile name → options.", field="profiles"
+        )
+    for name, options in profiles.items():
+        refuse_hidden_or_secret(str(name), field="profiles", what="A profile name", prompt=True)
+        field = f"profiles.{name}"
+        if not PROFILE_NAME.match(name):
+            raise InvalidInput(
+                "A profile name is 1-64 letters, digits, '_', '.' or '-'.", field=field
+            )
+        if not isinstance(options, dict):
+            raise InvalidInput("A profile must be a JSON object of options.", field=field)
+        for key, value in options.items():
+            refuse_hidden_or_secret(
+                str(key), field=field, what="A profile option name", prompt=True
+            )
+            if key == PROFILE_CLIENT_DOC:
+                _boolean(value, field=f"{field}.{key}")
+            else:
+                raise InvalidInput(
+                    f"Unknown profile option {key!r}; known: {PROFILE_CLIENT_DOC}.",
+                    field=f"{field}.{key}",
+                )
+    return cast(dict[str, ProfileOptions], profiles)
+
+
+def validate_recipe_name(name: object) -> str:
+    if not isinstance(name, str) or not RECIPE_NAME.match(name):
+        raise InvalidInput("A recipe name is 1-64 letters, digits, '_', '.' or '-'.", field="name")
+    return name

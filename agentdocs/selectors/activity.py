@@ -15,9 +15,8 @@ from django.db.models import QuerySet
 
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.moments import FORMS, parse_moment
-from agentdocs.models import Event, Project
+from agentdocs.models import Event, Project, Tenant
 from agentdocs.models.events import ADMIN_ONLY_KINDS, KINDS
-from agentdocs.permissions import Access
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,18 +52,19 @@ def activity_filter(params: Mapping[str, str]) -> ActivityFilter:
     )
 
 
-def visible_kinds(access: Access) -> tuple[str, ...]:
-    if access.is_admin:
+def visible_kinds(*, admin: bool) -> tuple[str, ...]:
+    """The event kinds a reader sees: all for a tenant admin, else all but the admin-only."""
+    if admin:
         return KINDS
     return tuple(kind for kind in KINDS if kind not in ADMIN_ONLY_KINDS)
 
 
-def activity_list(*, access: Access, filters: ActivityFilter) -> QuerySet[Event]:
-    """The events of the access's tenant the member may see, narrowed by ``filters``;
-    InvalidInput naming the filter for an unknown kind or project, or a `since` after
-    `until`."""
-    events = Event.objects.filter(tenant=access.tenant)
-    if not access.is_admin:
+def activity_list(*, tenant: Tenant, admin: bool, filters: ActivityFilter) -> QuerySet[Event]:
+    """The events of ``tenant`` a member sees (``admin``: a tenant admin, who sees the
+    admin-only kinds too), narrowed by ``filters``; InvalidInput naming the filter for an
+    unknown kind or project, or a `since` after `until`."""
+    events = Event.objects.filter(tenant=tenant)
+    if not admin:
         events = events.exclude(kind__in=ADMIN_ONLY_KINDS)
     if filters.kind:
         if filters.kind not in KINDS:
@@ -74,7 +74,7 @@ def activity_list(*, access: Access, filters: ActivityFilter) -> QuerySet[Event]
         events = events.filter(kind=filters.kind)
     if filters.project:
         project_id = (
-            Project.objects.filter(tenant=access.tenant, slug=filters.project)
+            Project.objects.filter(tenant=tenant, slug=filters.project)
             .values_list("pk", flat=True)
             .first()
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -13,10 +13,21 @@ from django.db.models.fields.json import KT, KeyTransform
 from django.db.models.functions import JSONObject
 from django.utils import timezone
 
-from agentdocs.core.bindings import BoundDocument, CurrentDocument
+from agentdocs.core.bindings import (
+    BoundDocument,
+    CurrentDocument,
+    OutdatedRow,
+    RecordComparison,
+    SourceLabel,
+    compare_records,
+    outdated_entry,
+    record_sources,
+    sha256_hex,
+)
 from agentdocs.core.errors import NotFound
+from agentdocs.core.repository_runs import compare_repository_files
 from agentdocs.core.timeline import Run
-from agentdocs.models import BindingRecord, Document, Project, Tenant
+from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 
 
 def binding_record_list(
@@ -233,3 +244,100 @@ def binding_session_runs(
         for pk, created_at, problems, record in reversed(rows[:limit])
     ]
     return TimelineWindow(runs=runs, limit=limit, truncated=len(rows) > limit)
+
+
+def binding_outdated(*, record: BindingRecord) -> list[OutdatedRow]:
+    """Per bound source, its bound version and sha256 against what it resolves to now.
+
+    A name is resolved again through the current provider map, as a new binding
+    would; a local path is looked up in the project again. Constant queries.
+    """
+    # Sources kept in agentdocs, and those that were unresolved (custody None): a
+    # client's unversioned document or a bundled default has no version here.
+    sources = [
+        s for s in record_sources(record.record) if s.entry.get("custody") in ("agentdocs", None)
+    ]
+    names = [s.key for s in sources if s.kind == "context"]
+    mappings = {
+        m["name"]: m
+        for m in ProviderMapping.objects.filter(tenant_id=record.tenant_id, name__in=names).values(
+            "name", "project_id", "path"
+        )
+    }
+    lookups: dict[tuple[str, str], tuple[int, str]] = {}
+    for source in sources:
+        if source.kind == "context":
+            mapping = mappings.get(source.key)
+            if mapping is not None:
+                lookups[(source.kind, source.key)] = (mapping["project_id"], mapping["path"])
+        else:
+            lookups[(source.kind, source.key)] = (record.project_id, source.key)
+    current = current_documents(lookups.values())
+    rows = []
+    for source in sources:
+        where = lookups.get((source.kind, source.key))
+        gone = "The provider map no longer has this name." if where is None else ""
+        now = current.get(where) if where is not None else None
+        rows.append(outdated_entry(source, now, gone_reason=gone))
+    return rows
+
+
+def binding_reconstruct_sources(*, record: BindingRecord) -> list[dict[str, Any]]:
+    """The exact text of every bound source at its bound version, from history.
+
+    Each text is hashed again and compared with the recorded sha256; a source
+    that cannot be restored says why, and no text is guessed for it.
+    """
+    sources = list(record_sources(record.record))
+    history_ids = [
+        s.entry["document"]["history_id"] for s in sources if s.entry.get("custody") == "agentdocs"
+    ]
+    rows = {
+        row["history_id"]: row
+        for row in Document.history.model.objects.filter(history_id__in=history_ids).values(
+            "history_id", "id", "version", "body"
+        )
+    }
+    return [_restore(source.label, source.entry, rows) for source in sources]
+
+
+def _restore(
+    label: SourceLabel, entry: Mapping[str, Any], rows: Mapping[int, Mapping[str, Any]]
+) -> dict[str, Any]:
+    result: dict[str, Any] = {**label, "custody": entry.get("custody"), "sha256": entry["sha256"]}
+    if entry.get("custody") != "agentdocs":
+        why = (
+            "It was not resolved when the record was made."
+            if not entry.get("resolved", True)
+            else "It was supplied by the client and is kept by hash only."
+        )
+        return {**result, "restored": False, "verified": False, "body": None, "detail": why}
+    document = entry["document"]
+    row = rows.get(document["history_id"])
+    result["version"] = document["version"]
+    if row is None or row["id"] != document["id"] or row["version"] != document["version"]:
+        return {
+            **result,
+            "restored": False,
+            "verified": False,
+            "body": None,
+            "detail": "The history row of the bound version is no longer there.",
+        }
+    body = row["body"]
+    if sha256_hex(body.encode("utf-8")) != entry["sha256"]:
+        return {
+            **result,
+            "restored": False,
+            "verified": False,
+            "body": None,
+            "detail": "The stored text of the bound version does not match the recorded sha256.",
+        }
+    return {**result, "restored": True, "verified": True, "body": body, "detail": ""}
+
+
+def binding_compare(*, a: BindingRecord, b: BindingRecord) -> RecordComparison:
+    comparison = compare_records(a.record, b.record)
+    files = compare_repository_files(a.record.get("repository"), b.record.get("repository"))
+    if a.record.get("repository") is None and b.record.get("repository") is None:
+        return comparison
+    return {**comparison, "repository": files, "identical": comparison["identical"] and not files}  # type: ignore[typeddict-unknown-key]

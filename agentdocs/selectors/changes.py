@@ -1,13 +1,29 @@
-"""Reads of change requests, scoped to the tenant or project the caller may read."""
+"""Reads of change requests, scoped to the tenant or project the caller may read; and
+what merging one would do now, its two diffs and its conflicts, bounded for a page."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Count, QuerySet
 
+from agentdocs.core.diffs import Diff, diff_texts, unified_diff
 from agentdocs.core.errors import InvalidInput, NotFound
+from agentdocs.core.merge import ConflictData, MergeResult, three_way
 from agentdocs.core.numbers import positive_int
-from agentdocs.models import ChangeRequest, ChangeState, Project, Tenant
+from agentdocs.models import ChangeRequest, ChangeState, Document, Project, Tenant
 from agentdocs.models.changes import LIVE_STATES
+from agentdocs.selectors import documents as document_selectors
+
+# What a change request shows of each of its two diffs, in the API and on its page:
+# less than a document's diff page shows of its one, since the proposal comes with
+# them; the whole diff is `change_whole_diff`, a download.
+DIFF_MAX_CHANGED_LINES = 1_000
+DIFF_MAX_SHOWN_BYTES = 48 * 1024
+DIFF_AGAINST = ("base", "current")
+# And of the conflicts with the current version, their lines together (the three
+# sides of a rewrite of a 256 KiB document would be three times that).
+CONFLICTS_MAX_SHOWN_BYTES = 48 * 1024
 
 
 def validate_state(state: object, *, field: str = "state") -> str | None:
@@ -68,3 +84,102 @@ def change_get(*, project: Project, change_id: object) -> ChangeRequest:
     if change is None:
         raise NotFound(f"No change request #{change_id} in this project.", field="change_id")
     return change
+
+
+@dataclass(frozen=True)
+class MergePreview:
+    """What merging would do now: the document as it is, and the three-way result."""
+
+    document: Document | None
+    base_body: str
+    result: MergeResult | None
+
+    @property
+    def mergeable(self) -> bool:
+        return self.result is not None and self.result.clean
+
+
+def merge_preview(change: ChangeRequest) -> MergePreview:
+    document = (
+        Document.objects.filter(project_id=change.project_id, path=change.path)
+        .select_related("updated_by")
+        .first()
+    )
+    if document is None:
+        return MergePreview(document=None, base_body="", result=None)
+    base = document_selectors.document_version(document=document, version=change.base_version)
+    if document.is_deleted:
+        return MergePreview(document=document, base_body=base.body, result=None)
+    return MergePreview(
+        document=document,
+        base_body=base.body,
+        result=three_way(base.body, document.body, change.body),
+    )
+
+
+def change_diffs(change: ChangeRequest, preview: MergePreview) -> tuple[Diff, Diff | None]:
+    """The proposal against its base, and against the current version (None when the
+    document is gone), each bounded (`DIFF_MAX_CHANGED_LINES`, `DIFF_MAX_SHOWN_BYTES`)."""
+    diffs = [
+        diff_texts(
+            old,
+            change.body,
+            old_label=old_label,
+            new_label=new_label,
+            max_changed_lines=DIFF_MAX_CHANGED_LINES,
+            max_bytes=DIFF_MAX_SHOWN_BYTES,
+        )
+        for old, old_label, new_label in _diff_sides(change, preview)
+    ]
+    return diffs[0], diffs[1] if len(diffs) > 1 else None
+
+
+def _diff_sides(change: ChangeRequest, preview: MergePreview) -> list[tuple[str, str, str]]:
+    """(old text, old label, new label) of the diff against the base, and against the
+    current version when the document is there."""
+    new_label = f"{change.path} (change #{change.pk})"
+    sides = [(preview.base_body, f"{change.path}@{change.base_version}", new_label)]
+    document = preview.document
+    if document is not None and not document.is_deleted:
+        sides.append((document.body, f"{change.path}@{document.version}", new_label))
+    return sides
+
+
+def change_conflicts(preview: MergePreview) -> tuple[list[ConflictData], bool]:
+    """The conflicts a merge would meet now, in order, bounded: their lines hold at
+    most `CONFLICTS_MAX_SHOWN_BYTES` in all (a region cut there keeps its `start`, and
+    no conflict follows it). The second value is True when some were left out."""
+    if preview.result is None:
+        return [], False
+    left = CONFLICTS_MAX_SHOWN_BYTES
+    shown: list[ConflictData] = []
+    for conflict in preview.result.conflicts_data():
+        cut = False
+        for side in ("base", "theirs", "yours"):
+            region = conflict[side]
+            kept: list[str] = []
+            for line in region["lines"]:
+                size = len(line.encode("utf-8", "surrogatepass")) + 1
+                if size > left:
+                    cut = True
+                    break
+                left -= size
+                kept.append(line)
+            region["lines"] = kept
+        shown.append(conflict)
+        if cut:
+            return shown, True
+    return shown, False
+
+
+def change_whole_diff(change: ChangeRequest, preview: MergePreview, *, against: str) -> str:
+    """The whole unified diff of the proposal against its base version (``against``
+    "base") or the current one ("current"), unbounded, for a download. InvalidInput
+    naming `against` for anything else; NotFound naming it when the document is gone."""
+    if against not in DIFF_AGAINST:
+        raise InvalidInput("`against` must be base or current.", field="against")
+    sides = _diff_sides(change, preview)
+    if against == "current" and len(sides) < 2:
+        raise NotFound("The document was deleted: there is no current version.", field="against")
+    old, old_label, new_label = sides[DIFF_AGAINST.index(against)]
+    return unified_diff(old, change.body, old_label=old_label, new_label=new_label)

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from agentdocs.core.errors import NotFound
+from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.models import RESERVED_PROJECT, Document, DocumentLabel, Project
 from agentdocs.selectors import documents as document_selectors
 
@@ -70,3 +70,17 @@ def label_names_in_use(*, project: Project, limit: int = MAX_LABEL_NAMES) -> lis
         .values_list("name", flat=True)
         .distinct()[:limit]
     )
+
+
+def version_for_label(*, document: Document, version: object) -> int:
+    """A version the document had, with text, for a label to point at: InvalidInput or
+    NotFound naming `version`."""
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InvalidInput("`version` must be a positive integer.", field="version")
+    row = document_selectors.document_version(document=document, version=version)
+    if row.is_deleted:
+        raise InvalidInput(
+            f"Version {version} is a deletion; a label names a version with text.",
+            field="version",
+        )
+    return version

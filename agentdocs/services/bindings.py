@@ -23,27 +23,24 @@ from agentdocs.core.bindings import (
     BindingRecordData,
     BoundDocument,
     ManifestSource,
-    OutdatedRow,
-    RecordComparison,
     RecordHeader,
     ServedFrom,
-    SourceLabel,
     build_record,
     canonical_json,
-    compare_records,
-    outdated_entry,
-    record_sources,
-    sha256_hex,
     stored_json_bytes,
     unversioned_source,
 )
 from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected, TooLarge
-from agentdocs.core.hook_delivery import UNUSABLE_DELIVERY, Delivery, read_hook_output, received_of
+from agentdocs.core.hook_delivery import (
+    UNUSABLE_DELIVERY,
+    Delivery,
+    delivery_reconstruct,
+    received_of,
+)
 from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
-from agentdocs.core.repository import (
+from agentdocs.core.repository_runs import (
     IN_SYNC,
     RepositorySection,
-    compare_repository_files,
     parse_repository,
     repository_outdated_row,
     restore_repository_file,
@@ -53,8 +50,7 @@ from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import archival, binding_memory_block, events
-from agentdocs.services import memory_block as memory_block_service
-from agentdocs.services.signatures import binding_record_sign
+from agentdocs.services.signing import binding_record_sign
 
 MANIFEST_PATH = "context.json"
 
@@ -258,8 +254,10 @@ def binding_create(
     a manifest and a `context.json`, such a run binds an empty manifest.
     ``delivery`` is what a context hook wrote to its tool (`agentdocs hook context`):
     kept with what the tool makes of it, and a problem when the tool could not use it.
+
+    ``process`` is a process id its face has checked (`validate_process`: the API's
+    serializer, the page, the MCP session), once.
     """
-    process = memory_block_service.validate_process(process)
     section = None
     if repository is not None:
         section = _repository_section(tenant=tenant, project=project, data=repository)
@@ -406,103 +404,6 @@ def _refuse_oversized(record: BindingRecordData) -> None:
         )
 
 
-def binding_outdated(*, record: BindingRecord) -> list[OutdatedRow]:
-    """Per bound source, its bound version and sha256 against what it resolves to now.
-
-    A name is resolved again through the current provider map, as a new binding
-    would; a local path is looked up in the project again. Constant queries.
-    """
-    # Sources kept in agentdocs, and those that were unresolved (custody None): a
-    # client's unversioned document or a bundled default has no version here.
-    sources = [
-        s for s in record_sources(record.record) if s.entry.get("custody") in ("agentdocs", None)
-    ]
-    names = [s.key for s in sources if s.kind == "context"]
-    mappings = {
-        m["name"]: m
-        for m in ProviderMapping.objects.filter(tenant_id=record.tenant_id, name__in=names).values(
-            "name", "project_id", "path"
-        )
-    }
-    lookups: dict[tuple[str, str], tuple[int, str]] = {}
-    for source in sources:
-        if source.kind == "context":
-            mapping = mappings.get(source.key)
-            if mapping is not None:
-                lookups[(source.kind, source.key)] = (mapping["project_id"], mapping["path"])
-        else:
-            lookups[(source.kind, source.key)] = (record.project_id, source.key)
-    current = binding_selectors.current_documents(lookups.values())
-    rows = []
-    for source in sources:
-        where = lookups.get((source.kind, source.key))
-        gone = "The provider map no longer has this name." if where is None else ""
-        now = current.get(where) if where is not None else None
-        rows.append(outdated_entry(source, now, gone_reason=gone))
-    return rows
-
-
-def binding_reconstruct_sources(*, record: BindingRecord) -> list[dict[str, Any]]:
-    """The exact text of every bound source at its bound version, from history.
-
-    Each text is hashed again and compared with the recorded sha256; a source
-    that cannot be restored says why, and no text is guessed for it.
-    """
-    sources = list(record_sources(record.record))
-    history_ids = [
-        s.entry["document"]["history_id"] for s in sources if s.entry.get("custody") == "agentdocs"
-    ]
-    rows = {
-        row["history_id"]: row
-        for row in Document.history.model.objects.filter(history_id__in=history_ids).values(
-            "history_id", "id", "version", "body"
-        )
-    }
-    return [_restore(source.label, source.entry, rows) for source in sources]
-
-
-def _restore(
-    label: SourceLabel, entry: Mapping[str, Any], rows: Mapping[int, Mapping[str, Any]]
-) -> dict[str, Any]:
-    result: dict[str, Any] = {**label, "custody": entry.get("custody"), "sha256": entry["sha256"]}
-    if entry.get("custody") != "agentdocs":
-        why = (
-            "It was not resolved when the record was made."
-            if not entry.get("resolved", True)
-            else "It was supplied by the client and is kept by hash only."
-        )
-        return {**result, "restored": False, "verified": False, "body": None, "detail": why}
-    document = entry["document"]
-    row = rows.get(document["history_id"])
-    result["version"] = document["version"]
-    if row is None or row["id"] != document["id"] or row["version"] != document["version"]:
-        return {
-            **result,
-            "restored": False,
-            "verified": False,
-            "body": None,
-            "detail": "The history row of the bound version is no longer there.",
-        }
-    body = row["body"]
-    if sha256_hex(body.encode("utf-8")) != entry["sha256"]:
-        return {
-            **result,
-            "restored": False,
-            "verified": False,
-            "body": None,
-            "detail": "The stored text of the bound version does not match the recorded sha256.",
-        }
-    return {**result, "restored": True, "verified": True, "body": body, "detail": ""}
-
-
-def binding_compare(*, a: BindingRecord, b: BindingRecord) -> RecordComparison:
-    comparison = compare_records(a.record, b.record)
-    files = compare_repository_files(a.record.get("repository"), b.record.get("repository"))
-    if a.record.get("repository") is None and b.record.get("repository") is None:
-        return comparison
-    return {**comparison, "repository": files, "identical": comparison["identical"] and not files}  # type: ignore[typeddict-unknown-key]
-
-
 def binding_repository_outdated(*, record: BindingRecord) -> list[dict[str, Any]] | None:
     """Per file of a repository run, its bound sha256 against the server's export of
     that file now (None for a record that is not a repository run). Only an in-sync
@@ -534,7 +435,7 @@ def binding_repository_reconstruct(*, record: BindingRecord) -> list[dict[str, A
 def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
     """Every bound source's exact text and, when a memory block was bound, the block
     rendered again from those versions; each verified against its recorded sha256."""
-    sources = binding_reconstruct_sources(record=record)
+    sources = binding_selectors.binding_reconstruct_sources(record=record)
     block = None
     if record.record.get("memory_block"):
         block = binding_memory_block.binding_memory_block_reconstruct(record=record)
@@ -549,26 +450,6 @@ def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
         result["delivery"] = delivery_reconstruct(delivery)
         complete = complete and result["delivery"]["verified"]
     return {**result, "complete": complete}
-
-
-def delivery_reconstruct(delivery: Mapping[str, Any]) -> dict[str, Any]:
-    """What the tool received: the exact output the hook wrote, verified against its
-    recorded sha256 and size, and the context the tool made of it by its own rules."""
-    output = str(delivery["output"])
-    data = output.encode("utf-8")
-    reading = read_hook_output(tool=delivery["tool"], event=delivery["event"], output=output)
-    return {
-        "tool": delivery["tool"],
-        "event": delivery["event"],
-        "source": delivery["source"],
-        "format": delivery["format"],
-        "output": output,
-        "sha256": sha256_hex(data),
-        "verified": sha256_hex(data) == delivery["sha256"] and len(data) == delivery["bytes"],
-        "context": reading.context,
-        "usable": reading.usable,
-        "problems": reading.problems,
-    }
 
 
 # The memory block: what reached the model is bound, not only the files.

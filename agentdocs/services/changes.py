@@ -31,7 +31,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agentdocs import permissions
-from agentdocs.core.diffs import Diff, diff_texts, unified_diff
 from agentdocs.core.errors import (
     ChangeClosed,
     Forbidden,
@@ -42,7 +41,7 @@ from agentdocs.core.errors import (
     OwnChange,
 )
 from agentdocs.core.hidden_characters import find_hidden, has_hidden
-from agentdocs.core.merge import ConflictData, MergeResult, three_way
+from agentdocs.core.merge import three_way
 from agentdocs.core.paths import validate_path
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import (
@@ -57,21 +56,12 @@ from agentdocs.models import (
 )
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import review as review_selectors
+from agentdocs.services import document_checks, events
 from agentdocs.services import documents as document_service
-from agentdocs.services import events
 from agentdocs.services import labels as label_service
-from agentdocs.services import review as review_service
 
 MAX_REASON = 500
-# What a change request shows of each of its two diffs, in the API and on its page:
-# less than a document's diff page shows of its one, since the proposal comes with
-# them; the whole diff is `change_whole_diff`, a download.
-DIFF_MAX_CHANGED_LINES = 1_000
-DIFF_MAX_SHOWN_BYTES = 48 * 1024
-DIFF_AGAINST = ("base", "current")
-# And of the conflicts with the current version, their lines together (the three
-# sides of a rewrite of a 256 KiB document would be three times that).
-CONFLICTS_MAX_SHOWN_BYTES = 48 * 1024
 MAX_COMMENT = 10_000
 
 
@@ -91,7 +81,8 @@ def _text(value: object, *, field: str, limit: int, required: bool = False) -> s
     return value
 
 
-def change_url(change: ChangeRequest) -> str:
+# The event payload's links (`change.*` events: the activity feed and webhook receivers).
+def _change_url(change: ChangeRequest) -> str:
     """The change request's page."""
     return reverse(
         "change",
@@ -103,7 +94,7 @@ def change_url(change: ChangeRequest) -> str:
     )
 
 
-def change_api_url(change: ChangeRequest) -> str:
+def _change_api_url(change: ChangeRequest) -> str:
     return reverse(
         "api-change",
         kwargs={
@@ -130,8 +121,8 @@ def _emit(change: ChangeRequest, *, action: str, actor: User, reason: str = "", 
             "proposer": change.proposer.get_username() if change.proposer else None,
             "base_version": change.base_version,
             "label": change.label or None,
-            "url": change_url(change),
-            "api_url": change_api_url(change),
+            "url": _change_url(change),
+            "api_url": _change_api_url(change),
             **data,
         },
     )
@@ -175,7 +166,7 @@ def change_propose(
     """Propose ``body`` for the document at ``path``, written against ``base_version``."""
     validate_path(path)
     reason = _text(reason, field="reason", limit=MAX_REASON)
-    checked = document_service.validate_proposed_body(
+    checked = document_checks.validate_proposed_body(
         body, acknowledge_hidden=acknowledge_hidden, reason=reason, tenant_id=project.tenant_id
     )
     body = checked.text
@@ -224,12 +215,12 @@ def change_propose_label(
     document: Document,
     label: str,
     version: int,
-    reason: str,
+    reason: object,
     user: User,
     removal: bool = False,
 ) -> ChangeRequest:
     """Propose moving the label ``label`` of ``document`` to ``version`` (checked by
-    `services.labels`): a change request whose body is that version's text and whose
+    `services.label_review`): a change request whose body is that version's text and whose
     merge moves the label instead of writing a version. With ``removal``, proposing to
     remove the label, which points at ``version``: merging it removes the label."""
     reason = _text(reason, field="reason", limit=MAX_REASON)
@@ -282,7 +273,7 @@ def approvals(
         ):
             approving.append(review)
     if protected is None and change.label and approving:
-        protected = review_service.review_policy(project=change.project).protected_labels
+        protected = review_selectors.review_policy(project=change.project).protected_labels
     counts = permissions.approvals_that_count(
         tenant=change.tenant,
         project=change.project,
@@ -335,7 +326,7 @@ def change_review(
             return review
         if change.state == ChangeState.OPEN:
             names = approvers(change)
-            needed = review_service.review_policy(project=change.project).approvals
+            needed = review_selectors.review_policy(project=change.project).approvals
             if len(names) >= needed:
                 _set_state(change, ChangeState.APPROVED, user=user, reason=comment or "approved")
                 _emit(change, action="approved", actor=user, reason=comment, approved_by=names)
@@ -358,118 +349,6 @@ def _merge_reason(change: ChangeRequest, *, names: list[str], user: User) -> str
     return f"{reason} ({note})" if reason else note
 
 
-@dataclass(frozen=True)
-class MergePreview:
-    """What merging would do now: the document as it is, and the three-way result."""
-
-    document: Document | None
-    base_body: str
-    result: MergeResult | None
-
-    @property
-    def mergeable(self) -> bool:
-        return self.result is not None and self.result.clean
-
-
-def merge_preview(change: ChangeRequest) -> MergePreview:
-    document = (
-        Document.objects.filter(project_id=change.project_id, path=change.path)
-        .select_related("updated_by")
-        .first()
-    )
-    if document is None:
-        return MergePreview(document=None, base_body="", result=None)
-    base = document_selectors.document_version(document=document, version=change.base_version)
-    if document.is_deleted:
-        return MergePreview(document=document, base_body=base.body, result=None)
-    return MergePreview(
-        document=document,
-        base_body=base.body,
-        result=three_way(base.body, document.body, change.body),
-    )
-
-
-def change_diffs(change: ChangeRequest, preview: MergePreview) -> tuple[Diff, Diff | None]:
-    """The proposal against its base, and against the current version (None when the
-    document is gone), each bounded (`DIFF_MAX_CHANGED_LINES`, `DIFF_MAX_SHOWN_BYTES`)."""
-    diffs = [
-        diff_texts(
-            old,
-            change.body,
-            old_label=old_label,
-            new_label=new_label,
-            max_changed_lines=DIFF_MAX_CHANGED_LINES,
-            max_bytes=DIFF_MAX_SHOWN_BYTES,
-        )
-        for old, old_label, new_label in _diff_sides(change, preview)
-    ]
-    return diffs[0], diffs[1] if len(diffs) > 1 else None
-
-
-def _diff_sides(change: ChangeRequest, preview: MergePreview) -> list[tuple[str, str, str]]:
-    """(old text, old label, new label) of the diff against the base, and against the
-    current version when the document is there."""
-    new_label = f"{change.path} (change #{change.pk})"
-    sides = [(preview.base_body, f"{change.path}@{change.base_version}", new_label)]
-    document = preview.document
-    if document is not None and not document.is_deleted:
-        sides.append((document.body, f"{change.path}@{document.version}", new_label))
-    return sides
-
-
-def change_conflicts(preview: MergePreview) -> tuple[list[ConflictData], bool]:
-    """The conflicts a merge would meet now, in order, bounded: their lines hold at
-    most `CONFLICTS_MAX_SHOWN_BYTES` in all (a region cut there keeps its `start`, and
-    no conflict follows it). The second value is True when some were left out."""
-    if preview.result is None:
-        return [], False
-    left = CONFLICTS_MAX_SHOWN_BYTES
-    shown: list[ConflictData] = []
-    for conflict in preview.result.conflicts_data():
-        cut = False
-        for side in ("base", "theirs", "yours"):
-            region = conflict[side]
-            kept: list[str] = []
-            for line in region["lines"]:
-                size = len(line.encode("utf-8", "surrogatepass")) + 1
-                if size > left:
-                    cut = True
-                    break
-                left -= size
-                kept.append(line)
-            region["lines"] = kept
-        shown.append(conflict)
-        if cut:
-            return shown, True
-    return shown, False
-
-
-def change_whole_diff(change: ChangeRequest, preview: MergePreview, *, against: str) -> str:
-    """The whole unified diff of the proposal against its base version (``against``
-    "base") or the current one ("current"), unbounded, for a download. InvalidInput
-    naming `against` for anything else; NotFound naming it when the document is gone."""
-    if against not in DIFF_AGAINST:
-        raise InvalidInput("`against` must be base or current.", field="against")
-    sides = _diff_sides(change, preview)
-    if against == "current" and len(sides) < 2:
-        raise NotFound("The document was deleted: there is no current version.", field="against")
-    old, old_label, new_label = sides[DIFF_AGAINST.index(against)]
-    return unified_diff(old, change.body, old_label=old_label, new_label=new_label)
-
-
-def change_diff_url(change: ChangeRequest, *, against: str) -> str:
-    """The API's whole diff of the change request (`change_whole_diff`)."""
-    path = reverse(
-        "api-change-diff",
-        kwargs={
-            "tenant": change.tenant.slug,
-            "project": change.project.slug,
-            "change_id": change.pk,
-        },
-    )
-    return f"{path}?against={against}"
-
-
 def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
     """Merge an approved change request onto the document's current version.
 
@@ -478,7 +357,7 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
         change = _locked(change)
         _require_live(change)
         names = approvers(change)
-        needed = review_service.review_policy(project=change.project).approvals
+        needed = review_selectors.review_policy(project=change.project).approvals
         if len(names) < needed:
             raise NotApproved(
                 f"Change #{change.pk} has {len(names)} of the {needed} approval"
@@ -520,7 +399,7 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
             # The proposer's acknowledgement, while the merged text still holds some.
             acknowledge_hidden=change.hidden_acknowledgement if has_hidden(result.text) else "",
             change_request_id=change.pk,
-        )
+        ).document
         change.merged_version = saved.version
         change.merged_by = user
         _set_state(change, ChangeState.MERGED, user=user, reason=f"merged as v{saved.version}")

@@ -1,10 +1,12 @@
 """The one write path for documents.
 
 Nothing else saves a `Document`: the API, the pages, the Django admin, the
-management commands and the test fixtures all call these functions. Each write
-is optimistic (it names the version it was based on), respects edit locks,
-refuses secret-like content, and leaves a history row with its writer, reason
-and change type. Nothing is ever lost: delete and revert are versions too.
+management commands and the test fixtures all call these functions, and a body is
+replaced by one of them only, `document_write`. Each write is optimistic (it names
+the version it was based on), respects edit locks (`services.document_locks`),
+refuses secret-like content (the body checks, `services.document_checks`), and
+leaves a history row with its writer, reason and change type. Nothing is ever lost:
+delete and revert are versions too.
 
 A writer may save a text the secret check refused by acknowledging it
 (``acknowledge_secret``: a false positive, or a test value) with a reason,
@@ -27,218 +29,38 @@ lines refuse the whole write with the conflicts (`MergeConflict`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Any, Literal, NamedTuple
+from datetime import datetime
+from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from agentdocs.core.errors import (
     AlreadyExists,
-    HiddenCharacters,
     InvalidInput,
-    Locked,
-    LockState,
     MergeConflict,
     NotFound,
-    SecretDetected,
     VersionConflict,
 )
-from agentdocs.core.hidden_characters import refuse_hidden
 from agentdocs.core.merge import MergeResult, three_way
 from agentdocs.core.paths import validate_new_path
-from agentdocs.core.secret_scan import find_secret
 from agentdocs.models import ChangeType, Document, Project
-from agentdocs.models.documents import HiddenAcknowledgement, SecretAcknowledgement
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
-from agentdocs.services import events, render_cache
-from agentdocs.services import policy as policy_service
+from agentdocs.services import document_checks, document_locks, events, render_cache
 from agentdocs.services import review as review_service
 
-MAX_BODY_BYTES = 256 * 1024
+# `services.memory_block` reads the bound here still; it is `document_checks.MAX_BODY_BYTES`.
+from agentdocs.services.document_checks import MAX_BODY_BYTES as MAX_BODY_BYTES
 
 
 def sha256_of(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def validate_body(body: object, *, field: str = "body") -> str:
-    """Return ``body`` if it may be stored, else raise with the field and line."""
-    text = _validate_text(body, field=field)
-    refuse_hidden(text, field=field)
-    _refuse_secret(text, field=field)
-    return text
-
-
-def validate_proposed_body(
-    body: object, *, acknowledge_hidden: object, reason: str, tenant_id: int
-) -> CheckedBody:
-    """A change request's body, checked as a write's; its hidden characters may be
-    acknowledged as for a write (the merge's write records it), a secret may not."""
-    return _checked_body(
-        body,
-        acknowledge_secret="",
-        acknowledge_hidden=acknowledge_hidden,
-        reason=reason,
-        tenant_id=lambda: tenant_id,
-    )
-
-
-def _validate_text(body: object, *, field: str) -> str:
-    if not isinstance(body, str):
-        raise InvalidInput("The body must be a string of UTF-8 text.", field=field)
-    if "\x00" in body:
-        raise InvalidInput("The body contains a NUL character; documents are text.", field=field)
-    try:
-        size = len(body.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise InvalidInput("The body is not valid UTF-8 text.", field=field) from None
-    if size > MAX_BODY_BYTES:
-        raise InvalidInput(
-            f"The body is {size} bytes; at most {MAX_BODY_BYTES} bytes (256 KiB) are allowed.",
-            field=field,
-        )
-    return body
-
-
-def _refuse_secret(body: str, *, field: str) -> None:
-    finding = find_secret(body)
-    if finding is not None:
-        hidden = " once its invisible characters are removed" if finding.hidden else ""
-        raise SecretDetected(
-            f"Line {finding.line} looks like {finding.kind}{hidden}. Documents go into prompts "
-            "verbatim: reference the secret (for example its vault path) instead of its value.",
-            field=field,
-            line=finding.line,
-        )
-
-
-def _validate_acknowledgement(acknowledge_secret: object) -> str:
-    if acknowledge_secret is None or acknowledge_secret == "":
-        return ""
-    if acknowledge_secret not in SecretAcknowledgement.values:
-        raise InvalidInput(
-            "`acknowledge_secret` is `false_positive` or `test_value` (or left out).",
-            field="acknowledge_secret",
-        )
-    return str(acknowledge_secret)
-
-
-def _validate_hidden_acknowledgement(acknowledge_hidden: object) -> str:
-    if acknowledge_hidden is None or acknowledge_hidden == "":
-        return ""
-    if acknowledge_hidden not in HiddenAcknowledgement.values:
-        raise InvalidInput(
-            "`acknowledge_hidden` is `intended` (or left out).", field="acknowledge_hidden"
-        )
-    return str(acknowledge_hidden)
-
-
-# What becomes of an acknowledgement the text does not need (see `_checked_body`).
-Unneeded = Literal["refuse", "keep", "drop"]
-
-
-class CheckedBody(NamedTuple):
-    """A body that may be stored, and the acknowledgements to record with it ("" for
-    each check the text passed on its own)."""
-
-    text: str
-    secret_acknowledgement: str
-    hidden_acknowledgement: str
-
-
-def _checked_body(
-    body: object,
-    *,
-    acknowledge_secret: object,
-    acknowledge_hidden: object = "",
-    reason: str,
-    tenant_id: Callable[[], int],
-    unneeded: Unneeded = "refuse",
-) -> CheckedBody:
-    """``validate_body``, where an acknowledgement may override the secret check and
-    another the hidden-character check.
-
-    An acknowledgement needs a reason and a tenant that allows overrides; one sent
-    for a text the check passes is refused, so nobody marks ordinary writes.
-    ``tenant_id`` is called only when an acknowledgement meets a refusal: ordinary
-    writes read no setting. ``unneeded`` says what becomes of an acknowledgement the
-    text does not need: refused; kept, for a text that may yet be merged with
-    another (the merged text is checked again); or dropped, for that merged text."""
-    text = _validate_text(body, field="body")
-    acknowledgement = _validate_acknowledgement(acknowledge_secret)
-    hidden = _validate_hidden_acknowledgement(acknowledge_hidden)
-    # The secret check first: a key split by a hidden character is named as the
-    # secret it is, and acknowledging the hidden character never lets it through.
-    acknowledgement = _overridable(
-        lambda: _refuse_secret(text, field="body"),
-        acknowledgement=acknowledgement,
-        field="acknowledge_secret",
-        allowed=lambda: policy_service.secret_override_allowed(tenant_id=tenant_id()),
-        key=policy_service.SECRET_OVERRIDE_KEY,
-        what="secret check",
-        reason=reason,
-        needs_reason="Saving a text the secret check refused needs a reason: say why "
-        "the value is not a real secret.",
-        nothing="Nothing to acknowledge: the secret check finds no secret in this text.",
-        unneeded=unneeded,
-    )
-    hidden = _overridable(
-        lambda: refuse_hidden(text, field="body"),
-        acknowledgement=hidden,
-        field="acknowledge_hidden",
-        allowed=lambda: policy_service.hidden_override_allowed(tenant_id=tenant_id()),
-        key=policy_service.HIDDEN_OVERRIDE_KEY,
-        what="hidden-character check",
-        reason=reason,
-        needs_reason="Saving a text holding hidden characters needs a reason: say why "
-        "they are intended.",
-        nothing="Nothing to acknowledge: the text holds no hidden characters.",
-        unneeded=unneeded,
-    )
-    return CheckedBody(text, acknowledgement, hidden)
-
-
-def _overridable(
-    check: Callable[[], None],
-    *,
-    acknowledgement: str,
-    field: str,
-    allowed: Callable[[], bool],
-    key: str,
-    what: str,
-    reason: str,
-    needs_reason: str,
-    nothing: str,
-    unneeded: Unneeded,
-) -> str:
-    """Run ``check``; an ``acknowledgement`` (with a reason, where the tenant allows it
-    by ``key``) overrides its refusal. Returns the acknowledgement to record."""
-    try:
-        check()
-    except (SecretDetected, HiddenCharacters) as refusal:
-        if not acknowledgement:
-            raise
-        if not allowed():
-            raise type(refusal)(
-                f"{refusal.detail} The tenant forbids overriding the {what} (`{key}: off`).",
-                field=refusal.field,
-                **refusal.extra,
-            ) from None
-        if not reason:
-            raise InvalidInput(needs_reason, field="reason") from None
-        return acknowledgement
-    if acknowledgement and unneeded == "refuse":
-        raise InvalidInput(nothing, field=field)
-    return acknowledgement if unneeded == "keep" else ""
-
-
-def _validate_reason(reason: object) -> str:
+def validate_reason(reason: object) -> str:
     if reason is None:
         return ""
     if not isinstance(reason, str):
@@ -246,15 +68,6 @@ def _validate_reason(reason: object) -> str:
     if len(reason) > 500:
         raise InvalidInput("The reason is longer than 500 characters.", field="reason")
     return reason.strip()
-
-
-def _lock_for_write(document: Document) -> Document:
-    """Re-read the row under a row lock, so concurrent writers queue up here."""
-    return (
-        Document.objects.select_related("project__tenant")
-        .select_for_update(of=("self",))
-        .get(pk=document.pk)
-    )
 
 
 def _check_base(current: Document, base_version: int, *, merge: bool = False) -> bool:
@@ -320,7 +133,7 @@ class Merge:
 
 @dataclass(frozen=True)
 class Written:
-    """What `document_save` did: the document as saved (the same version when the text
+    """What `document_write` did: the document as saved (the same version when the text
     was already its text) and, for a stale write, the merge it made."""
 
     document: Document
@@ -350,42 +163,6 @@ def _merge(current: Document, *, base_version: int, body: str) -> Merge:
         )
     )
     return Merge(result=result, base_version=base_version, theirs=met)
-
-
-def _check_not_deleted(current: Document) -> None:
-    if current.is_deleted:
-        raise NotFound(
-            f"The document was deleted at version {current.version}; "
-            "revert it to an earlier version or create it again.",
-            field="path",
-            current_version=current.version,
-        )
-
-
-def _live_lock_expiry(document: Document) -> datetime | None:
-    """When the document's live lock expires; None when there is no live lock."""
-    expires_at = document.lock_expires_at
-    if document.lock_holder_id is None or expires_at is None or expires_at <= timezone.now():
-        return None
-    return expires_at
-
-
-def _lock_is_active(document: Document) -> bool:
-    return _live_lock_expiry(document) is not None
-
-
-def _check_lock(current: Document, user: User) -> None:
-    expires_at = _live_lock_expiry(current)
-    if expires_at is not None and current.lock_holder_id != user.pk:
-        raise Locked(
-            f"{current.lock_holder} is editing this document until "
-            f"{expires_at.isoformat()}; a tenant admin may break the lock.",
-            field="path",
-            lock=LockState(
-                holder=current.lock_holder.get_username() if current.lock_holder else None,
-                expires_at=expires_at.isoformat(),
-            ),
-        )
 
 
 def _save_version(
@@ -466,11 +243,11 @@ def document_create(
 ) -> Document:
     """Create a document; a deleted one at the same path comes back as its next version."""
     validate_new_path(path)
-    reason = _validate_reason(reason)
+    reason = validate_reason(reason)
     bypassed = review_service.review_gate(
         project=project, path=path, bypass_review=bypass_review, reason=reason
     )
-    checked = _checked_body(
+    checked = document_checks.checked_body(
         body,
         acknowledge_secret=acknowledge_secret,
         acknowledge_hidden=acknowledge_hidden,
@@ -519,40 +296,10 @@ def document_write(
     merge: bool = False,
     bypass_review: bool = False,
     change_request_id: int | None = None,
-) -> Document:
-    """Replace the body; the document as saved. `document_save` does it, and also says
-    what it merged (for the pages that tell the writer)."""
-    return document_save(
-        document=document,
-        body=body,
-        base_version=base_version,
-        user=user,
-        reason=reason,
-        change_type=change_type,
-        acknowledge_secret=acknowledge_secret,
-        acknowledge_hidden=acknowledge_hidden,
-        merge=merge,
-        bypass_review=bypass_review,
-        change_request_id=change_request_id,
-    ).document
-
-
-def document_save(
-    *,
-    document: Document,
-    body: str,
-    base_version: int,
-    user: User,
-    reason: str = "",
-    change_type: ChangeType = ChangeType.WRITTEN,
-    acknowledge_secret: str = "",
-    acknowledge_hidden: str = "",
-    merge: bool = False,
-    bypass_review: bool = False,
-    change_request_id: int | None = None,
     resolves_merge_with: int | None = None,
 ) -> Written:
-    """Replace the body. Writing the identical body creates no new version.
+    """Replace the body; what it did (`Written`: the document as saved, and the merge
+    it made). Writing the identical body creates no new version.
 
     With ``merge``, a stale ``base_version`` is no refusal: the change is merged onto
     the current version, the new version's ``merged_with`` names that version, and the
@@ -565,7 +312,7 @@ def document_save(
 
     ``change_request_id``: the write merges that change request (`services.changes`),
     whose reviews stand in for the review gate."""
-    reason = _validate_reason(reason)
+    reason = validate_reason(reason)
     if resolves_merge_with is not None and (
         not isinstance(resolves_merge_with, int)
         or isinstance(resolves_merge_with, bool)
@@ -576,7 +323,7 @@ def document_save(
             field="theirs_version",
         )
     tenant_id = lambda: document.project.tenant_id  # noqa: E731
-    checked = _checked_body(
+    checked = document_checks.checked_body(
         body,
         acknowledge_secret=acknowledge_secret,
         acknowledge_hidden=acknowledge_hidden,
@@ -586,10 +333,10 @@ def document_save(
     )
     body = checked.text
     with transaction.atomic():
-        current = _lock_for_write(document)
+        current = document_locks.lock_for_write(document)
         must_merge = _check_base(current, base_version, merge=merge)
-        _check_not_deleted(current)
-        _check_lock(current, user)
+        document_locks.require_not_deleted(current)
+        document_locks.require_unlocked(current, user)
         merged_with = resolves_merge_with
         made = None
         if must_merge:
@@ -600,7 +347,7 @@ def document_save(
             # The text to store, checked as any: a secret may span lines from both
             # sides, the current text may hold hidden characters, and what the writer
             # acknowledged must be there.
-            checked = _checked_body(
+            checked = document_checks.checked_body(
                 body,
                 acknowledge_secret=checked.secret_acknowledgement,
                 acknowledge_hidden=checked.hidden_acknowledgement,
@@ -667,10 +414,10 @@ def document_edit(
     if not isinstance(new, str):
         raise InvalidInput("`new` must be a string.", field="new")
     with transaction.atomic():
-        current = _lock_for_write(document)
+        current = document_locks.lock_for_write(document)
         must_merge = _check_base(current, base_version, merge=merge)
-        _check_not_deleted(current)
-        _check_lock(current, user)
+        document_locks.require_not_deleted(current)
+        document_locks.require_unlocked(current, user)
         text = _base_text(current, base_version) if must_merge else current.body
         matches = _occurrences(text, old)
         if matches == 0:
@@ -696,7 +443,7 @@ def document_edit(
             acknowledge_hidden=acknowledge_hidden,
             merge=merge,
             bypass_review=bypass_review,
-        )
+        ).document
 
 
 def document_delete(
@@ -708,12 +455,12 @@ def document_delete(
     bypass_review: bool = False,
 ) -> Document:
     """Delete as a new version: the row and every earlier version stay restorable."""
-    reason = _validate_reason(reason)
+    reason = validate_reason(reason)
     with transaction.atomic():
-        current = _lock_for_write(document)
+        current = document_locks.lock_for_write(document)
         _check_base(current, base_version)
-        _check_not_deleted(current)
-        _check_lock(current, user)
+        document_locks.require_not_deleted(current)
+        document_locks.require_unlocked(current, user)
         bypassed = review_service.review_gate(
             project=current.project,
             path=current.path,
@@ -752,14 +499,14 @@ def document_revert(
     acknowledgement."""
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise InvalidInput("The version to revert to must be a positive integer.", field="version")
-    reason = _validate_reason(reason)
-    _validate_acknowledgement(acknowledge_secret)
-    _validate_hidden_acknowledgement(acknowledge_hidden)
+    reason = validate_reason(reason)
+    document_checks.validate_secret_acknowledgement(acknowledge_secret)
+    document_checks.validate_hidden_acknowledgement(acknowledge_hidden)
     with transaction.atomic():
-        current = _lock_for_write(document)
+        current = document_locks.lock_for_write(document)
         if base_version is not None:
             _check_base(current, base_version)
-        _check_lock(current, user)
+        document_locks.require_unlocked(current, user)
         target = document_selectors.document_version(document=current, version=version)
         if target.is_deleted:
             raise InvalidInput(
@@ -768,7 +515,7 @@ def document_revert(
             )
         if not current.is_deleted and current.body == target.body:
             return current
-        checked = _checked_body(
+        checked = document_checks.checked_body(
             target.body,
             acknowledge_secret=acknowledge_secret,
             acknowledge_hidden=acknowledge_hidden,
@@ -794,56 +541,3 @@ def document_revert(
             restored_from=version,
             review_bypassed=bypassed,
         )
-
-
-def document_lock(
-    *,
-    document: Document,
-    user: User,
-    ttl_seconds: int | None = None,
-    force: bool = False,
-) -> Document:
-    """Take (or renew) the edit lock. ``force`` breaks another user's lock (admins only:
-    the caller checks the role)."""
-    ttl = settings.AGENTDOCS_LOCK_TTL_SECONDS if ttl_seconds is None else ttl_seconds
-    if (
-        not isinstance(ttl, int)
-        or isinstance(ttl, bool)
-        or not (1 <= ttl <= settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS)
-    ):
-        raise InvalidInput(
-            f"ttl_seconds must be an integer from 1 to {settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS}.",
-            field="ttl_seconds",
-        )
-    with transaction.atomic():
-        current = _lock_for_write(document)
-        _check_not_deleted(current)
-        if not force:
-            _check_lock(current, user)
-        current.lock_holder = user
-        current.lock_expires_at = timezone.now() + timedelta(seconds=ttl)
-        current.save_without_historical_record(update_fields=["lock_holder", "lock_expires_at"])
-        return current
-
-
-def document_unlock(*, document: Document, user: User, force: bool = False) -> Document:
-    """Release the edit lock. Someone else's live lock needs ``force`` (admins only)."""
-    with transaction.atomic():
-        current = _lock_for_write(document)
-        if _lock_is_active(current) and current.lock_holder_id != user.pk and not force:
-            _check_lock(current, user)
-        current.lock_holder = None
-        current.lock_expires_at = None
-        current.save_without_historical_record(update_fields=["lock_holder", "lock_expires_at"])
-        return current
-
-
-def lock_state(document: Document) -> LockState | None:
-    """The live lock as plain data, or None when there is none (expired locks are ignored)."""
-    expires_at = _live_lock_expiry(document)
-    if expires_at is None:
-        return None
-    return {
-        "holder": document.lock_holder.get_username() if document.lock_holder else None,
-        "expires_at": expires_at.isoformat(),
-    }

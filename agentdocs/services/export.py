@@ -9,19 +9,10 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from agentdocs.core.errors import InvalidInput, TooLarge
-from agentdocs.core.export import EXPORT_FORMATS, Export, build_export
+from agentdocs.core.errors import TooLarge
+from agentdocs.core.export import Export, build_export, validate_format
 from agentdocs.models import Project
 from agentdocs.services.memory_block import memory_block_inputs
-
-
-def validate_format(format: str | None) -> str:
-    if format not in EXPORT_FORMATS:
-        raise InvalidInput(
-            f"`format` must be one of {', '.join(EXPORT_FORMATS)}.",
-            field="format",
-        )
-    return format
 
 
 def export_build(

@@ -49,7 +49,7 @@ from agentdocs.models import ChangeRequest, Document, Project
 from agentdocs.models.changes import LIVE_STATES
 from agentdocs.models.tenancy import RESERVED_PROJECT
 from agentdocs.services import changes as change_service
-from agentdocs.services import documents as document_service
+from agentdocs.services import document_checks
 from agentdocs.services.export import export_build
 
 RoundTripAction = Literal["unchanged", "propose", "skipped"]
@@ -483,7 +483,7 @@ def round_trip_check(entries: Sequence[RoundTripEntry], *, reason: str) -> None:
         if proposal.change is not None:
             continue
         try:
-            document_service.validate_proposed_body(
+            document_checks.validate_proposed_body(
                 proposal.body,
                 acknowledge_hidden="",
                 reason=_reason(reason, proposal),

@@ -28,8 +28,8 @@ from agentdocs.core.hidden_characters import as_data as hidden_as_data
 from agentdocs.core.paths import validate_new_path
 from agentdocs.core.scope import same_rules
 from agentdocs.models import ChangeRequest, Document, Project
+from agentdocs.services import document_checks, import_round_trip
 from agentdocs.services import documents as document_service
-from agentdocs.services import import_round_trip
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ def _check_text(step: _Step, content: str) -> None:
     naming the source file and its line."""
     field = f"files.{step.index}.content"
     try:
-        document_service.validate_body(step.mapped.text, field=field)
+        document_checks.validate_body(step.mapped.text, field=field)
     except SecretDetected as refusal:
         raw_line = refusal.extra.get("line")
         line = _source_line(content, step.mapped.text, raw_line) if isinstance(raw_line, int) else 0

@@ -1,10 +1,13 @@
-"""Labels of document versions: move one to a version, remove one, or propose the
-move or the removal for review when the document's path is under `review.required`.
+"""Labels of document versions: move one to a version, remove one. Proposing the move
+or the removal for review when the document's path is under `review.required` is
+`services.label_review`.
 
 A move is a history row of the label (who, why, which version; in the tenant's hash
 chain), a `document.label_moved` event, and a change of what renders read, so the
 render cache's generation is replaced. A removal is `document.label_removed`. Who may
-move or remove which label is decided before, in `permissions.Access.may_move_label`.
+move or remove which label is decided before, and the label's name checked there,
+once: `permissions.movable_label_for` (a merged change request's label was checked
+when it was proposed).
 
 A document carries at most `AGENTDOCS_MAX_LABELS_PER_DOCUMENT` labels: a new one past
 it is 409 `too_many_labels`, counted under the document's row lock so that two new
@@ -22,14 +25,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agentdocs.core.errors import InvalidInput, NotFound, TooManyLabels
-from agentdocs.core.labels import validate_movable_label
-from agentdocs.models import ChangeRequest, ChangeType, Document, DocumentLabel
+from agentdocs.models import ChangeType, Document, DocumentLabel
 from agentdocs.models.history import mark_change
-from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import labels as label_selectors
-from agentdocs.services import changes as change_service
 from agentdocs.services import events, render_cache
-from agentdocs.services import review as review_service
 
 MAX_REASON = 500
 LABEL_MOVED = "document.label_moved"
@@ -52,19 +51,6 @@ def _reason(reason: object) -> str:
     if len(reason) > MAX_REASON:
         raise InvalidInput(f"The reason is longer than {MAX_REASON} characters.", field="reason")
     return reason.strip()
-
-
-def _version(document: Document, version: object) -> int:
-    """A version the document had, with text: InvalidInput or NotFound naming `version`."""
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise InvalidInput("`version` must be a positive integer.", field="version")
-    row = document_selectors.document_version(document=document, version=version)
-    if row.is_deleted:
-        raise InvalidInput(
-            f"Version {version} is a deletion; a label names a version with text.",
-            field="version",
-        )
-    return version
 
 
 def _links(document: Document, name: str) -> events.Links:
@@ -136,11 +122,10 @@ def label_move(
 ) -> LabelMoved:
     """Point the label ``name`` of ``document`` at ``version`` (creating it when new,
     when the document has room for one more: `_require_room`)."""
-    name = validate_movable_label(name)
     reason = _reason(reason)
     with transaction.atomic():
         document = _with_project(document, lock=True)
-        number = _version(document, version)
+        number = label_selectors.version_for_label(document=document, version=version)
         label = (
             DocumentLabel.objects.select_for_update(of=("self",))
             .filter(document=document, name=name)
@@ -174,7 +159,6 @@ def label_move(
 
 def label_remove(*, document: Document, name: str, user: User, reason: object = "") -> None:
     """Remove the label ``name`` of ``document``: readers asking for it get latest."""
-    name = validate_movable_label(name)
     reason = _reason(reason)
     with transaction.atomic():
         document = _with_project(document, lock=True)
@@ -196,63 +180,3 @@ def label_remove(*, document: Document, name: str, user: User, reason: object = 
             user=user,
             reason=reason,
         )
-
-
-def _review_required(document: Document, *, may_bypass_review: bool) -> bool:
-    """Whether a change of the document's labels by this member goes through review: its
-    path is under `review.required` and the member may not bypass review."""
-    return not may_bypass_review and review_service.review_required(
-        project=document.project, path=document.path
-    )
-
-
-def label_request(
-    *,
-    document: Document,
-    name: str,
-    version: object,
-    user: User,
-    reason: object = "",
-    may_bypass_review: bool,
-) -> LabelMoved | ChangeRequest:
-    """Move the label, or, when the document's path is under `review.required` and the
-    user may not bypass review, open a change request that names the label (merging it
-    moves the label). The same gate for the API and the pages."""
-    name = validate_movable_label(name)
-    document = _with_project(document)
-    if _review_required(document, may_bypass_review=may_bypass_review):
-        return change_service.change_propose_label(
-            document=document,
-            label=name,
-            version=_version(document, version),
-            reason=_reason(reason),
-            user=user,
-        )
-    return label_move(document=document, name=name, version=version, user=user, reason=reason)
-
-
-def label_remove_request(
-    *,
-    document: Document,
-    name: str,
-    user: User,
-    reason: object = "",
-    may_bypass_review: bool,
-) -> ChangeRequest | None:
-    """Remove the label (None), or, through the same gate as a move (`label_request`),
-    open a change request that names the label as a removal (merging it removes the
-    label). NotFound naming `label` when the document has no such label, either way."""
-    name = validate_movable_label(name)
-    document = _with_project(document)
-    if _review_required(document, may_bypass_review=may_bypass_review):
-        label = label_selectors.label_get(document=document, name=name)
-        return change_service.change_propose_label(
-            document=document,
-            label=name,
-            version=label.version,
-            reason=_reason(reason),
-            user=user,
-            removal=True,
-        )
-    label_remove(document=document, name=name, user=user, reason=reason)
-    return None

@@ -10,38 +10,23 @@ policy layer of the Memory Block shows only `memory.*` keys.
 
 from __future__ import annotations
 
-import re
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from agentdocs.core import policy as policy_rules
+from agentdocs.core import recipes as recipe_rules
 from agentdocs.core import review as review_rules
 from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFound
-from agentdocs.core.labels import parse_protected_labels, validate_label_name
-from agentdocs.core.paths import validate_path
-from agentdocs.core.recipes import LABEL_PARAM, ProfileOptions, RecipeParams
+from agentdocs.core.labels import parse_protected_labels
+from agentdocs.core.recipes import ProfileOptions, RecipeParams
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.services import events, render_cache
 
-SETTING_KEY = re.compile(r"^memory\.[A-Za-z0-9_][A-Za-z0-9_.-]{0,118}\Z")
-SECRET_OVERRIDE_KEY = "security.secretOverride"
-SECRET_OVERRIDE_VALUES = ("on", "off")
-HIDDEN_OVERRIDE_KEY = "security.hiddenOverride"
-SECURITY_KEYS = (SECRET_OVERRIDE_KEY, HIDDEN_OVERRIDE_KEY)
 MAX_SETTING_VALUE = 4096
-RECIPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
-PROFILE_NAME = RECIPE_NAME
-
-# Recipe params and what each may hold. Unknown keys are refused: a typo such as
-# `agentDocumnet` would otherwise silently leave the default in force.
-AGENT_DOC_PARAM = "agentDocument"
-CONTEXT_BUDGET_PARAM = "contextBudgetBytes"
-CONTEXT_ENABLED_PARAM = "contextEnabled"
-MAX_CONTEXT_BUDGET = 1024 * 1024
-PROFILE_CLIENT_DOC = "useClientAgentDoc"
 
 
 _RenderInput = TypeVar("_RenderInput", Setting, Recipe)
@@ -56,21 +41,6 @@ def _mark(
     return mark_change(instance, user=user, reason=reason, change_type=change_type)
 
 
-def validate_setting_key(key: object) -> str:
-    if not isinstance(key, str) or not (
-        key in (*SECURITY_KEYS, *review_rules.REVIEW_KEYS) or SETTING_KEY.match(key)
-    ):
-        raise InvalidInput(
-            "Setting keys start with `memory.` followed by letters, digits, '_', '.' or '-' "
-            f"(at most 128 characters); the other keys are `{SECRET_OVERRIDE_KEY}`, "
-            f"`{HIDDEN_OVERRIDE_KEY}`, "
-            f"`{review_rules.REVIEW_REQUIRED_KEY}`, `{review_rules.REVIEW_APPROVALS_KEY}` and "
-            f"`{review_rules.REVIEW_PROTECTED_LABELS_KEY}`.",
-            field="key",
-        )
-    return key
-
-
 def _validate_review_setting(*, key: str, value: str) -> None:
     """`review.required` holds patterns, `review.approvals` a count (see core.review)."""
     if key == review_rules.REVIEW_REQUIRED_KEY:
@@ -83,14 +53,14 @@ def _validate_review_setting(*, key: str, value: str) -> None:
 
 def _validate_security_setting(*, key: str, value: str, project: Project | None) -> None:
     """`security.*` settings govern the tenant's writes: tenant scope, a known value."""
-    if key not in SECURITY_KEYS:
+    if key not in policy_rules.SECURITY_KEYS:
         return
     if project is not None:
         raise InvalidInput(
             f"`{key}` is a tenant setting; a project cannot set it.",
             field="key",
         )
-    if value not in SECRET_OVERRIDE_VALUES:
+    if value not in policy_rules.SECRET_OVERRIDE_VALUES:
         raise InvalidInput(f"`{key}` is `on` or `off`.", field="value")
 
 
@@ -106,14 +76,14 @@ def _override_allowed(*, tenant_id: int, key: str) -> bool:
 def secret_override_allowed(*, tenant_id: int) -> bool:
     """Whether the tenant lets a writer save a refused text by acknowledging it (on
     unless the tenant set `security.secretOverride: off`)."""
-    return _override_allowed(tenant_id=tenant_id, key=SECRET_OVERRIDE_KEY)
+    return _override_allowed(tenant_id=tenant_id, key=policy_rules.SECRET_OVERRIDE_KEY)
 
 
 def hidden_override_allowed(*, tenant_id: int) -> bool:
     """Whether the tenant lets a writer save a text holding hidden characters by
     acknowledging them as intended (on unless the tenant set
     `security.hiddenOverride: off`)."""
-    return _override_allowed(tenant_id=tenant_id, key=HIDDEN_OVERRIDE_KEY)
+    return _override_allowed(tenant_id=tenant_id, key=policy_rules.HIDDEN_OVERRIDE_KEY)
 
 
 def _validate_setting_value(value: object) -> str:
@@ -148,7 +118,7 @@ def setting_set(
     reason: str = "",
 ) -> tuple[Setting, bool]:
     """Create or replace a setting. Returns (setting, created)."""
-    validate_setting_key(key)
+    policy_rules.validate_setting_key(key)
     _validate_setting_value(value)
     _validate_security_setting(key=key, value=value, project=project)
     _validate_review_setting(key=key, value=value)
@@ -242,83 +212,13 @@ def _setting_changed(
 def setting_delete(
     *, tenant: Tenant, project: Project | None, key: str, user: User, reason: str = ""
 ) -> None:
-    validate_setting_key(key)
+    policy_rules.validate_setting_key(key)
     setting = Setting.objects.filter(tenant=tenant, project=project, key=key).first()
     if setting is None:
         raise NotFound(f"No setting {key!r} here.", field="key")
     previous: events.SettingValue = {"value": setting.value, "enforced": setting.enforced}
     _mark(setting, user=user, reason=reason, change_type=ChangeType.DELETED).delete()
     _setting_changed(setting, action="deleted", previous=previous, user=user, reason=reason)
-
-
-def validate_params(params: object) -> RecipeParams:
-    if not isinstance(params, dict):
-        raise InvalidInput("params must be a JSON object.", field="params")
-    for key, value in params.items():
-        field = f"params.{key}"
-        # Before any message that repeats the key; a secret is named by its place only.
-        refuse_hidden_or_secret(str(key), field="params", what="A parameter name", prompt=True)
-        if isinstance(value, str):
-            refuse_hidden_or_secret(value, field=field, what="The parameter", prompt=True)
-        if key == AGENT_DOC_PARAM:
-            # Not set, "" and null are three different, meaningful states: keep them.
-            if value is not None and value != "":
-                validate_path(value, field=field)
-        elif key == CONTEXT_BUDGET_PARAM:
-            if (
-                not isinstance(value, int)
-                or isinstance(value, bool)
-                or not (0 <= value <= MAX_CONTEXT_BUDGET)
-            ):
-                raise InvalidInput(
-                    f"Must be an integer number of bytes from 0 to {MAX_CONTEXT_BUDGET}.",
-                    field=field,
-                )
-        elif key == CONTEXT_ENABLED_PARAM:
-            _validate_bool(value, field=field)
-        elif key == LABEL_PARAM:
-            validate_label_name(value, field=field)
-        else:
-            raise InvalidInput(
-                f"Unknown recipe parameter {key!r}; known: {AGENT_DOC_PARAM}, "
-                f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}, {LABEL_PARAM}.",
-                field=field,
-            )
-    return cast(RecipeParams, params)
-
-
-def validate_profiles(profiles: object) -> dict[str, ProfileOptions]:
-    if not isinstance(profiles, dict):
-        raise InvalidInput(
-            "profiles must be a JSON object of profile name → options.", field="profiles"
-        )
-    for name, options in profiles.items():
-        refuse_hidden_or_secret(str(name), field="profiles", what="A profile name", prompt=True)
-        field = f"profiles.{name}"
-        if not PROFILE_NAME.match(name):
-            raise InvalidInput(
-                "A profile name is 1-64 letters, digits, '_', '.' or '-'.", field=field
-            )
-        if not isinstance(options, dict):
-            raise InvalidInput("A profile must be a JSON object of options.", field=field)
-        for key, value in options.items():
-            refuse_hidden_or_secret(
-                str(key), field=field, what="A profile option name", prompt=True
-            )
-            if key == PROFILE_CLIENT_DOC:
-                _validate_bool(value, field=f"{field}.{key}")
-            else:
-                raise InvalidInput(
-                    f"Unknown profile option {key!r}; known: {PROFILE_CLIENT_DOC}.",
-                    field=f"{field}.{key}",
-                )
-    return cast(dict[str, ProfileOptions], profiles)
-
-
-def validate_recipe_name(name: object) -> str:
-    if not isinstance(name, str) or not RECIPE_NAME.match(name):
-        raise InvalidInput("A recipe name is 1-64 letters, digits, '_', '.' or '-'.", field="name")
-    return name
 
 
 def recipe_create(
@@ -330,9 +230,9 @@ def recipe_create(
     user: User,
     reason: str = "",
 ) -> Recipe:
-    validate_recipe_name(name)
-    validate_params(params)
-    validate_profiles(profiles)
+    recipe_rules.validate_recipe_name(name)
+    recipe_rules.validate_params(params)
+    recipe_rules.validate_profiles(profiles)
     recipe = Recipe(tenant=tenant, name=name, params=params, profiles=profiles, updated_by=user)
     try:
         with transaction.atomic():
@@ -352,8 +252,8 @@ def recipe_update(
     user: User,
     reason: str = "",
 ) -> Recipe:
-    validate_params(params)
-    validate_profiles(profiles)
+    recipe_rules.validate_params(params)
+    recipe_rules.validate_profiles(profiles)
     recipe = Recipe.objects.select_for_update().get(pk=recipe.pk)
     if recipe.params == params and recipe.profiles == profiles:
         return recipe

@@ -6,21 +6,12 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from agentdocs.core.errors import AlreadyExists, InvalidInput
-from agentdocs.core.manifest import ManifestError, validate_symbolic_name
-from agentdocs.core.paths import validate_name, validate_new_path
+from agentdocs.core.manifest import validate_provider_name
+from agentdocs.core.paths import validate_new_path
 from agentdocs.models import ChangeType, ProviderMapping, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import events, render_cache
-
-
-def validate_provider_name(name: object) -> str:
-    if isinstance(name, str):
-        validate_name(name, field="name", what="The name")
-    try:
-        return validate_symbolic_name(name, entry="name")
-    except ManifestError as error:
-        raise InvalidInput(error.detail, field="name") from None
 
 
 def provider_set(

@@ -31,7 +31,7 @@ from agentdocs.core import repositories as core
 from agentdocs.core.errors import AgentdocsError, InvalidInput
 from agentdocs.core.export import build_export
 from agentdocs.core.hidden_characters import refuse_hidden
-from agentdocs.core.repository import clean_remote
+from agentdocs.core.repository_runs import clean_remote
 from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ApiToken, BindingRecord, Project, Repository, RepositoryCheck

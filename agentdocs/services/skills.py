@@ -26,7 +26,7 @@ from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import events
 
 # The reason's rule is the documents' (a string of at most 500 characters, trimmed).
-from agentdocs.services.documents import _validate_reason as validate_reason
+from agentdocs.services.documents import validate_reason
 
 
 @dataclass(frozen=True)

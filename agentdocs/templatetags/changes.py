@@ -7,7 +7,7 @@ from django import template
 
 from agentdocs.models import Project, Tenant
 from agentdocs.selectors import changes as change_selectors
-from agentdocs.services import review as review_service
+from agentdocs.selectors import review as review_selectors
 
 register = template.Library()
 
@@ -20,4 +20,4 @@ def open_change_count(tenant: Tenant) -> int:
 
 @register.simple_tag
 def review_required(project: Project, path: str) -> bool:
-    return review_service.review_required(project=project, path=path)
+    return review_selectors.review_required(project=project, path=path)

@@ -1,6 +1,7 @@
-"""What the document pages share: the document as it is now, its lock and reach, the
-"save anyway" offers, a stale save's conflict panel, and the edit page itself (which
-the editor, the three-way page and a refused revert all come back to).
+"""What the document pages share: the document as it is now, the document page's
+context (with its labels and their forms), its lock and reach, the "save anyway"
+offers, a stale save's conflict panel, and the edit page itself (which the editor,
+the three-way page and a refused revert all come back to).
 
 A refused save keeps what the user typed on the page: nothing here throws text away.
 """
@@ -23,15 +24,17 @@ from agentdocs.core.numbers import positive_int
 from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
-from agentdocs.services import documents as document_service
+from agentdocs.services import document_locks
 from agentdocs.services import policy as policy_service
 from agentdocs.web import hidden_characters
 from agentdocs.web.diffview import side_by_side
 from agentdocs.web.forms.documents import DocumentEditForm
+from agentdocs.web.forms.labels import LabelMoveForm, LabelRemoveForm
 from agentdocs.web.guideline import measure
 from agentdocs.web.markdown import render_markdown
-from agentdocs.web.pages import form_page
+from agentdocs.web.pages import form_page, list_page
 
 # One row of a document's history (simple-history builds its class at run time).
 DocumentVersion = Any
@@ -69,7 +72,7 @@ def shadowed_tenant_document(access: ProjectAccess, path: str) -> Document | Non
 
 
 def lock_context(access: ProjectAccess, document: Document) -> dict:
-    lock = document_service.lock_state(document)
+    lock = document_locks.lock_state(document)
     held_by_me = lock is not None and document.lock_holder_id == access.user.pk
     return {
         "lock": lock,
@@ -179,3 +182,42 @@ def version_param(params: QueryDict, name: str, default: int) -> int:
     if version is None:
         raise NotFound(f"`{name}` must be a version number.", field=name)
     return version
+
+
+# The document page's labels, a page at a time (`?page=`), as the API's list.
+LABELS_PER_PAGE = 50
+
+
+def detail_context(
+    request: HttpRequest,
+    access: ProjectAccess,
+    document: Document,
+    shown: DocumentVersion,
+    *,
+    label_form: LabelMoveForm | None = None,
+    remove_form: LabelRemoveForm | None = None,
+) -> dict[str, object]:
+    path = document.path
+    is_current = shown.version == document.version
+    labels = list_page(
+        request, label_selectors.label_rows(document=document), per_page=LABELS_PER_PAGE
+    )
+    return {
+        "access": access,
+        "project": access.project,
+        "document": document,
+        "shown": shown,
+        "shown_author": shown.history_user if shown is not document else document.updated_by,
+        "shown_when": shown.history_date if shown is not document else document.updated_at,
+        "is_current": is_current,
+        "is_deleted": shown.is_deleted,
+        "html": render_markdown(shown.body),
+        "measure": measure(shown.body),
+        "may_write": access.may_write(path),
+        "reach": reach(access, path),
+        "shadowed": shadowed_tenant_document(access, path),
+        "labels": labels,
+        "label_form": label_form or LabelMoveForm(initial={"version": shown.version}),
+        "label_remove_form": remove_form or LabelRemoveForm(),
+        **lock_context(access, document),
+    }

@@ -16,12 +16,12 @@ from agentdocs.web.views import (
     export,
     history,
     invitations,
+    labels,
     memory_block,
-    projects,
-    recipes,
+    policy,
     repositories,
     search,
-    settings,
+    tenancy,
     tokens,
     webhooks,
 )
@@ -39,17 +39,17 @@ document_urls = [
     path("revert/<path:path>", document_history.document_revert, name="document-revert"),
     path("delete/<path:path>", documents.document_delete, name="document-delete"),
     path("lock/<path:path>", documents.document_lock, name="document-lock"),
-    path("label/<path:path>", documents.document_label, name="document-label"),
-    path("label-remove/<path:path>", documents.document_label_remove, name="document-label-remove"),
+    path("label/<path:path>", labels.document_label, name="document-label"),
+    path("label-remove/<path:path>", labels.document_label_remove, name="document-label-remove"),
     # Three-way merge: saving the choices of a stale save's conflicts.
     path("resolve/<path:path>", document_merge.document_resolve, name="document-resolve"),
 ]
 
 project_urls = [
-    path("", projects.project_detail, name="project"),
+    path("", tenancy.project_detail, name="project"),
     path("new/", documents.document_create, name="document-create"),
     path("preview/", documents.markdown_preview, name="markdown-preview"),
-    path("settings/", settings.project_settings, name="project-settings"),
+    path("settings/", policy.project_settings, name="project-settings"),
     path("memory-block/", memory_block.memory_block_preview, name="memory-block"),
     path("export/", export.export_page, name="export"),
     path("bindings/", bindings.binding_list, name="bindings"),
@@ -80,13 +80,13 @@ project_urls = [
 ]
 
 tenant_urls: list[URLPattern | URLResolver] = [
-    path("", projects.tenant_detail, name="tenant"),
-    path("-/settings/", settings.tenant_settings, name="tenant-settings"),
+    path("", tenancy.tenant_detail, name="tenant"),
+    path("-/settings/", policy.tenant_settings, name="tenant-settings"),
     path("-/changes/", changes.change_inbox, name="changes"),  # change requests (issue 13)
-    path("-/recipes/", recipes.recipe_list, name="recipes"),
-    path("-/recipes/new/", recipes.recipe_create, name="recipe-create"),
-    path("-/recipes/<str:name>/", recipes.recipe_detail, name="recipe"),
-    path("-/recipes/<str:name>/delete/", recipes.recipe_delete, name="recipe-delete"),
+    path("-/recipes/", policy.recipe_list, name="recipes"),
+    path("-/recipes/new/", policy.recipe_create, name="recipe-create"),
+    path("-/recipes/<str:name>/", policy.recipe_detail, name="recipe"),
+    path("-/recipes/<str:name>/delete/", policy.recipe_delete, name="recipe-delete"),
     # Activity and history: the tenant's feed, and the history of each setting (a
     # project's with `?project=`), recipe, membership and provider map entry.
     path("-/activity/", activity.activity, name="activity"),
@@ -115,7 +115,7 @@ tenant_urls: list[URLPattern | URLResolver] = [
 ]
 
 urlpatterns = [
-    path("", projects.home, name="home"),
+    path("", tenancy.home, name="home"),
     path(
         "login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True),

@@ -71,7 +71,7 @@ def edit(document: Document, body: str, user) -> Document:
     current = Document.objects.get(pk=document.pk)
     return document_service.document_write(
         document=current, body=body, base_version=current.version, user=user, reason="edit"
-    )
+    ).document
 
 
 def test_binding_a_clean_manifest_is_201_with_a_restorable_record(api, writer, sources):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agentdocs.models import Document
+from agentdocs.services import document_locks
 from agentdocs.services import documents as svc
 from tests.api.test_documents import assert_error
 
@@ -25,7 +26,7 @@ def doc(project, writer, admin):
     )
     return svc.document_write(
         document=document, body=THEIRS, base_version=1, user=admin, reason="alice's change"
-    )
+    ).document
 
 
 def put(client, body: str, *, version: int = 1, query: str = "", **extra):
@@ -165,7 +166,7 @@ def test_a_deleted_document_is_404_with_merge_as_without(api, doc, writer, admin
 
 
 def test_another_users_lock_is_423_with_merge_as_without(api, doc, writer, admin):
-    svc.document_lock(document=doc, user=admin)
+    document_locks.document_lock(document=doc, user=admin)
     assert_error(put(api(writer), BASE + "- five\n", merge=True), 423, "locked")
     assert Document.objects.get().version == 2
 

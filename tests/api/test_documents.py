@@ -353,7 +353,9 @@ def test_list_and_history_run_a_constant_number_of_queries(
     for i in range(count):
         doc = svc.document_create(project=project, path=f"d{i}.md", body="x", user=writer)
     for n in range(2, count + 2):
-        doc = svc.document_write(document=doc, body=f"v{n}", base_version=n - 1, user=writer)
+        doc = svc.document_write(
+            document=doc, body=f"v{n}", base_version=n - 1, user=writer
+        ).document
     client = api(writer)
     # token and access (1) + count (1) + page (1)
     with django_assert_num_queries(3):

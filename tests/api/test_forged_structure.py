@@ -293,7 +293,7 @@ def demo_like(tenant, project, vance, admin, make_document):
     for version, body in enumerate(versions[1:], start=1):
         notes = document_service.document_write(
             document=notes, body=body, base_version=version, user=admin, reason="demo"
-        )
+        ).document
     for path, body in [*seed_demo.WEBSITE_AGENTS_DOCS, *CORPUS.items()]:
         make_document(project, path, body)
 

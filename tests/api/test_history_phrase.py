@@ -22,7 +22,7 @@ def doc(project, make_document, writer):
     ):
         document = document_service.document_write(
             document=document, body=body, base_version=version, user=writer, reason=f"w{version}"
-        )
+        ).document
     return document_service.document_revert(
         document=document, version=2, user=writer, reason="back", base_version=4
     )
@@ -69,7 +69,7 @@ def test_q_runs_a_constant_number_of_queries(
         body = "start\nneedle\n" if version % 2 else "start\n"
         document = document_service.document_write(
             document=document, body=body, base_version=version, user=writer
-        )
+        ).document
     client = api(reader)
     # token and access + document + count + page
     with django_assert_num_queries(4):
@@ -91,7 +91,7 @@ def _long_history(project, make_document, writer, versions: int):
             body=f"start\nneedle\nv{version + 1}\n",
             base_version=version,
             user=writer,
-        )
+        ).document
     return document
 
 

@@ -28,7 +28,7 @@ def agent_md(project, writer, make_document):
     document = make_document(project, "agent.md", "one\n", user=writer)
     return document_service.document_write(
         document=document, body="two\n", base_version=1, user=writer, reason="next"
-    )
+    ).document
 
 
 def fill(document, user, count: int, *, start: int = 0) -> None:

@@ -28,7 +28,7 @@ def agent_md(project, writer, admin, make_document):
     document = make_document(project, "agent.md", "one\n", user=writer)
     document = document_service.document_write(
         document=document, body="two\n", base_version=1, user=writer, reason="next"
-    )
+    ).document
     label_service.label_move(document=document, name="canary", version=1, user=writer)
     label_service.label_move(document=document, name="production", version=2, user=admin)
     return document

@@ -26,7 +26,7 @@ def agent_md(project, writer, make_document):
     for version, body in ((1, "two\n"), (2, "three\n")):
         document = document_service.document_write(
             document=document, body=body, base_version=version, user=writer, reason="next"
-        )
+        ).document
     return document
 
 

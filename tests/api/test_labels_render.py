@@ -173,7 +173,7 @@ def test_queries_per_render_stay_constant_with_labels(
         document = make_document(project, f".AGENTS/more-{number}.md", f"more {number}\n")
         document = document_service.document_write(
             document=document, body=f"more {number} v2\n", base_version=1, user=admin
-        )
+        ).document
         if number % 2:
             assert (
                 api(admin)

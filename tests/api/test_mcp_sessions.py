@@ -209,7 +209,7 @@ def canary(documents, vance, admin):
     house = document_service.document_write(
         document=house, body="# House rules\n- be kind\n- canary rule\n", base_version=1,
         user=admin, reason="try it",
-    )  # fmt: skip
+    ).document  # fmt: skip
     label_service.label_move(document=house, name="canary", version=2, user=admin, reason="try")
     document_service.document_write(
         document=house, body="# House rules\n- be kind\n", base_version=2, user=admin,

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.management import call_command
 from drf_spectacular.generators import SchemaGenerator
 
+from agentdocs.services import document_locks
 from agentdocs.services import documents as document_service
 
 METHODS = ("get", "put", "post", "patch", "delete")
@@ -174,7 +175,7 @@ def test_the_document_puts_real_refusals_are_the_documented_ones(
         document=document, body="# Team v2\n", base_version=1, user=writer, reason="r2"
     )
     answers["412"] = api(writer).put(url, {"body": "x"}, format="json", HTTP_IF_MATCH=etag)
-    document_service.document_lock(document=document, user=admin, ttl_seconds=60, force=False)
+    document_locks.document_lock(document=document, user=admin, ttl_seconds=60, force=False)
     answers["423"] = api(writer).put(url, {"body": "x", "version": 2}, format="json")
     for code, response in answers.items():
         assert str(response.status_code) == code, (code, response.content)

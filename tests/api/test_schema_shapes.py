@@ -13,6 +13,7 @@ import pytest
 import agentdocs
 from agentdocs.api import schema as api_schema
 from agentdocs.core import errors
+from agentdocs.services import document_locks
 from agentdocs.services import documents as document_service
 from tests.api.openapi_shapes import assert_matches, openapi_components
 
@@ -131,7 +132,7 @@ def test_real_refusals_are_exactly_their_documented_components(api, project, wri
             client.put(url, {"body": "x"}, format="json", HTTP_IF_MATCH=etag),
         )
     )
-    document_service.document_lock(document=document, user=admin, ttl_seconds=60, force=False)
+    document_locks.document_lock(document=document, user=admin, ttl_seconds=60, force=False)
     answers.append(
         ("LockedError", 423, client.put(url, {"body": "x", "version": 2}, format="json"))
     )

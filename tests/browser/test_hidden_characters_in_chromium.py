@@ -41,7 +41,7 @@ def quoted(project, writer):
         user=writer,
         reason="Document the Rules File Backdoor for the red team",
         acknowledge_hidden="intended",
-    )
+    ).document
 
 
 def _banner(page):

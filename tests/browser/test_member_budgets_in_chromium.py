@@ -21,7 +21,7 @@ def test_a_history_search_goes_on_to_older_versions_by_its_link(
             body=f"# Rules\n- needle\n- v{version + 1}\n",
             base_version=version,
             user=writer,
-        )
+        ).document
     page = signed_in(reader)
     page.goto("/t/acme/web/history/agent.md?q=needle")
     note = page.locator("[data-history-scan]")

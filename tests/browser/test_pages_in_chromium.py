@@ -57,7 +57,7 @@ def acme(admin, writer, tenant, project, vance, make_document):
         base_version=1,
         user=admin,
         reason="Smaller images after the Lighthouse audit",
-    )
+    ).document
     svc.document_write(
         document=document,
         body=WEB_AGENT_MD.replace("200 KB", "150 KB") + "\n## Hard rules\n- No drafts in "

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 from agentdocs.models import Recipe
 from agentdocs.services import bindings as binding_service
+from agentdocs.services import document_locks
 from agentdocs.services import documents as svc
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
@@ -68,7 +69,7 @@ def busy(admin, writer, tenant, project, vance, make_document):
             base_version=document.version,
             user=admin if version % 2 else writer,
             reason=LONG_REASON,
-        )
+        ).document
     svc.document_revert(document=document, version=3, user=admin, reason="Back to v3")
     make_document(vance, "agent.md", "# Acme house rules\n", user=admin)
     make_document(vance, "baseline.md", "# Baseline\n\nNo deploys.\n", user=admin)
@@ -186,7 +187,7 @@ def test_the_lock_shows_in_the_readers_own_clock(signed_in, writer, admin, busy,
     from agentdocs.models import Document
 
     document = Document.objects.get(project=project, path="agent.md")
-    svc.document_lock(document=document, user=admin)
+    document_locks.document_lock(document=document, user=admin)
     page = signed_in(writer, timezone_id="Asia/Kolkata")  # UTC+05:30: never the UTC minute
     page.goto("/t/acme/web/edit/agent.md")
     page.get_by_label("Markdown").fill("# Locked out\n")

@@ -184,16 +184,6 @@ def test_agent_document_path_redirects_the_cascade():
     assert "plain" not in block.text
 
 
-def test_recipe_parameter_names_match_the_validated_ones():
-    from agentdocs.core import recipes
-    from agentdocs.services import policy
-
-    assert recipes.AGENT_DOC_PARAM == policy.AGENT_DOC_PARAM
-    assert recipes.CONTEXT_BUDGET_PARAM == policy.CONTEXT_BUDGET_PARAM
-    assert recipes.CONTEXT_ENABLED_PARAM == policy.CONTEXT_ENABLED_PARAM
-    assert recipes.PROFILE_CLIENT_DOC == policy.PROFILE_CLIENT_DOC
-
-
 # Policy
 
 

@@ -48,7 +48,7 @@ def written(project, admin, writer, make_document):
             base_version=version,
             user=writer,
             reason=f"edit {version}",
-        )
+        ).document
     policy_service.setting_set(
         tenant=project.tenant, project=None, key="memory.tone", value="formal", user=admin
     )
@@ -245,7 +245,7 @@ def test_concurrent_writers_keep_one_unbroken_chain(postgres, tenant, project, w
         )
         document = document_service.document_write(
             document=document, body="b", base_version=1, user=writer, reason="second"
-        )
+        ).document
         policy_service.setting_set(
             tenant=tenant, project=None, key=f"memory.writer_{i}", value="x", user=admin
         )

@@ -34,7 +34,7 @@ def rules(project, writer, make_document):
             base_version=version,
             user=writer,
             reason="edit",
-        )
+        ).document
     return document
 
 
@@ -171,7 +171,7 @@ def test_the_request_costs_the_same_queries_however_long_the_chain(
     for version in range(document.version, document.version + 30):
         document = document_service.document_write(
             document=document, body=f"v{version + 1}", base_version=version, user=admin, reason=""
-        )
+        ).document
     with django_assert_max_num_queries(len(short.captured_queries)):
         assert client.get(EXPORT).status_code == 202
 

@@ -37,7 +37,7 @@ def test_a_chained_write_is_one_head_statement_and_the_head_holds_its_link(
     with django_assert_max_num_queries(20) as captured:
         document = document_service.document_write(
             document=document, body="v2", base_version=1, user=writer, reason="edit"
-        )
+        ).document
     head_statements = [q["sql"] for q in captured.captured_queries if "auditchainhead" in q["sql"]]
     assert len(head_statements) == 1, head_statements
     assert head_statements[0].startswith("UPDATE") and "RETURNING" in head_statements[0]
@@ -59,7 +59,7 @@ def test_without_the_trigger_a_second_update_stores_the_link(
     with django_assert_max_num_queries(20) as captured:
         document = document_service.document_write(
             document=document, body="v2", base_version=1, user=writer, reason="edit"
-        )
+        ).document
     head_statements = [q for q in captured.captured_queries if "auditchainhead" in q["sql"]]
     assert len(head_statements) == 2
     row = _last_row(document)

@@ -46,7 +46,7 @@ def rules(project, admin, writer, make_document):
             base_version=version,
             user=writer,
             reason="edit",
-        )
+        ).document
     label_service.label_move(document=document, name="production", version=2, user=admin)
     policy_service.setting_set(
         tenant=project.tenant, project=None, key="memory.tone", value="formal", user=admin
@@ -286,7 +286,7 @@ def test_a_write_landing_while_the_walk_runs_is_not_taken_for_a_mismatch(
                     base_version=document.version,
                     user=writer,
                     reason="meanwhile",
-                )
+                ).document
             )
 
     report = audit_chain.audit_chain_verify(tenant=tenant, progress=write_meanwhile)

@@ -177,7 +177,7 @@ def test_a_rerun_keeps_edits_made_in_the_demo_and_restores_the_passwords():
         base_version=document.version,
         user=writer,
         reason="Edited in the demo",
-    )
+    ).document
     writer.set_password("changed-by-hand")
     writer.save()
 

@@ -44,7 +44,9 @@ def test_the_backfill_recreates_the_events_of_every_change(tenant, project, admi
     doc = document_service.document_create(
         project=project, path="agent.md", body="1\n", user=writer, reason="a"
     )
-    doc = document_service.document_write(document=doc, body="2\n", base_version=1, user=writer)
+    doc = document_service.document_write(
+        document=doc, body="2\n", base_version=1, user=writer
+    ).document
     doc = document_service.document_delete(document=doc, base_version=2, user=writer)
     document_service.document_revert(document=doc, version=1, user=writer, reason="back")
     for value in ("x", "y"):

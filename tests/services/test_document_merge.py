@@ -13,6 +13,7 @@ from agentdocs.core.errors import (
     VersionConflict,
 )
 from agentdocs.models import ChangeType, Document
+from agentdocs.services import document_locks
 from agentdocs.services import documents as svc
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +33,7 @@ def doc(project, writer, admin):
         base_version=1,
         user=admin,
         reason="alice's change",
-    )
+    ).document
 
 
 def test_a_stale_write_with_merge_saves_both_changes_and_records_merged_with(doc, writer):
@@ -43,7 +44,7 @@ def test_a_stale_write_with_merge_saves_both_changes_and_records_merged_with(doc
         user=writer,
         reason="bob's change",
         merge=True,
-    )
+    ).document
     assert saved.version == 3 and saved.merged_with == 2
     assert saved.body == "# Rules\n\n- ONE\n- two\n- three\n- FOUR\n"
     latest = saved.history.order_by("-history_id").first()
@@ -87,23 +88,25 @@ def test_overlapping_edits_raise_the_conflicts_and_change_nothing(doc, writer):
 def test_a_current_write_with_merge_just_saves(doc, writer):
     saved = svc.document_write(
         document=doc, body="# mine\n", base_version=2, user=writer, merge=True
-    )
+    ).document
     assert saved.version == 3 and saved.body == "# mine\n" and saved.merged_with is None
 
 
 def test_the_next_ordinary_write_clears_merged_with(doc, writer):
     merged = svc.document_write(
         document=doc, body=BASE + "- five\n", base_version=1, user=writer, merge=True
-    )
+    ).document
     assert merged.merged_with == 2
-    later = svc.document_write(document=merged, body="# new\n", base_version=3, user=writer)
+    later = svc.document_write(
+        document=merged, body="# new\n", base_version=3, user=writer
+    ).document
     assert later.merged_with is None
 
 
 def test_a_merge_that_adds_nothing_writes_no_version(doc, writer):
     saved = svc.document_write(
         document=doc, body=BASE.replace("- one", "- ONE"), base_version=1, user=writer, merge=True
-    )
+    ).document
     assert saved.version == 2
 
 
@@ -132,7 +135,7 @@ def test_a_deleted_document_is_refused_as_for_any_stale_write(doc, writer, admin
 
 
 def test_another_users_lock_refuses_the_merge(doc, writer, admin):
-    svc.document_lock(document=doc, user=admin)
+    document_locks.document_lock(document=doc, user=admin)
     with pytest.raises(Locked):
         svc.document_write(
             document=doc, body=BASE + "- five\n", base_version=1, user=writer, merge=True
@@ -194,7 +197,7 @@ def test_concurrent_merges_of_different_lines_all_land(transactional_db, project
             user=writer,
             reason=f"w{i}",
             merge=True,
-        )
+        ).document
 
     results = run_concurrently(WRITERS, write)
     assert all(isinstance(result, Document) for result in results), results
@@ -205,8 +208,8 @@ def test_concurrent_merges_of_different_lines_all_land(transactional_db, project
     assert merged == [None, None, *range(2, WRITERS + 1)]
 
 
-def test_document_save_returns_the_merge_it_made(doc, writer, django_assert_num_queries):
-    written = svc.document_save(
+def test_document_write_returns_the_merge_it_made(doc, writer, django_assert_num_queries):
+    written = svc.document_write(
         document=doc,
         body=BASE.replace("- four", "- FOUR"),
         base_version=1,
@@ -224,14 +227,14 @@ def test_document_save_returns_the_merge_it_made(doc, writer, django_assert_num_
 
 
 def test_a_current_write_made_no_merge(doc, writer):
-    written = svc.document_save(
+    written = svc.document_write(
         document=doc, body=doc.body + "- five\n", base_version=2, user=writer, merge=True
     )
     assert written.merge is None and written.document.merged_with is None
 
 
 def test_a_resolved_three_way_merge_is_recorded_as_a_merge_with_that_version(doc, writer):
-    written = svc.document_save(
+    written = svc.document_write(
         document=doc,
         body=BASE.replace("- one", "- ONE, or 1"),
         base_version=2,
@@ -250,7 +253,7 @@ def test_a_resolution_saved_after_another_write_names_the_later_version(doc, wri
     svc.document_write(
         document=doc, body=doc.body + "- five\n", base_version=2, user=admin, reason="more"
     )
-    written = svc.document_save(
+    written = svc.document_write(
         document=doc,
         body=BASE.replace("- one", "- ONE, or 1"),
         base_version=2,
@@ -267,7 +270,7 @@ def test_a_resolution_naming_a_version_past_its_base_is_refused_and_nothing_is_w
     doc, writer, theirs
 ):
     with pytest.raises(InvalidInput) as refused:
-        svc.document_save(
+        svc.document_write(
             document=doc,
             body="# other\n",
             base_version=2,

@@ -1,11 +1,9 @@
-"""The one write path: versions, history, edits, locks, secrets, paths."""
+"""The one write path: versions, history, edits, secrets, paths (edit locks:
+`test_document_locks.py`)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from django.utils import timezone
 
 from agentdocs.core.errors import (
     AlreadyExists,
@@ -17,6 +15,7 @@ from agentdocs.core.errors import (
 )
 from agentdocs.models import Document
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.services import document_locks
 from agentdocs.services import documents as svc
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +48,7 @@ def test_create_sets_version_hash_size_and_history(doc, writer):
 def test_every_kind_of_write_is_a_history_entry_with_writer_and_reason(doc, writer, admin):
     doc = svc.document_write(
         document=doc, body="# Rules\n- two\n", base_version=1, user=writer, reason="w"
-    )
+    ).document
     doc = svc.document_edit(
         document=doc, old="two", new="three", base_version=2, user=admin, reason="e"
     )
@@ -77,7 +76,7 @@ def test_every_kind_of_write_is_a_history_entry_with_writer_and_reason(doc, writ
 
 
 def test_identical_body_creates_no_new_version(doc, writer):
-    same = svc.document_write(document=doc, body=doc.body, base_version=1, user=writer)
+    same = svc.document_write(document=doc, body=doc.body, base_version=1, user=writer).document
     assert same.version == 1
     assert len(history_rows(doc)) == 1
 
@@ -112,7 +111,7 @@ def test_overlapping_matches_are_several_matches(project, writer):
 
 
 def test_an_edit_of_a_locked_document_is_refused_as_locked_whatever_it_names(doc, writer, admin):
-    svc.document_lock(document=doc, user=writer, ttl_seconds=60)
+    document_locks.document_lock(document=doc, user=writer, ttl_seconds=60)
     for old in ("one", "absent"):
         with pytest.raises(Locked):
             svc.document_edit(document=doc, old=old, new="x", base_version=1, user=admin)
@@ -148,39 +147,6 @@ def test_revert_to_a_missing_version(doc, writer):
     with pytest.raises(NotFound) as error:
         svc.document_revert(document=doc, version=9, user=writer)
     assert error.value.field == "version"
-
-
-def test_lock_blocks_other_writers_until_it_expires(doc, writer, admin):
-    svc.document_lock(document=doc, user=writer, ttl_seconds=60)
-    with pytest.raises(Locked) as locked:
-        svc.document_write(document=doc, body="admin text", base_version=1, user=admin)
-    assert locked.value.extra["lock"]["holder"] == "bob"
-    # The holder still writes; taking a lock wrote no version.
-    doc = svc.document_write(document=doc, body="mine", base_version=1, user=writer)
-    assert doc.version == 2 and len(history_rows(doc)) == 2
-    # Expired locks are ignored.
-    Document.objects.filter(pk=doc.pk).update(lock_expires_at=timezone.now() - timedelta(seconds=1))
-    doc = svc.document_write(document=doc, body="admin text", base_version=2, user=admin)
-    assert doc.version == 3
-
-
-def test_another_user_cannot_take_or_release_a_live_lock_without_force(doc, writer, admin):
-    svc.document_lock(document=doc, user=writer)
-    with pytest.raises(Locked):
-        svc.document_lock(document=doc, user=admin)
-    with pytest.raises(Locked):
-        svc.document_unlock(document=doc, user=admin)
-    broken = svc.document_lock(document=doc, user=admin, force=True)
-    assert broken.lock_holder == admin
-    released = svc.document_unlock(document=doc, user=admin)
-    assert svc.lock_state(released) is None
-
-
-@pytest.mark.parametrize("ttl", [0, -5, 10**9, "60", True])
-def test_lock_ttl_is_validated(doc, writer, ttl):
-    with pytest.raises(InvalidInput) as error:
-        svc.document_lock(document=doc, user=writer, ttl_seconds=ttl)
-    assert error.value.field == "ttl_seconds"
 
 
 SECRETS = [

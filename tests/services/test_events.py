@@ -36,7 +36,7 @@ def test_document_writes_emit_created_updated_deleted_and_restored(project, writ
     )
     doc = document_service.document_write(
         document=doc, body="two\n", base_version=1, user=writer, reason="more"
-    )
+    ).document
     doc = document_service.document_edit(
         document=doc, old="two", new="three", base_version=2, user=writer, reason="edit"
     )
@@ -69,7 +69,9 @@ def test_document_writes_emit_created_updated_deleted_and_restored(project, writ
 
 def test_reverting_a_live_document_is_a_restore_from_that_version(project, writer, since):
     doc = document_service.document_create(project=project, path="a.md", body="1\n", user=writer)
-    doc = document_service.document_write(document=doc, body="2\n", base_version=1, user=writer)
+    doc = document_service.document_write(
+        document=doc, body="2\n", base_version=1, user=writer
+    ).document
     document_service.document_revert(document=doc, version=1, user=writer)
     last = since()[-1]
     assert (last.type, last.version, last.data["restored_from"]) == ("document.restored", 3, 1)

@@ -12,6 +12,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from agentdocs.core import recipes as recipe_rules
 from agentdocs.core.errors import SecretDetected
 from agentdocs.models import Recipe, Setting
 from agentdocs.services import policy as policy_service
@@ -83,7 +84,7 @@ def test_a_secret_profile_name_is_refused_without_repeating_it(tenant, admin):
 
 def test_a_secret_parameter_name_is_refused_before_the_unknown_name_message(tenant, admin):
     with pytest.raises(SecretDetected) as error:
-        policy_service.validate_params({GITHUB_TOKEN: True})
+        recipe_rules.validate_params({GITHUB_TOKEN: True})
     assert error.value.field == "params" and GITHUB_TOKEN not in error.value.detail
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from agentdocs.core.errors import InvalidInput, Locked, SecretDetected, VersionConflict
 from agentdocs.models import Document, Setting
+from agentdocs.services import document_locks
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services.memory_block import render_memory_block
@@ -76,7 +77,7 @@ def test_a_write_without_an_acknowledgement_records_none(project, writer, make_d
     )
     document = document_service.document_write(
         document=document, body=PLAIN_BODY, base_version=1, user=writer, reason="token gone"
-    )
+    ).document
     assert document.secret_acknowledgement == ""
     assert newest_history(document).secret_acknowledgement == ""
     assert [r.secret_acknowledgement for r in document.history.order_by("history_id")] == [
@@ -98,7 +99,7 @@ def test_write_and_edit_take_an_acknowledgement(project, writer, make_document):
         user=writer,
         reason="fake token",
         acknowledge_secret="false_positive",
-    )
+    ).document
     assert written.version == 2 and written.secret_acknowledgement == "false_positive"
     edited = document_service.document_edit(
         document=written,
@@ -140,7 +141,7 @@ def test_reverting_to_an_acknowledged_version_needs_a_new_acknowledgement(projec
     )
     document = document_service.document_write(
         document=document, body=PLAIN_BODY, base_version=1, user=writer, reason="gone"
-    )
+    ).document
     with pytest.raises(SecretDetected):
         document_service.document_revert(document=document, version=1, user=writer)
     reverted = document_service.document_revert(
@@ -259,7 +260,7 @@ def test_an_acknowledgement_overrides_nothing_but_the_secret_check(
         document_service.document_write(
             document=document, body=SECRET_BODY, base_version=7, user=writer, **acknowledged
         )
-    document_service.document_lock(document=document, user=admin)
+    document_locks.document_lock(document=document, user=admin)
     with pytest.raises(Locked):
         document_service.document_write(
             document=document, body=SECRET_BODY, base_version=1, user=writer, **acknowledged

@@ -202,7 +202,9 @@ def test_compare_says_unchanged_for_a_new_version_with_the_same_text(browse, wri
     client = browse(writer)
     bind(client, "run-1")
     agents = bound_project["agents"]
-    agents = svc.document_write(document=agents, body="# Other\n", base_version=1, user=writer)
+    agents = svc.document_write(
+        document=agents, body="# Other\n", base_version=1, user=writer
+    ).document
     svc.document_revert(document=agents, version=1, user=writer)  # v3: v1's text again
     bind(client, "run-2")
     first, second = BindingRecord.objects.order_by("pk")

@@ -32,7 +32,7 @@ def big_md(project, writer, make_document):
     document = make_document(project, "big.md", BIG_OLD, user=writer)
     return svc.document_write(
         document=document, body=BIG_NEW, base_version=1, user=writer, reason="swap"
-    )
+    ).document
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def long_md(project, writer, make_document):
     lines[5], lines[990] = "line five", "line nine hundred ninety"
     return svc.document_write(
         document=document, body="\n".join(lines) + "\n", base_version=1, user=writer
-    )
+    ).document
 
 
 def test_the_diff_page_of_two_big_versions_shows_a_bounded_part_and_says_so(browse, reader, big_md):

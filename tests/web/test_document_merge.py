@@ -26,7 +26,7 @@ def doc(project, writer, admin, make_document):
     document = make_document(project, "agent.md", BASE, user=writer)
     return svc.document_write(
         document=document, body=THEIRS, base_version=1, user=admin, reason="width rule"
-    )
+    ).document
 
 
 def text(response) -> str:
@@ -232,7 +232,7 @@ def test_a_hand_merge_that_drops_their_words_still_needs_the_confirmation(browse
 
 
 def test_the_merged_page_reads_no_history_after_the_save(browse, writer, doc):
-    """The merge `document_save` made is what the page shows: no history row is read
+    """The merge `document_write` made is what the page shows: no history row is read
     again, and no second merge runs, once the version is saved."""
     client = browse(writer)
     with CaptureQueriesContext(connection) as queries:

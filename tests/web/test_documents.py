@@ -7,6 +7,7 @@ import re
 import pytest
 
 from agentdocs.models import Document
+from agentdocs.services import document_locks
 from agentdocs.services import documents as svc
 
 pytestmark = pytest.mark.django_db
@@ -133,7 +134,7 @@ def test_deleted_while_editing_keeps_the_text(browse, writer, admin, agent_md):
 def test_a_held_lock_is_shown_and_the_save_refused_keeping_the_text(
     browse, writer, admin, agent_md
 ):
-    svc.document_lock(document=agent_md, user=admin)
+    document_locks.document_lock(document=agent_md, user=admin)
     client = browse(writer)
     page = client.get("/t/acme/web/edit/agent.md").content.decode()
     assert "alice is editing this document" in page and "UTC" in page
@@ -157,7 +158,7 @@ def test_lock_take_and_release_and_admin_breaks_a_lock(browse, writer, admin, ag
 
 
 def test_a_writer_cannot_break_someone_elses_lock(browse, writer, admin, agent_md):
-    svc.document_lock(document=agent_md, user=admin)
+    document_locks.document_lock(document=agent_md, user=admin)
     response = browse(writer).post("/t/acme/web/lock/agent.md", {"action": "unlock", "force": "on"})
     assert response.status_code == 403
     agent_md.refresh_from_db()
@@ -214,7 +215,9 @@ def test_history_lists_versions_with_change_type_reason_and_size_delta(browse, w
 
 def test_diff_page_shows_additions_and_removals_side_by_side(browse, reader, writer, agent_md):
     body = "# Web rules\n\n- Use spaces.\n" + "".join(f"same {n}\n" for n in range(20)) + "end\n"
-    agent_md = svc.document_write(document=agent_md, body=body, base_version=1, user=writer)
+    agent_md = svc.document_write(
+        document=agent_md, body=body, base_version=1, user=writer
+    ).document
     svc.document_write(
         document=agent_md, body=body.replace("end", "finish"), base_version=2, user=writer
     )
@@ -418,7 +421,7 @@ def test_a_stale_delete_is_refused_with_its_own_status(browse, writer, admin, ag
 def test_a_delete_under_someone_elses_lock_is_refused_with_its_own_status(
     browse, writer, admin, agent_md
 ):
-    svc.document_lock(document=agent_md, user=admin)
+    document_locks.document_lock(document=agent_md, user=admin)
     response = browse(writer).post("/t/acme/web/delete/agent.md", {"base_version": 1})
     assert response.status_code == 423
     assert "alice is editing this document" in response.content.decode()
@@ -479,7 +482,7 @@ def test_history_of_a_reverted_version_older_than_the_page_names_it(browse, writ
     for number in range(2, 55):
         document = svc.document_write(
             document=document, body=f"# v{number}\n", base_version=number - 1, user=writer
-        )
+        ).document
     svc.document_revert(document=document, version=1, user=writer)
 
     page = browse(writer).get("/t/acme/web/history/agent.md").content.decode()
@@ -499,8 +502,8 @@ def test_a_save_refused_by_a_lock_shows_one_banner_with_a_readable_time(
     browse, writer, admin, agent_md, url, data
 ):
     svc.document_write(document=agent_md, body="# Two\n", base_version=1, user=writer)
-    agent_md = svc.document_lock(document=agent_md, user=admin)
-    expires = svc.lock_state(agent_md)["expires_at"]
+    agent_md = document_locks.document_lock(document=agent_md, user=admin)
+    expires = document_locks.lock_state(agent_md)["expires_at"]
 
     response = browse(writer).post(url, data)
 

@@ -57,6 +57,12 @@ def test_export_page_unknown_format_is_an_error_beside_the_field(browse, reader,
     assert 'id="format-error"' in response.content.decode()
 
 
+def test_export_page_unknown_recipe_is_404_with_the_error_beside_the_field(browse, reader, project):
+    response = browse(reader).get(EXPORT, {"format": "claude-md", "recipe": "nosuch"})
+    assert response.status_code == 404  # the domain error's status, as on the API
+    assert "No recipe &#x27;nosuch&#x27;" in response.content.decode()
+
+
 def test_export_page_is_404_for_an_outsider(browse, outsider, other_tenant, project):
     assert browse(outsider).get(EXPORT).status_code == 404
 

@@ -39,7 +39,7 @@ def quoted(project, writer):
         user=writer,
         reason="quotes the attack",
         acknowledge_hidden="intended",
-    )
+    ).document
 
 
 def page(client, url: str, status: int = 200) -> str:

@@ -12,13 +12,13 @@ def _doc(project, make_document, writer):
     document = make_document(project, "agent.md", "# Rules\n")
     document = document_service.document_write(
         document=document, body="# Rules\n- Use tabs.\n", base_version=1, user=writer, reason="r"
-    )
+    ).document
     document = document_service.document_write(
         document=document, body="# Rules\n", base_version=2, user=writer
-    )
+    ).document
     return document_service.document_write(
         document=document, body="# Rules\n- use tabs <now>\n", base_version=3, user=writer
-    )
+    ).document
 
 
 def test_the_history_page_names_the_versions_that_introduced_a_phrase(
@@ -63,7 +63,7 @@ def test_a_long_history_says_how_far_it_searched_and_links_to_older_versions(
             body=f"start\nneedle\nv{version + 1}\n",
             base_version=version,
             user=writer,
-        )
+        ).document
     client = browse(reader)
     html = client.get(URL, {"q": "needle"}).content.decode()
     assert "Searched the newest 3 versions" in html

@@ -26,7 +26,7 @@ def canary(agent_md, writer, project, make_document):
     document without the label, so that its layer falls back to latest."""
     document = document_service.document_write(
         document=agent_md, body="# Web rules\n\n- Use spaces.\n", base_version=1, user=writer
-    )
+    ).document
     label_service.label_move(document=document, name="canary", version=1, user=writer)
     make_document(project, ".AGENTS/overview.md", "What this project is.\n")
     return document

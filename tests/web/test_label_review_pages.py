@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 
 from agentdocs.models import ChangeRequest, DocumentLabel, Role
 from agentdocs.services import changes as change_service
@@ -28,7 +29,7 @@ def labelled(agent_md, writer, admin):
     """agent.md at v2, canary at v1 and production at v2."""
     document = document_service.document_write(
         document=agent_md, body="# Web rules\n\n- Use spaces.\n", base_version=1, user=writer
-    )
+    ).document
     label_service.label_move(document=document, name="canary", version=1, user=writer)
     label_service.label_move(document=document, name="production", version=2, user=admin)
     return document
@@ -138,7 +139,10 @@ def test_the_change_page_shows_an_approval_that_no_longer_counts_and_refuses_the
         user=writer,
     )
     change_service.change_review(change=change, user=erin, decision="approve")
-    url = change_service.change_url(change)
+    url = reverse(
+        "change",
+        kwargs={"tenant": tenant.slug, "project": change.project.slug, "change_id": change.pk},
+    )
     assert "no longer counting" not in browse(admin).get(url).content.decode()
     tenant_service.membership_set(tenant=tenant, username="erin", role=Role.READER, actor=admin)
     page = browse(admin).get(url).content.decode()

@@ -20,7 +20,7 @@ MOVE = "/t/acme/web/label/agent.md"
 def two_versions(agent_md, writer):
     return document_service.document_write(
         document=agent_md, body="# Web rules\n\n- Use spaces.\n", base_version=1, user=writer
-    )
+    ).document
 
 
 def test_a_writer_moves_a_label_on_the_page_and_it_is_shown(browse, writer, two_versions):

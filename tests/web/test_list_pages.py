@@ -108,7 +108,7 @@ def test_outsiders_get_404_on_every_page_of_the_lists(browse, outsider, other_te
 
 def test_the_recipe_list_is_paged(browse, reader, tenant, admin, settings):
     from agentdocs.services import policy as policy_service
-    from agentdocs.web.views import recipes as recipe_views
+    from agentdocs.web.views import policy as recipe_views
 
     for n in range(5):
         policy_service.recipe_create(
@@ -144,7 +144,7 @@ def test_the_token_list_is_paged(browse, writer, tenant):
 
 def test_the_settings_pages_are_paged(browse, reader, tenant, project, admin):
     from agentdocs.services import policy as policy_service
-    from agentdocs.web.views import settings as setting_views
+    from agentdocs.web.views import policy as setting_views
 
     for n in range(3):
         policy_service.setting_set(

@@ -94,7 +94,7 @@ def test_memory_block_preview_with_a_recipe_that_turns_agent_notes_off(
 
 def test_memory_block_preview_unknown_recipe_is_an_error_beside_the_field(browse, reader, project):
     response = browse(reader).get("/t/acme/web/memory-block/?recipe=nosuch")
-    assert response.status_code == 400
+    assert response.status_code == 404  # the domain error's status, as on the API
     assert "No recipe &#x27;nosuch&#x27;" in response.content.decode()
 
 

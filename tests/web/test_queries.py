@@ -49,7 +49,7 @@ def _write_versions(document: Document, count: int, users: tuple) -> Document:
             base_version=document.version,
             user=users[version % 2],
             reason=f"change {version}",
-        )
+        ).document
     return document
 
 

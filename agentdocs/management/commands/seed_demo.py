@@ -400,7 +400,7 @@ class Command(BaseCommand):
                 base_version=document.version,
                 user=users[username],
                 reason=reason,
-            )
+            ).document
 
     def _settings(self, tenant: Tenant, projects: dict[str, Project], admin: User) -> None:
         for key, value, enforced in TENANT_SETTINGS:

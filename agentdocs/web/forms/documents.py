@@ -1,9 +1,7 @@
-"""The document pages' forms: create, edit, live preview, delete, lock, move or remove a
-label."""
+"""The document pages' forms: create, edit, live preview, delete, lock (a label's are
+`forms.labels`)."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from django import forms
 
@@ -49,27 +47,3 @@ class DeleteForm(forms.Form):
 class LockForm(forms.Form):
     action = forms.ChoiceField(choices=[("lock", "Lock"), ("unlock", "Unlock")])
     force = forms.BooleanField(required=False)
-
-
-class LabelMoveForm(forms.Form):
-    """Move a label of the document to a version (`services.labels.label_request`)."""
-
-    label = forms.CharField(max_length=64, help_text="A slug: production, staging, canary, ...")
-    version = version_field(label="To version")
-    reason = ReasonField()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # Its ids apart from the other forms of the document page.
-        kwargs.setdefault("auto_id", "id_label_form_%s")
-        super().__init__(*args, **kwargs)
-
-
-class LabelRemoveForm(forms.Form):
-    """Remove a label of the document (`services.labels.label_remove_request`)."""
-
-    label = forms.CharField(max_length=64, help_text="The label to remove; readers get latest.")
-    reason = ReasonField()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("auto_id", "id_label_remove_form_%s")
-        super().__init__(*args, **kwargs)

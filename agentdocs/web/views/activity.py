@@ -30,12 +30,14 @@ def activity(request: HttpRequest, tenant: str) -> HttpResponse:
         "access": access,
         "tenant": access.tenant,
         "projects": projects if len(projects) <= PROJECT_CHOICES else None,
-        "kinds": activity_selectors.visible_kinds(access),
+        "kinds": activity_selectors.visible_kinds(admin=access.is_admin),
         "filters": {name: request.GET.get(name, "") for name in activity_selectors.FILTERS},
     }
     try:
         filters = activity_selectors.activity_filter(request.GET)
-        events = activity_selectors.activity_list(access=access, filters=filters)
+        events = activity_selectors.activity_list(
+            tenant=access.tenant, admin=access.is_admin, filters=filters
+        )
     except InvalidInput as refusal:
         # A filter the page cannot read: the form again, the field named, nothing listed.
         return render(

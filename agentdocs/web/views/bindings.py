@@ -24,6 +24,7 @@ from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import bindings as binding_service
+from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services.binding_memory_block import MemoryBlockRequest
 from agentdocs.web.forms.bindings import (
     BindForm,
@@ -62,7 +63,7 @@ def _bind(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
             tenant=access.tenant,
             project=access.project,
             user=access.user,
-            process=form.cleaned_data["process"],
+            process=memory_block_service.validate_process(form.cleaned_data["process"]),
             memory_block=(
                 MemoryBlockRequest(recipe=recipe or None, profile=form.cleaned_data["profile"])
                 if form.cleaned_data["with_memory_block"]
@@ -121,7 +122,7 @@ def _bindings_page(
 
 def _record_sources(record: BindingRecord) -> dict:
     """Each bound source beside its outdated status, and how many are stale or missing."""
-    rows = binding_service.binding_outdated(record=record)
+    rows = binding_selectors.binding_outdated(record=record)
     outdated = {(row["kind"], row.get("name") or row.get("path")): row for row in rows}
     sources = [
         {"kind": kind, "key": key, "entry": entry, "outdated": outdated.get((kind, key))}
@@ -193,7 +194,7 @@ def binding_compare(request: HttpRequest, tenant: str, project: str) -> HttpResp
             "project": access.project,
             "a": a,
             "b": b,
-            "comparison": binding_service.binding_compare(a=a, b=b),
+            "comparison": binding_selectors.binding_compare(a=a, b=b),
         },
     )
 

@@ -23,8 +23,8 @@ from agentdocs.models.changes import LIVE_STATES
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import changes as change_selectors
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import review as review_selectors
 from agentdocs.services import changes as change_service
-from agentdocs.services import review as review_service
 from agentdocs.web import hidden_characters
 from agentdocs.web.diffview import SideBySide, side_by_side
 from agentdocs.web.forms.changes import ChangeCommentForm, ChangeProposeForm, ChangeReviewForm
@@ -87,7 +87,9 @@ def change_propose(request: HttpRequest, tenant: str, project: str) -> HttpRespo
         except AgentdocsError as error:
             return _propose_page(request, access, document, form, refusal=error)
         messages.success(request, f"Proposed change #{change.pk} to {path} for review.")
-        return redirect(change_service.change_url(change))
+        return redirect(
+            "change", tenant=access.tenant.slug, project=access.project.slug, change_id=change.pk
+        )
     path = request.GET.get("path", "")
     document = document_selectors.document_get(project=access.project, path=path)
     form = ChangeProposeForm(
@@ -121,17 +123,6 @@ def _change(request: HttpRequest, tenant: str, project: str, change_id: int):
     return access, change_selectors.change_get(project=access.project, change_id=change_id)
 
 
-def _require_review(access: ProjectAccess, change: ChangeRequest) -> None:
-    """Reviewing and merging are for whoever may review the change (`Access.may_review`:
-    of a label's change, whoever may move that label)."""
-    protected = (
-        review_service.review_policy(project=change.project).protected_labels
-        if change.label
-        else ()
-    )
-    access.require_review(change.path, label=change.label, protected=protected)
-
-
 def _change_page(
     request: HttpRequest,
     access: ProjectAccess,
@@ -142,10 +133,10 @@ def _change_page(
     comment_form: ChangeCommentForm | None = None,
 ) -> HttpResponse:
     invalid = any(form is not None and form.errors for form in (review_form, comment_form))
-    preview = change_service.merge_preview(change)
+    preview = change_selectors.merge_preview(change)
     document = preview.document
     current = document if document is not None and not document.is_deleted else None
-    policy = review_service.review_policy(project=change.project)
+    policy = review_selectors.review_policy(project=change.project)
     needed = policy.approvals
     reviews = list(change.reviews.select_related("reviewer"))
     approvals = change_service.approvals(change, reviews=reviews, protected=policy.protected_labels)
@@ -154,7 +145,7 @@ def _change_page(
         change.path, label=change.label, protected=policy.protected_labels
     )
     reviewed = any(review.reviewer_id == access.user.pk for review in reviews)
-    conflicts, conflicts_truncated = change_service.change_conflicts(preview)
+    conflicts, conflicts_truncated = change_selectors.change_conflicts(preview)
     context = {
         "access": access,
         "project": access.project,
@@ -191,7 +182,7 @@ def _change_page(
 
 
 def _diff_against_current(
-    current: Any, change: ChangeRequest, preview: change_service.MergePreview
+    current: Any, change: ChangeRequest, preview: change_selectors.MergePreview
 ) -> Any:
     """What merging would make of the current version (the proposal itself when the
     merge is not clean): edits saved since the base stay, and the page says so."""
@@ -208,8 +199,8 @@ def _bounded_diff(old: str, new: str) -> SideBySide:
     return side_by_side(
         old,
         new,
-        max_changed_lines=change_service.DIFF_MAX_CHANGED_LINES,
-        max_bytes=change_service.DIFF_MAX_SHOWN_BYTES,
+        max_changed_lines=change_selectors.DIFF_MAX_CHANGED_LINES,
+        max_bytes=change_selectors.DIFF_MAX_SHOWN_BYTES,
     )
 
 
@@ -221,8 +212,8 @@ def change_diff_download(
     the current version (`?against=current`), as a file."""
     _, change = _change(request, tenant, project, change_id)
     against = request.GET.get("against", "base")
-    preview = change_service.merge_preview(change)
-    text = change_service.change_whole_diff(change, preview, against=against)
+    preview = change_selectors.merge_preview(change)
+    text = change_selectors.change_whole_diff(change, preview, against=against)
     response = HttpResponse(text, content_type="text/plain; charset=utf-8")
     filename = f"change-{change.pk}-against-{against}.diff"
     response["Content-Disposition"] = content_disposition_header(True, filename) or "attachment"
@@ -247,7 +238,9 @@ def change_detail(request: HttpRequest, tenant: str, project: str, change_id: in
 
 def _done(request: HttpRequest, change: ChangeRequest, message: str) -> HttpResponse:
     messages.success(request, message)
-    return redirect(change_service.change_url(change))
+    return redirect(
+        "change", tenant=change.tenant.slug, project=change.project.slug, change_id=change.pk
+    )
 
 
 # The addresses below stay for scripts that used them; the page posts to itself.
@@ -278,7 +271,7 @@ def change_comment(request: HttpRequest, tenant: str, project: str, change_id: i
 
 
 def _review(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:
-    _require_review(access, change)
+    permissions.require_change_review(access, change)
     form = ChangeReviewForm(request.POST)
     if not form.is_valid():
         return _change_page(request, access, change, review_form=form)
@@ -291,7 +284,7 @@ def _review(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) 
 
 
 def _merge(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -> HttpResponse:
-    _require_review(access, change)
+    permissions.require_change_review(access, change)
     try:
         merged = change_service.change_merge(change=change, user=access.user)
     except AgentdocsError as error:

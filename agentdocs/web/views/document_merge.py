@@ -54,7 +54,7 @@ def after_save(
     changed: str,
 ) -> HttpResponse:
     """Where a save from the edit page or the three-way page goes: the merged page when
-    the save was merged onto a version saved meanwhile (as `document_save` says), else
+    the save was merged onto a version saved meanwhile (as `document_write` says), else
     the document, saying ``unchanged`` when no version was written (the text was the
     same) or ``changed``."""
     saved = written.document
@@ -221,7 +221,7 @@ def document_resolve(request: HttpRequest, tenant: str, project: str, path: str)
     try:
         # Based on the version it resolves the conflicts with, and recorded as a merge
         # with it; merged again onto anything saved since.
-        written = document_service.document_save(
+        written = document_service.document_write(
             document=document,
             body=resolved,
             base_version=theirs_version,

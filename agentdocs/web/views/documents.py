@@ -1,5 +1,5 @@
 """Document pages: read (with the document's labels), create, edit with live preview,
-delete, lock, move or remove a label.
+delete, lock. Moving or removing a label is `labels`'.
 
 Every view resolves the project through `agentdocs.permissions` and changes
 documents only through `agentdocs.services.documents`. A view that takes a form
@@ -30,25 +30,21 @@ from agentdocs.core.errors import (
     NotFound,
     VersionConflict,
 )
-from agentdocs.core.labels import validate_movable_label
 from agentdocs.core.paths import validate_path
-from agentdocs.models import RESERVED_PROJECT, ChangeRequest, Document
+from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
-from agentdocs.selectors import labels as label_selectors
-from agentdocs.services import changes as change_service
+from agentdocs.services import document_checks, document_locks
 from agentdocs.services import documents as document_service
-from agentdocs.services import labels as label_service
-from agentdocs.services import review as review_service
 from agentdocs.web import hidden_characters
 from agentdocs.web.document_pages import (
     DocumentVersion,
     current_document,
+    detail_context,
     document_url,
     edit_page,
     lock_context,
     offers_acknowledgement,
-    reach,
     shadowed_tenant_document,
     stale_save,
     version_param,
@@ -57,14 +53,14 @@ from agentdocs.web.forms.documents import (
     DeleteForm,
     DocumentCreateForm,
     DocumentEditForm,
-    LabelMoveForm,
-    LabelRemoveForm,
     LockForm,
     MarkdownPreviewForm,
 )
+from agentdocs.web.forms.labels import LabelMoveForm
 from agentdocs.web.guideline import measure
 from agentdocs.web.markdown import PREVIEW_CACHE_SECONDS, render_markdown
-from agentdocs.web.pages import form_page, list_page, member_page
+from agentdocs.web.pages import form_page, member_page
+from agentdocs.web.views import labels
 from agentdocs.web.views.document_merge import after_save, conflict_page
 
 
@@ -74,7 +70,7 @@ def document_detail(request: HttpRequest, tenant: str, project: str, path: str) 
     """The document (GET); a POST is the page's label form, so a refused move shows the
     page again at its own address."""
     if request.method == "POST":
-        return _label_move(request, tenant, project, path)
+        return labels.label_move(request, tenant, project, path)
     access = permissions.project_access(request.user, tenant, project)
     document = permissions.document_for(access, path, include_deleted=True)
     shown: DocumentVersion = document
@@ -85,135 +81,8 @@ def document_detail(request: HttpRequest, tenant: str, project: str, path: str) 
     return render(
         request,
         "agentdocs/document.html",
-        _detail_context(request, access, document, shown, label_form=form),
+        detail_context(request, access, document, shown, label_form=form),
     )
-
-
-# The document page's labels, a page at a time (`?page=`), as the API's list.
-LABELS_PER_PAGE = 50
-
-
-def _detail_context(
-    request: HttpRequest,
-    access: ProjectAccess,
-    document: Document,
-    shown: DocumentVersion,
-    *,
-    label_form: LabelMoveForm | None = None,
-    remove_form: LabelRemoveForm | None = None,
-) -> dict[str, object]:
-    path = document.path
-    is_current = shown.version == document.version
-    labels = list_page(
-        request, label_selectors.label_rows(document=document), per_page=LABELS_PER_PAGE
-    )
-    return {
-        "access": access,
-        "project": access.project,
-        "document": document,
-        "shown": shown,
-        "shown_author": shown.history_user if shown is not document else document.updated_by,
-        "shown_when": shown.history_date if shown is not document else document.updated_at,
-        "is_current": is_current,
-        "is_deleted": shown.is_deleted,
-        "html": render_markdown(shown.body),
-        "measure": measure(shown.body),
-        "may_write": access.may_write(path),
-        "reach": reach(access, path),
-        "shadowed": shadowed_tenant_document(access, path),
-        "labels": labels,
-        "label_form": label_form or LabelMoveForm(initial={"version": shown.version}),
-        "label_remove_form": remove_form or LabelRemoveForm(),
-        **lock_context(access, document),
-    }
-
-
-def _require_move_label(access: ProjectAccess, document: Document, label: object) -> str:
-    """The label's name, when the member may move or remove it (`Access.may_move_label`)."""
-    name = validate_movable_label(label)
-    protected = review_service.review_policy(project=access.project).protected_labels
-    access.require_move_label(document.path, label=name, protected=protected)
-    return name
-
-
-@member_page
-@require_POST
-def document_label(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
-    """Move a label of the document (the page's form posts to the page itself; this
-    address stays for scripts that used it)."""
-    return _label_move(request, tenant, project, path)
-
-
-def _label_move(request: HttpRequest, tenant: str, project: str, path: str) -> HttpResponse:
-    """Move a label of the document: directly, or as a change request under review."""
-    access = permissions.project_access(request.user, tenant, project)
-    document = permissions.document_for(access, path)
-    form = LabelMoveForm(request.POST)
-    refusal: AgentdocsError | None = None
-    if form.is_valid():
-        data = form.cleaned_data
-        try:
-            name = _require_move_label(access, document, data["label"])
-            done = label_service.label_request(
-                document=document,
-                name=name,
-                version=data["version"],
-                user=access.user,
-                reason=data["reason"],
-                may_bypass_review=access.may_bypass_review,
-            )
-        except AgentdocsError as error:
-            refusal = error
-        else:
-            if isinstance(done, ChangeRequest):
-                messages.success(
-                    request,
-                    f"{document.path} is protected by review: change #{done.pk} proposes "
-                    f"moving {name} to version {done.base_version}.",
-                )
-                return redirect(change_service.change_url(done))
-            messages.success(request, f"Moved {name} to version {done.label.version}.")
-            return redirect(document_url("document", access, document.path))
-    context = _detail_context(request, access, document, document, label_form=form)
-    return form_page(request, "agentdocs/document.html", context, form=form, refusal=refusal)
-
-
-@member_page
-@require_POST
-def document_label_remove(
-    request: HttpRequest, tenant: str, project: str, path: str
-) -> HttpResponse:
-    """Remove a label of the document: directly, or as a change request under review,
-    through the same rules and gate as a move."""
-    access = permissions.project_access(request.user, tenant, project)
-    document = permissions.document_for(access, path)
-    form = LabelRemoveForm(request.POST)
-    refusal: AgentdocsError | None = None
-    if form.is_valid():
-        data = form.cleaned_data
-        try:
-            name = _require_move_label(access, document, data["label"])
-            proposed = label_service.label_remove_request(
-                document=document,
-                name=name,
-                user=access.user,
-                reason=data["reason"],
-                may_bypass_review=access.may_bypass_review,
-            )
-        except AgentdocsError as error:
-            refusal = error
-        else:
-            if proposed is not None:
-                messages.success(
-                    request,
-                    f"{document.path} is protected by review: change #{proposed.pk} proposes "
-                    f"removing {name}.",
-                )
-                return redirect(change_service.change_url(proposed))
-            messages.success(request, f"Removed {name}: readers of it get latest.")
-            return redirect(document_url("document", access, document.path))
-    context = _detail_context(request, access, document, document, remove_form=form)
-    return form_page(request, "agentdocs/document.html", context, form=form, refusal=refusal)
 
 
 @member_page
@@ -311,7 +180,7 @@ def _save_edit(request: HttpRequest, access: ProjectAccess, path: str) -> HttpRe
     body = form.cleaned_data["body"]
     base_version = form.cleaned_data["base_version"]
     try:
-        written = document_service.document_save(
+        written = document_service.document_write(
             document=document,
             body=body,
             base_version=base_version,
@@ -372,7 +241,7 @@ def markdown_preview(request: HttpRequest, tenant: str, project: str) -> HttpRes
     body = form.cleaned_data["body"] if form.is_valid() else ""
     size = measure(body)
     # Past the largest storable body there is nothing worth rendering: the save will refuse it.
-    too_large = size.bytes > document_service.MAX_BODY_BYTES
+    too_large = size.bytes > document_checks.MAX_BODY_BYTES
     return render(
         request,
         "agentdocs/partials/preview.html",
@@ -451,7 +320,7 @@ def document_lock(request: HttpRequest, tenant: str, project: str, path: str) ->
         access.require_admin()
     try:
         if form.cleaned_data["action"] == "lock":
-            document = document_service.document_lock(
+            document = document_locks.document_lock(
                 document=document, user=access.user, force=force
             )
             messages.success(
@@ -460,7 +329,7 @@ def document_lock(request: HttpRequest, tenant: str, project: str, path: str) ->
                 f"{document.lock_expires_at:%H:%M} UTC; others cannot save until then.",
             )
         else:
-            document_service.document_unlock(document=document, user=access.user, force=force)
+            document_locks.document_unlock(document=document, user=access.user, force=force)
             messages.success(request, f"The edit lock on {path} is released.")
     except Locked as error:
         messages.error(request, error.detail)

@@ -57,7 +57,7 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
         except (InvalidInput, NotFound) as error:
             if error.field not in ("format", "recipe", "profile", "label"):
                 raise
-            status = 400
+            status = error.status  # an unknown recipe stays 404, as on the API
             add_service_error(form, error)
     else:
         status = 400

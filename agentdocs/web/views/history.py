@@ -10,10 +10,11 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from agentdocs import permissions
+from agentdocs.core import policy as policy_rules
+from agentdocs.core import recipes as recipe_rules
+from agentdocs.core.manifest import validate_provider_name
 from agentdocs.permissions import Access
 from agentdocs.selectors import history as history_selectors
-from agentdocs.services import policy as policy_service
-from agentdocs.services import providers as provider_service
 from agentdocs.web.pages import list_page, member_page
 
 ENTRIES_PER_PAGE = 50
@@ -59,7 +60,7 @@ def setting_history(request: HttpRequest, tenant: str, key: str) -> HttpResponse
         access = permissions.tenant_access(request.user, tenant)
         back = reverse("tenant-settings", kwargs={"tenant": tenant})
         what = "Tenant setting"
-    policy_service.validate_setting_key(key)
+    policy_rules.validate_setting_key(key)
     rows = history_selectors.setting_history(tenant=access.tenant, project=access.project, key=key)
     return _history_page(
         request,
@@ -75,7 +76,7 @@ def setting_history(request: HttpRequest, tenant: str, key: str) -> HttpResponse
 @member_page
 def recipe_history(request: HttpRequest, tenant: str, name: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
-    policy_service.validate_recipe_name(name)
+    recipe_rules.validate_recipe_name(name)
     rows = history_selectors.recipe_history(tenant=access.tenant, name=name)
     return _history_page(
         request,
@@ -109,7 +110,7 @@ def membership_history(request: HttpRequest, tenant: str, username: str) -> Http
 @member_page
 def provider_history(request: HttpRequest, tenant: str, name: str) -> HttpResponse:
     access = permissions.tenant_access(request.user, tenant)
-    provider_service.validate_provider_name(name)
+    validate_provider_name(name)
     rows = history_selectors.provider_history(tenant=access.tenant, name=name)
     return _history_page(
         request,

@@ -15,7 +15,7 @@ from agentdocs.core.errors import AgentdocsError
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import tenants as tenant_service
 from agentdocs.web.pages import member_page
-from agentdocs.web.views.projects import home_page
+from agentdocs.web.views.tenancy import home_page
 
 
 @require_POST

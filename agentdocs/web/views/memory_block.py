@@ -84,7 +84,7 @@ def memory_block_preview(request: HttpRequest, tenant: str, project: str) -> Htt
         except (NotFound, InvalidInput) as error:
             if error.field not in PREVIEW_FIELDS:
                 raise
-            status = 400
+            status = error.status  # an unknown recipe stays 404, as on the API
             form.add_error(PREVIEW_FIELDS[error.field], error.detail)
     else:
         status = 400

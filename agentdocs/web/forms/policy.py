@@ -1,4 +1,5 @@
-"""The recipe pages' forms: the recipe editor, the recipe as JSON, and delete."""
+"""The policy pages' forms: a `memory.*` setting (set, delete) and a recipe (the form,
+the JSON editor, delete)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,23 @@ from agentdocs.web.forms.fields import (
     JSONObjectField,
     ReasonField,
 )
+
+
+class SettingForm(forms.Form):
+    key = forms.CharField(
+        max_length=128,
+        help_text="memory.… (e.g. memory.language), or security.secretOverride on the tenant",
+    )
+    value = forms.CharField(max_length=4096, required=False, strip=False)
+    enforced = forms.BooleanField(
+        required=False,
+        help_text="An enforced tenant setting cannot be overridden by a project.",
+    )
+    reason = ReasonField()
+
+
+class SettingDeleteForm(forms.Form):
+    key = forms.CharField(max_length=128)
 
 
 class RecipeDeleteForm(forms.Form):

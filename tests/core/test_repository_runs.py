@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentdocs.core import repository
+from agentdocs.core import repository_runs
 from agentdocs.core.errors import InvalidRemote
 from agentdocs.core.targets import TOOLS_BY_SLUG
 
@@ -36,7 +36,7 @@ from agentdocs.core.targets import TOOLS_BY_SLUG
     ],
 )
 def test_remotes_lose_their_credentials(url, clean):
-    assert repository.clean_remote(url) == clean
+    assert repository_runs.clean_remote(url) == clean
 
 
 @pytest.mark.parametrize(
@@ -56,8 +56,8 @@ def test_remotes_lose_their_credentials(url, clean):
 )
 def test_a_remote_that_cannot_be_read_is_invalid_remote_naming_the_field(url):
     with pytest.raises(InvalidRemote) as raised:
-        repository.clean_remote(url, field="repository.remote")
-    assert raised.value.field == "repository.remote" and raised.value.code == "invalid_remote"
+        repository_runs.clean_remote(url, field="repository_runs.remote")
+    assert raised.value.field == "repository_runs.remote" and raised.value.code == "invalid_remote"
 
 
 def test_load_order_is_the_main_file_then_the_rules_by_name():
@@ -71,22 +71,22 @@ def test_load_order_is_the_main_file_then_the_rules_by_name():
 
 def test_cuts_follow_each_tools_documented_limits():
     codex = TOOLS_BY_SLUG["codex"]
-    assert repository.cut_points(codex, [("AGENTS.md", "x" * 40_000)]) == {"AGENTS.md": 32768}
-    assert repository.cut_points(codex, [("AGENTS.md", "x" * 100)]) == {"AGENTS.md": None}
+    assert repository_runs.cut_points(codex, [("AGENTS.md", "x" * 40_000)]) == {"AGENTS.md": 32768}
+    assert repository_runs.cut_points(codex, [("AGENTS.md", "x" * 100)]) == {"AGENTS.md": None}
     # Characters, given as a byte offset: each "é" is two bytes.
     copilot = TOOLS_BY_SLUG["copilot"]
     path = ".github/copilot-instructions.md"
-    assert repository.cut_points(copilot, [(path, "é" * 4001)]) == {path: 8000}
+    assert repository_runs.cut_points(copilot, [(path, "é" * 4001)]) == {path: 8000}
     # Windsurf: 12,000 characters per file and in total, counted in load order.
     windsurf = TOOLS_BY_SLUG["windsurf"]
     files = [(".windsurf/rules/a.md", "a" * 8000), (".windsurf/rules/b.md", "b" * 8000)]
-    assert repository.cut_points(windsurf, files) == {
+    assert repository_runs.cut_points(windsurf, files) == {
         ".windsurf/rules/a.md": None,
         ".windsurf/rules/b.md": 4000,
     }
     # Claude Code only warns: nothing is cut.
     claude = TOOLS_BY_SLUG["claude-code"]
-    assert repository.cut_points(claude, [("CLAUDE.md", "c" * 50_000)]) == {"CLAUDE.md": None}
+    assert repository_runs.cut_points(claude, [("CLAUDE.md", "c" * 50_000)]) == {"CLAUDE.md": None}
 
 
 @pytest.mark.parametrize(
@@ -102,11 +102,13 @@ def test_cuts_follow_each_tools_documented_limits():
     ],
 )
 def test_states(local, locked, exported, state):
-    assert repository.file_state(local=local, locked=locked, exported=exported) == state
+    assert repository_runs.file_state(local=local, locked=locked, exported=exported) == state
 
 
 def test_rule_globs_are_read_as_the_tool_reads_its_frontmatter():
     cursor = TOOLS_BY_SLUG["cursor"]
     text = "---\nglobs: src/**/*.ts\nalwaysApply: false\n---\nTyped.\n"
-    assert repository.rule_globs(cursor, ".cursor/rules/ts.mdc", text) == ["src/**/*.ts"]
-    assert repository.rule_globs(cursor, ".cursor/rules/plain.mdc", "No frontmatter.\n") is None
+    assert repository_runs.rule_globs(cursor, ".cursor/rules/ts.mdc", text) == ["src/**/*.ts"]
+    assert (
+        repository_runs.rule_globs(cursor, ".cursor/rules/plain.mdc", "No frontmatter.\n") is None
+    )

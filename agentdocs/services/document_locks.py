@@ -1,0 +1,118 @@
+"""Edit locks of documents: take, renew, release or break one, and a live lock as
+plain data; and the row lock every write of a document takes first, under which an
+edit lock held by someone else, or a deleted document, is refused.
+
+An edit lock lasts `AGENTDOCS_LOCK_TTL_SECONDS` (at most
+`AGENTDOCS_LOCK_MAX_TTL_SECONDS`); an expired one is no lock. A tenant admin may break
+another member's lock (``force``; the caller checks the role).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from agentdocs.core.errors import InvalidInput, Locked, LockState, NotFound
+from agentdocs.models import Document
+
+
+def lock_for_write(document: Document) -> Document:
+    """Re-read the row under a row lock, so concurrent writers queue up here."""
+    return (
+        Document.objects.select_related("project__tenant")
+        .select_for_update(of=("self",))
+        .get(pk=document.pk)
+    )
+
+
+def require_not_deleted(current: Document) -> None:
+    if current.is_deleted:
+        raise NotFound(
+            f"The document was deleted at version {current.version}; "
+            "revert it to an earlier version or create it again.",
+            field="path",
+            current_version=current.version,
+        )
+
+
+def _live_lock_expiry(document: Document) -> datetime | None:
+    """When the document's live lock expires; None when there is no live lock."""
+    expires_at = document.lock_expires_at
+    if document.lock_holder_id is None or expires_at is None or expires_at <= timezone.now():
+        return None
+    return expires_at
+
+
+def lock_is_active(document: Document) -> bool:
+    return _live_lock_expiry(document) is not None
+
+
+def require_unlocked(current: Document, user: User) -> None:
+    expires_at = _live_lock_expiry(current)
+    if expires_at is not None and current.lock_holder_id != user.pk:
+        raise Locked(
+            f"{current.lock_holder} is editing this document until "
+            f"{expires_at.isoformat()}; a tenant admin may break the lock.",
+            field="path",
+            lock=LockState(
+                holder=current.lock_holder.get_username() if current.lock_holder else None,
+                expires_at=expires_at.isoformat(),
+            ),
+        )
+
+
+def document_lock(
+    *,
+    document: Document,
+    user: User,
+    ttl_seconds: int | None = None,
+    force: bool = False,
+) -> Document:
+    """Take (or renew) the edit lock. ``force`` breaks another user's lock (admins only:
+    the caller checks the role)."""
+    ttl = settings.AGENTDOCS_LOCK_TTL_SECONDS if ttl_seconds is None else ttl_seconds
+    if (
+        not isinstance(ttl, int)
+        or isinstance(ttl, bool)
+        or not (1 <= ttl <= settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS)
+    ):
+        raise InvalidInput(
+            f"ttl_seconds must be an integer from 1 to {settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS}.",
+            field="ttl_seconds",
+        )
+    with transaction.atomic():
+        current = lock_for_write(document)
+        require_not_deleted(current)
+        if not force:
+            require_unlocked(current, user)
+        current.lock_holder = user
+        current.lock_expires_at = timezone.now() + timedelta(seconds=ttl)
+        current.save_without_historical_record(update_fields=["lock_holder", "lock_expires_at"])
+        return current
+
+
+def document_unlock(*, document: Document, user: User, force: bool = False) -> Document:
+    """Release the edit lock. Someone else's live lock needs ``force`` (admins only)."""
+    with transaction.atomic():
+        current = lock_for_write(document)
+        if lock_is_active(current) and current.lock_holder_id != user.pk and not force:
+            require_unlocked(current, user)
+        current.lock_holder = None
+        current.lock_expires_at = None
+        current.save_without_historical_record(update_fields=["lock_holder", "lock_expires_at"])
+        return current
+
+
+def lock_state(document: Document) -> LockState | None:
+    """The live lock as plain data, or None when there is none (expired locks are ignored)."""
+    expires_at = _live_lock_expiry(document)
+    if expires_at is None:
+        return None
+    return {
+        "holder": document.lock_holder.get_username() if document.lock_holder else None,
+        "expires_at": expires_at.isoformat(),
+    }
