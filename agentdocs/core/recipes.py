@@ -29,6 +29,8 @@ class RecipeParams(TypedDict, total=False):
     contextEnabled: bool
     # The label each document of a render resolves to (latest where it has none).
     label: str
+    # The skills the process type is offered: "*" (all; also when not set), names, or [].
+    skills: str | list[str]
 
 
 class ProfileOptions(TypedDict, total=False):

@@ -21,6 +21,7 @@ from agentdocs.core.errors import AlreadyExists, Enforced, InvalidInput, NotFoun
 from agentdocs.core.labels import parse_protected_labels, validate_label_name
 from agentdocs.core.paths import validate_path
 from agentdocs.core.recipes import LABEL_PARAM, ProfileOptions, RecipeParams
+from agentdocs.core.skill_index import SKILLS_PARAM, skill_selection
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ChangeType, Project, Recipe, Setting, Tenant
 from agentdocs.models.history import mark_change
@@ -278,10 +279,13 @@ def validate_params(params: object) -> RecipeParams:
             _validate_bool(value, field=field)
         elif key == LABEL_PARAM:
             validate_label_name(value, field=field)
+        elif key == SKILLS_PARAM:
+            skill_selection(value, field=field)
         else:
             raise InvalidInput(
                 f"Unknown recipe parameter {key!r}; known: {AGENT_DOC_PARAM}, "
-                f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}, {LABEL_PARAM}.",
+                f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}, {LABEL_PARAM}, "
+                f"{SKILLS_PARAM}.",
                 field=field,
             )
     return cast(RecipeParams, params)
