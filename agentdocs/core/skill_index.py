@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal, TypedDict
 
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import InvalidInput, InvalidSkill
 from agentdocs.core.skills import validate_skill_name
 
 SKILLS_PARAM: Final = "skills"
@@ -80,7 +80,11 @@ def skill_selection(value: object, *, field: str = f"params.{SKILLS_PARAM}") -> 
     if len(value) > MAX_SELECTED:
         raise InvalidInput(f"`skills` names at most {MAX_SELECTED} skills.", field=field)
     for name in value:
-        validate_skill_name(name, field=field)
+        try:
+            validate_skill_name(name, field=field)
+        except InvalidSkill as error:
+            # A recipe parameter: refused as the recipe's other parameters are (400).
+            raise InvalidInput(error.detail, field=field) from None
     return tuple(sorted(set(value)))
 
 
