@@ -12,6 +12,7 @@ import pytest
 
 from agentdocs.core.skill_index import SKILLS_HEADING
 from agentdocs.models import Recipe, Skill
+from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import skills as skill_service
 from agentdocs.services import tenants as tenant_service
@@ -237,3 +238,28 @@ def test_a_render_runs_the_same_queries_for_1_and_20_skills(
         twenty = _render(client)
     assert len(_skills_layer(one)["skills"]) == 1
     assert len(_skills_layer(twenty)["skills"]) == 20
+
+
+@pytest.mark.parametrize("level", ["project", "tenant"])
+def test_every_skill_write_is_in_the_next_cached_render(
+    project, vance, admin, settings, django_assert_num_queries, level
+):
+    settings.AGENTDOCS_RENDER_CACHE = True
+    target = project if level == "project" else vance
+
+    def render():
+        return memory_block_service.render_memory_block(project=project, preview=True).text
+
+    assert SKILLS_HEADING not in render()
+    skill = _skill(target, "alpha", "First.", admin)
+    assert "First." in render()
+    with django_assert_num_queries(0):  # warm: the cached rows are used
+        assert "First." in render()
+    skill_service.skill_write(
+        skill=skill, files={"SKILL.md": skill_md("alpha", "Second.")}, base_version=1, user=admin
+    )
+    assert "Second." in render()
+    skill_service.skill_delete(skill=skill, base_version=2, user=admin)
+    assert SKILLS_HEADING not in render()
+    skill_service.skill_revert(skill=skill, version=1, user=admin)
+    assert "First." in render()
