@@ -263,3 +263,13 @@ def test_every_skill_write_is_in_the_next_cached_render(
     assert SKILLS_HEADING not in render()
     skill_service.skill_revert(skill=skill, version=1, user=admin)
     assert "First." in render()
+
+
+def test_the_preview_page_shows_the_skills_layer(client, reader, outsider, other_tenant, skills):
+    client.force_login(reader)
+    response = client.get("/t/acme/web/memory-block/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<h3>5. Skills</h3>" in html and "Gamma, for the whole tenant." in html
+    client.force_login(outsider)
+    assert client.get("/t/acme/web/memory-block/").status_code == 404
