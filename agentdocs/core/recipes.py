@@ -30,7 +30,7 @@ class RecipeParams(TypedDict, total=False):
     # The label each document of a render resolves to (latest where it has none).
     label: str
     # The skills the process type is offered: "*" (all; also when not set), names, or [].
-    skills: str | list[str]
+    skills: str | list[str] | None
 
 
 class ProfileOptions(TypedDict, total=False):
