@@ -9,6 +9,7 @@ exception handler would have answered: the same code, sentence, field and status
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -37,11 +38,14 @@ from agentdocs.mcp.api import (
     SearchMatch,
     SearchResult,
     SessionStart,
+    SkillFile,
+    SkillText,
     memory_block_payload,
 )
 from agentdocs.models import Scope
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import search as search_selectors
+from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import changes as change_service
 from agentdocs.services import mcp_sessions as mcp_session_service
@@ -157,6 +161,28 @@ class ServiceProjectApi:
         record = document_selectors.document_version(document=document, version=version)
         return DocumentText(
             path=record.path, body=record.body, version=record.version, sha256=record.sha256
+        )
+
+    @_refusing
+    def skill(self, name: str) -> SkillText:
+        """`GET .../skills/{name}`'s skill: the project's own, else its tenant's."""
+        access = request_project_access(self.request, self.tenant, self.project)
+        skill = skill_selectors.skill_get(project=access.project, name=name)
+        return SkillText(
+            name=skill.name,
+            project=skill.project.slug,
+            description=skill.description,
+            version=skill.version,
+            sha256=skill.sha256,
+            files=[
+                SkillFile(
+                    path=path,
+                    sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                    size=len(text.encode("utf-8")),
+                    content=text,
+                )
+                for path, text in sorted(skill.files.items())
+            ],
         )
 
     @_refusing

@@ -51,6 +51,8 @@ from agentdocs.mcp.api import (
     SearchMatch,
     SearchResult,
     SessionStart,
+    SkillFile,
+    SkillText,
     memory_block_payload,
 )
 
@@ -193,6 +195,25 @@ class HttpProjectApi:
             )
         return DocumentText(
             path=data["path"], body=data["body"], version=data["version"], sha256=data["sha256"]
+        )
+
+    def skill(self, name: str) -> SkillText:
+        data = self._json(self._send("GET", self._url(f"skills/{quote(name, safe='')}")))
+        return SkillText(
+            name=data["name"],
+            project=data["project"],
+            description=data["description"],
+            version=data["version"],
+            sha256=data["sha256"],
+            files=[
+                SkillFile(
+                    path=file["path"],
+                    sha256=file["sha256"],
+                    size=file["size"],
+                    content=file["content"],
+                )
+                for file in data["files"]
+            ],
         )
 
     def search(self, query: str) -> SearchResult:

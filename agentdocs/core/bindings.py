@@ -25,6 +25,7 @@ from agentdocs.core.manifest import Manifest
 from agentdocs.core.memory_block import LayerAccount
 from agentdocs.core.policy import SettingAccount
 from agentdocs.core.recipes import RenderOptionsDict
+from agentdocs.core.skill_index import SkillAccount
 
 SCHEMA = "context-binding/v1"
 CUSTODY_AGENTDOCS: Literal["agentdocs"] = "agentdocs"
@@ -159,6 +160,12 @@ class BoundInstructions(TypedDict):
     bytes: int
 
 
+class BoundIndexedSkill(SkillAccount):
+    """A skill the block's skills index listed, with the description it showed."""
+
+    description: str
+
+
 class BoundMemoryBlock(TypedDict):
     """The memory block a run received and everything needed to render it again."""
 
@@ -183,6 +190,9 @@ class BoundMemoryBlock(TypedDict):
     # The label the documents were read by (the request's, else the recipe's
     # `params.label`); absent when none was.
     label: NotRequired[str]
+    # The skills the index listed (`agentdocs.core.skill_index`), each with the
+    # description it showed; absent when the recipe offered none.
+    skills: NotRequired[list[BoundIndexedSkill]]
 
 
 ServedFrom = Literal["server", "cache"]

@@ -2,7 +2,7 @@
 
 The block says where each line came from by its own structure: the layer headings
 (`## Policy (memory.* settings)`, `## Agent Notes (...)`, `## Project Context
-(.AGENTS/)`), the `<context path="...">` ... `</context>` wrappers of the project
+(.AGENTS/)`, `## Skills (...)`), the `<context path="...">` ... `</context>` wrappers of the project
 context, and, in the single-file exports, the `### .AGENTS/<name>` heading of each
 context document. A document is placed inside that structure verbatim, so a line of
 its own that reads as structure could close its wrapper and open one naming another
@@ -16,8 +16,10 @@ can no longer open, close or name a layer:
   after `<` and around `/`) gets its `<` as `&lt;`;
 - a line that is an ATX heading (one `#` or more, any level: a model reads `#` and
   `###` the same way as `##`) whose text starts `Policy (`, `Agent Notes (`,
-  `Project Context (` (any case, any whitespace) or `.AGENTS/` gets a backslash
-  before its first `#`;
+  `Project Context (`, `Skills (` (any case, any whitespace) or `.AGENTS/` gets a
+  backslash before its first `#` (`Skills (` from rules version 3, when the block
+  got its skills index; a block bound under an earlier version is rendered again
+  without it);
 - a setext heading of such a text (the text, then a line of nothing but `=` or
   nothing but `-`: `Agent Notes (from _vance: agent.md)` over `===`) gets a backslash
   before its underline's first character, which makes the underline part of the
@@ -46,17 +48,23 @@ from agentdocs.core.hidden_characters import visible_text
 
 # The version of these rules a render applies; a binding record stores it, so that a
 # block rendered before them (a record without it) is rendered again without them.
-STRUCTURE_VERSION = 2
+STRUCTURE_VERSION = 3
 # From this version on, setext layer headings are neutralized too.
 SETEXT_VERSION = 2
+# From this version on, `Skills (` is a layer's name too (the skills index, issue 37).
+SKILLS_VERSION = 3
 
 # The characters a structure line can start with once NFKC is applied: `<` and `#`
 # and their compatibility forms (fullwidth and small).
 _TRIGGERS = frozenset("<#\ufe64\ufe5f\uff1c\uff03")
 _CONTEXT_TAG = re.compile(r"<\s*/?\s*context", re.IGNORECASE)
 _LAYER_TEXT = r"(?:(?:policy|agent\s*notes|project\s*context)\s*\(|\.agents/)"
+_LAYER_TEXT_WITH_SKILLS = r"(?:(?:policy|agent\s*notes|project\s*context|skills)\s*\(|\.agents/)"
+# By rules version: before SKILLS_VERSION, and from it on.
 _LAYER_HEADING = re.compile(r"#+\s*" + _LAYER_TEXT, re.IGNORECASE)
+_LAYER_HEADING_WITH_SKILLS = re.compile(r"#+\s*" + _LAYER_TEXT_WITH_SKILLS, re.IGNORECASE)
 _LAYER_NAME = re.compile(_LAYER_TEXT, re.IGNORECASE)
+_LAYER_NAME_WITH_SKILLS = re.compile(_LAYER_TEXT_WITH_SKILLS, re.IGNORECASE)
 # A setext underline, as a reader sees it: `=` or `-` and their compatibility forms
 # (small and fullwidth), which NFKC makes plain.
 _UNDERLINE = re.compile(r"(?:=+|-+)\Z")
@@ -67,26 +75,28 @@ _UNDERLINE_TRIGGERS = frozenset("=-\ufe63\ufe66\uff0d\uff1d")
 # this one expression, which finds in one pass whether there is anything to do.
 _PLAIN_STRUCTURE_LINE = re.compile(
     r"^[ \t]*(?:<[ \t]*/?[ \t]*context|#+[ \t]*(?:(?:policy|agent[ \t]*notes|"
-    r"project[ \t]*context)[ \t]*\(|\.agents/))",
+    r"project[ \t]*context|skills)[ \t]*\(|\.agents/))",
     re.IGNORECASE | re.MULTILINE,
 )
 # A line of plain text that starts like a layer's name, looked for in the lower-cased
 # text after a line feed (a pattern that starts with a literal is scanned for fast):
 # only then can a setext underline make a layer heading of it.
 _PLAIN_LAYER_NAME_LINE = re.compile(
-    r"\n[ \t]*(?:(?:policy|agent[ \t]*notes|project[ \t]*context)[ \t]*\(|\.agents/)"
+    r"\n[ \t]*(?:(?:policy|agent[ \t]*notes|project[ \t]*context|skills)[ \t]*\(|\.agents/)"
 )
 _PLAIN_BYTES = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
 
 
-def _starts_structure(line: str) -> str | None:
-    """``"tag"`` or ``"heading"`` when ``line`` reads as the block's structure."""
+def _starts_structure(line: str, version: int) -> str | None:
+    """``"tag"`` or ``"heading"`` when ``line`` reads as the block's structure (by the
+    rules of ``version``)."""
     head = line.strip()
     if not (head.isascii() and head.isprintable()):  # else it is what a reader sees
         head = visible_text(line).lstrip()
     if _CONTEXT_TAG.match(head):
         return "tag"
-    if _LAYER_HEADING.match(head):
+    heading = _LAYER_HEADING_WITH_SKILLS if version >= SKILLS_VERSION else _LAYER_HEADING
+    if heading.match(head):
         return "heading"
     return None
 
@@ -108,14 +118,14 @@ def _may_lead(character: str) -> bool:
     return character in _TRIGGERS or not visible_text(character).strip()
 
 
-def _neutral_line(line: str) -> str | None:
+def _neutral_line(line: str, version: int) -> str | None:
     """``line`` neutralized, or None when it is no structure line."""
     stripped = line.lstrip()
     if not stripped:
         return None
     if not _may_lead(stripped[0]):
         return None
-    kind = _starts_structure(line)
+    kind = _starts_structure(line, version)
     if kind is None:
         return None
     at = _lead(line)
@@ -135,9 +145,10 @@ def _visible_head(line: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def _may_lead_text(character: str) -> bool:
     """Whether a line whose first non-blank character is ``character`` may start a
-    layer's name (`Policy (`, `Agent Notes (`, `Project Context (`, `.AGENTS/`)."""
+    layer's name (`Policy (`, `Agent Notes (`, `Project Context (`, `Skills (`,
+    `.AGENTS/`)."""
     seen = visible_text(character).strip()
-    return not seen or seen[0].lower() in "pa."
+    return not seen or seen[0].lower() in "pas."
 
 
 @functools.lru_cache(maxsize=4096)
@@ -145,14 +156,11 @@ def _may_underline(character: str) -> bool:
     return character in _UNDERLINE_TRIGGERS or not visible_text(character).strip()
 
 
-def _names_a_layer(line: str) -> bool:
+def _names_a_layer(line: str, version: int) -> bool:
     """Whether ``line`` starts with a layer's name (a setext heading's text)."""
     stripped = line.lstrip()
-    return (
-        bool(stripped)
-        and _may_lead_text(stripped[0])
-        and bool(_LAYER_NAME.match(_visible_head(line)))
-    )
+    name = _LAYER_NAME_WITH_SKILLS if version >= SKILLS_VERSION else _LAYER_NAME
+    return bool(stripped) and _may_lead_text(stripped[0]) and bool(name.match(_visible_head(line)))
 
 
 def _may_be_underline(line: str) -> bool:
@@ -192,7 +200,9 @@ def _is_plain(text: str) -> bool:
     return text.isascii() and not text.encode("ascii").translate(None, _PLAIN_BYTES)
 
 
-def _closes_a_layer_name(lines: list[str], index: int, closes: dict[int, bool]) -> bool:
+def _closes_a_layer_name(
+    lines: list[str], index: int, closes: dict[int, bool], version: int
+) -> bool:
     """Whether the underline ``lines[index]`` closes a paragraph with a line that starts
     with a layer's name. The look back stops at a blank line or at an underline looked
     at before (``closes``: one that closed no layer name ended its paragraph, one that
@@ -203,7 +213,7 @@ def _closes_a_layer_name(lines: list[str], index: int, closes: dict[int, bool]) 
         previous = lines[back]
         if _is_blank(previous):
             return False
-        if _names_a_layer(previous):
+        if _names_a_layer(previous, version):
             return True
     return False
 
@@ -231,9 +241,9 @@ def neutralize_lines(text: str, *, version: int = STRUCTURE_VERSION) -> tuple[st
     offset = 0
     closes: dict[int, bool] = {}  # underline line -> whether it closes a layer name
     for index, line in enumerate(lines):
-        neutral = _neutral_line(line)
+        neutral = _neutral_line(line, version)
         if neutral is None and setext and _may_be_underline(line) and _is_underline(line):
-            closes[index] = _closes_a_layer_name(lines, index, closes)
+            closes[index] = _closes_a_layer_name(lines, index, closes, version)
             if closes[index]:
                 at = _lead(line)
                 neutral = f"{line[:at]}\\{line[at:]}"

@@ -5,7 +5,9 @@ and read state always give byte-identical text. That is what lets a binding
 record re-render a block from stored document versions and compare hashes.
 
 Layers, in order: policy (`memory.*` settings), agent notes (the cascade),
-client agent notes (opt-in per profile) and project context (`.AGENTS/`).
+client agent notes (opt-in per profile), project context (`.AGENTS/`) and the
+skills index (each offered skill's name and description; only when the recipe
+offers any).
 Each layer is sent in full once per process; later renders with the same
 read state replace an unchanged layer by one stub sentence under its heading.
 A document's lines that would read as the block's own structure (a `<context>` tag, a
@@ -46,6 +48,13 @@ from agentdocs.core.policy import (
 )
 from agentdocs.core.recipes import RenderOptions, RenderOptionsDict
 from agentdocs.core.shapes import Doc
+from agentdocs.core.skill_index import (
+    SKILLS_HEADING,
+    IndexedSkill,
+    SkillAccount,
+    skills_index_lines,
+    skills_index_text,
+)
 
 ReadState = Mapping[str, str]  # layer kind -> sha256 of the layer's full text
 
@@ -60,6 +69,7 @@ class LayerKind(StrEnum):
     AGENT_NOTES = "agent_notes"
     CLIENT_NOTES = "client_notes"
     CONTEXT = "context"
+    SKILLS = "skills"
 
 
 class LayerState(StrEnum):
@@ -88,6 +98,10 @@ UNCHANGED_STUBS = {
     LayerKind.CONTEXT: (
         "Project context unchanged from an earlier turn of this process; the sources given "
         "there still apply."
+    ),
+    LayerKind.SKILLS: (
+        "Skills unchanged from an earlier turn of this process; the index given there "
+        "still applies."
     ),
 }
 
@@ -131,6 +145,7 @@ class LayerExtra(TypedDict, total=False):
     refused_overrides: list[RefusedOverride]
     shadowed: list[CascadeReference]
     neutralized: int
+    skills: list[SkillAccount]
 
 
 class LayerAccount(TypedDict):
@@ -166,6 +181,12 @@ class LayerAccount(TypedDict):
     ]
     shadowed: NotRequired[
         Annotated[list[CascadeReference], Doc("Agent notes: the documents this one shadows")]
+    ]
+    skills: NotRequired[
+        Annotated[
+            list[SkillAccount],
+            Doc("Skills: each offered skill the index lists (name, where stored, version)"),
+        ]
     ]
     # Lines of the layer's document(s) neutralized because they would read as the
     # block's own structure (`agentdocs.core.block_structure`); only when there were any.
@@ -277,6 +298,9 @@ class MemoryBlockInputs:
     # The label the documents were read by (None: latest); each document says whether
     # it had it (`label_fallback`), and the account says so per layer.
     label: str | None = None
+    # The skills the recipe offers (`agentdocs.core.skill_index`), by name: the index
+    # layer lists them; none, and the block has no such layer.
+    skills: tuple[IndexedSkill, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -548,6 +572,39 @@ def _context_layer(options: RenderOptions, loaded: LoadedContext, available: int
     )
 
 
+def _skills_layer(skills: tuple[IndexedSkill, ...], budget: int) -> Layer:
+    """The skills index: one line per offered skill, as many as fit in ``budget``
+    bytes (what the recipe's context budget leaves after the project context); the
+    ones left out are named, so an agent knows they exist."""
+    lines = skills_index_lines(skills)
+    kept: list[IndexedSkill] = []
+    used = 0
+    for skill, line in lines:
+        size = len(line.encode("utf-8")) + 1
+        if used + size > budget:
+            break
+        kept.append(skill)
+        used += size
+    left_out = [skill.name for skill, _ in lines[len(kept) :]]
+    text = skills_index_text(kept, left_out=left_out)
+    count = len(kept)
+    detail = f"{count} of {len(lines)} offered skill{'' if len(lines) == 1 else 's'} listed"
+    if left_out:
+        detail += f"; {len(left_out)} left out over the budget ({used} of {budget} bytes)"
+    body = text[len(SKILLS_HEADING) :].lstrip("\n")
+    return Layer(
+        LayerKind.SKILLS,
+        LayerState.TRUNCATED if left_out else LayerState.FULL,
+        detail + ".",
+        heading=SKILLS_HEADING,
+        sha256=sha256_text(body),
+        bytes=len(body.encode("utf-8")),
+        text=text,
+        text_sha256=sha256_text(text),
+        extra={"skills": [skill.account() for skill in kept]},
+    )
+
+
 def _deduplicated(layer: Layer, read_state: ReadState) -> Layer:
     if layer.state not in _DEDUPLICATED_STATES or read_state.get(layer.kind) != layer.text_sha256:
         return layer
@@ -668,6 +725,10 @@ def compose_memory_block(
         _client_notes_layer(options, inputs.client_document, inputs.structure),
         context_layer,
     )
+    if inputs.skills:
+        # What the context budget leaves: the index travels inside the same bytes.
+        remaining = max(options.context_budget_bytes - loaded.used_bytes, 0)
+        layers += (_skills_layer(inputs.skills, remaining),)
     if inputs.label is not None:
         layers = _labelled(layers, inputs.label, cascade=cascade, loaded=loaded)
     if read_state:

@@ -16,6 +16,7 @@ from agentdocs.core.context import DEFAULT_BUDGET_BYTES
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.labels import validate_label_name
 from agentdocs.core.paths import validate_path
+from agentdocs.core.skill_index import SKILLS_PARAM, skill_selection
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 
 AGENT_DOC_PARAM: Final = "agentDocument"
@@ -38,6 +39,8 @@ class RecipeParams(TypedDict, total=False):
     contextEnabled: bool
     # The label each document of a render resolves to (latest where it has none).
     label: str
+    # The skills the process type is offered: "*" (all; also when not set), names, or [].
+    skills: str | list[str] | None
 
 
 class ProfileOptions(TypedDict, total=False):
@@ -125,10 +128,13 @@ def validate_params(params: object) -> RecipeParams:
             _boolean(value, field=field)
         elif key == LABEL_PARAM:
             validate_label_name(value, field=field)
+        elif key == SKILLS_PARAM:
+            skill_selection(value, field=field)
         else:
             raise InvalidInput(
                 f"Unknown recipe parameter {key!r}; known: {AGENT_DOC_PARAM}, "
-                f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}, {LABEL_PARAM}.",
+                f"{CONTEXT_BUDGET_PARAM}, {CONTEXT_ENABLED_PARAM}, {LABEL_PARAM}, "
+                f"{SKILLS_PARAM}.",
                 field=field,
             )
     return cast(RecipeParams, params)

@@ -3,9 +3,8 @@ selects, and the text of the Memory Block's `## Skills (...)` layer that lists e
 one's name and description (the index that lets an agent decide which to read, as
 the Agent Skills format intends), as plain data.
 
-Not yet composed into the Memory Block: `agentdocs.core.memory_block` gets the layer
-(its account, dedup, budget, the structure rules of `block_structure`) and binding
-records its inputs in a later step (issue 37).
+`agentdocs.core.memory_block` composes the layer (its account, dedup and budget);
+`agentdocs.core.block_structure` keeps a document from forging its heading.
 """
 
 from __future__ import annotations
@@ -13,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, TypedDict
 
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import InvalidInput, InvalidSkill
 from agentdocs.core.skills import validate_skill_name
 
 SKILLS_PARAM: Final = "skills"
@@ -32,6 +31,15 @@ Selection = Literal["*"] | tuple[str, ...]
 _WHITE_SPACE = re.compile(r"\s+")
 
 
+class SkillAccount(TypedDict):
+    """One skill the index lists, as the layer's account and a binding record say it."""
+
+    name: str
+    project: str
+    version: int
+    sha256: str
+
+
 @dataclass(frozen=True)
 class IndexedSkill:
     """One offered skill as the index shows it: the project it is stored in (the
@@ -42,6 +50,24 @@ class IndexedSkill:
     project: str
     version: int
     sha256: str
+
+    def account(self) -> SkillAccount:
+        return {
+            "name": self.name,
+            "project": self.project,
+            "version": self.version,
+            "sha256": self.sha256,
+        }
+
+
+def offered(skills: Iterable[IndexedSkill], *, project: str) -> list[IndexedSkill]:
+    """The skills ``project`` offers, by name, from its own and its tenant's (`_vance`)
+    ones: a project skill replaces the tenant one of the same name (first hit wins)."""
+    chosen: dict[str, IndexedSkill] = {}
+    for skill in skills:
+        if skill.name not in chosen or skill.project == project:
+            chosen[skill.name] = skill
+    return [chosen[name] for name in sorted(chosen)]
 
 
 def skill_selection(value: object, *, field: str = f"params.{SKILLS_PARAM}") -> Selection:
@@ -54,7 +80,11 @@ def skill_selection(value: object, *, field: str = f"params.{SKILLS_PARAM}") -> 
     if len(value) > MAX_SELECTED:
         raise InvalidInput(f"`skills` names at most {MAX_SELECTED} skills.", field=field)
     for name in value:
-        validate_skill_name(name, field=field)
+        try:
+            validate_skill_name(name, field=field)
+        except InvalidSkill as error:
+            # A recipe parameter: refused as the recipe's other parameters are (400).
+            raise InvalidInput(error.detail, field=field) from None
     return tuple(sorted(set(value)))
 
 
@@ -70,13 +100,23 @@ def one_line(text: str) -> str:
     return _WHITE_SPACE.sub(" ", text).strip()
 
 
-def skills_index_text(skills: Iterable[IndexedSkill]) -> str:
-    """The layer's full text: its heading, a sentence, then one line per skill (a
-    tenant skill says so); "" when no skill is offered (the layer is absent)."""
+def skills_index_lines(skills: Iterable[IndexedSkill]) -> list[tuple[IndexedSkill, str]]:
+    """Each skill, by name, with its line of the index (a tenant skill says so)."""
     lines = []
     for skill in sorted(skills, key=lambda s: s.name):
         source = "" if skill.project != "_vance" else " (from _vance)"
-        lines.append(f"- `{skill.name}`{source}: {one_line(skill.description)}")
+        lines.append((skill, f"- `{skill.name}`{source}: {one_line(skill.description)}"))
+    return lines
+
+
+def skills_index_text(skills: Iterable[IndexedSkill], *, left_out: Iterable[str] = ()) -> str:
+    """The layer's full text: its heading, a sentence, then one line per skill, then
+    the names of those ``left_out`` over the budget; "" when no skill is listed or left
+    out (the layer is absent)."""
+    lines = [line for _, line in skills_index_lines(skills)]
+    names = ", ".join(f"`{name}`" for name in left_out)
+    if names:
+        lines.append(f"[not listed, over the budget: {names}]")
     if not lines:
         return ""
     return f"{SKILLS_HEADING}\n\n{SKILLS_INTRO}\n\n" + "\n".join(lines)

@@ -50,6 +50,24 @@ class DocumentText(TypedDict):
     sha256: str
 
 
+class SkillFile(TypedDict):
+    path: str
+    sha256: str
+    size: int
+    content: str
+
+
+class SkillText(TypedDict):
+    """A skill the project offers, with every file of its bundle (`SKILL.md` first)."""
+
+    name: str
+    project: str
+    description: str
+    version: int
+    sha256: str
+    files: list[SkillFile]
+
+
 class SearchMatch(TypedDict):
     path: str
     version: int
@@ -120,6 +138,8 @@ class ProjectApi(Protocol):
     def document(self, path: str, version: int | None = None) -> DocumentText: ...
 
     def search(self, query: str) -> SearchResult: ...
+
+    def skill(self, name: str) -> SkillText: ...
 
     def propose(
         self, path: str, body: str, reason: str, base_version: int | None

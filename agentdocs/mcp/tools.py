@@ -20,6 +20,8 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Tool as ListedTool
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from agentdocs.core.errors import InvalidSkill
+from agentdocs.core.skills import validate_skill_name
 from agentdocs.mcp.api import (
     BoundRun,
     DocumentSummary,
@@ -28,6 +30,7 @@ from agentdocs.mcp.api import (
     ProposedChange,
     Refusal,
     SearchResult,
+    SkillText,
 )
 from agentdocs.mcp.paths import InvalidPath, document_path
 
@@ -55,6 +58,10 @@ class ListArguments(Arguments):
 class ReadArguments(Arguments):
     path: str
     version: int | None = None
+
+
+class ReadSkillArguments(Arguments):
+    name: str
 
 
 class SearchArguments(Arguments):
@@ -99,6 +106,17 @@ def list_documents(api: ProjectApi, given: ListArguments) -> list[DocumentSummar
 
 def read_document(api: ProjectApi, given: ReadArguments) -> DocumentText:
     return api.document(checked_path(given.path), given.version)
+
+
+def read_skill(api: ProjectApi, given: ReadSkillArguments) -> SkillText:
+    try:
+        name = validate_skill_name(given.name, field="name")
+    except InvalidSkill as refused:
+        raise Refusal("invalid", refused.detail, field="name", status=0) from None
+    skill = api.skill(name)
+    # SKILL.md first: the instructions, then the files they point to.
+    skill["files"].sort(key=lambda file: (file["path"] != "SKILL.md", file["path"]))
+    return skill
 
 
 def search_documents(api: ProjectApi, given: SearchArguments) -> SearchResult:
@@ -257,6 +275,21 @@ change request's id, its state ("open") and the URL of its page.""",
         run=bind_run,
         read_only=False,
         idempotent=False,
+    ),
+    Tool(
+        name="read_skill",
+        title="Read a skill",
+        description="""Read one skill the project offers, by `name`, with every file of it.
+
+The Memory Block's `## Skills (...)` layer lists the skills offered, each
+with its name and description: read one when your task needs it. Returns its
+version, its bundle's sha256 and each file (`SKILL.md` first) with its path,
+sha256, size in bytes and content.""",
+        arguments=ReadSkillArguments,
+        result=SkillText,
+        run=read_skill,
+        read_only=True,
+        idempotent=True,
     ),
 )
 BY_NAME = {tool.name: tool for tool in TOOLS}

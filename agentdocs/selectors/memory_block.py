@@ -1,6 +1,6 @@
 """The reads of a Memory Block render: one statement for the recipe, the `memory.*`
-settings and the documents the render may use (`agentdocs.sql.render_reads`, written
-by hand because the render is the hot path)."""
+settings, the documents and the skills the render may use (`agentdocs.sql.render_reads`,
+written by hand because the render is the hot path)."""
 
 from __future__ import annotations
 

@@ -31,6 +31,7 @@ from agentdocs.core.memory_block import (
 )
 from agentdocs.core.policy import PolicySetting
 from agentdocs.core.recipes import RenderOptions
+from agentdocs.core.skill_index import IndexedSkill
 from agentdocs.models import BindingRecord, Document, Project, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import memory_block as memory_block_service
@@ -100,7 +101,7 @@ def bound_inputs(*, tenant: Tenant, project: Project, inputs: MemoryBlockInputs)
         wanted=[(d.project, d.path, d.version) for d in inputs.agent_candidates if d.version]
         + [(project.slug, d.path, d.version) for d in inputs.context_documents],
     )
-    return {
+    bound: dict[str, Any] = {
         "options": inputs.options.as_dict(),
         "structure": inputs.structure,
         "settings": [
@@ -137,6 +138,13 @@ def bound_inputs(*, tenant: Tenant, project: Project, inputs: MemoryBlockInputs)
             for d in inputs.context_documents
         ],
     }
+    if inputs.skills:
+        # Only when the recipe offered any, so that other records keep their shape: each
+        # skill as the index showed it (its description is the whole of its text there).
+        bound["skills"] = [
+            {**skill.account(), "description": skill.description} for skill in inputs.skills
+        ]
+    return bound
 
 
 def _instructions_of(bound: Mapping[str, Any], *, header: Mapping[str, Any], text: str) -> str:
@@ -291,6 +299,7 @@ def restore_inputs(bound: Mapping[str, Any]) -> MemoryBlockInputs | str:
         # A record bound before the structure rules renders as it was then.
         structure=bound.get("structure", 0),
         label=bound.get("label"),
+        skills=tuple(IndexedSkill(**skill) for skill in bound.get("skills", ())),
     )
 
 

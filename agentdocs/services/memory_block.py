@@ -1,7 +1,8 @@
 """The Memory Block, Django side: the reads a render needs, then the pure core.
 
 After the access check, a render runs one SQL query whatever the size of
-the project: the recipe, the `memory.*` settings and the documents together.
+the project: the recipe, the `memory.*` settings, the documents and the skills
+together.
 The bundled default is a file read, and the per-process read state lives in
 Django's cache (Redis in production): losing it only means the full text is
 sent again.
@@ -31,6 +32,13 @@ from agentdocs.core.memory_block import (
 )
 from agentdocs.core.recipes import LABEL_PARAM, RenderOptions
 from agentdocs.core.scope import MAX_PATHS, path_problem
+from agentdocs.core.skill_index import (
+    SKILLS_PARAM,
+    IndexedSkill,
+    offered,
+    selected,
+    skill_selection,
+)
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import RESERVED_PROJECT, Project
 from agentdocs.selectors.memory_block import CONTEXT_PATH_PREFIX, RenderRows, memory_block_rows
@@ -208,6 +216,24 @@ def _documents(
     return tuple(candidates), tuple(context)
 
 
+def _skills(rows: RenderRows, *, project: Project) -> tuple[IndexedSkill, ...]:
+    """The skills the recipe offers (`params.skills`; not set, or no recipe: all), from
+    the project's own and `_vance`'s, a project skill replacing the tenant's."""
+    params = rows.recipe[0] if rows.recipe is not None else None
+    selection = skill_selection(params.get(SKILLS_PARAM) if isinstance(params, dict) else None)
+    stored = (
+        IndexedSkill(
+            name=name,
+            description=description,
+            project=project.slug if project_id == project.pk else RESERVED_PROJECT,
+            version=version,
+            sha256=sha256,
+        )
+        for project_id, name, description, version, sha256 in rows.skills
+    )
+    return tuple(selected(offered(stored, project=project.slug), selection))
+
+
 def memory_block_inputs(
     *,
     project: Project,
@@ -268,6 +294,8 @@ def _inputs_and_read_state(
             rows, project=project, options=options, label=read_by
         )
     candidates, context = cached.memo[documents_key]
+    if "skills" not in cached.memo:
+        cached.memo["skills"] = _skills(rows, project=project)
     if options.agent_document is not None:
         # The bundled default stage, read on every render (a file that usually is not there).
         default = read_default_document(
@@ -283,6 +311,7 @@ def _inputs_and_read_state(
         context_documents=context,
         paths=paths,
         label=read_by,
+        skills=cached.memo["skills"],
     )
     stored = _stored_read_state(found.get(state_key) if state_key else None)
     return inputs, stored, cached.memo

@@ -23,7 +23,7 @@ from agentdocs.core.skills import CheckedSkill, check_skill, validate_skill_name
 from agentdocs.models import ChangeType, Project, Skill
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import skills as skill_selectors
-from agentdocs.services import events
+from agentdocs.services import events, render_cache
 
 # The reason's rule is the documents' (a string of at most 500 characters, trimmed).
 from agentdocs.services.documents import validate_reason
@@ -90,6 +90,9 @@ def _save_version(
     skill.updated_at = timezone.now()
     mark_change(skill, user=user, reason=reason, change_type=change_type)
     skill.save()
+    # A skill's name and description are in the skills index of the project's renders
+    # (of every project's, for a `_vance` skill): the cached render rows are retired.
+    render_cache.render_inputs_changed(tenant_id=skill.project.tenant_id)
     _emit(skill, user=user, reason=reason, change_type=change_type)
     return skill
 

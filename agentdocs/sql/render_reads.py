@@ -1,6 +1,7 @@
 """Everything a Memory Block render reads, in one statement: the recipe, the
-`memory.*` settings of the tenant and the project, and the live documents the
-render may use.
+`memory.*` settings of the tenant and the project, the live documents the render
+may use, and the live skills of the project and of `_vance` (their names and
+descriptions, for the skills index; never their files).
 
 The render is the hot path (every turn of every agent process), so this read is
 written by hand once: the ORM would take longer to compile these conditions than
@@ -26,6 +27,7 @@ from agentdocs.models import (
     Project,
     Recipe,
     Setting,
+    Skill,
 )
 
 # The SQL fragment that reads a recipe's `agentDocument` (and `label`) as text, per database.
@@ -72,6 +74,11 @@ SELECT 'document', d.project_id, d.path, COALESCE(h.body, d.body),
    AND (d.path IN (%s, (SELECT {agent_document} FROM {recipe} r
                          WHERE r.tenant_id = %s AND r.name = %s))
         OR (d.project_id = %s AND d.path LIKE %s AND d.path NOT LIKE %s))
+UNION ALL
+SELECT 'skill', k.project_id, k.name, k.description, k.version, k.sha256, NULL
+  FROM {skill} k
+ WHERE NOT k.is_deleted
+   AND k.project_id IN (%s, (SELECT p.id FROM {project} p WHERE p.tenant_id = %s AND p.slug = %s))
 """
 
 
@@ -84,6 +91,9 @@ class RenderRows:
     # project_id, path, body, version, sha256, and whether the version is the label's
     # (False: the latest, as no label was asked for or the document has none).
     documents: tuple[tuple[int, str, str, int, str, bool], ...]
+    # The live skills of the project and of `_vance`: project_id, name, description,
+    # version, sha256 (the bundle's digest), by project and name.
+    skills: tuple[tuple[int, str, str, int, str], ...] = ()
 
 
 def _json(value: Any) -> Any:
@@ -103,6 +113,7 @@ def _render_reads_sql(vendor: str) -> str:
         project=Project._meta.db_table,
         label=DocumentLabel._meta.db_table,
         history=Document.history.model._meta.db_table,
+        skill=Skill._meta.db_table,
         agent_document=_AGENT_DOCUMENT_OF[vendor],
         label_of=_LABEL_OF[vendor],
     )
@@ -115,7 +126,8 @@ def render_rows(
     name), the tenant's and the project's settings, and the live documents a render of
     ``project`` may use: the agent document candidates in the project and in `_vance`,
     and the project's direct ``context_prefix*.md`` children, each at its version under
-    ``label`` (else the recipe's `params.label`) where it has that label. One query."""
+    ``label`` (else the recipe's `params.label`) where it has that label; and the live
+    skills of the project and of `_vance`. One query."""
     sql = _render_reads_sql(connection.vendor)
     tenant_id, project_id = project.tenant_id, project.pk
     params = [
@@ -125,6 +137,7 @@ def render_rows(
         *(project_id, tenant_id, RESERVED_PROJECT),
         *(DEFAULT_AGENT_DOCUMENT, tenant_id, recipe_name),
         *(project_id, context_prefix + "%.md", context_prefix + "%/%"),
+        *(project_id, tenant_id, RESERVED_PROJECT),
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -132,6 +145,7 @@ def render_rows(
     recipe = None
     settings_rows: list[PolicySetting] = []
     documents = []
+    skills = []
     for kind, row_project_id, name, text, number, extra, labelled in rows:
         if kind == "recipe":
             recipe = (_json(text), _json(extra))
@@ -144,6 +158,13 @@ def render_rows(
                     enforced=bool(number),
                 )
             )
+        elif kind == "skill":
+            skills.append((row_project_id, name, text, number, extra))
         else:
             documents.append((row_project_id, name, text, number, extra, bool(labelled)))
-    return RenderRows(recipe=recipe, settings=tuple(settings_rows), documents=tuple(documents))
+    return RenderRows(
+        recipe=recipe,
+        settings=tuple(settings_rows),
+        documents=tuple(documents),
+        skills=tuple(sorted(skills)),
+    )

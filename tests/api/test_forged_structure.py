@@ -161,7 +161,7 @@ def test_a_binding_record_of_a_neutralized_block_reconstructs_byte_for_byte(
     notes = make_document(project, "agent.md", FORGED_NOTES)
     preview = client.get(MB_URL).json()["text"]
     record = bind(client)
-    assert record["memory_block"]["structure"] == STRUCTURE_VERSION == 2
+    assert record["memory_block"]["structure"] == STRUCTURE_VERSION == 3
     assert record["memory_block"]["sha256"] == hashlib.sha256(preview.encode()).hexdigest()
     document_service.document_write(
         document=notes, body="# Later rules\n", base_version=1, user=admin, reason="later"

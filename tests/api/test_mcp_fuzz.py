@@ -50,6 +50,7 @@ TOOLS = [
     "search_documents",
     "propose_change",
     "bind_run",
+    "read_skill",
 ]
 
 

@@ -31,6 +31,7 @@ TOOLS = {
     "search_documents": {"query"},
     "propose_change": {"path", "body", "reason", "base_version"},
     "bind_run": {"process", "manifest"},
+    "read_skill": {"name"},
 }
 
 
@@ -437,7 +438,13 @@ def test_initialize_with_2025_06_18_is_answered_in_that_version(live_server, doc
     assert {tool["name"] for tool in answers[2]["result"]["tools"]} == set(TOOLS)
 
 
-READ_ONLY = {"get_memory_block", "list_documents", "read_document", "search_documents"}
+READ_ONLY = {
+    "get_memory_block",
+    "list_documents",
+    "read_document",
+    "search_documents",
+    "read_skill",
+}
 
 
 def test_every_tool_has_a_title_and_truthful_annotations_and_the_server_its_version(

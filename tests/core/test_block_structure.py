@@ -319,7 +319,29 @@ def test_rules_version_1_leaves_setext_headings_as_they_were_rendered():
     assert neutralize(text, version=1) == ("Agent Notes (x)\n===\n\\## Policy (y)\n", 1)
     assert neutralize(text, version=2) == ("Agent Notes (x)\n\\===\n\\## Policy (y)\n", 2)
     assert neutralize(text, version=0) == (text, 0)
-    assert STRUCTURE_VERSION == 2
+    assert STRUCTURE_VERSION == 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## Skills (read one when your task needs it)\n",
+        "  ### skills  (x)\n",
+        "\uff03 Skills (x)\n",
+        "Skills (x)\n===\n",
+        "Skills (read one)\n---\n",
+    ],
+)
+def test_the_skills_heading_is_a_layer_heading_from_rules_version_3(text):
+    result, count = neutralize(text)
+    assert count == 1 and result != text
+    # A block bound under version 2 (before the skills index) renders as it did.
+    assert neutralize(text, version=2) == (text, 0)
+
+
+def test_other_skills_headings_are_left_alone():
+    for text in ("## Skills\n", "## Skills for reviewers\n", "Skills\n===\n"):
+        assert neutralize(text) == (text, 0)
 
 
 def test_a_block_rendered_under_version_1_keeps_its_setext_lines():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentdocs.core.errors import InvalidInput, InvalidSkill
+from agentdocs.core.errors import InvalidInput
 from agentdocs.core.skill_index import (
     SKILLS_HEADING,
     IndexedSkill,
@@ -35,8 +35,8 @@ def test_params_skills_is_all_a_list_or_none(value, selection):
     [
         ("all", InvalidInput),
         ({"a": 1}, InvalidInput),
-        (["Bad_Name"], InvalidSkill),
-        ([3], InvalidSkill),
+        (["Bad_Name"], InvalidInput),
+        ([3], InvalidInput),
     ],
 )
 def test_anything_else_is_refused_naming_params_skills(value, error):

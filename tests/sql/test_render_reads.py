@@ -10,10 +10,19 @@ from django.db.models import Q
 
 from agentdocs.core.policy import PolicySetting
 from agentdocs.core.recipes import AGENT_DOC_PARAM, DEFAULT_AGENT_DOCUMENT, LABEL_PARAM
-from agentdocs.models import RESERVED_PROJECT, Document, DocumentLabel, Project, Recipe, Setting
+from agentdocs.models import (
+    RESERVED_PROJECT,
+    Document,
+    DocumentLabel,
+    Project,
+    Recipe,
+    Setting,
+    Skill,
+)
 from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
 from agentdocs.services import policy as policy_service
+from agentdocs.services import skills as skill_service
 from agentdocs.sql import render_reads
 from agentdocs.sql.render_reads import RenderRows
 
@@ -84,6 +93,13 @@ def _orm_render_rows(
             for s in settings
         ),
         documents=tuple(read),
+        skills=tuple(
+            sorted(
+                Skill.objects.filter(
+                    Q(project=project) | Q(project__in=vance), is_deleted=False
+                ).values_list("project_id", "name", "description", "version", "sha256")
+            )
+        ),
     )
 
 
@@ -92,6 +108,7 @@ def _same(rows: RenderRows, twin: RenderRows) -> None:
     assert rows.recipe == twin.recipe
     assert sorted(rows.settings, key=repr) == sorted(twin.settings, key=repr)
     assert sorted(rows.documents) == sorted(twin.documents)
+    assert rows.skills == twin.skills
 
 
 @pytest.fixture
@@ -125,6 +142,18 @@ def rendered_project(project, vance, admin, make_document):
         user=admin,
     )
     policy_service.recipe_create(tenant=tenant, name="plain", params={}, profiles={}, user=admin)
+    for where, name in ((vance, "handoff"), (vance, "review"), (project, "review")):
+        skill_md = f"---\nname: {name}\ndescription: {where.slug} {name}\n---\nSteps.\n"
+        skill_service.skill_create(
+            project=where, name=name, files={"SKILL.md": skill_md}, user=admin
+        )
+    gone_skill = skill_service.skill_create(
+        project=project,
+        name="gone",
+        files={"SKILL.md": "---\nname: gone\ndescription: x\n---\n"},
+        user=admin,
+    ).skill
+    skill_service.skill_delete(skill=gone_skill, base_version=1, user=admin)
     return project
 
 
@@ -152,6 +181,14 @@ def test_render_rows_read_what_the_render_needs(rendered_project):
         (True, ".AGENTS/overview.md"),
         (True, "agent.md"),
         (True, "coder.md"),
+    ]
+    skills = [
+        (project_id == rendered_project.pk, name, d) for project_id, name, d, *_ in rows.skills
+    ]
+    assert sorted(skills) == [
+        (False, "handoff", "_vance handoff"),
+        (False, "review", "_vance review"),
+        (True, "review", "web review"),
     ]
 
 

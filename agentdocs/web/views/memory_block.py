@@ -27,6 +27,7 @@ LAYER_TITLES = {
     LayerKind.AGENT_NOTES: "Agent notes",
     LayerKind.CLIENT_NOTES: "Client agent notes",
     LayerKind.CONTEXT: "Project context",
+    LayerKind.SKILLS: "Skills",
 }
 
 
