@@ -244,3 +244,25 @@ def test_every_page_is_formatted_whole_within_the_renderers_bounds(anonymous, na
     assert size <= markdown.MAX_MARKDOWN_BYTES, f"docs/{name}.md: split it into pages"
     assert "shown above without formatting" not in page
     assert "are shown formatted" not in page
+
+
+@pytest.mark.django_db
+def test_a_page_the_renderer_ran_out_of_time_for_is_formatted_again_on_its_next_view(
+    anonymous, monkeypatch
+):
+    """A busy moment must not leave a page unformatted until the worker restarts: a page
+    formatted only in part because time ran out is served, and not kept."""
+    docs._rendered_in_time.cache_clear()  # as a worker's first view of the page
+    monkeypatch.setattr(markdown, "RENDER_SECONDS", -1)  # out of time from the start
+    assert "shown above without formatting" in served(anonymous, "mcp")
+    monkeypatch.setattr(markdown, "RENDER_SECONDS", 60)
+    assert "shown above without formatting" not in served(anonymous, "mcp")
+
+
+def test_a_render_says_whether_it_was_formatted_in_time(monkeypatch):
+    text = "A *short* paragraph.\n\nAnother with `code`.\n"
+    html, in_time = markdown.render_markdown_timed(text)
+    assert in_time and "<em>short</em>" in html
+    monkeypatch.setattr(markdown, "RENDER_SECONDS", -1)
+    html, in_time = markdown.render_markdown_timed(text)
+    assert not in_time and "shown above without formatting" in html

@@ -44,8 +44,11 @@ def _bounded_inline(state: StateCore) -> None:
         if token.children is None:
             token.children = []
         too_long = len(token.content) > MAX_INLINE_CHARS
-        if too_long or (deadline is not None and time.monotonic() > deadline):
+        out_of_time = deadline is not None and time.monotonic() > deadline
+        if too_long or out_of_time:
             state.env["plain_blocks"] = state.env.get("plain_blocks", 0) + 1
+            if out_of_time:
+                state.env["out_of_time"] = True
             plain = Token("text", "", 0)
             plain.content = token.content
             token.children.append(plain)
@@ -79,6 +82,10 @@ CACHE_SECONDS = 24 * 3600
 # A live preview's text is usually gone at the next keystroke: kept only long enough
 # that sending the same text again (a retry, a hostile loop) costs nothing.
 PREVIEW_CACHE_SECONDS = 5 * 60
+# A render that ran out of `RENDER_SECONDS` depends on how busy the machine was, not on
+# the text alone: kept only this long, so a busy minute does not leave a page
+# unformatted for a day, while a text that always runs out still costs a render a minute.
+OUT_OF_TIME_CACHE_SECONDS = 60
 
 
 def render_markdown(text: str, *, cached: bool = True, cache_seconds: int = CACHE_SECONDS) -> str:
@@ -89,13 +96,20 @@ def render_markdown(text: str, *, cached: bool = True, cache_seconds: int = CACH
     `RENDER_SECONDS`, which a page view should pay once, not every time.
     """
     if not cached:
-        return _render(text)
+        return render_markdown_timed(text)[0]
     key = cache_key(text)
     html = cache.get(key)
     if html is None:
-        html = _render(text)
-        cache.set(key, html, cache_seconds)
+        html, in_time = render_markdown_timed(text)
+        cache.set(key, html, cache_seconds if in_time else OUT_OF_TIME_CACHE_SECONDS)
     return html
+
+
+def render_markdown_timed(text: str) -> tuple[str, bool]:
+    """`render_markdown`'s HTML, uncached, and whether it was formatted within
+    `RENDER_SECONDS` (False: some paragraphs are plain because time ran out)."""
+    env: dict = {"deadline": time.monotonic() + RENDER_SECONDS}
+    return _render(text, env), not env.get("out_of_time")
 
 
 def cache_key(text: str) -> str:
@@ -114,9 +128,8 @@ def _split(text: str, max_bytes: int) -> tuple[str, str]:
     return head, text[len(head) :]
 
 
-def _render(text: str) -> str:
+def _render(text: str, env: dict) -> str:
     markdown, rest = _split(text, MAX_MARKDOWN_BYTES)
-    env: dict = {"deadline": time.monotonic() + RENDER_SECONDS}
     html = _parser.render(markdown, env)
     if env.get("plain_blocks"):
         html += (
