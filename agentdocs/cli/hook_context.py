@@ -33,7 +33,6 @@ import json
 import os
 import sys
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,6 +139,13 @@ def seconds_since_start() -> float:
         return max(0.0, now - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return 0.0
+
+
+def new_process_id(tool: str) -> str:
+    """A process id for a session whose hook input named none."""
+    import uuid  # rarely needed, and it imports `platform`: not on every hook's path
+
+    return f"{tool}-{uuid.uuid4()}"
 
 
 def _remaining(args: argparse.Namespace, started: float) -> float:
@@ -266,7 +272,7 @@ def _deliver(args: argparse.Namespace, call: HookCall, started: float) -> tuple[
     recipe = args.recipe or lock.get("recipe") or None
     profile = args.profile or lock.get("profile") or None
     label = args.label or lock.get("label") or None
-    session = call.session or f"{call.tool}-{uuid.uuid4()}"
+    session = call.session or new_process_id(call.tool)
     api = http.Session({"Authorization": f"Bearer {args.token}"})
     warnings: list[str] = []
     cache = BlockCache(args.cache_dir or default_cache_dir())
