@@ -1,18 +1,27 @@
 """`agentdocs.client.http`, the client's HTTP on the standard library, against a real
 server on 127.0.0.1: the session's headers and a JSON body sent, Content-Length and
 chunked answers read, connections kept alive and opened again when the server closed
-them, a GET's redirects followed with the token kept to the same origin, and no
-answer as TransportError (Timeout when the server is slow)."""
+them, a GET's redirects followed with the token kept to the same origin, TLS verified
+against the bundle `requests` would use, and no answer as TransportError (Timeout when
+the server is slow)."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
+import ssl
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from agentdocs.client import http
 
@@ -142,3 +151,76 @@ def test_no_answer_is_a_transport_error_and_a_slow_one_a_timeout():
             http.get(f"http://127.0.0.1:{silent.getsockname()[1]}/", timeout=0.2)
     with pytest.raises(http.TransportError):
         http.get("ftp://127.0.0.1/", timeout=1)
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key, made here (no CA knows it)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "agentdocs test")])
+    now = datetime.now(UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(hours=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+@pytest.fixture
+def tls_server(tmp_path) -> Iterator[tuple[str, Path]]:
+    cert, key = _self_signed(tmp_path)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"https://127.0.0.1:{server.server_address[1]}", cert
+    server.shutdown()
+    server.server_close()
+
+
+def test_tls_is_verified_against_the_bundle_requests_would_use(tls_server, monkeypatch):
+    url, cert = tls_server
+    monkeypatch.delenv("REQUESTS_CA_BUNDLE", raising=False)
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    with pytest.raises(http.TransportError) as unknown:
+        http.get(f"{url}/x", timeout=5)
+    assert "CERTIFICATE_VERIFY_FAILED" in str(unknown.value)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(cert))
+    assert http.get(f"{url}/x", timeout=5).json() == {"ok": True}
+
+
+def test_the_environment_s_proxy_is_used_unless_no_proxy_names_the_host(servers, monkeypatch):
+    """The second server stands in for the proxy: a plain-http request through a proxy
+    names the whole URL on its request line."""
+    target, proxy = servers
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    assert http.get(f"{target}/x?a=1", timeout=5).status_code == 200
+    monkeypatch.setenv("NO_PROXY", "example.org,127.0.0.1")
+    assert http.get(f"{target}/x", timeout=5).status_code == 200
+    through, direct = Handler.seen
+    assert through["port"] == int(proxy.rsplit(":", 1)[1])
+    assert through["path"] == f"{target}/x?a=1"
+    assert direct["port"] == int(target.rsplit(":", 1)[1]) and direct["path"] == "/x"
