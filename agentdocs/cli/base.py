@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 from urllib.parse import quote
 
-import requests
+from agentdocs.client import http
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 
@@ -133,8 +133,7 @@ class ServerClient:
     def __init__(self, url: str, token: str, *, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> None:
         self.base = url.rstrip("/") + "/api/v1/"
         self.timeout = timeout
-        self.session = requests.Session()
-        self.session.headers["Authorization"] = f"Bearer {token}"
+        self.session = http.Session({"Authorization": f"Bearer {token}"})
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> ServerClient:
@@ -154,7 +153,7 @@ class ServerClient:
         url = self.base + path
         try:
             response = self.session.request(method, url, timeout=self.timeout, json=json)
-        except requests.RequestException as error:
+        except http.TransportError as error:
             raise ConnectionFailed(f"cannot reach {url}: {error}") from None
         if response.status_code >= 400:
             raise ServerRefused(self.describe_error(response), status=response.status_code)
@@ -166,7 +165,7 @@ class ServerClient:
             ) from None
 
     @staticmethod
-    def describe_error(response: requests.Response) -> str:
+    def describe_error(response: http.Response) -> str:
         try:
             body = response.json()
         except ValueError:

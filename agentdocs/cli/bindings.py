@@ -28,8 +28,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import requests
-
 from agentdocs.cli import repository_bind
 from agentdocs.cli import repository_report as reporting
 from agentdocs.cli.base import (
@@ -42,6 +40,7 @@ from agentdocs.cli.base import (
     require,
     write,
 )
+from agentdocs.client import http
 from agentdocs.core.bindings import STALE, OutdatedRow, OutdatedSide, Problem
 from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.core.repositories import local_export_sha256
@@ -142,7 +141,7 @@ def run_bind(args: argparse.Namespace) -> int:
     url = client.base + client.project_path(args.tenant, args.project, "bindings/")
     try:
         response = client.session.post(url, json=payload, timeout=client.timeout)
-    except requests.RequestException as error:
+    except http.TransportError as error:
         raise CommandError(f"cannot reach {url}: {error}") from None
     if response.status_code not in (201, 422):
         raise CommandError(client.describe_error(response))

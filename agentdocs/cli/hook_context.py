@@ -33,14 +33,12 @@ import json
 import os
 import sys
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import requests
-
 from agentdocs.cli.base import write
+from agentdocs.client import http
 from agentdocs.client.blocks import (
     RETRY_LATER,
     NoCachedBlock,
@@ -121,7 +119,7 @@ class Outcome:
 
 
 class _Refused(Exception):
-    def __init__(self, response: requests.Response) -> None:
+    def __init__(self, response: http.Response) -> None:
         super().__init__(f"the server refused the render (HTTP {response.status_code})")
 
 
@@ -141,6 +139,13 @@ def seconds_since_start() -> float:
         return max(0.0, now - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError):
         return 0.0
+
+
+def new_process_id(tool: str) -> str:
+    """A process id for a session whose hook input named none."""
+    import uuid  # rarely needed, and it imports `platform`: not on every hook's path
+
+    return f"{tool}-{uuid.uuid4()}"
 
 
 def _remaining(args: argparse.Namespace, started: float) -> float:
@@ -186,7 +191,7 @@ def _session_marker(cache: BlockCache, key: CacheKey, session: str) -> str:
 
 
 def _keys(
-    cache: BlockCache, url: str, key_id: str, *, timeout: float
+    session: http.Session, cache: BlockCache, url: str, key_id: str, *, timeout: float
 ) -> list[signing.PublicKey] | None:
     """The server's published keys: the cached copy while it names ``key_id`` and is
     young, else fetched again (None when they can be had neither way)."""
@@ -199,9 +204,9 @@ def _keys(
         if fresh and any(isinstance(k, dict) and k.get("key_id") == key_id for k in kept_keys):
             return kept_keys
     try:
-        response = requests.get(url.rstrip("/") + KEYS_PATH, timeout=timeout)
+        response = session.get(url.rstrip("/") + KEYS_PATH, timeout=timeout)
         document = response.json() if response.status_code == 200 else None
-    except (requests.RequestException, ValueError):
+    except (http.TransportError, ValueError):
         document = None
     keys = document.get("keys") if isinstance(document, dict) else None
     if not isinstance(keys, list) or not all(isinstance(k, dict) for k in keys):
@@ -211,7 +216,14 @@ def _keys(
 
 
 def verify_block(
-    turn: Turn, *, cache: BlockCache, url: str, tenant: str, project: str, timeout: float
+    turn: Turn,
+    *,
+    session: http.Session,
+    cache: BlockCache,
+    url: str,
+    tenant: str,
+    project: str,
+    timeout: float,
 ) -> str | None:
     """None when ``turn``'s text carries a valid signature of this server for this
     project; else why not, in words."""
@@ -221,7 +233,7 @@ def verify_block(
         claim, _payload, _signature = signing.token_decode(turn.signature)
     except signing.MalformedToken as error:
         return f"the signature cannot be read: {error}"
-    keys = _keys(cache, url, claim["key_id"], timeout=timeout)
+    keys = _keys(session, cache, url, claim["key_id"], timeout=timeout)
     if keys is None:
         return "the server's published keys cannot be had"
     for key in keys:
@@ -260,13 +272,12 @@ def _deliver(args: argparse.Namespace, call: HookCall, started: float) -> tuple[
     recipe = args.recipe or lock.get("recipe") or None
     profile = args.profile or lock.get("profile") or None
     label = args.label or lock.get("label") or None
-    session = call.session or f"{call.tool}-{uuid.uuid4()}"
-    http = requests.Session()
-    http.headers["Authorization"] = f"Bearer {args.token}"
+    session = call.session or new_process_id(call.tool)
+    api = http.Session({"Authorization": f"Bearer {args.token}"})
     warnings: list[str] = []
     cache = BlockCache(args.cache_dir or default_cache_dir())
     blocks = ResilientBlocks(
-        session=http,
+        session=api,
         api_base=str(args.url).rstrip("/") + "/api/v1/",
         tenant=str(tenant),
         project=str(project),
@@ -299,6 +310,7 @@ def _deliver(args: argparse.Namespace, call: HookCall, started: float) -> tuple[
     remaining = _remaining(args, started)
     why = verify_block(
         turn,
+        session=http.Session(),  # the keys are public: no token goes with them
         cache=cache,
         url=str(args.url),
         tenant=str(tenant),

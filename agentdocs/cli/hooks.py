@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
-import uuid
 from pathlib import Path
 from typing import Any
 
 from agentdocs.cli import hook_context
 from agentdocs.cli.base import EXIT_OK, EXIT_USAGE, CommandError, command, write
-from agentdocs.cli.quiet_bind import bind_quietly
 from agentdocs.core import targets
 from agentdocs.core.hook_settings import (
     HookSettingsError,
@@ -95,7 +94,7 @@ def _read_settings(path: Path) -> dict[str, Any] | None:
 def _write_settings(path: Path, settings: dict[str, Any]) -> None:
     """Write ``settings`` whole or not at all (a temporary file moved into place)."""
     text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
-    temporary = path.with_name(f".{path.name}.agentdocs-{uuid.uuid4().hex[:8]}")
+    temporary = path.with_name(f".{path.name}.agentdocs-{os.urandom(4).hex()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary.write_text(text, "utf-8")
@@ -354,7 +353,10 @@ def _session_start(args: argparse.Namespace) -> str:
     entry = _hook_target(args.tool)
     hook = _session_hook(entry)
     session = session_id_from(_read_hook_input(), hook)
-    process = session or f"{hook.tool}-{uuid.uuid4()}"
+    # Only session-start binds through a child process: `hook context` skips its imports.
+    from agentdocs.cli.quiet_bind import bind_quietly
+
+    process = session or hook_context.new_process_id(hook.tool)
     line = bind_quietly(repo=args.dir, tool=entry.format, process=process)
     if session is None:
         line += " (no session id in the hook's input: a new id was used)"

@@ -26,8 +26,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import requests
-
 from agentdocs.cli.base import (
     EXIT_FAILURE,
     EXIT_OK,
@@ -39,6 +37,7 @@ from agentdocs.cli.base import (
     require,
     write,
 )
+from agentdocs.client import http
 from agentdocs.core.agent_files import is_collected
 from agentdocs.core.targets import AGENT_NOTES_SOURCES, rule_folders
 
@@ -142,7 +141,7 @@ def run_import(args: argparse.Namespace) -> int:
     url = client.base + client.project_path(args.tenant, args.project, "import/")
     try:
         response = client.session.post(url, json=payload, timeout=client.timeout)
-    except requests.RequestException as error:
+    except http.TransportError as error:
         raise CommandError(f"cannot reach {url}: {error}", exit_code=EXIT_USAGE) from None
     if response.status_code >= 400:
         raise CommandError(client.describe_error(response), exit_code=EXIT_FAILURE)

@@ -21,7 +21,8 @@ server's rules. `sync` writes a project's exported agent files into a repository
 edits upstream as change requests. URL, token, tenant and project may come from AGENTDOCS_URL,
 AGENTDOCS_TOKEN, AGENTDOCS_TENANT and AGENTDOCS_PROJECT.
 
-No Django here: the client talks HTTP with `requests` and uses the pure
+No Django here: the client talks HTTP through `agentdocs.client.http` (the standard
+library, no `requests`) and uses the pure
 rendering core. Each command group has its
 own module; `agentdocs.cli.base` holds what they share.
 """

@@ -28,8 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-import requests
-
 from agentdocs.cli.base import (
     EXIT_OK,
     EXIT_USAGE,
@@ -39,6 +37,7 @@ from agentdocs.cli.base import (
     require,
 )
 from agentdocs.cli.memory_block import add_offline_arguments, resilient_blocks
+from agentdocs.client import http
 from agentdocs.client.blocks import DEFAULT_TIMEOUT_SECONDS, NoCachedBlock, ResilientBlocks
 from agentdocs.core.mcp_instructions import compose_instructions
 from agentdocs.mcp.api import (
@@ -61,7 +60,7 @@ PAGE_SIZE = 200
 MAX_LIST_PAGES = 25
 
 
-def refusal_of(response: requests.Response) -> Refusal:
+def refusal_of(response: http.Response) -> Refusal:
     """The server's JSON error as a Refusal, or its status when it sent none."""
     try:
         body = response.json()
@@ -106,7 +105,7 @@ class HttpProjectApi:
         params: dict[str, str] | None = None,
         accept: str = "application/json",
         ok: tuple[int, ...] = (200,),
-    ) -> requests.Response:
+    ) -> http.Response:
         try:
             response = self.client.session.request(
                 method,
@@ -116,13 +115,13 @@ class HttpProjectApi:
                 headers={"Accept": accept},
                 timeout=self.client.timeout,
             )
-        except requests.RequestException as error:
+        except http.TransportError as error:
             raise Refusal("unreachable", f"cannot reach {url}: {error}", status=0) from None
         if response.status_code not in ok:
             raise refusal_of(response)
         return response
 
-    def _json(self, response: requests.Response) -> Any:
+    def _json(self, response: http.Response) -> Any:
         try:
             return response.json()
         except ValueError:

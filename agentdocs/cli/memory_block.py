@@ -15,8 +15,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import requests
-
 from agentdocs.cli.base import (
     EXIT_OK,
     CommandError,
@@ -27,6 +25,7 @@ from agentdocs.cli.base import (
     require,
     write,
 )
+from agentdocs.client import http
 from agentdocs.client.blocks import DEFAULT_TIMEOUT_SECONDS, NoCachedBlock, ResilientBlocks
 from agentdocs.client.cache import BlockCache, default_cache_dir
 from agentdocs.core.memory_block import LayerAccount
@@ -76,7 +75,7 @@ def add_offline_arguments(parser: argparse.ArgumentParser, *, fallback: bool = T
         )
 
 
-def _refused(response: requests.Response) -> Exception:
+def _refused(response: http.Response) -> Exception:
     return ServerRefused(ServerClient.describe_error(response), status=response.status_code)
 
 
@@ -88,7 +87,7 @@ def resilient_blocks(
     args: argparse.Namespace,
     client: ServerClient,
     *,
-    refused: Callable[[requests.Response], Exception] = _refused,
+    refused: Callable[[http.Response], Exception] = _refused,
     warn: Callable[[str], None] = _warn,
 ) -> ResilientBlocks:
     """The project's renders through ``client``, with the cache the options name;

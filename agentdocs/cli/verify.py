@@ -27,8 +27,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import requests
-
 from agentdocs.cli.base import (
     DEFAULT_TIMEOUT_SECONDS,
     EXIT_FAILURE,
@@ -38,6 +36,7 @@ from agentdocs.cli.base import (
     command,
     write,
 )
+from agentdocs.client import http
 from agentdocs.core import signing
 
 KEYS_PATH = "/.well-known/agentdocs/keys.json"
@@ -71,8 +70,8 @@ def _keys_document(args: argparse.Namespace) -> Any:
         raise _usage_error("--keys FILE or --url URL missing (or set AGENTDOCS_URL)")
     url = args.url.rstrip("/") + KEYS_PATH
     try:
-        response = requests.get(url, timeout=args.timeout)
-    except requests.RequestException as error:
+        response = http.get(url, timeout=args.timeout)
+    except http.TransportError as error:
         raise _usage_error(f"cannot reach {url}: {error}") from None
     if response.status_code != 200:
         raise _usage_error(f"{url} answered HTTP {response.status_code}")

@@ -23,8 +23,7 @@ from itertools import islice
 from typing import Any
 from urllib.parse import quote
 
-import requests
-
+from agentdocs.client import http
 from agentdocs.client.cache import BlockCache, CachedBlock, CacheKey, text_sha256
 
 DEFAULT_TIMEOUT_SECONDS = 5.0
@@ -68,13 +67,13 @@ class ResilientBlocks:
     def __init__(
         self,
         *,
-        session: requests.Session,
+        session: http.Session,
         api_base: str,
         tenant: str,
         project: str,
         cache: BlockCache,
         timeout: float,
-        refused: Callable[[requests.Response], Exception],
+        refused: Callable[[http.Response], Exception],
         warn: Callable[[str], None],
     ) -> None:
         self.session = session
@@ -102,13 +101,13 @@ class ResilientBlocks:
             label=label or None,
         )
 
-    def _send(self, method: str, url: str, **kwargs: Any) -> requests.Response:
+    def _send(self, method: str, url: str, **kwargs: Any) -> http.Response:
         """The response, if below 500; Unavailable otherwise."""
         try:
             response = self.session.request(method, url, timeout=self.timeout, **kwargs)
-        except requests.Timeout:
+        except http.Timeout:
             raise Unavailable(f"{url} did not answer within {self.timeout:g} s") from None
-        except requests.RequestException as error:
+        except http.TransportError as error:
             raise Unavailable(f"cannot reach {url}: {error}") from None
         if response.status_code >= 500:
             raise Unavailable(f"{url} answered HTTP {response.status_code}")
@@ -220,7 +219,7 @@ class ResilientBlocks:
             signature=cached.signature,
         )
 
-    def bind(self, record: dict[str, Any]) -> requests.Response:
+    def bind(self, record: dict[str, Any]) -> http.Response:
         """POST a binding record now; Unavailable when the server cannot take it."""
         return self._send("POST", self._url("bindings/"), json=record)
 

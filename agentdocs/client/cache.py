@@ -14,9 +14,7 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -174,7 +172,7 @@ class BlockCache:
 
     def add_pending(self, key: CacheKey, payload: dict[str, Any]) -> Path:
         """Keep a binding record's request until it can be uploaded."""
-        name = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%fZ')}-{uuid.uuid4().hex}"
+        name = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%fZ')}-{os.urandom(16).hex()}"
         path = self._pending_folder(key) / f"{name}{PENDING_SUFFIX}"
         _write_atomically(path, json.dumps(payload, ensure_ascii=False))
         return path
@@ -241,6 +239,8 @@ class BlockCache:
 def _write_atomically(path: Path, text: str) -> None:
     """``text`` at ``path``, 0600, by a rename over it: never half written."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    import tempfile  # only when writing: the hook's usual run writes nothing
+
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # 0600
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:

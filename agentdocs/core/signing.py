@@ -27,12 +27,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, NotRequired, TypedDict
 
+# Only what a verifier needs is imported here: the command-line hook verifies a block at
+# every agent session's start. The sealing and the key export import theirs when used.
 from cryptography.exceptions import InvalidSignature, InvalidTag
-from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 ALGORITHM = "Ed25519"
 Kind = Literal["memory_block", "binding_record"]
@@ -82,7 +80,13 @@ class KeyPair:
 
     @property
     def public_bytes(self) -> bytes:
-        return self.private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        return _raw_public_bytes(self.private)
+
+
+def _raw_public_bytes(private: Ed25519PrivateKey) -> bytes:
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    return private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
 def key_id_of(public: bytes) -> str:
@@ -94,11 +98,13 @@ def key_id_of(public: bytes) -> str:
 def key_generate() -> tuple[str, Ed25519PrivateKey]:
     """A new Ed25519 key and its id (`key_id_of`)."""
     private = Ed25519PrivateKey.generate()
-    public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-    return key_id_of(public), private
+    return key_id_of(_raw_public_bytes(private)), private
 
 
 def _sealing_key(secret: str, key_id: str) -> bytes:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     return HKDF(
         algorithm=hashes.SHA256(), length=32, salt=key_id.encode("utf-8"), info=_SEAL_INFO
     ).derive(secret.encode("utf-8"))
@@ -108,7 +114,12 @@ def private_key_seal(private: Ed25519PrivateKey, *, secret: str, key_id: str) ->
     """The private key encrypted at rest: AES-256-GCM under a key derived (HKDF-SHA256)
     from ``secret`` and the key id, the id bound as associated data; base64url of
     nonce and ciphertext."""
-    from cryptography.hazmat.primitives.serialization import NoEncryption, PrivateFormat
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+    )
 
     raw = private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
     nonce = os.urandom(_NONCE_BYTES)
@@ -121,6 +132,8 @@ class KeyUnsealError(Exception):
 
 
 def private_key_unseal(sealed: str, *, secret: str, key_id: str) -> Ed25519PrivateKey:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     try:
         data = b64url_decode(sealed)
         raw = AESGCM(_sealing_key(secret, key_id)).decrypt(

@@ -578,7 +578,9 @@ def test_an_outsider_cannot_read_a_session_timeline(server, repo, client, outsid
 # Import weight
 
 # What no `--help` or hook run may import: the MCP SDK, pydantic (which it brings), Django.
-HEAVY = ("pydantic", "pydantic_core", "mcp", "django")
+# The hook and `--help` import none of these: the MCP SDK and its pydantic, Django, and
+# `requests` (the client talks HTTP with the standard library, agentdocs.client.http).
+HEAVY = ("pydantic", "pydantic_core", "mcp", "django", "requests", "urllib3")
 
 
 def _imported(
@@ -639,7 +641,7 @@ def test_a_hook_that_renders_verifies_and_binds_imports_no_heavy_module(server, 
             env=server,
             stdin=hook_input("s-i", source),
         )
-        assert "agentdocs.core.signing" in imported and "requests" in imported
+        assert {"agentdocs.core.signing", "agentdocs.client.http"} <= imported
         assert not _heavy(imported)
     assert BindingRecord.objects.filter(process="s-i").count() == 2
 
@@ -651,3 +653,12 @@ def test_the_check_sees_a_heavy_module(tmp_path):
         [], cwd=tmp_path, env={}, python=("-c", "import agentdocs.cli.main, agentdocs.mcp.server")
     )
     assert {"mcp", "pydantic"} <= _heavy(imported)
+
+
+def test_the_check_sees_requests(tmp_path):
+    """Were a module on the hook's path to import `requests` again, the checks above
+    would see it and urllib3."""
+    imported = _imported(
+        [], cwd=tmp_path, env={}, python=("-c", "import agentdocs.cli.main, requests")
+    )
+    assert {"requests", "urllib3"} <= _heavy(imported)
