@@ -50,6 +50,7 @@ from agentdocs.services import bindings as binding_service
 from agentdocs.services import changes as change_service
 from agentdocs.services import mcp_sessions as mcp_session_service
 from agentdocs.services import memory_block as memory_block_service
+from agentdocs.services import skill_reads as skill_read_service
 
 T = TypeVar("T")
 _DATETIME = serializers.DateTimeField()
@@ -164,10 +165,28 @@ class ServiceProjectApi:
         )
 
     @_refusing
-    def skill(self, name: str) -> SkillText:
-        """`GET .../skills/{name}`'s skill: the project's own, else its tenant's."""
+    def skill(self, name: str, process: str | None = None) -> SkillText:
+        """`GET .../skills/{name}`'s skill: the project's own, else its tenant's. With
+        ``process``, the read is bound to that process (a binding record with `skills`),
+        which needs what binding needs: the `render` scope and the bind rate limit."""
         access = request_project_access(self.request, self.tenant, self.project)
+        if process is not None:
+            require_scope(self.request, Scope.RENDER.value)
+            process = memory_block_service.validate_process(process)
         skill = skill_selectors.skill_get(project=access.project, name=name)
+        record = None
+        if process is not None:
+            ratelimit.check(
+                "bind", caller(self.request), ("bind_user", ratelimit.user_key(access.user.pk))
+            )
+            record = skill_read_service.skill_read_record(
+                tenant=access.tenant,
+                project=access.project,
+                user=access.user,
+                process=process,
+                skill=skill,
+                label=self.label,
+            ).pk
         return SkillText(
             name=skill.name,
             project=skill.project.slug,
@@ -183,6 +202,7 @@ class ServiceProjectApi:
                 )
                 for path, text in sorted(skill.files.items())
             ],
+            record=record,
         )
 
     @_refusing

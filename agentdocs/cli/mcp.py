@@ -197,7 +197,9 @@ class HttpProjectApi:
             path=data["path"], body=data["body"], version=data["version"], sha256=data["sha256"]
         )
 
-    def skill(self, name: str) -> SkillText:
+    def skill(self, name: str, process: str | None = None) -> SkillText:
+        """The skill (`GET .../skills/{name}`); the stdio server does not record reads
+        (``process`` is not sent): only the web app's `/mcp/` binds them."""
         data = self._json(self._send("GET", self._url(f"skills/{quote(name, safe='')}")))
         return SkillText(
             name=data["name"],
@@ -214,6 +216,7 @@ class HttpProjectApi:
                 )
                 for file in data["files"]
             ],
+            record=None,
         )
 
     def search(self, query: str) -> SearchResult:

@@ -121,3 +121,17 @@ def skill_versions_by_number(*, skill: Skill, versions: Collection[int]) -> dict
         .order_by("history_id")
     )
     return {row.version: row for row in rows}
+
+
+def skill_bundles(
+    *, versions: Collection[tuple[int, int]]
+) -> dict[tuple[int, int], dict[str, str]]:
+    """The files of some skill versions, by (skill id, version), from the skills'
+    history (what no later write changes): one query whatever their number."""
+    if not versions:
+        return {}
+    wanted = Q()
+    for skill_id, version in set(versions):
+        wanted |= Q(id=skill_id, version=version)
+    rows = Skill.history.filter(wanted).order_by("history_id").values_list("id", "version", "files")
+    return {(skill_id, version): files for skill_id, version, files in rows}

@@ -1,0 +1,144 @@
+"""A skill a process reads is recorded (issue 37, "on demand, recorded"): `read_skill`
+with the process's id over `/mcp/` adds a binding record of that process with
+`skills: [{name, version, label, sha256, files}]`, and `reconstruct` restores the exact
+files from the skill's history after it changed; nothing of another tenant."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+import requests
+from mcp import Client
+
+from agentdocs.models import BindingRecord, Skill
+from agentdocs.services import skills as skill_service
+from tests.api.test_mcp_http import JSON_RPC_HEADERS, bearer
+from tests.api.test_mcp_http import drive as drive_http
+from tests.cli.test_mcp import error_of
+from tests.conftest import api_token_key
+from tests.skills.conftest import skill_md
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SCRIPT = "#!/bin/sh\necho handoff\n"
+BINDINGS = "/api/v1/tenants/acme/projects/web/bindings/"
+
+
+def skill_reads() -> int:
+    """Records of skill reads (a session's start binds its instructions in one too)."""
+    return sum(1 for record in BindingRecord.objects.all() if "skills" in record.record)
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@pytest.fixture
+def handoff(project, vance, admin, other_tenant):
+    return skill_service.skill_create(
+        project=vance,
+        name="handoff",
+        files={"SKILL.md": skill_md("handoff"), "scripts/run.sh": SCRIPT},
+        user=admin,
+    )
+
+
+def _read(process: str | None):
+    async def body(client: Client) -> Any:
+        arguments = (
+            {"name": "handoff"} if process is None else {"name": "handoff", "process": process}
+        )
+        return await client.call_tool("read_skill", arguments)
+
+    return body
+
+
+def test_a_read_with_the_process_is_bound_and_reconstructed_byte_for_byte(
+    live_server, handoff, vance, admin, writer, api
+):
+    url = f"{live_server.url}/mcp/?tenant=acme&project=web"
+    result = drive_http(url, _read("run-7"), headers=bearer(api_token_key(writer)))
+    assert not result.is_error, result.content
+    got = result.structured_content
+    record_id = got["record"]
+    stored = BindingRecord.objects.get(pk=record_id)
+    assert (stored.process, stored.project.slug) == ("run-7", "web")
+    skill = Skill.objects.get(name="handoff")
+    files = {"SKILL.md": skill.files["SKILL.md"], "scripts/run.sh": SCRIPT}
+    shown = api(writer).get(f"{BINDINGS}{record_id}").json()
+    assert shown["skills"] == [
+        {
+            "custody": "agentdocs",
+            "skill_id": skill.pk,
+            "project": "_vance",
+            "name": "handoff",
+            "version": 1,
+            "label": None,
+            "sha256": skill.sha256,
+            "files": [{"path": p, "sha256": sha(t)} for p, t in sorted(files.items())],
+        }
+    ]
+    # The skill changes afterwards: the record still restores what the run read.
+    skill_service.skill_write(
+        skill=skill,
+        files={"SKILL.md": skill_md("handoff", "Changed."), "scripts/run.sh": "echo new\n"},
+        base_version=1,
+        user=admin,
+        reason="later",
+    )
+    body = api(writer).get(f"{BINDINGS}{record_id}/reconstruct").json()
+    assert body["complete"] is True
+    (restored,) = body["skills"]
+    assert (restored["name"], restored["version"], restored["verified"]) == ("handoff", 1, True)
+    for file in restored["files"]:
+        assert file["verified"] is True
+        assert file["content"].encode("utf-8") == files[file["path"]].encode("utf-8")
+        assert file["sha256"] == sha(files[file["path"]])
+
+
+def test_a_read_without_a_process_records_nothing(live_server, handoff, writer):
+    url = f"{live_server.url}/mcp/?tenant=acme&project=web"
+    result = drive_http(url, _read(None), headers=bearer(api_token_key(writer)))
+    assert result.structured_content["record"] is None
+    assert skill_reads() == 0
+
+
+def test_a_bad_process_is_refused_naming_it_and_records_nothing(live_server, handoff, writer):
+    url = f"{live_server.url}/mcp/?tenant=acme&project=web"
+    result = drive_http(url, _read("bad\nprocess"), headers=bearer(api_token_key(writer)))
+    refused = error_of(result)
+    assert refused["field"] == "process"
+    assert skill_reads() == 0
+
+
+def test_an_unknown_skill_records_nothing(live_server, handoff, writer):
+    url = f"{live_server.url}/mcp/?tenant=acme&project=web"
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool("read_skill", {"name": "nothing", "process": "run-7"})
+
+    refused = error_of(drive_http(url, body, headers=bearer(api_token_key(writer))))
+    assert (refused["error"], refused["field"]) == ("not_found", "name")
+    assert skill_reads() == 0
+
+
+def test_outsiders_get_404_and_nothing_is_recorded(live_server, handoff, writer, outsider, api):
+    url = f"{live_server.url}/mcp/?tenant=acme&project=web"
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "read_skill", "arguments": {"name": "handoff", "process": "run-7"}},
+    }
+    answer = requests.post(
+        url, json=call, headers={**JSON_RPC_HEADERS, **bearer(api_token_key(outsider))}
+    )
+    assert answer.status_code == 404 and answer.json()["error"] == "not_found"
+    assert skill_reads() == 0
+    record_id = drive_http(url, _read("run-7"), headers=bearer(api_token_key(writer)))
+    record_id = record_id.structured_content["record"]
+    for path in (f"{BINDINGS}{record_id}", f"{BINDINGS}{record_id}/reconstruct"):
+        response = api(outsider).get(path)
+        assert response.status_code == 404 and "handoff" not in response.text
