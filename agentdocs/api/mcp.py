@@ -54,6 +54,8 @@ from drf_spectacular.utils import extend_schema
 from mcp.server.streamable_http import check_accept_headers
 from mcp.types import (
     DEFAULT_NEGOTIATED_VERSION,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
@@ -77,8 +79,9 @@ from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.labels import validate_label_name
-from agentdocs.mcp.api import ProjectApi
+from agentdocs.mcp.api import ProjectApi, Refusal
 from agentdocs.mcp.server import build_server
+from agentdocs.mcp.skills_extension import SKILLS_METHODS, UnknownSkill, skills_get, skills_list
 from agentdocs.mcp.tools import BY_NAME, call_tool
 from agentdocs.models import Scope
 
@@ -241,6 +244,8 @@ SERVED_REQUESTS = frozenset(
         "resources/read",
         "prompts/list",
         "prompts/get",
+        # MCP's Skills extension (`agentdocs.mcp.skills_extension`), answered here.
+        *SKILLS_METHODS,
     }
 )
 
@@ -440,6 +445,24 @@ def _answer(request: Request, message_id: Any, result: CallToolResult) -> HttpRe
     return HttpResponse(JSONRenderer().render(body), content_type="application/json")
 
 
+def _skills_answer(api: ServiceProjectApi, message: dict[str, Any]) -> JsonResponse:
+    """`skills/list` or `skills/get` (MCP's Skills extension), answered from the
+    backend: a skill not served here, or a URI that names none, is -32602."""
+    try:
+        if message["method"] == "skills/list":
+            result = skills_list(api)
+        else:
+            result = skills_get(api, message.get("params"))
+    except UnknownSkill as unknown:
+        error = {"code": INVALID_PARAMS, "message": str(unknown), "data": {"field": "uri"}}
+    except Refusal as refused:
+        code = INVALID_PARAMS if refused.error in ("not_found", "invalid") else INTERNAL_ERROR
+        error = {"code": code, "message": str(refused), "data": refused.as_dict()}
+    else:
+        return JsonResponse({"jsonrpc": "2.0", "id": message["id"], "result": result})
+    return JsonResponse({"jsonrpc": "2.0", "id": message["id"], "error": error})
+
+
 @extend_schema(exclude=True)  # JSON-RPC, not REST: described in docs/mcp.md
 class McpView(APIView):
     authentication_classes = [BearerTokenAuthentication]
@@ -482,6 +505,8 @@ class McpView(APIView):
         api = ServiceProjectApi(
             request, tenant=tenant, project=project, server_url=server_url, label=label
         )
+        if message.get("method") in SKILLS_METHODS and "id" in message:
+            return _skills_answer(api, message)
         if _is_plain_call(request, message):
             return _answer(request, message["id"], call_tool(api, *_tool_and_arguments(message)))
         status, headers, body = async_to_sync(_serve)(api, _asgi_scope(request), request.body)

@@ -42,7 +42,7 @@ from agentdocs.mcp.api import (
     SkillText,
     memory_block_payload,
 )
-from agentdocs.models import Scope
+from agentdocs.models import Scope, Skill
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import search as search_selectors
 from agentdocs.selectors import skills as skill_selectors
@@ -81,6 +81,26 @@ def _refusing(method: Callable[..., T]) -> Callable[..., T]:
 
     refusing.__doc__ = method.__doc__
     return refusing
+
+
+def _skill_text(skill: Skill, *, record: int | None = None) -> SkillText:
+    return SkillText(
+        name=skill.name,
+        project=skill.project.slug,
+        description=skill.description,
+        version=skill.version,
+        sha256=skill.sha256,
+        files=[
+            SkillFile(
+                path=path,
+                sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                size=len(text.encode("utf-8")),
+                content=text,
+            )
+            for path, text in sorted(skill.files.items())
+        ],
+        record=record,
+    )
 
 
 class ServiceProjectApi:
@@ -187,23 +207,15 @@ class ServiceProjectApi:
                 skill=skill,
                 label=self.label,
             ).pk
-        return SkillText(
-            name=skill.name,
-            project=skill.project.slug,
-            description=skill.description,
-            version=skill.version,
-            sha256=skill.sha256,
-            files=[
-                SkillFile(
-                    path=path,
-                    sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                    size=len(text.encode("utf-8")),
-                    content=text,
-                )
-                for path, text in sorted(skill.files.items())
-            ],
-            record=record,
-        )
+        return _skill_text(skill, record=record)
+
+    @_refusing
+    def skills_offered(self) -> list[SkillText]:
+        """The skills the project offers (its own, and its tenant's it does not
+        replace), each with every file: MCP's Skills extension's `skills/list`."""
+        access = request_project_access(self.request, self.tenant, self.project)
+        rows = skill_selectors.skill_offered_bundles(project=access.project)
+        return [_skill_text(skill) for skill in rows]
 
     @_refusing
     def search(self, query: str) -> SearchResult:

@@ -36,6 +36,16 @@ def skill_list(*, project: Project) -> QuerySet[Skill]:
     )
 
 
+def skill_offered_bundles(*, project: Project) -> QuerySet[Skill]:
+    """The skills a project offers, by name, with their files (what MCP's Skills
+    extension lists with each file's digest): one query."""
+    return (
+        Skill.objects.filter(_offered(project), is_deleted=False)
+        .select_related("project")
+        .order_by("name")
+    )
+
+
 def skill_index(*, project: Project) -> list[IndexedSkill]:
     """The skills ``project`` offers as the index shows them (name, description, where
     stored, version, digest), by name: one query, whatever the number of skills and
