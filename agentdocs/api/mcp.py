@@ -93,6 +93,9 @@ PROJECT_HEADER = "X-Agentdocs-Project"
 # The label this client's renders and instructions read by unless a call names one
 # (`/mcp/T/P/?label=canary`, or this header): a canary client's whole session.
 LABEL_HEADER = "X-Agentdocs-Label"
+# The recipe (process type) whose `params.skills` chooses the skills `skills/list`
+# offers (`/mcp/T/P/?recipe=reviewer`, or this header); none: every skill offered.
+RECIPE_HEADER = "X-Agentdocs-Recipe"
 HEADERS_NOT_PASSED_ON = {"content-length", "transfer-encoding", "connection"}
 # Servers kept per process: one per (site, tenant, project) in use.
 SERVERS_KEPT = 64
@@ -107,6 +110,7 @@ CORS_REQUEST_HEADERS = (
     "last-event-id",
     TENANT_HEADER.lower(),
     PROJECT_HEADER.lower(),
+    RECIPE_HEADER.lower(),
 )
 CORS_EXPOSED_HEADERS = ("mcp-session-id", "mcp-protocol-version", "www-authenticate")
 CORS_MAX_AGE_SECONDS = 600
@@ -288,6 +292,11 @@ def _label(request: Request) -> str | None:
     """The client's label: the query's `label`, else the X-Agentdocs-Label header."""
     value = request.query_params.get("label") or request.headers.get(LABEL_HEADER)
     return validate_label_name(value, field="label") if value else None
+
+
+def _recipe(request: Request) -> str | None:
+    """The client's recipe: the query's `recipe`, else the X-Agentdocs-Recipe header."""
+    return request.query_params.get("recipe") or request.headers.get(RECIPE_HEADER) or None
 
 
 class RequestProjectApi:
@@ -503,7 +512,12 @@ class McpView(APIView):
         label = _label(request)
         server_url = request.build_absolute_uri(get_script_prefix()).rstrip("/")
         api = ServiceProjectApi(
-            request, tenant=tenant, project=project, server_url=server_url, label=label
+            request,
+            tenant=tenant,
+            project=project,
+            server_url=server_url,
+            label=label,
+            recipe=_recipe(request),
         )
         if message.get("method") in SKILLS_METHODS and "id" in message:
             return _skills_answer(api, message)

@@ -115,8 +115,10 @@ class ServiceProjectApi:
         project: str,
         server_url: str,
         label: str | None = None,
+        recipe: str | None = None,
     ) -> None:
         self.request = request
+        self.recipe = recipe
         self.tenant = tenant
         self.project = project
         self.server_url = server_url
@@ -212,9 +214,10 @@ class ServiceProjectApi:
     @_refusing
     def skills_offered(self) -> list[SkillText]:
         """The skills the project offers (its own, and its tenant's it does not
-        replace), each with every file: MCP's Skills extension's `skills/list`."""
+        replace), each with every file: MCP's Skills extension's `skills/list`. The
+        client's recipe (`/mcp/?recipe=`), when it names one, chooses among them."""
         access = request_project_access(self.request, self.tenant, self.project)
-        rows = skill_selectors.skill_offered_bundles(project=access.project)
+        rows = skill_selectors.skill_offered_bundles(project=access.project, recipe=self.recipe)
         return [_skill_text(skill) for skill in rows]
 
     @_refusing

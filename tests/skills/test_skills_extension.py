@@ -176,3 +176,30 @@ def test_skills_list_and_get_ask_the_same_queries_whatever_the_number_of_skills(
     assert len(listed) == 13 and len(listed[-1]["resources"]) == 7
     with django_assert_max_num_queries(2):
         send("skills/get", {"uri": "skill://skill-12/SKILL.md"})
+
+
+def test_the_clients_recipe_chooses_the_skills_listed(live_server, skills, tenant, admin, reader):
+    from agentdocs.services import policy as policy_service
+
+    policy_service.recipe_create(
+        tenant=tenant, name="reviewer", params={"skills": ["review"]}, profiles={}, user=admin
+    )
+    policy_service.recipe_create(
+        tenant=tenant, name="none", params={"skills": []}, profiles={}, user=admin
+    )
+    headers = {**JSON_RPC_HEADERS, **bearer(api_token_key(reader))}
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "skills/list", "params": {}}
+
+    def names(query: str, extra: dict[str, str] | None = None) -> Any:
+        url = f"{live_server.url}/mcp/acme/web/{query}"
+        answer = requests.post(url, json=listing, headers={**headers, **(extra or {})}).json()
+        if "error" in answer:
+            return answer["error"]
+        return [entry["frontmatter"]["name"] for entry in answer["result"]["skills"]]
+
+    assert names("") == ["handoff", "review"]
+    assert names("?recipe=reviewer") == ["review"]
+    assert names("", {"X-Agentdocs-Recipe": "reviewer"}) == ["review"]
+    assert names("?recipe=none") == []
+    unknown = names("?recipe=nobody")
+    assert unknown["code"] == -32602 and unknown["data"]["field"] == "recipe"
