@@ -6,6 +6,7 @@ files from the skill's history after it changed; nothing of another tenant."""
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from tests.api.test_mcp_http import JSON_RPC_HEADERS, bearer
 from tests.api.test_mcp_http import drive as drive_http
 from tests.cli.test_mcp import error_of
 from tests.conftest import api_token_key
+from tests.evidence.test_signatures import KEYS, run_cli
 from tests.skills.conftest import skill_md
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -142,3 +144,22 @@ def test_outsiders_get_404_and_nothing_is_recorded(live_server, handoff, writer,
     for path in (f"{BINDINGS}{record_id}", f"{BINDINGS}{record_id}/reconstruct"):
         response = api(outsider).get(path)
         assert response.status_code == 404 and "handoff" not in response.text
+
+
+def test_a_skill_read_record_verifies_offline_and_a_changed_file_hash_fails(
+    live_server, handoff, writer, api, tmp_path
+):
+    url = f"{live_server.url}/mcp/?tenant=acme&project=web"
+    result = drive_http(url, _read("run-7"), headers=bearer(api_token_key(writer)))
+    record_id = result.structured_content["record"]
+    answer = tmp_path / "record.json"
+    answer.write_bytes(api(writer).get(f"{BINDINGS}{record_id}").content)
+    keys = tmp_path / "keys.json"
+    keys.write_bytes(api().get(KEYS).content)
+    ok = run_cli("verify-record", str(answer), "--keys", str(keys), cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    edited = json.loads(answer.read_text())
+    edited["skills"][0]["files"][1]["sha256"] = "0" * 64
+    answer.write_text(json.dumps(edited))
+    bad = run_cli("verify-record", str(answer), "--keys", str(keys), cwd=tmp_path)
+    assert bad.returncode == 1
