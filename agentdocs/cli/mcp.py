@@ -198,9 +198,17 @@ class HttpProjectApi:
         )
 
     def skill(self, name: str, process: str | None = None) -> SkillText:
-        """The skill (`GET .../skills/{name}`); the stdio server does not record reads
-        (``process`` is not sent): only the web app's `/mcp/` binds them."""
-        data = self._json(self._send("GET", self._url(f"skills/{quote(name, safe='')}")))
+        """The skill (`GET .../skills/{name}`); with ``process``, read and recorded in
+        one request (`POST .../skills/{name}/reads`)."""
+        skill_path = f"skills/{quote(name, safe='')}"
+        if process is None:
+            data = self._json(self._send("GET", self._url(skill_path)))
+        else:
+            data = self._json(
+                self._send(
+                    "POST", self._url(skill_path + "/reads"), json={"process": process}, ok=(201,)
+                )
+            )
         return SkillText(
             name=data["name"],
             project=data["project"],
@@ -216,7 +224,7 @@ class HttpProjectApi:
                 )
                 for file in data["files"]
             ],
-            record=None,
+            record=data.get("record"),
         )
 
     def search(self, query: str) -> SearchResult:

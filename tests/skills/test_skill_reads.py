@@ -163,3 +163,42 @@ def test_a_skill_read_record_verifies_offline_and_a_changed_file_hash_fails(
     answer.write_text(json.dumps(edited))
     bad = run_cli("verify-record", str(answer), "--keys", str(keys), cwd=tmp_path)
     assert bad.returncode == 1
+
+
+def reads_url(name: str = "handoff", project: str = "web") -> str:
+    return f"/api/v1/tenants/acme/projects/{project}/skills/{name}/reads"
+
+
+def test_the_rest_read_records_the_skill_and_answers_its_files(api, handoff, writer):
+    answer = api(writer).post(reads_url(), {"process": "run-9"}, format="json")
+    assert answer.status_code == 201, answer.content
+    body = answer.json()
+    assert (body["name"], body["version"]) == ("handoff", 1)
+    assert {f["path"]: f["content"] for f in body["files"]}["scripts/run.sh"] == SCRIPT
+    stored = BindingRecord.objects.get(pk=body["record"])
+    assert stored.process == "run-9"
+    assert [s["name"] for s in stored.record["skills"]] == ["handoff"]
+    restored = api(writer).get(f"{BINDINGS}{body['record']}/reconstruct").json()
+    assert restored["complete"] is True and restored["skills"][0]["verified"] is True
+
+
+def test_the_rest_read_refuses_bad_input_and_records_nothing(api, handoff, writer, outsider):
+    client = api(writer)
+    missing = client.post(reads_url(), {}, format="json")
+    assert missing.status_code == 400 and missing.json()["field"] == "process"
+    bad = client.post(reads_url(), {"process": "a\nb"}, format="json")
+    assert bad.status_code in (400, 422) and bad.json()["field"] == "process"
+    unknown = client.post(reads_url("nothing"), {"process": "run-9"}, format="json")
+    assert unknown.status_code == 404 and unknown.json()["field"] == "name"
+    foreign = api(outsider).post(reads_url(), {"process": "run-9"}, format="json")
+    assert foreign.status_code == 404 and "handoff" not in foreign.content.decode()
+    assert skill_reads() == 0
+
+
+def test_the_stdio_servers_read_skill_records_too(live_server, handoff, writer):
+    from tests.cli.test_mcp import drive as drive_stdio
+
+    result = drive_stdio(api_token_key(writer), live_server.url, _read("run-3"))
+    assert not result.is_error, result.content
+    record = BindingRecord.objects.get(pk=result.structured_content["record"])
+    assert record.process == "run-3" and record.record["skills"][0]["name"] == "handoff"
