@@ -144,8 +144,9 @@ class BindingRecordSerializer(serializers.Serializer):
     def to_representation(self, record: BindingRecord) -> dict[str, Any]:
         data: dict[str, Any] = super().to_representation(record)
         # Only in the records that carry them, so every answer is the signed record: how
-        # the block was served, and a repository run's files (`agentdocs bind --repo`).
-        for key in ("served_from", "served_sha256", "repository", "delivery"):
+        # the block was served, a repository run's files (`agentdocs bind --repo`), and
+        # the skills a process read (`read_skill`).
+        for key in ("served_from", "served_sha256", "repository", "delivery", "skills"):
             if key in record.record:
                 data[key] = record.record[key]
         return data
@@ -527,6 +528,12 @@ class BindingReconstruct(_RecordView):
             required=False,
             help_text="A live delivery: the exact output the tool received, verified against "
             "its sha256, and the context the tool made of it by its own rules",
+        )
+        skills = serializers.ListField(
+            child=serializers.DictField(),
+            required=False,
+            help_text="The skills the process read: each file restored from the skill's "
+            "history at the bound version and verified against its sha256",
         )
         complete = serializers.BooleanField()
 

@@ -54,6 +54,8 @@ from drf_spectacular.utils import extend_schema
 from mcp.server.streamable_http import check_accept_headers
 from mcp.types import (
     DEFAULT_NEGOTIATED_VERSION,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     PARSE_ERROR,
@@ -77,8 +79,9 @@ from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.labels import validate_label_name
-from agentdocs.mcp.api import ProjectApi
+from agentdocs.mcp.api import ProjectApi, Refusal
 from agentdocs.mcp.server import build_server
+from agentdocs.mcp.skills_extension import SKILLS_METHODS, UnknownSkill, skills_get, skills_list
 from agentdocs.mcp.tools import BY_NAME, call_tool
 from agentdocs.models import Scope
 
@@ -90,6 +93,9 @@ PROJECT_HEADER = "X-Agentdocs-Project"
 # The label this client's renders and instructions read by unless a call names one
 # (`/mcp/T/P/?label=canary`, or this header): a canary client's whole session.
 LABEL_HEADER = "X-Agentdocs-Label"
+# The recipe (process type) whose `params.skills` chooses the skills `skills/list`
+# offers (`/mcp/T/P/?recipe=reviewer`, or this header); none: every skill offered.
+RECIPE_HEADER = "X-Agentdocs-Recipe"
 HEADERS_NOT_PASSED_ON = {"content-length", "transfer-encoding", "connection"}
 # Servers kept per process: one per (site, tenant, project) in use.
 SERVERS_KEPT = 64
@@ -104,6 +110,7 @@ CORS_REQUEST_HEADERS = (
     "last-event-id",
     TENANT_HEADER.lower(),
     PROJECT_HEADER.lower(),
+    RECIPE_HEADER.lower(),
 )
 CORS_EXPOSED_HEADERS = ("mcp-session-id", "mcp-protocol-version", "www-authenticate")
 CORS_MAX_AGE_SECONDS = 600
@@ -241,6 +248,8 @@ SERVED_REQUESTS = frozenset(
         "resources/read",
         "prompts/list",
         "prompts/get",
+        # MCP's Skills extension (`agentdocs.mcp.skills_extension`), answered here.
+        *SKILLS_METHODS,
     }
 )
 
@@ -283,6 +292,11 @@ def _label(request: Request) -> str | None:
     """The client's label: the query's `label`, else the X-Agentdocs-Label header."""
     value = request.query_params.get("label") or request.headers.get(LABEL_HEADER)
     return validate_label_name(value, field="label") if value else None
+
+
+def _recipe(request: Request) -> str | None:
+    """The client's recipe: the query's `recipe`, else the X-Agentdocs-Recipe header."""
+    return request.query_params.get("recipe") or request.headers.get(RECIPE_HEADER) or None
 
 
 class RequestProjectApi:
@@ -440,6 +454,24 @@ def _answer(request: Request, message_id: Any, result: CallToolResult) -> HttpRe
     return HttpResponse(JSONRenderer().render(body), content_type="application/json")
 
 
+def _skills_answer(api: ServiceProjectApi, message: dict[str, Any]) -> JsonResponse:
+    """`skills/list` or `skills/get` (MCP's Skills extension), answered from the
+    backend: a skill not served here, or a URI that names none, is -32602."""
+    try:
+        if message["method"] == "skills/list":
+            result = skills_list(api)
+        else:
+            result = skills_get(api, message.get("params"))
+    except UnknownSkill as unknown:
+        error = {"code": INVALID_PARAMS, "message": str(unknown), "data": {"field": "uri"}}
+    except Refusal as refused:
+        code = INVALID_PARAMS if refused.error in ("not_found", "invalid") else INTERNAL_ERROR
+        error = {"code": code, "message": str(refused), "data": refused.as_dict()}
+    else:
+        return JsonResponse({"jsonrpc": "2.0", "id": message["id"], "result": result})
+    return JsonResponse({"jsonrpc": "2.0", "id": message["id"], "error": error})
+
+
 @extend_schema(exclude=True)  # JSON-RPC, not REST: described in docs/mcp.md
 class McpView(APIView):
     authentication_classes = [BearerTokenAuthentication]
@@ -480,8 +512,15 @@ class McpView(APIView):
         label = _label(request)
         server_url = request.build_absolute_uri(get_script_prefix()).rstrip("/")
         api = ServiceProjectApi(
-            request, tenant=tenant, project=project, server_url=server_url, label=label
+            request,
+            tenant=tenant,
+            project=project,
+            server_url=server_url,
+            label=label,
+            recipe=_recipe(request),
         )
+        if message.get("method") in SKILLS_METHODS and "id" in message:
+            return _skills_answer(api, message)
         if _is_plain_call(request, message):
             return _answer(request, message["id"], call_tool(api, *_tool_and_arguments(message)))
         status, headers, body = async_to_sync(_serve)(api, _asgi_scope(request), request.body)

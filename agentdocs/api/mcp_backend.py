@@ -42,7 +42,7 @@ from agentdocs.mcp.api import (
     SkillText,
     memory_block_payload,
 )
-from agentdocs.models import Scope
+from agentdocs.models import Scope, Skill
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import search as search_selectors
 from agentdocs.selectors import skills as skill_selectors
@@ -50,6 +50,7 @@ from agentdocs.services import bindings as binding_service
 from agentdocs.services import changes as change_service
 from agentdocs.services import mcp_sessions as mcp_session_service
 from agentdocs.services import memory_block as memory_block_service
+from agentdocs.services import skill_reads as skill_read_service
 
 T = TypeVar("T")
 _DATETIME = serializers.DateTimeField()
@@ -82,6 +83,26 @@ def _refusing(method: Callable[..., T]) -> Callable[..., T]:
     return refusing
 
 
+def _skill_text(skill: Skill, *, record: int | None = None) -> SkillText:
+    return SkillText(
+        name=skill.name,
+        project=skill.project.slug,
+        description=skill.description,
+        version=skill.version,
+        sha256=skill.sha256,
+        files=[
+            SkillFile(
+                path=path,
+                sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                size=len(text.encode("utf-8")),
+                content=text,
+            )
+            for path, text in sorted(skill.files.items())
+        ],
+        record=record,
+    )
+
+
 class ServiceProjectApi:
     """The project ``tenant``/``project`` as the caller of ``request`` (its token) may
     use it; ``server_url`` is where the app's pages are (the answers' links)."""
@@ -94,8 +115,10 @@ class ServiceProjectApi:
         project: str,
         server_url: str,
         label: str | None = None,
+        recipe: str | None = None,
     ) -> None:
         self.request = request
+        self.recipe = recipe
         self.tenant = tenant
         self.project = project
         self.server_url = server_url
@@ -164,26 +187,38 @@ class ServiceProjectApi:
         )
 
     @_refusing
-    def skill(self, name: str) -> SkillText:
-        """`GET .../skills/{name}`'s skill: the project's own, else its tenant's."""
+    def skill(self, name: str, process: str | None = None) -> SkillText:
+        """`GET .../skills/{name}`'s skill: the project's own, else its tenant's. With
+        ``process``, the read is bound to that process (a binding record with `skills`),
+        which needs what binding needs: the `render` scope and the bind rate limit."""
         access = request_project_access(self.request, self.tenant, self.project)
+        if process is not None:
+            require_scope(self.request, Scope.RENDER.value)
+            process = memory_block_service.validate_process(process)
         skill = skill_selectors.skill_get(project=access.project, name=name)
-        return SkillText(
-            name=skill.name,
-            project=skill.project.slug,
-            description=skill.description,
-            version=skill.version,
-            sha256=skill.sha256,
-            files=[
-                SkillFile(
-                    path=path,
-                    sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                    size=len(text.encode("utf-8")),
-                    content=text,
-                )
-                for path, text in sorted(skill.files.items())
-            ],
-        )
+        record = None
+        if process is not None:
+            ratelimit.check(
+                "bind", caller(self.request), ("bind_user", ratelimit.user_key(access.user.pk))
+            )
+            record = skill_read_service.skill_read_record(
+                tenant=access.tenant,
+                project=access.project,
+                user=access.user,
+                process=process,
+                skill=skill,
+                label=self.label,
+            ).pk
+        return _skill_text(skill, record=record)
+
+    @_refusing
+    def skills_offered(self) -> list[SkillText]:
+        """The skills the project offers (its own, and its tenant's it does not
+        replace), each with every file: MCP's Skills extension's `skills/list`. The
+        client's recipe (`/mcp/?recipe=`), when it names one, chooses among them."""
+        access = request_project_access(self.request, self.tenant, self.project)
+        rows = skill_selectors.skill_offered_bundles(project=access.project, recipe=self.recipe)
+        return [_skill_text(skill) for skill in rows]
 
     @_refusing
     def search(self, query: str) -> SearchResult:

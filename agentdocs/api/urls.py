@@ -24,6 +24,7 @@ from agentdocs.api import (
     repositories,
     search,
     skill_history,
+    skill_reads,
     skills,
     tenancy,
     tokens,
@@ -114,6 +115,7 @@ urlpatterns = [
     ),
     re_path(P + SKILL + r"/diff$", skill_history.SkillDiff.as_view(), name="api-skill-diff"),
     re_path(P + SKILL + r"/revert$", skill_history.SkillRevert.as_view(), name="api-skill-revert"),
+    re_path(P + SKILL + r"/reads$", skill_reads.SkillReadCreate.as_view(), name="api-skill-reads"),
     # Policy: memory.* settings and recipes.
     re_path(T + r"/settings/$", policy.TenantSettingList.as_view(), name="api-tenant-settings"),
     re_path(

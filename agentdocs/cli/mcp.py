@@ -196,8 +196,18 @@ class HttpProjectApi:
             path=data["path"], body=data["body"], version=data["version"], sha256=data["sha256"]
         )
 
-    def skill(self, name: str) -> SkillText:
-        data = self._json(self._send("GET", self._url(f"skills/{quote(name, safe='')}")))
+    def skill(self, name: str, process: str | None = None) -> SkillText:
+        """The skill (`GET .../skills/{name}`); with ``process``, read and recorded in
+        one request (`POST .../skills/{name}/reads`)."""
+        skill_path = f"skills/{quote(name, safe='')}"
+        if process is None:
+            data = self._json(self._send("GET", self._url(skill_path)))
+        else:
+            data = self._json(
+                self._send(
+                    "POST", self._url(skill_path + "/reads"), json={"process": process}, ok=(201,)
+                )
+            )
         return SkillText(
             name=data["name"],
             project=data["project"],
@@ -213,6 +223,7 @@ class HttpProjectApi:
                 )
                 for file in data["files"]
             ],
+            record=data.get("record"),
         )
 
     def search(self, query: str) -> SearchResult:

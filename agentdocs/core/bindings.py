@@ -207,6 +207,27 @@ class RecordHeader(TypedDict):
     created_by: str
 
 
+class BoundSkillFile(TypedDict):
+    path: str
+    sha256: str
+
+
+class BoundSkill(TypedDict):
+    """A skill a process read (`read_skill`, the Skills extension's `skills/get`): the
+    exact version of its whole bundle, kept by agentdocs (its history), so that
+    `reconstruct` restores each file and checks it against its sha256."""
+
+    custody: Literal["agentdocs"]
+    skill_id: int
+    project: str
+    name: str
+    version: int
+    # The label the process read by (its client's), or None for the current version.
+    label: str | None
+    sha256: str
+    files: list[BoundSkillFile]
+
+
 class BindingRecordData(RecordHeader):
     """A stored binding record, schema ``context-binding/v1``."""
 
@@ -226,6 +247,9 @@ class BindingRecordData(RecordHeader):
     # Only in a record of a live delivery (`agentdocs hook context`): the exact bytes the
     # hook wrote to the tool, and what the tool made of them.
     delivery: NotRequired[Delivery]
+    # Only in a record of a skill read (`agentdocs.services.skill_reads`): each skill the
+    # process read, by version, with each file's sha256.
+    skills: NotRequired[list[BoundSkill]]
 
 
 @dataclass(frozen=True)

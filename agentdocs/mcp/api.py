@@ -66,6 +66,8 @@ class SkillText(TypedDict):
     version: int
     sha256: str
     files: list[SkillFile]
+    # The binding record of the read when the call named its `process`, else None.
+    record: int | None
 
 
 class SearchMatch(TypedDict):
@@ -139,7 +141,7 @@ class ProjectApi(Protocol):
 
     def search(self, query: str) -> SearchResult: ...
 
-    def skill(self, name: str) -> SkillText: ...
+    def skill(self, name: str, process: str | None = None) -> SkillText: ...
 
     def propose(
         self, path: str, body: str, reason: str, base_version: int | None

@@ -41,6 +41,7 @@ from mcp_types import (
 from agentdocs.core.mcp_instructions import compose_instructions
 from agentdocs.mcp.api import ProjectApi, Refusal, SessionStart
 from agentdocs.mcp.paths import InvalidPath, resource_document_path
+from agentdocs.mcp.skills_extension import SKILLS_EXTENSION, parse_skill_uri
 from agentdocs.mcp.tools import TOOLS, UnknownTool, call_tool
 
 # The MCP specification's error for a resource that is not there.
@@ -136,8 +137,19 @@ def build_server(
         )
         return ListResourceTemplatesResult(resource_templates=[template])
 
+    async def _skill_file(in_skill: tuple[str, str], address: str) -> tuple[str, str]:
+        """A file of an offered skill (`skill://<name>/<path>`, MCP's Skills extension)."""
+        name, path = in_skill
+        skill = await call(api.skill, name)
+        for file in skill["files"]:
+            if file["path"] == path:
+                return file["content"], "text/markdown" if path.endswith(".md") else "text/plain"
+        detail = f"Resource not found: {address} (the skill {name!r} has no file {path!r})"
+        raise MCPError(RESOURCE_NOT_FOUND, detail, {"uri": address})
+
     async def read_resource(ctx: Any, params: Any) -> ReadResourceResult:
         address = str(params.uri)
+        mime_type = "text/markdown"
         not_found = (
             f"Resource not found: {address} (this server serves {memory_block_uri} and "
             f"{documents_prefix}{{path}})"
@@ -147,6 +159,8 @@ def build_server(
                 text = await call(api.memory_block_preview)
             elif (path := resource_document_path(address, documents_prefix)) is not None:
                 text = (await call(api.document, path))["body"]
+            elif (in_skill := parse_skill_uri(address)) is not None:
+                text, mime_type = await _skill_file(in_skill, address)
             else:
                 raise MCPError(RESOURCE_NOT_FOUND, not_found, {"uri": address})
         except InvalidPath as refused:
@@ -157,7 +171,7 @@ def build_server(
                 data = {"uri": address, **refused.as_dict()}
                 raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {refused}", data) from None
             raise MCPError(INTERNAL_ERROR, str(refused), refused.as_dict()) from None
-        contents = TextResourceContents(uri=address, text=text, mime_type="text/markdown")
+        contents = TextResourceContents(uri=address, text=text, mime_type=mime_type)
         return ReadResourceResult(contents=[contents])
 
     async def list_prompts(ctx: Any, params: Any) -> ListPromptsResult:
@@ -203,6 +217,10 @@ def _session_start_middleware(api: ProjectApi, call: BlockingCall) -> Any:
         result = await call_next(ctx)
         if ctx.method not in SESSION_STARTS or not isinstance(result, dict):
             return result
+        # The web app's server answers the Skills extension's methods (`/mcp/`'s view).
+        capabilities = result.get("capabilities")
+        if isinstance(capabilities, dict):
+            capabilities.setdefault("extensions", {})[SKILLS_EXTENSION] = {}
         headers = getattr(ctx.request, "headers", None) or {}
         session = headers.get(SESSION_HEADER) or None
         try:

@@ -62,6 +62,7 @@ class ReadArguments(Arguments):
 
 class ReadSkillArguments(Arguments):
     name: str
+    process: str | None = None
 
 
 class SearchArguments(Arguments):
@@ -113,7 +114,7 @@ def read_skill(api: ProjectApi, given: ReadSkillArguments) -> SkillText:
         name = validate_skill_name(given.name, field="name")
     except InvalidSkill as refused:
         raise Refusal("invalid", refused.detail, field="name", status=0) from None
-    skill = api.skill(name)
+    skill = api.skill(name, given.process)
     # SKILL.md first: the instructions, then the files they point to.
     skill["files"].sort(key=lambda file: (file["path"] != "SKILL.md", file["path"]))
     return skill
@@ -284,7 +285,9 @@ change request's id, its state ("open") and the URL of its page.""",
 The Memory Block's `## Skills (...)` layer lists the skills offered, each
 with its name and description: read one when your task needs it. Returns its
 version, its bundle's sha256 and each file (`SKILL.md` first) with its path,
-sha256, size in bytes and content.""",
+sha256, size in bytes and content. Give the id of your `process` (as to
+get_memory_block) and the read is added to your run's binding record
+(`record`: its id), so the run's record says which procedure it followed.""",
         arguments=ReadSkillArguments,
         result=SkillText,
         run=read_skill,

@@ -9,8 +9,14 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from agentdocs.core.errors import NotFound
-from agentdocs.core.skill_index import IndexedSkill
-from agentdocs.models import RESERVED_PROJECT, Project, Skill
+from agentdocs.core.skill_index import (
+    ALL,
+    SKILLS_PARAM,
+    IndexedSkill,
+    Selection,
+    skill_selection,
+)
+from agentdocs.models import RESERVED_PROJECT, Project, Recipe, Skill
 
 
 def _offered(project: Project) -> Q:
@@ -34,6 +40,29 @@ def skill_list(*, project: Project) -> QuerySet[Skill]:
         .defer("files")
         .order_by("name")
     )
+
+
+def skill_offered_bundles(*, project: Project, recipe: str | None = None) -> list[Skill]:
+    """The skills a project offers, by name, with their files (what MCP's Skills
+    extension lists with each file's digest): one query, and one for ``recipe``, whose
+    `params.skills` chooses among them as for the Memory Block's index; NotFound naming
+    `recipe` for a recipe the tenant lacks."""
+    selection: Selection = ALL
+    if recipe is not None:
+        params = (
+            Recipe.objects.filter(tenant_id=project.tenant_id, name=recipe)
+            .values_list("params", flat=True)
+            .first()
+        )
+        if params is None:
+            raise NotFound(f"No recipe {recipe!r} in this tenant.", field="recipe")
+        selection = skill_selection(params.get(SKILLS_PARAM) if isinstance(params, dict) else None)
+    rows = (
+        Skill.objects.filter(_offered(project), is_deleted=False)
+        .select_related("project")
+        .order_by("name")
+    )
+    return [skill for skill in rows if selection == ALL or skill.name in selection]
 
 
 def skill_index(*, project: Project) -> list[IndexedSkill]:
@@ -121,3 +150,17 @@ def skill_versions_by_number(*, skill: Skill, versions: Collection[int]) -> dict
         .order_by("history_id")
     )
     return {row.version: row for row in rows}
+
+
+def skill_bundles(
+    *, versions: Collection[tuple[int, int]]
+) -> dict[tuple[int, int], dict[str, str]]:
+    """The files of some skill versions, by (skill id, version), from the skills'
+    history (what no later write changes): one query whatever their number."""
+    if not versions:
+        return {}
+    wanted = Q()
+    for skill_id, version in set(versions):
+        wanted |= Q(id=skill_id, version=version)
+    rows = Skill.history.filter(wanted).order_by("history_id").values_list("id", "version", "files")
+    return {(skill_id, version): files for skill_id, version, files in rows}

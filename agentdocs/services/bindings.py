@@ -22,6 +22,7 @@ from agentdocs.core.bindings import (
     SCHEMA,
     BindingRecordData,
     BoundDocument,
+    BoundSkill,
     ManifestSource,
     RecordHeader,
     ServedFrom,
@@ -46,9 +47,11 @@ from agentdocs.core.repository_runs import (
     restore_repository_file,
     with_repository,
 )
+from agentdocs.core.skill_reads import restore_skill
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
 from agentdocs.selectors import bindings as binding_selectors
+from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import archival, binding_memory_block, events
 from agentdocs.services.signing import binding_record_sign
 
@@ -239,6 +242,7 @@ def binding_create(
     served_sha256: str | None = None,
     repository: Mapping[str, Any] | None = None,
     delivery: Mapping[str, Any] | None = None,
+    skills: list[BoundSkill] | None = None,
 ) -> BindingResult:
     """Bind a run: resolve every source, classify every exception, store the record.
 
@@ -254,6 +258,8 @@ def binding_create(
     a manifest and a `context.json`, such a run binds an empty manifest.
     ``delivery`` is what a context hook wrote to its tool (`agentdocs hook context`):
     kept with what the tool makes of it, and a problem when the tool could not use it.
+    ``skills`` are the skills the process read (`agentdocs.services.skill_reads`), each
+    by version with its files' sha256, restorable from the skills' history.
 
     ``process`` is a process id its face has checked (`validate_process`: the API's
     serializer, the page, the MCP session), once.
@@ -298,6 +304,8 @@ def binding_create(
         record = with_repository(record, section)
     if delivery is not None:
         record = _with_delivery(record, delivery)
+    if skills is not None:
+        record["skills"] = skills
     _refuse_oversized(record)
     with transaction.atomic():
         stored = BindingRecord.objects.create(
@@ -432,6 +440,18 @@ def binding_repository_reconstruct(*, record: BindingRecord) -> list[dict[str, A
     return [restore_repository_file(entry, rebuilt) for entry in section["files"]]
 
 
+def binding_skills_reconstruct(skills: list[BoundSkill]) -> list[dict[str, Any]]:
+    """Each skill a process read, its files restored from the skill's history at the
+    bound version (one query whatever the number of skills) and each checked against
+    its recorded sha256."""
+    kept = skill_selectors.skill_bundles(
+        versions=[(skill["skill_id"], skill["version"]) for skill in skills]
+    )
+    return [
+        restore_skill(skill, kept.get((skill["skill_id"], skill["version"]))) for skill in skills
+    ]
+
+
 def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
     """Every bound source's exact text and, when a memory block was bound, the block
     rendered again from those versions; each verified against its recorded sha256."""
@@ -449,6 +469,10 @@ def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
     if delivery is not None:
         result["delivery"] = delivery_reconstruct(delivery)
         complete = complete and result["delivery"]["verified"]
+    skills = record.record.get("skills")
+    if skills is not None:
+        result["skills"] = binding_skills_reconstruct(skills)
+        complete = complete and all(skill["verified"] for skill in result["skills"])
     return {**result, "complete": complete}
 
 

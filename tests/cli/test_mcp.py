@@ -31,7 +31,7 @@ TOOLS = {
     "search_documents": {"query"},
     "propose_change": {"path", "body", "reason", "base_version"},
     "bind_run": {"process", "manifest"},
-    "read_skill": {"name"},
+    "read_skill": {"name", "process"},
 }
 
 
