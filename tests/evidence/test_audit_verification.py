@@ -16,20 +16,6 @@ STATUS = "/api/v1/tenants/acme/audit/verifications/{}"
 
 
 @pytest.fixture
-def rules(project, writer, make_document):
-    document = make_document(project, "agent.md", "v1")
-    for version in (1, 2, 3):
-        document = document_service.document_write(
-            document=document,
-            body=f"v{version + 1}",
-            base_version=version,
-            user=writer,
-            reason="edit",
-        ).document
-    return document
-
-
-@pytest.fixture
 def long_chain(settings):
     """Every chain is a long one."""
     settings.AGENTDOCS_AUDIT_VERIFY_SYNC_ROWS = 0
