@@ -53,17 +53,8 @@ def label_move(request: HttpRequest, tenant: str, project: str, path: str) -> Ht
             refusal = error
         else:
             if isinstance(done, ChangeRequest):
-                messages.success(
-                    request,
-                    f"{document.path} is protected by review: change #{done.pk} proposes "
-                    f"moving {name} to version {done.base_version}.",
-                )
-                return redirect(
-                    "change",
-                    tenant=access.tenant.slug,
-                    project=access.project.slug,
-                    change_id=done.pk,
-                )
+                proposes = f"moving {name} to version {done.base_version}"
+                return _proposed(request, access, document.path, done, proposes)
             messages.success(request, f"Moved {name} to version {done.label.version}.")
             return redirect(document_url("document", access, document.path))
     context = detail_context(request, access, document, document, label_form=form)
@@ -96,18 +87,25 @@ def document_label_remove(
             refusal = error
         else:
             if proposed is not None:
-                messages.success(
-                    request,
-                    f"{document.path} is protected by review: change #{proposed.pk} proposes "
-                    f"removing {name}.",
-                )
-                return redirect(
-                    "change",
-                    tenant=access.tenant.slug,
-                    project=access.project.slug,
-                    change_id=proposed.pk,
-                )
+                return _proposed(request, access, document.path, proposed, f"removing {name}")
             messages.success(request, f"Removed {name}: readers of it get latest.")
             return redirect(document_url("document", access, document.path))
     context = detail_context(request, access, document, document, remove_form=form)
     return form_page(request, "agentdocs/document.html", context, form=form, refusal=refusal)
+
+
+def _proposed(
+    request: HttpRequest,
+    access: permissions.ProjectAccess,
+    path: str,
+    change: ChangeRequest,
+    proposes: str,
+) -> HttpResponse:
+    """Under review, a label's move or removal became a change request: say so and go
+    to it."""
+    messages.success(
+        request, f"{path} is protected by review: change #{change.pk} proposes {proposes}."
+    )
+    return redirect(
+        "change", tenant=access.tenant.slug, project=access.project.slug, change_id=change.pk
+    )
