@@ -22,9 +22,13 @@ round trip in about a fifth of a millisecond (bench/README.md, `shared_cache.py`
 one machine's: several machines share Redis.
 
 `set_unanswered` is a write nobody waits for: a render's read state, sent on a
-connection of its own with Redis's replies turned off (`CLIENT REPLY OFF`), so a
-new process's first turn does not wait a second round trip for a write whose loss
-would only mean sending the full text again.
+connection of its own whose answer is read only before this thread's next cache
+read (`settle_unanswered`), so a new process's first turn does not wait a second
+round trip for it. Redis answers one connection's commands in order, so once that
+answer is read the write has landed: the thread's next read sees it (a process's
+next turn right after this one gets its stubs), and the answer is by then usually
+waiting in the socket, costing no round trip. A lost write only means sending the
+full text again.
 """
 
 from __future__ import annotations
@@ -137,6 +141,7 @@ def get_many_and_counts(
     (created at 1, expiring ttl seconds after its last increment), its count in the
     same order: one round trip on Redis however many keys and counters."""
     cache = caches[DEFAULT_CACHE_ALIAS]
+    settle_unanswered()  # this thread's own writes are read back
     if not counters:
         return (cache.get_many(keys) if keys else {}), []
     if isinstance(cache, RedisCache):
@@ -174,20 +179,15 @@ def _count(cache: Any, counter: str, ttl: int) -> int:
 
 
 class _Unanswered(threading.local):
-    """This thread's connection on which Redis sends no replies (`CLIENT REPLY OFF`)."""
+    """This thread's connection for writes nobody waits for, and how many of their
+    answers are still to be read."""
 
     connection: ConnectionInterface | None = None
     pid: int = 0
+    owed: int = 0
 
 
 _unanswered = _Unanswered()
-
-
-def _replies_off(connection: Any) -> None:
-    """What the connection does on every connect, reconnects included: the usual
-    handshake (which reads its answers), then replies off."""
-    connection.on_connect()
-    connection.send_command("CLIENT", "REPLY", "OFF", check_health=False)
 
 
 def _unanswered_connection(cache: RedisCache) -> ConnectionInterface:
@@ -195,29 +195,50 @@ def _unanswered_connection(cache: RedisCache) -> ConnectionInterface:
     if connection is None or _unanswered.pid != os.getpid():  # a forked worker connects anew
         pool = cache.client._get_connection_pool(True)
         connection = pool.make_connection()  # its own, never handed to anyone else
-        connection.redis_connect_func = _replies_off  # type: ignore[attr-defined]
-        connection.health_check_interval = 0  # type: ignore[attr-defined]  # a PING's answer would never come
+        connection.health_check_interval = 0  # type: ignore[attr-defined]  # no PING between a write and its answer
         connection.connect()
-        _unanswered.connection, _unanswered.pid = connection, os.getpid()
+        _unanswered.connection, _unanswered.pid, _unanswered.owed = connection, os.getpid(), 0
     return connection
+
+
+def _drop_unanswered() -> None:
+    if _unanswered.connection is not None:
+        _unanswered.connection.disconnect()
+    _unanswered.connection, _unanswered.owed = None, 0
+
+
+def settle_unanswered() -> None:
+    """Read the answers this thread's unanswered writes are owed, so that they have
+    landed before what comes next reads the cache. Usually the answers are waiting in
+    the socket already; a broken connection drops them (the writes may be lost)."""
+    connection = _unanswered.connection
+    if not _unanswered.owed or connection is None or _unanswered.pid != os.getpid():
+        return
+    try:
+        while _unanswered.owed:
+            connection.read_response()
+            _unanswered.owed -= 1
+    except (RedisError, OSError):
+        _drop_unanswered()
 
 
 def set_unanswered(key: str, value: Any, timeout: int) -> None:
     """``cache.set(key, value, timeout)`` without waiting for the answer: on Redis, sent on
-    a connection whose replies are off, so the caller pays for packing and sending the
-    command and not for a round trip. For what may be lost (a lost write must only cost
-    work, never correctness): if the connection is broken the write is dropped, and the
-    next call connects again. Any other cache: `set`."""
+    this thread's connection for such writes, whose answer is read before the thread's
+    next cache read (`settle_unanswered`), so the caller pays for packing and sending
+    the command and not for a round trip. For what may be lost (a lost write must only
+    cost work, never correctness): if the connection is broken the write is dropped, and
+    the next call connects again. Any other cache: `set`."""
     cache = caches[DEFAULT_CACHE_ALIAS]
     if not isinstance(cache, RedisCache):
         cache.set(key, value, timeout)
         return
     made = cache.make_and_validate_key(key)
+    settle_unanswered()
     try:
         _unanswered_connection(cache).send_command(
             "SET", made, cache.client._serializer.dumps(value), "EX", timeout, check_health=False
         )
+        _unanswered.owed += 1
     except (RedisError, OSError):
-        if _unanswered.connection is not None:
-            _unanswered.connection.disconnect()
-        _unanswered.connection = None
+        _drop_unanswered()

@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import caches
 
 from agentdocs import cache as cache_module
-from agentdocs.cache import RedisCache, set_unanswered
+from agentdocs.cache import RedisCache, get_many_and_counts, set_unanswered, settle_unanswered
 from tests.conftest import need_service
 
 # The cache object itself: `django.core.cache.cache` is a proxy, never an instance of
@@ -33,11 +33,9 @@ def redis_only():
         isinstance(cache, RedisCache),
         "the unanswered connection is Redis's (other caches use `set`); set REDIS_URL",
     )
-    cache_module._unanswered.connection = None
+    cache_module._drop_unanswered()
     yield
-    if cache_module._unanswered.connection is not None:
-        cache_module._unanswered.connection.disconnect()
-    cache_module._unanswered.connection = None
+    cache_module._drop_unanswered()
 
 
 def test_an_unanswered_write_lands_with_its_expiry():
@@ -48,16 +46,30 @@ def test_an_unanswered_write_lands_with_its_expiry():
         assert 0 < client.ttl(cache.make_and_validate_key("state")) <= 30
 
 
-def test_redis_sends_no_replies_on_it_even_after_a_reconnect(redis_only):
+def test_this_threads_next_read_sees_the_write(redis_only):
+    # Redis answers one connection's commands in order: once the write's answer is
+    # read (before the next read), the write has landed. Without it, a read on the
+    # pool's connection could overtake the write on the other connection.
+    for n in range(300):
+        set_unanswered("state", n, 30)
+        found, counts = get_many_and_counts(["state"], counters=[("a-counter", 30)])
+        assert found == {"state": n}
+        assert cache_module._unanswered.owed == 0
+    assert counts == [300]
+
+
+def test_answers_are_read_later_and_a_reconnect_keeps_working(redis_only):
     set_unanswered("one", 1, 30)
     connection = cache_module._unanswered.connection
-    assert _eventually("one") == 1
-    assert not connection.can_read(timeout=0.2)  # nothing waiting to be read
+    assert cache_module._unanswered.owed == 1  # sent, its answer not waited for
+    assert connection.can_read(timeout=2.0)  # the answer comes, and waits to be read
+    settle_unanswered()
+    assert cache_module._unanswered.owed == 0
+    assert not connection.can_read(timeout=0.1)
     connection.disconnect()  # as a dropped connection would be; the next write reconnects
     set_unanswered("two", 2, 30)
-    assert _eventually("two") == 2
     assert cache_module._unanswered.connection is connection
-    assert not connection.can_read(timeout=0.2)
+    assert get_many_and_counts(["two"], counters=[])[0] == {"two": 2}
 
 
 def test_a_broken_connection_drops_the_write_and_the_next_connects_again(redis_only):
