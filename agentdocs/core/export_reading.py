@@ -30,7 +30,8 @@ SCOPE_SUFFIX = " (applies to files matching:"
 NOTES_HEADING_PREFIX = "## Agent Notes ("
 
 _PROVENANCE = re.compile(
-    r"tenant: (?P<tenant>[^;]*); project: (?P<project>[^;]*); sources: (?P<sources>.*?)\s*$",
+    r"tenant: (?P<tenant>[^;]*); project: (?P<project>[^;]*); sources: (?P<sources>.*?)"
+    r"(?:; placed: (?P<placed>.*?))?\s*$",
     re.DOTALL,
 )
 # One `ExportSource.label`: `web/agent.md@v3 0123456789ab`, `bundled/agent.md@default ...`.
@@ -51,6 +52,9 @@ class Provenance:
     tenant: str
     project: str
     sources: tuple[ExportSource, ...]
+    # Where the file's tool got each scoped document (`.AGENTS/api.md in
+    # src/api/AGENTS.md (src/api/**)`), for a tool that reads a file per folder.
+    placed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,8 +121,12 @@ def read_exported(content: str) -> ExportedFile | None:
     sources = _sources(match["sources"])
     if sources is None:
         return None
+    placed = tuple(p.strip() for p in (match["placed"] or "").split("; ") if p.strip())
     provenance = Provenance(
-        tenant=match["tenant"].strip(), project=match["project"].strip(), sources=sources
+        tenant=match["tenant"].strip(),
+        project=match["project"].strip(),
+        sources=sources,
+        placed=placed,
     )
     return ExportedFile(provenance=provenance, frontmatter=head, body=rest[end + 3 :])
 

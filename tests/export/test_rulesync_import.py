@@ -51,7 +51,7 @@ SCOPED_RULES = {
     "copilot": {"api": ["src/api/**", "**/*.sql"], "review": None, "legacy": None},
     "cursor": {"overview": None, "api": ["src/api/**", "**/*.sql"], "review": None,
                "legacy": None},
-    "antigravity": {"api": ["src/api/**", "**/*.sql"], "review": None, "legacy": None},
+    # antigravity: none (Codex's AGENTS.md holds them all, and Antigravity reads it).
     "kiro": {"overview": None, "api": ["src/api/**", "**/*.sql"], "review": None,
              "legacy": None},
     "cline": {"overview": None, "api": ["src/api/**", "**/*.sql"]},
