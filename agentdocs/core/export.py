@@ -355,7 +355,11 @@ class _Builder:
             folder = folder_of(document)
             globs = ", ".join(_tool_globs(document)) or "no globs"
             if folder is None:
-                placed.append(f"{document.path} here ({globs}: no one folder)")
+                fields = None
+                if entry.rules_dir is not None:
+                    fields = entry.scoping.write(_rule_scope(document))
+                where = "here" if fields is None else f"in {entry.rule_path(_name(document))}"
+                placed.append(f"{document.path} {where} ({globs}: no one folder)")
             else:
                 folders.setdefault(folder, []).append(document)
                 placed.append(f"{document.path} in {entry.nested_path(folder)} ({globs})")
@@ -387,9 +391,7 @@ class _Builder:
             return set()
         folders, _placed = self.placement(owner)
         elsewhere = {document.path for held in folders.values() for document in held}
-        return {
-            document.path for document in self.parts.context if document.path not in elsewhere
-        }
+        return {document.path for document in self.parts.context if document.path not in elsewhere}
 
     def files(self, entry: Target) -> list[ExportFile]:
         """``entry``'s files: its main file with the policy, the agent notes and every

@@ -709,4 +709,3 @@ LOADING_TOOLS: tuple[LoadingTool, ...] = (
     LoadingTool("agents-md-readers", "agents-md", nested_override=AGENTS_MD_CLOSEST),
 )
 TOOLS_BY_SLUG: dict[str, LoadingTool] = {tool.slug: tool for tool in LOADING_TOOLS}
-

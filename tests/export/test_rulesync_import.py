@@ -11,15 +11,11 @@ without either it is skipped, saying so (`.ci/run` installs it for CI).
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
 import frontmatter
 import pytest
-
-from tests.conftest import need_service
 
 from .conftest import export
 
@@ -65,27 +61,6 @@ TEXTS = {
     "review": "Read the tests first.",
     "legacy": "The old importer, by hand.",
 }
-
-
-def rulesync_command() -> list[str] | None:
-    configured = os.environ.get("RULESYNC_BIN", "").strip()
-    if configured:
-        return shlex.split(configured)
-    found = shutil.which("rulesync")
-    return [found] if found else None
-
-
-@pytest.fixture
-def rulesync() -> list[str]:
-    command = rulesync_command()
-    need_service(
-        "rulesync",
-        command is not None,
-        "set RULESYNC_BIN to a rulesync 17 command line (it needs Node.js 22), or put "
-        "rulesync on PATH",
-    )
-    assert command is not None
-    return command
 
 
 def rulesync_import(command: list[str], folder: Path, target: str) -> dict[str, frontmatter.Post]:
