@@ -377,7 +377,8 @@ def _parse_file(raw: object, *, tool: LoadingTool, field: str) -> RepositoryFile
     data = _keys(raw, _FILE_KEYS, _FILE_KEYS - {"git", "globs"}, field=field)
     path = _text(data, "path", field=f"{field}.path", nullable=False)
     assert path is not None
-    if path not in tool.load_order([path]):
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    if path not in tool.load_order([path], folder):
         raise _fail(f"{tool.slug} does not load {path!r}.", f"{field}.path")
     sha256 = data.get("sha256")
     if not isinstance(sha256, str) or not _SHA256.match(sha256):
