@@ -228,6 +228,7 @@ class ExportFormatsView(APIView):
                     help_text="`path`: every folder's file from the root down, root first; "
                     "`closest`: only the closest file applies",
                 )
+                when = serializers.CharField(help_text="when the tool reads a folder's file")
                 source = serializers.CharField(  # type: ignore[assignment]  # the wire name
                     help_text="where the tool documents it"
                 )

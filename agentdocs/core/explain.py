@@ -205,7 +205,8 @@ def explain(
             elif nested is not None and nested.reach == "closest":
                 reasons[candidate] = f"the closest {candidate.rsplit('/', 1)[-1]} to {path}"
             else:
-                reasons[candidate] = f"the file of {nested_in}/, on the path from the root"
+                when = nested.when if nested is not None else ""
+                reasons[candidate] = f"the file of {nested_in}/, {when}"
             loaded.append(file)
             continue
         globs = list(scope.get("globs") or [])

@@ -71,6 +71,7 @@ class LimitDict(TypedDict):
 class NestedDict(TypedDict):
     files: list[str]
     reach: Reach
+    when: str
     source: str
 
 
@@ -168,13 +169,20 @@ class Nested:
     files: tuple[str, ...]
     reach: Reach
     source: str
+    # When the tool reads a folder's file, in words (the explainer says it).
+    when: str = "on the path from the root"
 
     @property
     def written(self) -> str:
         return self.files[-1]
 
     def as_dict(self) -> NestedDict:
-        return {"files": list(self.files), "reach": self.reach, "source": self.source}
+        return {
+            "files": list(self.files),
+            "reach": self.reach,
+            "when": self.when,
+            "source": self.source,
+        }
 
 
 def nested_folder(nested: Nested | None, path: str) -> str | None:
@@ -287,6 +295,7 @@ CODEX_AGENTS_MD = Limit(
 CODEX_NESTED = Nested(
     files=("AGENTS.override.md", "AGENTS.md"),
     reach="path",
+    when="on the path from the root to the working folder, root first",
     source="https://developers.openai.com/codex/guides/agents-md (in each folder from the "
     "project root down to the working folder, AGENTS.override.md or else AGENTS.md, joined "
     "root first)",
@@ -301,14 +310,18 @@ AGENTS_MD_CLOSEST = Nested(
 CLAUDE_NESTED = Nested(
     files=("CLAUDE.md",),
     reach="path",
+    when="loaded when Claude Code reads a file there (at launch when it is the working folder "
+    "or above it)",
     source="https://code.claude.com/docs/en/memory (CLAUDE.md files above the working folder "
     "load at launch; a subfolder's CLAUDE.md loads when Claude reads files in it)",
 )
 GEMINI_NESTED = Nested(
     files=("GEMINI.md",),
     reach="path",
+    when="from the root down, and in the folders a tool touches",
     source="https://google-gemini.github.io/gemini-cli/docs/cli/gemini-md.html (GEMINI.md "
-    "files from the project root down, and in the folders a tool touches, all concatenated)",
+    "files from the project root down, and in the folders a tool touches, all concatenated; "
+    "seen with Gemini CLI 0.61, agentdocs issue #38)",
 )
 COPILOT_CODE_REVIEW = Limit(
     tool="Copilot code review",

@@ -37,7 +37,10 @@ def test_codex_loads_the_root_then_the_folders_file(api, reader, monorepo):  # n
     )
     assert loaded(answer) == [
         ("AGENTS.md", "the tool's main file, read for every path"),
-        ("src/api/AGENTS.md", "the file of src/api/, on the path from the root"),
+        (
+            "src/api/AGENTS.md",
+            "the file of src/api/, on the path from the root to the working folder, root first",
+        ),
     ]
     root, api_file = answer["files"]
     assert [(d["document"], d["matched"], d["why"]) for d in root["documents"]] == [
@@ -72,7 +75,11 @@ def test_claude_code_loads_its_rules_by_glob(api, reader, monorepo):  # noqa: F8
     web = explained(client, "claude-code", "packages/web/app.tsx")
     assert loaded(web) == [
         ("CLAUDE.md", "the tool's main file, read for every path"),
-        ("packages/web/CLAUDE.md", "the file of packages/web/, on the path from the root"),
+        (
+            "packages/web/CLAUDE.md",
+            "the file of packages/web/, loaded when Claude Code reads a file there (at launch "
+            "when it is the working folder or above it)",
+        ),
     ]
     assert web["not_loaded"] == [
         {
