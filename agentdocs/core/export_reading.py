@@ -203,12 +203,26 @@ class Adopted:
     note: str
 
 
-def adopt(exported: ExportedFile) -> Adopted:
+def adopt(exported: ExportedFile, *, per_folder: bool = False) -> Adopted:
     """Another project's (or this one's) export, to start a project from: its
     provenance line goes; of a main file (AGENTS.md and the like) only the agent notes
     are kept, since the Policy is the settings of the project it came from and the
-    project context's documents arrive as their own rule files."""
+    project context's documents arrive as their own rule files. Of a folder's file
+    (``per_folder``: `src/api/AGENTS.md`), its documents' text, for the document of
+    that folder."""
     origin = f"adopted from {exported.provenance.tenant}/{exported.provenance.project}"
+    if per_folder and is_sectioned(exported.body):
+        texts = [
+            section.text
+            for section in read_sections(exported.body, context_paths=())
+            if section.kind == "context" and section.text
+        ]
+        if not texts:
+            return Adopted(None, f"{origin}: it holds no rules")
+        return Adopted(
+            "\n\n".join(texts) + "\n",
+            f"{origin}: the rules of its folder, without the provenance line",
+        )
     if not is_sectioned(exported.body):
         return Adopted(
             exported.frontmatter + exported.body.lstrip("\r\n"),

@@ -690,6 +690,8 @@ class LoadingTool:
         parts = [part for part in folder.split("/") if part]
         found: list[str] = []
         for depth in range(1, len(parts) + 1):
+            if parts[depth - 1].startswith("."):
+                break  # hidden folders (and `..`) hold no per-folder file
             here = "/".join(parts[:depth])
             name = next((n for n in nested.files if f"{here}/{n}" in present), None)
             if name is not None:
