@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from agentdocs.core import targets
+from agentdocs.core.agent_files import render_scoped
 from agentdocs.core.explain import explain, folder_of
 from agentdocs.core.export import ExportFile
 
@@ -178,3 +179,17 @@ def test_the_formats_list_shows_the_id_tool_takes(api, reader, project):
     nested = {entry["format"]: entry["nested"] for entry in formats}
     assert nested["agents-md"]["files"] == ["AGENTS.override.md", "AGENTS.md"]
     assert nested["cursor"] is None
+
+
+@pytest.mark.parametrize("count", [2, 25])
+def test_the_queries_do_not_grow_with_the_documents(
+    api, reader, project, make_document, settings, count, django_assert_max_num_queries
+):
+    settings.AGENTDOCS_RENDER_CACHE = False
+    for n in range(count):
+        body = render_scoped({"globs": [f"src/part{n:02}/**"]}, f"Part {n}.\n")
+        make_document(project, f".AGENTS/part{n:02}.md", body)
+    client = api(reader)
+    with django_assert_max_num_queries(4):
+        answer = explained(client, "codex", "src/part01/x.py")
+    assert [f["path"] for f in answer["files"]] == ["AGENTS.md", "src/part01/AGENTS.md"]
