@@ -14,7 +14,9 @@ from agentdocs.api.access import prefetched_access
 from agentdocs.api.memory_block import LabelField
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import represented, validated
+from agentdocs.core.errors import InvalidInput
 from agentdocs.core.explain import validate_path, validate_tool
+from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.core.targets import TOOLS_BY_SLUG
 from agentdocs.services import export as export_service
 
@@ -36,6 +38,21 @@ class ExplainView(APIView):
             "a folder ending in `/`",
         )
         label = LabelField()  # type: ignore[assignment]  # the wire name; shadows Field.label
+        repository = serializers.CharField(
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text="a repository's id (`repositories/`): only the files its last report "
+            "holds, each with its state there",
+        )
+
+        def validate_repository(self, value: str) -> int | None:
+            if not value:
+                return None
+            repository_id = positive_int(value, maximum=MAX_ID)
+            if repository_id is None:
+                raise InvalidInput("A repository id is a positive integer.", field="repository")
+            return repository_id
 
     class OutputSerializer(serializers.Serializer):
         class Meta:
@@ -60,6 +77,10 @@ class ExplainView(APIView):
             )
             documents = AppliedSerializer(
                 many=True, help_text="the `.AGENTS/` documents it holds, and why each applies"
+            )
+            state = serializers.CharField(
+                allow_null=True,
+                help_text="with `?repository=`: the file's state in its last report",
             )
 
         class SkippedSerializer(serializers.Serializer):
@@ -92,7 +113,9 @@ class ExplainView(APIView):
         "cut it, the scoped documents it holds and why they apply (the glob that "
         "matched); the rule files it does not load; what is shadowed (an agent.md of "
         "another level, a per-folder file above the closest). 400 naming `tool` for an "
-        "unknown tool, naming `path` for an absolute path or one with `..`.",
+        "unknown tool, naming `path` for an absolute path or one with `..`; with "
+        "`?repository=`, only the files that repository's last report holds (404 naming "
+        "`repository` for none of the project's).",
         parameters=[QuerySerializer],
         responses={200: OutputSerializer, **errors(400, 404)},
     )
@@ -104,6 +127,10 @@ class ExplainView(APIView):
         tool = validate_tool(query["tool"])
         path = validate_path(query["path"])
         explanation = export_service.export_explain(
-            project=access.project, tool=tool, path=path, label=query["label"] or None
+            project=access.project,
+            tool=tool,
+            path=path,
+            label=query["label"] or None,
+            repository_id=query["repository"],
         )
         return Response(represented(self.OutputSerializer, explanation.as_dict()))

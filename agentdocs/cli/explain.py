@@ -1,6 +1,7 @@
 """`agentdocs explain --tool TOOL PATH`: what an agent tool loads for a file.
 
-    agentdocs explain --tool codex src/api/handlers.py [--label L] [--json] [--strict]
+    agentdocs explain --tool codex src/api/handlers.py [--label L] [--repository ID]
+                      [--json] [--strict]
 
 Asks the project's `explain` endpoint and prints, in the tool's load order, each file
 the tool loads for PATH with its size, why it loads it, where its limits cut it and
@@ -42,6 +43,12 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tool", required=True, help="the tool's id: codex, claude-code, ...")
     parser.add_argument("path", help="a file relative to the repository's root (src/api/x.py)")
     parser.add_argument("--label", default="", help="read each document under this label")
+    parser.add_argument(
+        "--repository",
+        default="",
+        metavar="ID",
+        help="only the files this repository's last report holds (`agentdocs sync` reports it)",
+    )
     parser.add_argument("--json", action="store_true", help="print the server's answer as JSON")
     parser.add_argument(
         "--strict", action="store_true", help="exit 1 when the tool's limits cut or warn"
@@ -54,6 +61,8 @@ def answer_lines(answer: dict[str, Any]) -> list[str]:
     lines = [f"{answer['tool']} ({answer['format']}) for {answer['path']}, working in {folder}:"]
     for index, file in enumerate(answer.get("files", []), start=1):
         cut = "" if file.get("cut_at") is None else f", cut at byte {file['cut_at']:,}"
+        if file.get("state"):
+            cut += f", {file['state']} in the repository"
         lines.append(f"{index}. {file['path']}  {file['bytes']:,} bytes{cut}  ({file['why']})")
         for document in file.get("documents", []):
             lines.append(f"     {document['document']}: {document['why']}")
@@ -77,6 +86,8 @@ def run_explain(args: argparse.Namespace) -> int:
     query = {"tool": tool.slug, "path": path}
     if args.label:
         query["label"] = args.label
+    if args.repository:
+        query["repository"] = args.repository
     try:
         answer = client.request(
             "GET", client.project_path(args.tenant, args.project, f"explain?{urlencode(query)}")

@@ -50,6 +50,8 @@ class LoadedDict(TypedDict):
     why: str
     cut_at: int | None
     documents: list[AppliedDict]
+    # From a repository's last report: the file's state there (None: the export's).
+    state: str | None
 
 
 class SkippedDict(TypedDict):
@@ -182,12 +184,29 @@ def explain(
     *,
     scopes: Mapping[str, DocumentScope] | None = None,
     shadowed_notes: Sequence[Shadowed] = (),
+    held: Mapping[str, str] | None = None,
 ) -> Explanation:
-    """What ``tool`` loads for ``path`` from ``files`` (its format's export, or a
-    repository's), see the module's docstring. ``scopes``: each `.AGENTS/` document's
-    scope by path; ``shadowed_notes``: what the agent notes' cascade passed over."""
+    """What ``tool`` loads for ``path`` from ``files`` (its format's export), see the
+    module's docstring. ``scopes``: each `.AGENTS/` document's scope by path;
+    ``shadowed_notes``: what the agent notes' cascade passed over; ``held``: a
+    repository's last report (path -> state): only the files it holds are loaded, each
+    with its state there, and the export's text stands for an in-sync file's (one the
+    export does not have is told as not loaded: its text is not known here)."""
     scopes = scopes or {}
     by_path = {file.path: file for file in files}
+    unknown: list[SkippedDict] = []
+    if held is not None:
+        tool_paths = tool.load_order(sorted(held), folder_of(path))
+        unknown = [
+            {
+                "path": other,
+                "why": f"{held[other]} in the repository's last report, and not in the "
+                "export: its text is not known here",
+            }
+            for other in tool_paths
+            if other not in by_path
+        ]
+        by_path = {p: file for p, file in by_path.items() if p in held}
     folder = folder_of(path)
     order = tool.load_order(sorted(by_path), folder)
     loaded: list[ExportFile] = []
@@ -240,6 +259,7 @@ def explain(
             "documents": _documents(
                 file, path, scopes, filtered=rule_scope(tool, file.path, file.content) is not None
             ),
+            "state": held.get(file.path) if held is not None else None,
         }
         for file in loaded
     ]
@@ -262,7 +282,7 @@ def explain(
         path=path,
         folder=f"{folder}/" if folder else "",
         files=tuple(answer),
-        not_loaded=tuple(skipped),
+        not_loaded=tuple(skipped + unknown),
         shadowed=tuple(shadowed),
         warnings=warnings,
     )

@@ -15,6 +15,7 @@ from agentdocs.core.explain import Explanation, Shadowed, explain
 from agentdocs.core.export import Export, build_export, validate_format
 from agentdocs.core.targets import LoadingTool
 from agentdocs.models import Project
+from agentdocs.selectors import repositories as repository_selectors
 from agentdocs.services.memory_block import memory_block_inputs
 
 
@@ -64,11 +65,23 @@ def export_check_size(export: Export) -> None:
 
 
 def export_explain(
-    *, project: Project, tool: LoadingTool, path: str, label: str | None = None
+    *,
+    project: Project,
+    tool: LoadingTool,
+    path: str,
+    label: str | None = None,
+    repository_id: int | None = None,
 ) -> Explanation:
     """What ``tool`` loads for ``path`` from ``project``'s current export of its format
     (`agentdocs.core.explain`), with the agent notes the cascade passes over: the same
-    reads as one export."""
+    reads as one export. With ``repository_id``, only the files that repository's last
+    report holds, each with its state there (NotFound naming `repository` for none of
+    the project's)."""
+    held = None
+    if repository_id is not None:
+        held = repository_selectors.repository_get(
+            project=project, repository_id=repository_id
+        ).files
     inputs = memory_block_inputs(project=project, recipe_name=None, profile_name=None, label=label)
     export = build_export(
         inputs, tenant=project.tenant.slug, project=project.slug, format=tool.format
@@ -89,4 +102,4 @@ def export_explain(
                 for other in cascade.shadowed
             ]
     scopes = {document.path: document.scope for document in inputs.context_documents}
-    return explain(tool, export.files, path, scopes=scopes, shadowed_notes=shadowed)
+    return explain(tool, export.files, path, scopes=scopes, shadowed_notes=shadowed, held=held)

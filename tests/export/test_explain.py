@@ -193,3 +193,37 @@ def test_the_queries_do_not_grow_with_the_documents(
     with django_assert_max_num_queries(4):
         answer = explained(client, "codex", "src/part01/x.py")
     assert [f["path"] for f in answer["files"]] == ["AGENTS.md", "src/part01/AGENTS.md"]
+
+
+def test_a_repositorys_last_report_says_which_files_it_holds(
+    api,
+    reader,
+    project,
+    monorepo,
+    django_assert_max_num_queries,  # noqa: F811
+):
+    from tests.api.test_repositories import BASE as REPOSITORIES
+    from tests.api.test_repositories import render_client, report
+
+    held = {"AGENTS.md": "in-sync", "src/api/AGENTS.override.md": "not-generated"}
+    body = report(project, files=held)
+    reported = render_client(reader).post(REPOSITORIES, body, format="json")
+    assert reported.status_code == 201, reported.content
+    repository = reported.json()["id"]
+    answer = explained(api(reader), "codex", "src/api/handlers.py", repository=repository)
+    # The repository has no src/api/AGENTS.md: the root's only, with its state there.
+    assert [(f["path"], f["state"]) for f in answer["files"]] == [("AGENTS.md", "in-sync")]
+    assert answer["not_loaded"] == [
+        {
+            "path": "src/api/AGENTS.override.md",
+            "why": "not-generated in the repository's last report, and not in the export: "
+            "its text is not known here",
+        }
+    ]
+    assert explained(api(reader), "codex", "a.py")["files"][0]["state"] is None
+    missing = api(reader).get(
+        f"{BASE}/explain", {"tool": "codex", "path": "a.py", "repository": 999999}
+    )
+    assert missing.status_code == 404 and missing.json()["field"] == "repository"
+    bad = api(reader).get(f"{BASE}/explain", {"tool": "codex", "path": "a.py", "repository": "x"})
+    assert bad.status_code == 400 and bad.json()["field"] == "repository"
