@@ -42,6 +42,7 @@ PAGES = [
     "/t/acme/web/new/?path=notes.md",
     "/t/acme/web/memory-block/?recipe=coder&profile=cli",
     "/t/acme/web/export/",
+    "/t/acme/web/explain/?tool=claude-code&path=src/api/handlers.py",
     "/t/acme/web/bindings/",
     "/t/acme/web/bindings/{first}/",
     "/t/acme/web/bindings/compare/?a={first}&b={second}",
