@@ -29,6 +29,7 @@ Plain Python: the CLI imports it without Django.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 
@@ -194,6 +195,26 @@ def nested_folder(nested: Nested | None, path: str) -> str | None:
     if name not in nested.files or any(part.startswith(".") for part in folder.split("/")):
         return None
     return folder
+
+
+def files_on_path(nested: Nested | None, paths: Iterable[str], folder: str) -> list[str]:
+    """Of ``paths``, the per-folder files of ``nested`` a tool loads working in
+    ``folder`` (`""`: the root), root first, the first of its names present in each
+    folder (`AGENTS.override.md` before `AGENTS.md`); the root's main file is not one,
+    and hidden folders (and `..`) hold none."""
+    if nested is None:
+        return []
+    present = set(paths)
+    parts = [part for part in folder.split("/") if part]
+    found: list[str] = []
+    for depth in range(1, len(parts) + 1):
+        if parts[depth - 1].startswith("."):
+            break
+        here = "/".join(parts[:depth])
+        name = next((n for n in nested.files if f"{here}/{n}" in present), None)
+        if name is not None:
+            found.append(f"{here}/{name}")
+    return found
 
 
 @dataclass(frozen=True)
@@ -681,22 +702,8 @@ class LoadingTool:
 
     def on_path(self, paths: list[str], folder: str) -> list[str]:
         """Of ``paths``, the per-folder files this tool loads working in ``folder``
-        (`""`: the root), root first, the first of its names present in each folder
-        (`AGENTS.override.md` before `AGENTS.md`); the root's main file is not one."""
-        nested = self.nested
-        if nested is None:
-            return []
-        present = set(paths)
-        parts = [part for part in folder.split("/") if part]
-        found: list[str] = []
-        for depth in range(1, len(parts) + 1):
-            if parts[depth - 1].startswith("."):
-                break  # hidden folders (and `..`) hold no per-folder file
-            here = "/".join(parts[:depth])
-            name = next((n for n in nested.files if f"{here}/{n}" in present), None)
-            if name is not None:
-                found.append(f"{here}/{name}")
-        return found
+        (`files_on_path`)."""
+        return files_on_path(self.nested, paths, folder)
 
     def load_order(self, paths: list[str], folder: str = "") -> list[str]:
         """The files of ``paths`` (relative, POSIX) this tool loads working in ``folder``,

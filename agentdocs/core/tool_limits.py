@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypedDict
 
-from agentdocs.core.targets import Limit, Target, Unit
+from agentdocs.core.targets import Limit, Target, Unit, files_on_path
 
 
 @dataclass(frozen=True)
@@ -143,16 +143,9 @@ def path_files(entry: Target, files: Sequence[LimitedFile], folder: str) -> list
     """Of ``files``, those ``entry``'s tool reads working in ``folder``, root first: the
     main file, then each folder's file down to ``folder``."""
     by_path = {file.path: file for file in files}
-    chain = [by_path[entry.main]] if entry.main in by_path else []
-    parts = folder.split("/")
-    nested = entry.nested
-    for depth in range(1, len(parts) + 1):
-        here = "/".join(parts[:depth])
-        for name in nested.files if nested is not None else ():
-            if f"{here}/{name}" in by_path:
-                chain.append(by_path[f"{here}/{name}"])
-                break
-    return chain
+    chain = [entry.main] if entry.main in by_path else []
+    chain += files_on_path(entry.nested, by_path, folder)
+    return [by_path[path] for path in chain]
 
 
 def _along_path(

@@ -29,6 +29,24 @@ DOCUMENTS = {
 }
 
 
+# A monorepo: root rules, two documents scoped to one folder each, one scoped by a glob
+# no folder expresses.
+MONOREPO = {
+    ".AGENTS/overview.md": "A monorepo: an API and a web app.\n",
+    ".AGENTS/api.md": render_scoped({"globs": ["src/api/**"]}, "One APIView per operation.\n"),
+    ".AGENTS/web.md": render_scoped({"globs": ["packages/web/**"]}, "Components are pure.\n"),
+    # No folder expresses it: it stays as today.
+    ".AGENTS/sql.md": render_scoped({"globs": ["*.sql"]}, "Migrations never drop a column.\n"),
+}
+
+
+@pytest.fixture
+def monorepo(project, vance, make_document):
+    make_document(vance, "agent.md", "# House rules\n- be kind\n")
+    for path, text in MONOREPO.items():
+        make_document(project, path, text)
+
+
 @pytest.fixture
 def documents(project, vance, make_document):
     make_document(vance, "agent.md", "# House rules\n- be kind\n")

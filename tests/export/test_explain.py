@@ -13,7 +13,6 @@ from agentdocs.core.explain import explain, folder_of
 from agentdocs.core.export import ExportFile
 
 from .conftest import BASE
-from .test_nested import monorepo  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +27,7 @@ def loaded(answer: dict) -> list[tuple[str, str]]:
     return [(file["path"], file["why"]) for file in answer["files"]]
 
 
-def test_codex_loads_the_root_then_the_folders_file(api, reader, monorepo):  # noqa: F811
+def test_codex_loads_the_root_then_the_folders_file(api, reader, monorepo):
     client = api(reader)
     answer = explained(client, "codex", "src/api/handlers.py")
     assert (answer["tool"], answer["format"], answer["folder"]) == (
@@ -65,7 +64,7 @@ def test_codex_loads_the_root_then_the_folders_file(api, reader, monorepo):  # n
     assert loaded(other) == [("AGENTS.md", "the tool's main file, read for every path")]
 
 
-def test_claude_code_loads_its_rules_by_glob(api, reader, monorepo):  # noqa: F811
+def test_claude_code_loads_its_rules_by_glob(api, reader, monorepo):
     client = api(reader)
     answer = explained(client, "claude-code", "db/001_init.sql")
     assert loaded(answer) == [
@@ -90,7 +89,7 @@ def test_claude_code_loads_its_rules_by_glob(api, reader, monorepo):  # noqa: F8
     ]
 
 
-def test_closest_wins_for_agents_md_readers_and_the_root_is_shadowed(api, reader, monorepo):  # noqa: F811
+def test_closest_wins_for_agents_md_readers_and_the_root_is_shadowed(api, reader, monorepo):
     answer = explained(api(reader), "agents-md-readers", "src/api/handlers.py")
     assert loaded(answer) == [("src/api/AGENTS.md", "the closest AGENTS.md to src/api/handlers.py")]
     assert answer["shadowed"] == [
@@ -100,7 +99,7 @@ def test_closest_wins_for_agents_md_readers_and_the_root_is_shadowed(api, reader
     assert [f["path"] for f in root["files"]] == ["AGENTS.md"] and root["shadowed"] == []
 
 
-def test_cursor_loads_rules_by_glob(api, reader, monorepo):  # noqa: F811
+def test_cursor_loads_rules_by_glob(api, reader, monorepo):
     answer = explained(api(reader), "cursor", "src/api/handlers.py")
     assert [f["path"] for f in answer["files"]] == [
         ".cursor/rules/agentdocs.mdc",
@@ -113,7 +112,7 @@ def test_cursor_loads_rules_by_glob(api, reader, monorepo):  # noqa: F811
     ]
 
 
-def test_a_project_agent_md_shadows_vances(api, reader, project, monorepo, make_document):  # noqa: F811
+def test_a_project_agent_md_shadows_vances(api, reader, project, monorepo, make_document):
     make_document(project, "agent.md", "- the project's own\n")
     answer = explained(api(reader), "codex", "src/api/handlers.py")
     [shadow] = answer["shadowed"]
@@ -200,7 +199,7 @@ def test_a_repositorys_last_report_says_which_files_it_holds(
     reader,
     project,
     monorepo,
-    django_assert_max_num_queries,  # noqa: F811
+    django_assert_max_num_queries,
 ):
     from tests.api.test_repositories import BASE as REPOSITORIES
     from tests.api.test_repositories import render_client, report

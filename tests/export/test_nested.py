@@ -19,26 +19,12 @@ from .test_rulesync_import import RULESYNC_TARGETS, rulesync_import
 
 pytestmark = pytest.mark.django_db
 
-MONOREPO = {
-    ".AGENTS/overview.md": "A monorepo: an API and a web app.\n",
-    ".AGENTS/api.md": render_scoped({"globs": ["src/api/**"]}, "One APIView per operation.\n"),
-    ".AGENTS/web.md": render_scoped({"globs": ["packages/web/**"]}, "Components are pure.\n"),
-    # No folder expresses it: it stays as today.
-    ".AGENTS/sql.md": render_scoped({"globs": ["*.sql"]}, "Migrations never drop a column.\n"),
-}
 TEXTS = {
     "overview": "A monorepo: an API and a web app.",
     "api": "One APIView per operation.",
     "web": "Components are pure.",
     "sql": "Migrations never drop a column.",
 }
-
-
-@pytest.fixture
-def monorepo(project, vance, make_document):
-    make_document(vance, "agent.md", "# House rules\n- be kind\n")
-    for path, text in MONOREPO.items():
-        make_document(project, path, text)
 
 
 def files_of(client, format: str) -> dict[str, str]:
