@@ -11,6 +11,7 @@
     agentdocs hooks install|uninstall --tool TOOL [--dir .] | hooks list [--dir .]
     agentdocs hook session-start --tool TOOL [--dir .]
     agentdocs run --tool TOOL [--process ID] [--dir .] -- COMMAND ...
+    agentdocs skills list | pull NAME [DIR] [--force] | push DIR [--reason TEXT] [--force]
 
 `block` renders the Memory Block for one turn of an agent process: it uploads
 the first of VANCETOPE.md, AGENT.md, CLAUDE.md found in the working folder as
@@ -50,6 +51,7 @@ COMMAND_MODULES = {
     "block": "memory_block",
     "propose": "propose",
     "run": "run",
+    "skills": "skills",
     "sync": "sync",
     "verify": "verify",
     "verify-record": "verify",
