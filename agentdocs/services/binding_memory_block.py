@@ -35,6 +35,7 @@ from agentdocs.core.skill_index import IndexedSkill
 from agentdocs.models import BindingRecord, Document, Project, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import memory_block as memory_block_service
+from agentdocs.services.export import export_skills
 
 
 @dataclass(frozen=True)
@@ -309,7 +310,13 @@ def binding_export_bind(
     """The project's current export of ``format`` and the inputs it was built from
     (`bound_inputs`): a repository section's in-sync files are rebuilt from them."""
     inputs = memory_block_service.memory_block_inputs(project=project)
-    export = build_export(inputs, tenant=tenant.slug, project=project.slug, format=format)
+    export = build_export(
+        inputs,
+        tenant=tenant.slug,
+        project=project.slug,
+        format=format,
+        skills=export_skills(tenant_id=tenant.pk, inputs=inputs),
+    )
     return export, bound_inputs(tenant=tenant, project=project, inputs=inputs)
 
 
@@ -328,4 +335,5 @@ def binding_export_rebuild(*, record: BindingRecord) -> Export | str:
         tenant=record.record["tenant"],
         project=record.record["project"],
         format=repository["format"],
+        skills=export_skills(tenant_id=record.tenant_id, inputs=restored, history=True),
     )

@@ -11,7 +11,10 @@ from django.conf import settings
 
 from agentdocs.core.errors import TooLarge
 from agentdocs.core.export import Export, build_export, validate_format
+from agentdocs.core.memory_block import MemoryBlockInputs
+from agentdocs.core.skill_export import ExportedSkill
 from agentdocs.models import Project
+from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services.memory_block import memory_block_inputs
 
 
@@ -34,7 +37,13 @@ def export_build(
     inputs = memory_block_inputs(
         project=project, recipe_name=recipe_name, profile_name=profile_name, label=label
     )
-    export = build_export(inputs, tenant=project.tenant.slug, project=project.slug, format=format)
+    export = build_export(
+        inputs,
+        tenant=project.tenant.slug,
+        project=project.slug,
+        format=format,
+        skills=export_skills(tenant_id=project.tenant_id, inputs=inputs),
+    )
     if within_limit:
         export_check_size(export)
     return export
@@ -58,3 +67,25 @@ def export_check_size(export: Export) -> None:
             size=export.size,
             limit=limit,
         )
+
+
+def export_skills(
+    *, tenant_id: int, inputs: MemoryBlockInputs, history: bool = False
+) -> list[ExportedSkill]:
+    """The skills ``inputs`` offer (the recipe's choice), with their files, for an
+    export: one query, none when no skill is offered. With ``history``, each at its
+    version from the skills' history (an export rebuilt from a binding record)."""
+    files = skill_selectors.skill_files_of(
+        tenant_id=tenant_id, skills=inputs.skills, history=history
+    )
+    return [
+        ExportedSkill(
+            name=skill.name,
+            project=skill.project,
+            version=skill.version,
+            sha256=skill.sha256,
+            files=files[(skill.project, skill.name)],
+        )
+        for skill in inputs.skills
+        if (skill.project, skill.name) in files
+    ]
