@@ -190,3 +190,23 @@ def skill_files_of(
         for project, name, sha256, files in rows
         if digests.get((project, name)) == sha256
     }
+
+
+def skills_offered_by_name(*, project: Project, names: Collection[str]) -> dict[str, Skill]:
+    """The live skills ``project`` offers under ``names`` (its own first, else its
+    tenant's), with their files: one query whatever their number, none for none."""
+    if not names:
+        return {}
+    rows = list(
+        Skill.objects.filter(
+            project__tenant_id=project.tenant_id,
+            project__slug__in={project.slug, RESERVED_PROJECT},
+            name__in=set(names),
+            is_deleted=False,
+        ).select_related("project")
+    )
+    rows.sort(key=lambda skill: skill.project_id != project.pk)
+    found: dict[str, Skill] = {}
+    for skill in rows:
+        found.setdefault(skill.name, skill)
+    return found
