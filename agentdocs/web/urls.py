@@ -21,6 +21,7 @@ from agentdocs.web.views import (
     policy,
     repositories,
     search,
+    skills,
     tenancy,
     tokens,
     webhooks,
@@ -52,6 +53,11 @@ project_urls = [
     path("settings/", policy.project_settings, name="project-settings"),
     path("memory-block/", memory_block.memory_block_preview, name="memory-block"),
     path("export/", export.export_page, name="export"),
+    # Skills (issue 37): a skill's name is a slug.
+    path("skills/", skills.skill_list, name="skills"),
+    path("skills/<slug:name>/", skills.skill_detail, name="skill"),
+    path("skills/<slug:name>/edit/", skills.skill_edit, name="skill-edit"),
+    path("skills/<slug:name>/diff/", skills.skill_diff, name="skill-diff"),
     path("bindings/", bindings.binding_list, name="bindings"),
     path("bindings/compare/", bindings.binding_compare, name="binding-compare"),
     # The runs timeline (issue 15).
