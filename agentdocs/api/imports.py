@@ -70,7 +70,10 @@ class ImportPlanEntrySerializer(serializers.Serializer):
     # DRF's metaclass takes declared fields off the class, so this does not shadow
     # `Field.source`; mypy sees only the class attribute.
     source = serializers.CharField()  # type: ignore[assignment]
-    target = serializers.CharField(allow_null=True, help_text="The document; null when skipped")
+    target = serializers.CharField(
+        allow_null=True,
+        help_text="The document (`skills/<name>` for a skill folder); null when skipped",
+    )
     action = serializers.ChoiceField(
         choices=["create", "update", "unchanged", "propose", "skipped"],
         help_text="`propose`: an edit of a generated file, sent back as a change request",
