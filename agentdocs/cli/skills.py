@@ -214,7 +214,13 @@ def _pull(args: argparse.Namespace) -> int:
     state = read_state(folder) if folder.is_dir() else {}
     _defaults_from_state(args, state)
     local, _hidden = read_folder(folder) if folder.is_dir() else ({}, [])
-    if local and not args.force and state.get("sha256") != bundle_sha256(local):
+    client = _connect(args)
+    skill = _server_skill(client, args, args.name)
+    if skill is None:
+        raise CommandError(f"{args.project} offers no skill {args.name!r}")
+    # The folder's files are what was pulled last, or already the server's: nothing lost.
+    known = {state.get("sha256"), skill["sha256"]}
+    if local and not args.force and bundle_sha256(local) not in known:
         why = (
             "holds changes made since its last pull"
             if state
@@ -223,10 +229,6 @@ def _pull(args: argparse.Namespace) -> int:
         raise CommandError(
             f"{folder} {why}: push them first, or pull with --force to overwrite them"
         )
-    client = _connect(args)
-    skill = _server_skill(client, args, args.name)
-    if skill is None:
-        raise CommandError(f"{args.project} offers no skill {args.name!r}")
     files = {item["path"]: item["content"] for item in skill["files"]}
     folder.mkdir(parents=True, exist_ok=True)
     _write_files(folder, files, local)
@@ -271,7 +273,9 @@ def _push(args: argparse.Namespace) -> int:
             f"--project {current['project']} to change it for every project, or with "
             f"--force to create {args.project}'s own {name!r} that replaces it"
         )
-    if state.get("name") == name and isinstance(state.get("version"), int) and not args.force:
+    if bundle_sha256(files) == current["sha256"]:
+        base = current["version"]  # the server's files already: nothing to overwrite
+    elif state.get("name") == name and isinstance(state.get("version"), int) and not args.force:
         base = state["version"]
     elif args.force:
         base = current["version"]

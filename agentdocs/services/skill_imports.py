@@ -84,17 +84,13 @@ def _refused(refusal: AgentdocsError, source: str, indexes: dict[str, int]) -> A
 
 def skill_import_plan(*, project: Project, files: Sequence[SourceFile]) -> list[SkillStep]:
     """One step per skill folder among ``files``, each bundle checked (a refusal names
-    the file; nothing is written). One query for the project's skills, whatever their
-    number."""
+    the file; nothing is written). Two queries (the skills offered under those names,
+    the project's own), whatever their number."""
     folders = _folders(files)
     if not folders:
         return []
     names = {name for _folder, name, _texts, _indexes in folders}
-    offered = {
-        skill.name: skill
-        for skill in skill_selectors.skill_offered_bundles(project=project)
-        if skill.name in names
-    }
+    offered = skill_selectors.skills_offered_by_name(project=project, names=names)
     own = {skill.name: skill for skill in Skill.objects.filter(project=project, name__in=names)}
     steps: list[SkillStep] = []
     taken: dict[str, SkillStep] = {}

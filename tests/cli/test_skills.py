@@ -248,3 +248,16 @@ def test_usage_errors_exit_2(tmp_path, env):
     result = skills(tmp_path, env, "push", str(tmp_path / "nothing"))
     assert result.returncode == 2
     assert "holds no SKILL.md" in err(result)
+
+
+def test_a_folder_that_already_holds_the_servers_files_pulls_and_pushes(tmp_path, env, handoff):
+    # What `agentdocs sync` wrote into .claude/skills/handoff/, say: no state file.
+    folder = tmp_path / "handoff"
+    for path, text in FILES.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_bytes(text.encode("utf-8"))
+    result = skills(tmp_path, env, "push", "handoff")
+    assert result.returncode == 0, err(result)
+    assert out(result) == "unchanged handoff v1: the server has these files\n"
+    (folder / ".agentdocs-skill.json").unlink()
+    assert skills(tmp_path, env, "pull", "handoff").returncode == 0
