@@ -48,3 +48,17 @@ def test_a_writer_edits_a_skill_and_compares_its_versions(signed_in, screenshot,
     expect(bob.get_by_role("heading", name="Version 1 → version 2")).to_be_visible()
     expect(bob.locator('[data-skill-diff="SKILL.md"]')).to_contain_text("carefully")
     expect(bob.locator('[data-skill-diff="scripts/run.sh"]')).to_have_count(0)
+
+
+def test_a_long_file_scrolls_in_its_box_on_a_phone(signed_in, project, writer):
+    skill_service.skill_create(
+        project=project,
+        name="handoff",
+        files={"SKILL.md": skill_md("handoff"), "scripts/run.sh": "echo " + "x" * 400 + "\n"},
+        user=writer,
+    )
+    page = signed_in(writer, viewport={"width": 390, "height": 844})
+    page.goto("/t/acme/web/skills/handoff/")
+    page.locator('[data-skill-file="scripts/run.sh"] summary').click()
+    expect(page.locator('[data-skill-file="scripts/run.sh"] pre')).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
