@@ -34,7 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
@@ -141,6 +141,22 @@ def read_folder(folder: Path) -> tuple[dict[str, str], list[str]]:
     return files, hidden
 
 
+def _inside(path: object) -> str:
+    """A server-given file path, refused unless it stays inside the skill's folder."""
+    parts = PurePosixPath(path).parts if isinstance(path, str) else ()
+    if (
+        not isinstance(path, str)
+        or not parts
+        or PurePosixPath(path).is_absolute()
+        or ".." in parts
+        or "\\" in path
+        or "\x00" in path
+        or path != "/".join(parts)
+    ):
+        raise CommandError(f"the server sent a file path outside the skill's folder: {path!r}")
+    return path
+
+
 def _write_files(folder: Path, files: dict[str, str], old: dict[str, str]) -> None:
     for path in sorted(set(old) - set(files)):
         (folder / path).unlink()
@@ -229,7 +245,7 @@ def _pull(args: argparse.Namespace) -> int:
         raise CommandError(
             f"{folder} {why}: push them first, or pull with --force to overwrite them"
         )
-    files = {item["path"]: item["content"] for item in skill["files"]}
+    files = {_inside(item["path"]): str(item["content"]) for item in skill["files"]}
     folder.mkdir(parents=True, exist_ok=True)
     _write_files(folder, files, local)
     write_state(folder, args, skill)
