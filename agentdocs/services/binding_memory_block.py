@@ -22,7 +22,7 @@ from agentdocs.core.bindings import (
 from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument
 from agentdocs.core.export import Export, build_export
-from agentdocs.core.mcp_instructions import compose_instructions
+from agentdocs.core.mcp_instructions import CURRENT_FORM, compose_instructions
 from agentdocs.core.memory_block import (
     ClientDocument,
     LayerState,
@@ -155,6 +155,7 @@ def _instructions_of(bound: Mapping[str, Any], *, header: Mapping[str, Any], tex
         process=header["process"],
         house_rules=text,
         budget_bytes=bound["instructions"]["budget_bytes"],
+        form=bound["instructions"].get("form", 1),  # records before the form was kept: 1
     )
 
 
@@ -198,7 +199,10 @@ def binding_memory_block_bind(
         bound["label"] = inputs.label
     instructions = None
     if request.instructions_budget_bytes is not None:
-        bound["instructions"] = {"budget_bytes": request.instructions_budget_bytes}
+        bound["instructions"] = {
+            "budget_bytes": request.instructions_budget_bytes,
+            "form": CURRENT_FORM,
+        }
         header = {"tenant": tenant.slug, "project": project.slug, "process": process}
         instructions = _instructions_of(bound, header=header, text=block.text)
         encoded = instructions.encode("utf-8")

@@ -49,6 +49,7 @@ def assert_bound(record: BindingRecord, instructions: str) -> None:
     assert record.problem_count == 0
     bound = record.record["memory_block"]["instructions"]
     assert bound["bytes"] == len(instructions.encode("utf-8"))
+    assert bound["form"] == 2  # the first line's form, which says where the rules are
     rebuilt = binding_service.binding_reconstruct(record=record)["memory_block"]
     assert rebuilt["verified"] is True
     assert rebuilt["instructions"] == instructions

@@ -30,7 +30,12 @@ def test_the_instructions_carry_the_rules_then_the_sentence():
         house_rules="## Policy\n\nbe kind\n",
         budget_bytes=1000,
     )
-    assert text.startswith("The house rules of the project acme/web, from agentdocs.")
+    first, _, _ = text.partition("\n")
+    # The first line alone says where the rules are (Codex keeps nothing else).
+    assert first == (
+        "The house rules of the project acme/web, from agentdocs: they follow below, and "
+        "get_memory_block gives them whole and current for each task."
+    )
     rules = text.index("## Policy\n\nbe kind")
     sentence = text.index("call get_memory_block")
     assert rules < sentence
@@ -43,3 +48,13 @@ def test_without_rules_only_the_note_and_the_sentence():
     )
     assert "Not allowed." in text and "call get_memory_block" in text
     assert "session's is" not in text
+
+
+def test_a_record_of_the_first_form_gets_its_first_line_again():
+    old = compose_instructions(
+        tenant="acme", project="web", process="p", house_rules="rules", form=1
+    )
+    assert old.startswith("The house rules of the project acme/web, from agentdocs.\n\n")
+    new = compose_instructions(tenant="acme", project="web", process="p", house_rules="rules")
+    assert new.partition("\n\n")[2] == old.partition("\n\n")[2]  # only the first line
+    assert new != old
