@@ -11,11 +11,13 @@ A pure function of the block's text and a few names, so that a binding record of
 block (its inputs, kept by version), of the budget and of the form gives the same text
 again.
 
-Some clients keep only the first line: Codex makes it the description of the server's
-tool namespace and drops the rest. So the first line (form 2) says by itself where the
-rules are. Records bound before it (no `form`) are form 1, whose first line only named
-the project; both are kept so that every record's instructions are given again byte for
-byte.
+What the clients keep of them (measured, docs/mcp.md): Codex only the first line (the
+description of the server's tool namespace), Claude Code the first 4,096 characters,
+Gemini CLI all. So form 2 says where the rules are in its first line, and puts the
+sentence that names the session's process before the rules, so that a cut keeps it.
+Records bound before (no `form`) are form 1: a first line that only named the project,
+the rules, then the sentence. Both are kept so that every record's instructions are
+given again byte for byte.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ DEFAULT_BUDGET_BYTES = 16 * 1024
 FIRST_LINES = {
     1: "The house rules of the project {tenant}/{project}, from agentdocs.",
     2: (
-        "The house rules of the project {tenant}/{project}, from agentdocs: they follow "
-        "below, and get_memory_block gives them whole and current for each task."
+        "The house rules of the project {tenant}/{project}, from agentdocs: call "
+        "get_memory_block for them, whole and current, at the start of each task."
     ),
 }
 CURRENT_FORM = max(FIRST_LINES)
@@ -85,6 +87,8 @@ def compose_instructions(
     first line's (a record's, when it is given again)."""
     parts = [first_line(tenant=tenant, project=project, form=form)]
     rules = cut_to_budget(house_rules.strip(), budget_bytes)
+    if form >= 2:
+        parts.append(rest_sentence(process))  # before the rules: a client's cut keeps it
     if note:
         parts.append(note)
     if rules:
@@ -93,5 +97,6 @@ def compose_instructions(
             "start of this session:"
         )
         parts.append(rules)
-    parts.append(rest_sentence(process))
+    if form == 1:
+        parts.append(rest_sentence(process))
     return "\n\n".join(parts) + "\n"
