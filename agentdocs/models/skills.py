@@ -5,7 +5,7 @@ as one bundle. Nothing here writes them: every change goes through
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -67,6 +67,10 @@ class Skill(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project}:skill/{self.name}@{self.version}"
+
+    if TYPE_CHECKING:
+        # Added by django-simple-history, which ships no type information.
+        def save_without_historical_record(self, *, update_fields: list[str]) -> None: ...
 
 
 class HistoricalSkill(Protocol):

@@ -95,8 +95,8 @@ def skills_by_label(*, skills: Sequence[Skill], label: str | None) -> list[ReadB
         wanted = Q()
         for skill_id, version in versions.items():
             wanted |= Q(id=skill_id, version=version)
-        for row in Skill.history.filter(wanted).select_related("history_user").order_by(
-            "history_id"
+        for row in (
+            Skill.history.filter(wanted).select_related("history_user").order_by("history_id")
         ):
             rows[row.id] = row
     return [

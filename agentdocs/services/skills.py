@@ -34,10 +34,10 @@ from agentdocs.models import ChangeType, Project, Skill
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import events, render_cache
-from agentdocs.services.skill_locks import require_skill_unlocked
 
 # The reason's rule is the documents' (a string of at most 500 characters, trimmed).
 from agentdocs.services.documents import validate_reason
+from agentdocs.services.skill_locks import require_skill_unlocked
 
 
 @dataclass(frozen=True)
