@@ -427,3 +427,33 @@ def test_labels_list_and_labelled_reads_run_a_constant_number_of_queries(
     with django_assert_num_queries(6):
         listed = mcp("skills/list", {})["skills"]
     assert len(listed) == count and {s["frontmatter"]["description"] for s in listed} == {"One."}
+
+
+def test_a_render_by_label_runs_the_same_queries_for_1_and_12_labelled_skills(
+    api, project, reader, writer, django_assert_num_queries, settings
+):
+    # The database path: the token with the caller's access, then the one statement.
+    settings.AGENTDOCS_RENDER_CACHE = False
+    client = api(reader)
+    _render(client)  # the token's first use
+
+    def add(start: int, stop: int) -> None:
+        for index in range(start, stop):
+            name = f"s-{index:02d}"
+            skill = skill_service.skill_create(
+                project=project, name=name, files=_files(name, "One.", ONE), user=writer
+            ).skill
+            skill = skill_service.skill_write(
+                skill=skill, files=_files(name, "Two.", TWO), base_version=1, user=writer
+            ).skill
+            skill_label_service.skill_label_move(skill=skill, name="canary", version=1, user=writer)
+
+    add(0, 1)
+    with django_assert_num_queries(2):
+        one = _render(client, label="canary")
+    add(1, 12)
+    with django_assert_num_queries(2):
+        twelve = _render(client, label="canary")
+    assert [s["version"] for s in _index(one)["skills"]] == [1]
+    assert [s["version"] for s in _index(twelve)["skills"]] == [1] * 12
+    assert "Two." not in twelve["text"]
