@@ -45,6 +45,7 @@ from agentdocs.mcp.api import (
 from agentdocs.models import Scope, Skill
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import search as search_selectors
+from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import changes as change_service
@@ -195,7 +196,11 @@ class ServiceProjectApi:
         if process is not None:
             require_scope(self.request, Scope.RENDER.value)
             process = memory_block_service.validate_process(process)
-        skill = skill_selectors.skill_get(project=access.project, name=name)
+        read = skill_label_selectors.skills_by_label(
+            skills=[skill_selectors.skill_get(project=access.project, name=name)],
+            label=self._skill_label(access.project.tenant_id),
+        )[0]
+        skill = read.skill
         record = None
         if process is not None:
             ratelimit.check(
@@ -207,9 +212,16 @@ class ServiceProjectApi:
                 user=access.user,
                 process=process,
                 skill=skill,
-                label=self.label,
+                label=read.label,
             ).pk
         return _skill_text(skill, record=record)
+
+    def _skill_label(self, tenant_id: int) -> str | None:
+        """The label skills are read by: the client's (`/mcp/?label=`), else its
+        recipe's `params.label` (`/mcp/?recipe=`), as a render reads documents."""
+        if self.label is not None:
+            return self.label
+        return skill_label_selectors.recipe_label(tenant_id=tenant_id, recipe=self.recipe)
 
     @_refusing
     def skills_offered(self) -> list[SkillText]:
@@ -218,7 +230,9 @@ class ServiceProjectApi:
         client's recipe (`/mcp/?recipe=`), when it names one, chooses among them."""
         access = request_project_access(self.request, self.tenant, self.project)
         rows = skill_selectors.skill_offered_bundles(project=access.project, recipe=self.recipe)
-        return [_skill_text(skill) for skill in rows]
+        label = self._skill_label(access.project.tenant_id)
+        read = skill_label_selectors.skills_by_label(skills=rows, label=label)
+        return [_skill_text(each.skill) for each in read]
 
     @_refusing
     def search(self, query: str) -> SearchResult:

@@ -24,6 +24,8 @@ from agentdocs.api import (
     repositories,
     search,
     skill_history,
+    skill_labels,
+    skill_locks,
     skill_reads,
     skills,
     tenancy,
@@ -116,6 +118,15 @@ urlpatterns = [
     re_path(P + SKILL + r"/diff$", skill_history.SkillDiff.as_view(), name="api-skill-diff"),
     re_path(P + SKILL + r"/revert$", skill_history.SkillRevert.as_view(), name="api-skill-revert"),
     re_path(P + SKILL + r"/reads$", skill_reads.SkillReadCreate.as_view(), name="api-skill-reads"),
+    re_path(
+        P + SKILL + r"/labels/$", skill_labels.SkillLabelList.as_view(), name="api-skill-labels"
+    ),
+    re_path(
+        P + SKILL + r"/labels/(?P<label>[^/]+)$",
+        skill_labels.SkillLabelDetail.as_view(),
+        name="api-skill-label",
+    ),
+    re_path(P + SKILL + r"/lock$", skill_locks.SkillLock.as_view(), name="api-skill-lock"),
     # Policy: memory.* settings and recipes.
     re_path(T + r"/settings/$", policy.TenantSettingList.as_view(), name="api-tenant-settings"),
     re_path(

@@ -131,6 +131,15 @@ class HttpProjectApi:
                 status=response.status_code,
             ) from None
 
+    def _skill_by_label(self, skill_path: str) -> http.Response:
+        if self.label:
+            try:
+                return self._send("GET", self._url(skill_path), params={"label": self.label})
+            except Refusal as refusal:
+                if (refusal.status, refusal.field) != (404, "label"):
+                    raise
+        return self._send("GET", self._url(skill_path))
+
     def memory_block(
         self,
         *,
@@ -198,15 +207,15 @@ class HttpProjectApi:
 
     def skill(self, name: str, process: str | None = None) -> SkillText:
         """The skill (`GET .../skills/{name}`); with ``process``, read and recorded in
-        one request (`POST .../skills/{name}/reads`)."""
+        one request (`POST .../skills/{name}/reads`). With `--label`, the version that
+        label points at, else (the skill has no such label) its latest, as renders read."""
         skill_path = f"skills/{quote(name, safe='')}"
         if process is None:
-            data = self._json(self._send("GET", self._url(skill_path)))
+            data = self._json(self._skill_by_label(skill_path))
         else:
+            body = {"process": process, **({"label": self.label} if self.label else {})}
             data = self._json(
-                self._send(
-                    "POST", self._url(skill_path + "/reads"), json={"process": process}, ok=(201,)
-                )
+                self._send("POST", self._url(skill_path + "/reads"), json=body, ok=(201,))
             )
         return SkillText(
             name=data["name"],

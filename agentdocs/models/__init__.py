@@ -23,6 +23,7 @@ from agentdocs.models.labels import DocumentLabel
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
 from agentdocs.models.repositories import Repository, RepositoryCheck
 from agentdocs.models.signing import SigningKey
+from agentdocs.models.skill_labels import SkillLabel
 from agentdocs.models.skills import Skill
 from agentdocs.models.tenancy import (
     RESERVED_PROJECT,
@@ -70,6 +71,7 @@ __all__ = [
     "Setting",
     "SigningKey",
     "Skill",
+    "SkillLabel",
     "Tenant",
     "Webhook",
     "mark_change",

@@ -141,10 +141,22 @@ def bound_inputs(*, tenant: Tenant, project: Project, inputs: MemoryBlockInputs)
     if inputs.skills:
         # Only when the recipe offered any, so that other records keep their shape: each
         # skill as the index showed it (its description is the whole of its text there).
-        bound["skills"] = [
-            {**skill.account(), "description": skill.description} for skill in inputs.skills
-        ]
+        bound["skills"] = [_bound_skill(skill, label=inputs.label) for skill in inputs.skills]
     return bound
+
+
+def _bound_skill(skill: IndexedSkill, *, label: str | None) -> dict[str, Any]:
+    """A skill as the index showed it (its description is the whole of its text there);
+    read by a label, the label its version was read under (null: it had none, latest)."""
+    entry: dict[str, Any] = {**skill.account(), "description": skill.description}
+    if label is not None:
+        entry["label"] = None if skill.label_fallback else label
+    return entry
+
+
+def _indexed_skill(entry: Mapping[str, Any], *, label: str | None) -> IndexedSkill:
+    fields = {key: value for key, value in entry.items() if key != "label"}
+    return IndexedSkill(**fields, label_fallback=label is not None and entry.get("label") is None)
 
 
 def _instructions_of(bound: Mapping[str, Any], *, header: Mapping[str, Any], text: str) -> str:
@@ -303,7 +315,9 @@ def restore_inputs(bound: Mapping[str, Any]) -> MemoryBlockInputs | str:
         # A record bound before the structure rules renders as it was then.
         structure=bound.get("structure", 0),
         label=bound.get("label"),
-        skills=tuple(IndexedSkill(**skill) for skill in bound.get("skills", ())),
+        skills=tuple(
+            _indexed_skill(skill, label=bound.get("label")) for skill in bound.get("skills", ())
+        ),
     )
 
 
