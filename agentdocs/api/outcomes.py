@@ -110,7 +110,8 @@ class ReportSerializer(StrictSerializer):
             # Named as sent: `value`, not `outcomes.0.value`.
             detail = error.detail
             if isinstance(detail, dict) and isinstance(detail.get("outcomes"), dict):
-                raise serializers.ValidationError(detail["outcomes"][0]) from None
+                inner: Any = detail["outcomes"]
+                raise serializers.ValidationError(inner[0]) from None
             raise
         return {**attrs, "single": True}
 
@@ -147,7 +148,8 @@ class OutcomeSerializer(serializers.Serializer):
     binding = serializers.IntegerField(source="binding_id", help_text="The binding record")
     process = serializers.CharField()
     name = serializers.CharField()
-    value = serializers.SerializerMethodField()
+    # Not `get_value`: a serializer's own method of that name reads its input.
+    value = serializers.SerializerMethodField(method_name="shown_value")
     unit = serializers.CharField()
     comment = serializers.CharField()
     supersedes = serializers.IntegerField(source="supersedes_id", allow_null=True)
@@ -166,7 +168,7 @@ class OutcomeSerializer(serializers.Serializer):
     reported_at = serializers.DateTimeField()
 
     @extend_schema_field(VALUE_SCHEMA)
-    def get_value(self, outcome: Outcome) -> bool | float | int:
+    def shown_value(self, outcome: Outcome) -> bool | float | int:
         return OutcomeValue(outcome.value, is_bool=outcome.is_bool).shown()
 
     def get_superseded_by(self, outcome: Outcome) -> int | None:

@@ -56,7 +56,7 @@ def binding_record_of_process(*, project: Project, process: str) -> BindingRecor
     return record
 
 
-def _cohort_key(by: CohortBy, document: str | None) -> Expression | KT:
+def _cohort_key(by: CohortBy, document: str | None) -> Expression:
     if by == "label":
         return KT("record__memory_block__label")
     if by == "recipe":

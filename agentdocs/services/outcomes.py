@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -80,7 +80,7 @@ def _checked(
 def outcome_report(
     *,
     binding: BindingRecord,
-    user: AbstractBaseUser,
+    user: User,
     token: ApiToken | None,
     reports: Sequence[OutcomeReport],
 ) -> list[Outcome]:
