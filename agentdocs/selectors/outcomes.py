@@ -170,3 +170,32 @@ def outcome_comparison(
         "document": document,
         "lower_is_better": lower_is_better,
     }
+
+
+CANARY, PRODUCTION = "canary", "production"
+
+
+def top_metrics(*, project: Project, limit: int = 3) -> list[str]:
+    """The project's most reported outcome names (current outcomes), most first."""
+    return list(
+        Outcome.objects.filter(project=project, superseded_by__isnull=True)
+        .values("name")
+        .annotate(reported=Count("id"))
+        .order_by("-reported", "name")
+        .values_list("name", flat=True)[:limit]
+    )
+
+
+def canary_comparisons(*, project: Project, limit: int = 3) -> list[OutcomeComparison]:
+    """`canary` against `production` (by label) on the project's top metrics, each
+    with those two cohorts only; none when no run reported an outcome."""
+    found: list[OutcomeComparison] = []
+    for metric in top_metrics(project=project, limit=limit):
+        comparison = outcome_comparison(project=project, metric=metric, by="label")
+        if comparison["baseline"] != PRODUCTION:
+            continue
+        cohorts = [c for c in comparison["cohorts"] if c["cohort"] in (CANARY, PRODUCTION)]
+        if any(c["cohort"] == CANARY for c in cohorts):
+            comparison["cohorts"] = cohorts
+            found.append(comparison)
+    return found
