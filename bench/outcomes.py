@@ -42,6 +42,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=5, help="requests per question")
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--sqlite", action="store_true", help="a throwaway SQLite file instead")
+    parser.add_argument("--explain", action="store_true", help="print the queries' plans")
     args = parser.parse_args()
 
     from bench.common import in_process_database, load_average
@@ -106,11 +107,10 @@ def _seed(project, user, runs: int) -> None:
 
 
 def _measure(args: argparse.Namespace) -> None:
+    from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
-
-    from django.contrib.auth import get_user_model
 
     from agentdocs.models import Outcome
     from agentdocs.services import tenants as tenant_service
@@ -121,6 +121,9 @@ def _measure(args: argparse.Namespace) -> None:
     project = tenant_service.project_create(tenant=tenant, slug="web", name="Web", user=admin)
     started = time.perf_counter()
     _seed(project, admin, args.outcomes)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:  # as autovacuum would after such a load
+            cursor.execute("ANALYZE")
     print(
         f"seeded {args.outcomes:,} runs and {Outcome.objects.count():,} outcomes "
         f"in {time.perf_counter() - started:.1f} s ({connection.vendor})"
@@ -142,6 +145,11 @@ def _measure(args: argparse.Namespace) -> None:
         verdicts = ", ".join(
             f"{cohort['cohort']}: {cohort['verdict']}" for cohort in answer["cohorts"]
         )
+        if args.explain and connection.vendor == "postgresql":
+            for query in queries.captured_queries[1:2]:
+                with connection.cursor() as cursor:
+                    cursor.execute("EXPLAIN ANALYZE " + query["sql"])
+                    print("\n".join(row[0] for row in cursor.fetchall()))
         print(
             f"compare by {name}: median {statistics.median(timings):.0f} ms, best "
             f"{min(timings):.0f} ms, {len(queries)} queries; {verdicts}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from django.db.models import Count, Expression, F, QuerySet, Sum
+from django.db.models import Count, Expression, F, FilteredRelation, Q, QuerySet, Sum
 from django.db.models.fields.json import KT
 
 from agentdocs.core.cohorts import CohortSums, Comparison, compare_cohorts
@@ -81,45 +81,41 @@ def outcome_cohorts(
     """The project's runs (binding records made in [since, until)) grouped by what they
     saw, each cohort with its count of runs (processes) and the count, sum and sum of
     squares of its runs' current ``metric`` outcomes; and whether the metric is a yes/no
-    (None: no run reported it). Three queries, whatever the number of runs."""
+    (None: no run reported it). Two queries, whatever the number of runs."""
     records = BindingRecord.objects.filter(project=project)
     if since is not None:
         records = records.filter(created_at__gte=since)
     if until is not None:
         records = records.filter(created_at__lt=until)
-    key = _cohort_key(by, document)
-    runs = (
-        records.annotate(cohort=key)
-        .values("cohort")
-        .annotate(runs=Count("process", distinct=True))
-        .order_by()
-    )
-    sums = (
-        records.filter(outcomes__name=metric, outcomes__superseded_by__isnull=True)
-        .annotate(cohort=key)
+    # One pass over the runs: each joined to its current outcome of the metric, if any.
+    current = Q(measured__isnull=False, measured__superseded_by__isnull=True)
+    rows = (
+        records.annotate(
+            cohort=_cohort_key(by, document),
+            measured=FilteredRelation("outcomes", condition=Q(outcomes__name=metric)),
+        )
         .values("cohort")
         .annotate(
-            with_metric=Count("outcomes"),
-            total=Sum("outcomes__value"),
-            squares=Sum(F("outcomes__value") * F("outcomes__value")),
+            runs=Count("process", distinct=True),
+            with_metric=Count("measured", filter=current),
+            total=Sum("measured__value", filter=current),
+            squares=Sum(F("measured__value") * F("measured__value"), filter=current),
         )
         .order_by()
     )
-    counted: dict[str | None, int] = {}
-    for row in runs:
+    merged: dict[str | None, CohortSums] = {}
+    for row in rows:
         cohort = _key(row["cohort"])
-        counted[cohort] = counted.get(cohort, 0) + row["runs"]
-    measured = {_key(row["cohort"]): row for row in sums}
-    cohorts = [
-        CohortSums(
+        # A version read as 3 and as "3" (JSON's number and text) is one cohort.
+        before = merged.get(cohort, CohortSums(key=cohort, runs=0))
+        merged[cohort] = CohortSums(
             key=cohort,
-            runs=runs_in,
-            with_metric=measured.get(cohort, {}).get("with_metric", 0),
-            total=float(measured.get(cohort, {}).get("total") or 0.0),
-            squares=float(measured.get(cohort, {}).get("squares") or 0.0),
+            runs=before.runs + row["runs"],
+            with_metric=before.with_metric + row["with_metric"],
+            total=before.total + float(row["total"] or 0.0),
+            squares=before.squares + float(row["squares"] or 0.0),
         )
-        for cohort, runs_in in counted.items()
-    ]
+    cohorts = list(merged.values())
     # Versions in their order (v9 before v10), others by name; the runs that saw none last.
     cohorts.sort(
         key=lambda c: (c.key is None, len(c.key or "") if by == "version" else 0, c.key or "")
