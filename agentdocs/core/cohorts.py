@@ -14,6 +14,7 @@ comparison needs them).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, TypedDict
@@ -135,19 +136,35 @@ def mean_difference_interval(
     return _pair(low, high)
 
 
-def runs_needed_for_rate(base_rate: float | None, effect: float) -> int:
+def runs_needed_for_rate(base_rate: float | None, effect: float) -> int | None:
     """Runs per cohort for a difference of ``effect`` from ``base_rate`` (0.5, the most
     demanding, when unknown) to be found: Cohen's h, the normal power equation."""
     from statsmodels.stats.power import NormalIndPower
     from statsmodels.stats.proportion import proportion_effectsize
 
     base = 0.5 if base_rate is None else base_rate
-    other = base + effect if base + effect <= 1 else base - effect
+    if base + effect <= 1:
+        other = base + effect
+    elif base - effect >= 0:
+        other = base - effect
+    else:  # an effect wider than the room on either side: the farther end
+        other = 0.0 if base >= 0.5 else 1.0
     size = abs(float(proportion_effectsize(other, base)))
     if size == 0:
         return 0
-    runs = NormalIndPower().solve_power(effect_size=size, alpha=ALPHA, power=POWER, ratio=1.0)
-    return math.ceil(float(runs))
+    with warnings.catch_warnings():  # no convergence is an answer: None
+        warnings.simplefilter("ignore")
+        runs = NormalIndPower().solve_power(effect_size=size, alpha=ALPHA, power=POWER, ratio=1.0)
+    return _whole(runs)
+
+
+def _whole(runs: object) -> int | None:
+    """A power equation's answer as whole runs; None when it found none."""
+    try:
+        value = float(runs)  # type: ignore[arg-type]  # a NumPy scalar or array of one
+    except (TypeError, ValueError):
+        return None
+    return math.ceil(value) if math.isfinite(value) else None
 
 
 def runs_needed_for_mean(deviation: float | None, effect: float) -> int | None:
@@ -158,10 +175,12 @@ def runs_needed_for_mean(deviation: float | None, effect: float) -> int | None:
 
     if not deviation:
         return None
-    runs = TTestIndPower().solve_power(
-        effect_size=effect / deviation, alpha=ALPHA, power=POWER, ratio=1.0
-    )
-    return math.ceil(float(runs))
+    with warnings.catch_warnings():  # no convergence is an answer: None
+        warnings.simplefilter("ignore")
+        runs = TTestIndPower().solve_power(
+            effect_size=effect / deviation, alpha=ALPHA, power=POWER, ratio=1.0
+        )
+    return _whole(runs)
 
 
 def _verdict(interval: list[float] | None, *, lower_is_better: bool) -> Verdict:
@@ -207,6 +226,11 @@ def compare_cohorts(
     used_effect = effect
     if kind == "rate":
         used_effect = DEFAULT_RATE_EFFECT if effect is None else effect
+        if not 0 < used_effect < 1:
+            raise InvalidInput(
+                "`effect` of a rate is a difference between 0 and 1 (0.05: 5 points).",
+                field="effect",
+            )
         needed = runs_needed_for_rate(base.average if base else None, used_effect)
     elif kind == "mean" and base is not None:
         deviation = math.sqrt(base.variance) if base.variance is not None else None

@@ -180,3 +180,24 @@ def test_the_query_count_does_not_grow_with_the_runs(api, reader, project):
     with CaptureQueriesContext(connection) as many:
         client.get(f"{URL}?metric=task_success&by=version&document=agent.md")
     assert len(many) == len(few) <= 6
+
+
+@pytest.mark.parametrize("effect", ["1e-9", "0.5", "0.99"])
+def test_any_effect_of_a_rate_gets_an_answer(api, reader, canary_split, effect):
+    response = api(reader).get(f"{URL}?metric=task_success&by=label&effect={effect}")
+    assert response.status_code == 200, response.content
+    needed = response.json()["runs_per_cohort_needed"]
+    assert needed is None or needed >= 0
+
+
+def test_an_effect_of_a_whole_rate_or_more_is_refused(api, reader, canary_split):
+    response = api(reader).get(f"{URL}?metric=task_success&by=label&effect=1.5")
+    assert response.status_code == 400 and response.json()["field"] == "effect"
+
+
+def test_a_huge_or_tiny_effect_on_a_mean_gets_an_answer(api, reader, project):
+    cohort_of(project, reader, label="production", values=[0.1, 0.2, 0.4], prefix="p")
+    cohort_of(project, reader, label="canary", values=[0.3, 0.5], prefix="c")
+    for effect in ("1e-9", "1000"):
+        response = api(reader).get(f"{URL}?metric=cost_usd&by=label&effect={effect}")
+        assert response.status_code == 200, response.content
