@@ -19,11 +19,18 @@ from rest_framework import serializers
 from rest_framework.request import Request
 
 from agentdocs import ratelimit
-from agentdocs.api.access import caller, request_document, request_project_access, require_scope
+from agentdocs.api.access import (
+    caller,
+    calling_token,
+    request_document,
+    request_project_access,
+    require_scope,
+)
 from agentdocs.api.bindings import BindingListCreate
 from agentdocs.api.changes import ChangeListCreate, ChangeSerializer
 from agentdocs.api.errors import exception_handler
 from agentdocs.api.memory_block import MemoryBlockView
+from agentdocs.api.outcomes import ProcessReportSerializer, ReportedSerializer
 from agentdocs.api.serializers import validated
 from agentdocs.core.errors import InsufficientScope
 from agentdocs.core.mcp_instructions import compose_instructions
@@ -35,15 +42,18 @@ from agentdocs.mcp.api import (
     DocumentText,
     ProposedChange,
     Refusal,
+    ReportedOutcomes,
     SearchMatch,
     SearchResult,
     SessionStart,
     SkillFile,
     SkillText,
     memory_block_payload,
+    reported_outcomes,
 )
 from agentdocs.models import Scope, Skill
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import outcomes as outcome_selectors
 from agentdocs.selectors import search as search_selectors
 from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.selectors import skills as skill_selectors
@@ -51,6 +61,7 @@ from agentdocs.services import bindings as binding_service
 from agentdocs.services import changes as change_service
 from agentdocs.services import mcp_sessions as mcp_session_service
 from agentdocs.services import memory_block as memory_block_service
+from agentdocs.services import outcomes as outcome_service
 from agentdocs.services import skill_reads as skill_read_service
 
 T = TypeVar("T")
@@ -332,3 +343,20 @@ class ServiceProjectApi:
             url=page,
             problems=shown.get("problems", []),
         )
+
+    @_refusing
+    def report_outcome(self, process: str, outcomes: list[dict[str, Any]]) -> ReportedOutcomes:
+        """`POST .../outcomes`: a `render` token's, like binding the run."""
+        require_scope(self.request, Scope.RENDER.value)
+        access = request_project_access(self.request, self.tenant, self.project)
+        data = validated(ProcessReportSerializer, {"process": process, "outcomes": outcomes})
+        binding = outcome_selectors.binding_record_of_process(
+            project=access.project, process=data["process"]
+        )
+        made = outcome_service.outcome_report(
+            binding=binding,
+            user=access.user,
+            token=calling_token(self.request),
+            reports=data["reports"],
+        )
+        return reported_outcomes(ReportedSerializer({"outcomes": made}).data)

@@ -18,6 +18,7 @@ from agentdocs.api import (
     labels,
     mcp_sessions,
     memory_block,
+    outcomes,
     ping,
     policy,
     providers,
@@ -198,6 +199,14 @@ urlpatterns = [
         P + BINDING + r"/reconstruct$",
         bindings.BindingReconstruct.as_view(),
         name="api-binding-reconstruct",
+    ),
+    re_path(
+        P + BINDING + r"/outcomes$", outcomes.BindingOutcomes.as_view(), name="api-binding-outcomes"
+    ),
+    # Run outcomes (issue 39): reported by process, listed, and compared by cohort.
+    re_path(P + r"/outcomes$", outcomes.ProjectOutcomes.as_view(), name="api-outcomes"),
+    re_path(
+        P + r"/outcomes/compare$", outcomes.OutcomeCompare.as_view(), name="api-outcome-compare"
     ),
     # Import: a repository's agent files become documents.
     re_path(P + r"/import/$", imports.ProjectImport.as_view(), name="api-import"),

@@ -47,12 +47,14 @@ from agentdocs.mcp.api import (
     DocumentText,
     ProposedChange,
     Refusal,
+    ReportedOutcomes,
     SearchMatch,
     SearchResult,
     SessionStart,
     SkillFile,
     SkillText,
     memory_block_payload,
+    reported_outcomes,
 )
 
 # A project's listing is followed for at most this many pages of PAGE_SIZE documents.
@@ -332,6 +334,17 @@ class HttpProjectApi:
             url=page,
             problems=record.get("problems", []),
         )
+
+    def report_outcome(self, process: str, outcomes: list[dict[str, Any]]) -> ReportedOutcomes:
+        answer = self._json(
+            self._send(
+                "POST",
+                self._url("outcomes"),
+                json={"process": process, "outcomes": outcomes},
+                ok=(201,),
+            )
+        )
+        return reported_outcomes(answer)
 
 
 def _configure_mcp(parser: argparse.ArgumentParser) -> None:

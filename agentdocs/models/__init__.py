@@ -20,6 +20,7 @@ from agentdocs.models.documents import Document
 from agentdocs.models.events import Event
 from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
 from agentdocs.models.labels import DocumentLabel
+from agentdocs.models.outcomes import Outcome
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
 from agentdocs.models.repositories import Repository, RepositoryCheck
 from agentdocs.models.signing import SigningKey
@@ -59,6 +60,7 @@ __all__ = [
     "Invitation",
     "InvitationState",
     "Membership",
+    "Outcome",
     "Project",
     "ProviderMapping",
     "Recipe",

@@ -32,6 +32,7 @@ TOOLS = {
     "propose_change": {"path", "body", "reason", "base_version"},
     "bind_run": {"process", "manifest"},
     "read_skill": {"name", "process"},
+    "report_outcome": {"process", "outcomes"},
 }
 
 
