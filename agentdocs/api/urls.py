@@ -9,6 +9,7 @@ from agentdocs.api import (
     audit,
     bindings,
     changes,
+    costs,
     document_history,
     documents,
     export,
@@ -83,6 +84,7 @@ urlpatterns = [
         name="api-invitation-decline",
     ),
     # Documents; `path` may contain slashes.
+    re_path(P + r"/costs/$", costs.ProjectCostList.as_view(), name="api-costs"),
     re_path(P + r"/documents/$", documents.DocumentListCreate.as_view(), name="api-documents"),
     # Labels (issue 29), before the document route: `.../documents/<path>/labels/` and
     # `.../documents/<path>/labels/<name>` are a document's labels when <name> holds no
