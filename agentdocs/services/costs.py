@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, TypedDict
 
+from django.core.cache import cache
 from django.utils import timezone
 
 from agentdocs.core.costs import (
@@ -115,6 +116,38 @@ def _delivered_text(delivery: Any) -> str | None:
     return reading.context if reading.usable else None
 
 
+def _window(*, project: Project, days: int, fallback: dict[str, tuple[Piece, ...]]) -> WindowCost:
+    """The turns the hooks delivered in the last ``days`` days, the newest `MAX_TURNS`,
+    added up per document; a stub whose full turn is not among them is held against
+    ``fallback`` (the layers as they render now)."""
+    since = timezone.now() - timedelta(days=days)
+    delivered = BindingRecord.objects.filter(
+        project=project, created_at__gte=since, record__has_key="delivery"
+    )
+    newest = delivered.order_by("-created_at", "-id").values_list("id", flat=True)
+    cut = next(iter(newest[MAX_TURNS : MAX_TURNS + 1]), None)
+    if cut is not None:
+        delivered = delivered.filter(id__gt=cut)
+    costs = TurnCosts(fallback=fallback)
+    for process, delivery in (
+        delivered.order_by("process", "created_at", "id")
+        .values_list("process", "record__delivery")
+        .iterator(chunk_size=1000)
+    ):
+        text = _delivered_text(delivery)
+        if text is not None:
+            costs.add_turn(process=process, text=text)
+    totals = costs.totals()
+    return {
+        "days": days,
+        "since": since.isoformat(),
+        "truncated": cut is not None,
+        "totals": totals,
+        "tokens_delivered_per_day": round(totals["tokens_delivered"] / days, 1),
+        "documents": costs.documents(),
+    }
+
+
 def project_costs(*, project: Project, days: int = DEFAULT_DAYS) -> ProjectCosts:
     """The project's block per recipe (no recipe first, then the tenant's by name), and
     its delivered turns of the last ``days`` days (1 to 365), per document."""
@@ -129,39 +162,42 @@ def project_costs(*, project: Project, days: int = DEFAULT_DAYS) -> ProjectCosts
     for each in rendered:
         for heading, pieces in each.held.items():
             fallback.setdefault(heading, pieces)
-    since = timezone.now() - timedelta(days=days)
-    newest = (
-        BindingRecord.objects.filter(
-            project=project, created_at__gte=since, record__has_key="delivery"
-        )
-        .order_by("-created_at", "-id")
-        .values_list("id", flat=True)[MAX_TURNS : MAX_TURNS + 1]
-    )
-    cut = next(iter(newest), None)
-    rows = BindingRecord.objects.filter(
-        project=project, created_at__gte=since, record__has_key="delivery"
-    )
-    if cut is not None:
-        rows = rows.filter(id__gt=cut)
-    costs = TurnCosts(fallback=fallback)
-    for process, delivery in (
-        rows.order_by("process", "created_at", "id")
-        .values_list("process", "record__delivery")
-        .iterator(chunk_size=1000)
-    ):
-        text = _delivered_text(delivery)
-        if text is not None:
-            costs.add_turn(process=process, text=text)
-    totals = costs.totals()
     return {
         "tokenizer": TOKENIZER,
         "recipes": [each.recipe for each in rendered],
-        "window": {
-            "days": days,
-            "since": since.isoformat(),
-            "truncated": cut is not None,
-            "totals": totals,
-            "tokens_delivered_per_day": round(totals["tokens_delivered"] / days, 1),
-            "documents": costs.documents(),
-        },
+        "window": _window(project=project, days=days, fallback=fallback),
+    }
+
+
+class DocumentPageCost(TypedDict):
+    """What a document costs, as its page says it: per process (its part of the block
+    a process gets on its first turn; later turns carry a stub) and per day (the tokens
+    the hooks delivered of it over the last `days`, a day's share)."""
+
+    per_process: TextCost | None  # None: no part of the block without a recipe
+    tokens_per_day: float
+    turns: int
+    days: int
+
+
+# The figures over days are read again at most this often for a document page.
+PAGE_COSTS_SECONDS = 300
+
+
+def document_cost(*, project: Project, path: str, days: int = DEFAULT_DAYS) -> DocumentPageCost:
+    """``path``'s cost in ``project``: its part of the block without a recipe now, and of
+    the turns delivered over the last ``days`` (kept for a few minutes per project)."""
+    rendered = _recipe_cost(project, None)
+    part = next((d for d in rendered.recipe["documents"] if d["document"] == path), None)
+    key = f"costs:v1:{project.pk}:{days}"
+    documents = cache.get(key)
+    if documents is None:
+        documents = _window(project=project, days=days, fallback=rendered.held)["documents"]
+        cache.set(key, documents, PAGE_COSTS_SECONDS)
+    row = next((d for d in documents if d["document"] == path), None)
+    return {
+        "per_process": None if part is None else {"bytes": part["bytes"], "tokens": part["tokens"]},
+        "tokens_per_day": round(row["tokens_delivered"] / days, 1) if row else 0.0,
+        "turns": (row["turns_full"] + row["turns_stub"]) if row else 0,
+        "days": days,
     }
