@@ -235,6 +235,7 @@ urlpatterns = [
         P + CHANGE + r"/reviews$", changes.ChangeReviewCreate.as_view(), name="api-change-reviews"
     ),
     re_path(P + CHANGE + r"/merge$", changes.ChangeMerge.as_view(), name="api-change-merge"),
+    re_path(P + CHANGE + r"/evals$", changes.ChangeEvalsCreate.as_view(), name="api-change-evals"),
     re_path(
         P + CHANGE + r"/withdraw$", changes.ChangeWithdraw.as_view(), name="api-change-withdraw"
     ),
