@@ -232,7 +232,9 @@ class EvalsGateSerializer(serializers.Serializer):
     class Meta:
         ref_name = "EvalsGate"
 
-    required = serializers.BooleanField(help_text="`review.requireEvals` in force")
+    required = serializers.BooleanField(  # type: ignore[assignment]  # the wire name; shadows Field.required in the stubs
+        help_text="`review.requireEvals` in force"
+    )
     max_regression = serializers.FloatField(help_text="`review.maxRegression` in force")
     satisfied = serializers.BooleanField(
         help_text="Not required, or the latest evals are within `max_regression`"
