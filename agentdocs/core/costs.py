@@ -169,6 +169,8 @@ class TurnCosts:
     _held: dict[tuple[str, str], tuple[Piece, ...]] = field(default_factory=dict)
     _processes: set[str] = field(default_factory=set)
     _turns: int = 0
+    # Texts read back already: most turns deliver a text some other turn did.
+    _read: dict[str, tuple[tuple[Layer, ...], Piece | None]] = field(default_factory=dict)
 
     def _tally(self, name: str) -> _Tally:
         tally = self._documents.get(name)
@@ -180,7 +182,10 @@ class TurnCosts:
         """One delivered text of ``process``."""
         self._processes.add(process)
         self._turns += 1
-        layers, before = delivered_layers(text)
+        read = self._read.get(text)
+        if read is None:
+            read = self._read[text] = delivered_layers(text)
+        layers, before = read
         if before is not None:
             self._sent(before)
         for layer in layers:

@@ -103,16 +103,13 @@ def _recipe_cost(project: Project, recipe: str | None) -> _Rendered:
     return _Rendered(recipe=cost, held=held)
 
 
-def _delivered_text(delivery: Any) -> str | None:
+def _delivered_text(tool: Any, event: Any, block: Any, output: Any) -> str | None:
     """The text a recorded delivery gave the tool, when it carried a block."""
-    if not isinstance(delivery, dict) or delivery.get("block") not in _DELIVERED_BLOCK:
+    if block not in _DELIVERED_BLOCK or not all(
+        isinstance(value, str) for value in (tool, event, output)
+    ):
         return None
-    try:
-        reading = read_hook_output(
-            tool=delivery["tool"], event=delivery["event"], output=delivery["output"]
-        )
-    except (KeyError, TypeError):
-        return None
+    reading = read_hook_output(tool=tool, event=event, output=output)
     return reading.context if reading.usable else None
 
 
@@ -129,12 +126,20 @@ def _window(*, project: Project, days: int, fallback: dict[str, tuple[Piece, ...
     if cut is not None:
         delivered = delivered.filter(id__gt=cut)
     costs = TurnCosts(fallback=fallback)
+    texts: dict[tuple[Any, ...], str | None] = {}  # most deliveries repeat another's
+    # The whole `delivery` object: a key inside it reads back differently on SQLite, whose
+    # JSON_EXTRACT gives a string's content, which Django then decodes as JSON again.
     for process, delivery in (
         delivered.order_by("process", "created_at", "id")
         .values_list("process", "record__delivery")
         .iterator(chunk_size=1000)
     ):
-        text = _delivered_text(delivery)
+        if not isinstance(delivery, dict):
+            continue
+        key = tuple(delivery.get(name) for name in ("tool", "event", "block", "output"))
+        if key not in texts:
+            texts[key] = _delivered_text(*key)
+        text = texts[key]
         if text is not None:
             costs.add_turn(process=process, text=text)
     totals = costs.totals()
