@@ -44,7 +44,7 @@ def remove(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agentdocs', '0026_chain_head_trigger'),
+        ('agentdocs', '0031_skill_labels'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
