@@ -268,16 +268,26 @@ class ServiceProjectApi:
 
     @_refusing
     def propose(
-        self, path: str, body: str, reason: str, base_version: int | None
+        self,
+        path: str,
+        body: str,
+        reason: str,
+        base_version: int | None,
+        process: str | None = None,
     ) -> ProposedChange:
         """Any member may propose, with a token of any scope (as `POST .../changes/`)."""
         access = request_project_access(self.request, self.tenant, self.project)
         if base_version is None:
             base_version = self.document(path)["version"]
-        data = validated(
-            ChangeListCreate.InputSerializer,
-            {"path": path, "body": body, "base_version": base_version, "reason": reason},
-        )
+        payload: dict[str, Any] = {
+            "path": path,
+            "body": body,
+            "base_version": base_version,
+            "reason": reason,
+        }
+        if process:
+            payload["process"] = process
+        data = validated(ChangeListCreate.InputSerializer, payload)
         change = change_service.change_propose(project=access.project, user=access.user, **data)
         shown = ChangeSerializer(change, context={"request": self.request}).data
         return ProposedChange(

@@ -9,6 +9,7 @@ from agentdocs.api import (
     audit,
     bindings,
     changes,
+    costs,
     document_history,
     documents,
     export,
@@ -84,6 +85,7 @@ urlpatterns = [
         name="api-invitation-decline",
     ),
     # Documents; `path` may contain slashes.
+    re_path(P + r"/costs/$", costs.ProjectCostList.as_view(), name="api-costs"),
     re_path(P + r"/documents/$", documents.DocumentListCreate.as_view(), name="api-documents"),
     # Labels (issue 29), before the document route: `.../documents/<path>/labels/` and
     # `.../documents/<path>/labels/<name>` are a document's labels when <name> holds no
@@ -242,6 +244,7 @@ urlpatterns = [
         P + CHANGE + r"/reviews$", changes.ChangeReviewCreate.as_view(), name="api-change-reviews"
     ),
     re_path(P + CHANGE + r"/merge$", changes.ChangeMerge.as_view(), name="api-change-merge"),
+    re_path(P + CHANGE + r"/evals$", changes.ChangeEvalsCreate.as_view(), name="api-change-evals"),
     re_path(
         P + CHANGE + r"/withdraw$", changes.ChangeWithdraw.as_view(), name="api-change-withdraw"
     ),

@@ -267,19 +267,26 @@ class HttpProjectApi:
         )
 
     def propose(
-        self, path: str, body: str, reason: str, base_version: int | None
+        self,
+        path: str,
+        body: str,
+        reason: str,
+        base_version: int | None,
+        process: str | None = None,
     ) -> ProposedChange:
-        """A change request for ``path``; based on the current version unless told."""
+        """A change request for ``path``; based on the current version unless told; naming
+        the agent process it came from when given."""
         if base_version is None:
             base_version = self.document(path)["version"]
-        change = self._json(
-            self._send(
-                "POST",
-                self._url("changes/"),
-                json={"path": path, "body": body, "base_version": base_version, "reason": reason},
-                ok=(201,),
-            )
-        )
+        payload: dict[str, Any] = {
+            "path": path,
+            "body": body,
+            "base_version": base_version,
+            "reason": reason,
+        }
+        if process:
+            payload["process"] = process
+        change = self._json(self._send("POST", self._url("changes/"), json=payload, ok=(201,)))
         return ProposedChange(
             id=change["id"],
             state=change["state"],

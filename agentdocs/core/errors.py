@@ -104,6 +104,21 @@ class ErrorBody(TypedDict):
     approvals_required: NotRequired[
         Annotated[int, Doc("With `not_approved`: the approvals it needs to be merged.")]
     ]
+    regression: NotRequired[
+        Annotated[
+            float | None,
+            Doc(
+                "With `evals_missing` (null) and `evals_regressed`: how much worse the "
+                "proposed text did than the base in the change's latest evals."
+            ),
+        ]
+    ]
+    max_regression: NotRequired[
+        Annotated[
+            float,
+            Doc("With `evals_missing` and `evals_regressed`: `review.maxRegression` in force."),
+        ]
+    ]
     limit: NotRequired[
         Annotated[
             int,
@@ -391,6 +406,21 @@ class NotApproved(AgentdocsError):
     """The change request lacks the approvals it needs to be merged."""
 
     code = "not_approved"
+    status = 409
+
+
+class EvalsMissing(AgentdocsError):
+    """`review.requireEvals`: the change request has no eval results yet."""
+
+    code = "evals_missing"
+    status = 409
+
+
+class EvalsRegressed(AgentdocsError):
+    """`review.requireEvals`: the change's latest evals find the proposed text worse
+    than the base beyond `review.maxRegression`."""
+
+    code = "evals_regressed"
     status = 409
 
 

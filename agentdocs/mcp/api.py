@@ -156,7 +156,12 @@ class ProjectApi(Protocol):
     def skill(self, name: str, process: str | None = None) -> SkillText: ...
 
     def propose(
-        self, path: str, body: str, reason: str, base_version: int | None
+        self,
+        path: str,
+        body: str,
+        reason: str,
+        base_version: int | None,
+        process: str | None = None,
     ) -> ProposedChange: ...
 
     def session_start(self, session: str | None = None) -> SessionStart: ...

@@ -75,6 +75,7 @@ class ProposeArguments(Arguments):
     body: str
     reason: str
     base_version: int | None = None
+    process: str | None = None
 
 
 class BindArguments(Arguments):
@@ -143,7 +144,9 @@ def search_documents(api: ProjectApi, given: SearchArguments) -> SearchResult:
 
 
 def propose_change(api: ProjectApi, given: ProposeArguments) -> ProposedChange:
-    return api.propose(checked_path(given.path), given.body, given.reason, given.base_version)
+    return api.propose(
+        checked_path(given.path), given.body, given.reason, given.base_version, given.process
+    )
 
 
 def bind_run(api: ProjectApi, given: BindArguments) -> BoundRun:
@@ -280,8 +283,10 @@ were more. `documents_searched` is how many documents the project holds.""",
 (a tenant admin for `_vance`); nothing changes until they approve and merge it.
 
 `body` is the whole new text; `base_version` the version you edited (default:
-the current one), so edits saved meanwhile are merged, not lost. Returns the
-change request's id, its state ("open") and the URL of its page.""",
+the current one), so edits saved meanwhile are merged, not lost. Give your
+`process` id (as to `get_memory_block`): the change request names the session it
+came from. Returns the change request's id, its state ("open") and the URL of
+its page.""",
         arguments=ProposeArguments,
         result=ProposedChange,
         run=propose_change,

@@ -11,6 +11,7 @@ from agentdocs.models.audit import (
 from agentdocs.models.bindings import BindingRecord
 from agentdocs.models.changes import (
     ChangeComment,
+    ChangeEvals,
     ChangeRequest,
     ChangeState,
     Review,
@@ -47,6 +48,7 @@ __all__ = [
     "AuditVerificationState",
     "BindingRecord",
     "ChangeComment",
+    "ChangeEvals",
     "ChangeRequest",
     "ChangeState",
     "ChangeType",

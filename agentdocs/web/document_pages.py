@@ -27,6 +27,7 @@ from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors import outcomes as outcome_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
+from agentdocs.services import costs as cost_service
 from agentdocs.services import document_locks
 from agentdocs.services import policy as policy_service
 from agentdocs.web import hidden_characters
@@ -226,6 +227,9 @@ def detail_context(
         "is_deleted": shown.is_deleted,
         "html": render_markdown(shown.body),
         "measure": measure(shown.body),
+        "cost": cost_service.document_cost(project=access.project, path=path)
+        if is_current and not shown.is_deleted
+        else None,
         "may_write": access.may_write(path),
         "reach": reach(access, path),
         "shadowed": shadowed_tenant_document(access, path),

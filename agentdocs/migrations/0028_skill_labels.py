@@ -37,7 +37,7 @@ def remove_trigger(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agentdocs', '0026_chain_head_trigger'),
+        ('agentdocs', '0027_outcomes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
