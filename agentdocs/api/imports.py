@@ -177,12 +177,24 @@ class ProjectImport(APIView):
         return Response(self.OutputSerializer(result, context={"request": request}).data)
 
 
+class ProposeInputSerializer(ProjectImport.InputSerializer):
+    class Meta:
+        ref_name = "ProjectProposeInput"
+
+    process = TextField(
+        required=False,
+        default="",
+        help_text="Proposed by an agent: its process id (as its renders name it); each "
+        "change request keeps it with that process's latest binding record",
+    )
+
+
 class ProjectPropose(APIView):
     """The edits of generated files, sent back to their documents as change requests."""
 
     parser_classes = ProjectImport.parser_classes
     required_scopes = {"POST": Scope.READ}
-    InputSerializer = ProjectImport.InputSerializer
+    InputSerializer = ProposeInputSerializer
     OutputSerializer = ProjectImport.OutputSerializer
 
     @extend_schema(
@@ -213,6 +225,7 @@ class ProjectPropose(APIView):
             files=files,
             dry_run=data["dry_run"],
             reason=data["reason"],
+            process=data["process"],
         )
         plan = [import_service.round_trip_entry(entry) for entry in result.entries]
         return Response(

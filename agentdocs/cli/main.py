@@ -48,6 +48,7 @@ COMMAND_MODULES = {
     "hook": "hooks",
     "import": "imports",
     "mcp": "mcp",
+    "outcome": "outcomes",
     "block": "memory_block",
     "propose": "propose",
     "run": "run",

@@ -164,11 +164,13 @@ class BoundClientDocument(TypedDict):
 
 class BoundInstructions(TypedDict):
     """The MCP session instructions made of the bound block
-    (`agentdocs.core.mcp_instructions`): their budget, and the hash of their text."""
+    (`agentdocs.core.mcp_instructions`): their budget, their first line's form (absent:
+    1, records bound before it was kept), and the hash of their text."""
 
     budget_bytes: int
     sha256: str
     bytes: int
+    form: NotRequired[int]
 
 
 class BoundIndexedSkill(SkillAccount):

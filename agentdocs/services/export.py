@@ -72,12 +72,19 @@ def export_check_size(export: Export) -> None:
 def export_skills(
     *, tenant_id: int, inputs: MemoryBlockInputs, history: bool = False
 ) -> list[ExportedSkill]:
-    """The skills ``inputs`` offer (the recipe's choice), with their files, for an
-    export: one query, none when no skill is offered. With ``history``, each at its
-    version from the skills' history (an export rebuilt from a binding record)."""
+    """The skills ``inputs`` offer (the recipe's choice, each at the version the render
+    read: its labelled one, read by a label), with their files, for an export: one
+    query, two when a label selects an older version, none when no skill is offered.
+    With ``history``, each from the skills' history (an export rebuilt from a binding
+    record)."""
     files = skill_selectors.skill_files_of(
         tenant_id=tenant_id, skills=inputs.skills, history=history
     )
+    # Read by a label: a skill at an older version than its live one is in its history
+    # (one more query, only then).
+    older = [skill for skill in inputs.skills if (skill.project, skill.name) not in files]
+    if older and not history:
+        files |= skill_selectors.skill_files_of(tenant_id=tenant_id, skills=older, history=True)
     return [
         ExportedSkill(
             name=skill.name,

@@ -52,6 +52,7 @@ from agentdocs.models.tenancy import RESERVED_PROJECT
 from agentdocs.services import changes as change_service
 from agentdocs.services import document_checks
 from agentdocs.services.export import export_build
+from agentdocs.services.memory_block import validate_process
 
 RoundTripAction = Literal["unchanged", "propose", "skipped"]
 CONTEXT_PREFIX = ".AGENTS/"
@@ -498,8 +499,11 @@ def round_trip_check(entries: Sequence[RoundTripEntry], *, reason: str) -> None:
             raise _refused(refusal, proposal) from None
 
 
-def round_trip_apply(entries: Sequence[RoundTripEntry], *, user: User, reason: str) -> None:
-    """Open the change requests the plan proposes (each edit once)."""
+def round_trip_apply(
+    entries: Sequence[RoundTripEntry], *, user: User, reason: str, process: str = ""
+) -> None:
+    """Open the change requests the plan proposes (each edit once), naming the agent
+    ``process`` they came from when given."""
     for proposal in _proposals(entries):
         if proposal.change is not None:
             continue
@@ -511,6 +515,7 @@ def round_trip_apply(entries: Sequence[RoundTripEntry], *, user: User, reason: s
                 base_version=proposal.base_version,
                 reason=_reason(reason, proposal),
                 user=user,
+                process=process,
             )
         except (InvalidInput, SecretDetected, HiddenCharacters) as refusal:
             raise _refused(refusal, proposal) from None
@@ -529,16 +534,20 @@ def round_trip_propose(
     files: Sequence[SourceFile],
     dry_run: bool,
     reason: str = "",
+    process: str = "",
 ) -> ProposeResult:
     """Send the edits of generated ``files`` back to their documents as change requests;
     a file agentdocs did not generate is skipped (this writes no document). Any member
-    may propose; the caller has checked membership."""
+    may propose; the caller has checked membership. ``process``: the agent process the
+    edits came from (`validate_process`), kept on each change request."""
+    if process:
+        process = validate_process(process)
     generated = generated_files(files)
     with transaction.atomic():
         entries = round_trip_plan(project=project, files=files, generated=generated)
         round_trip_check(entries, reason=reason)
         if not dry_run:
-            round_trip_apply(entries, user=user, reason=reason)
+            round_trip_apply(entries, user=user, reason=reason, process=process)
     skipped = [
         RoundTripEntry(
             index,

@@ -18,6 +18,7 @@ from agentdocs.web.views import (
     invitations,
     labels,
     memory_block,
+    outcomes,
     policy,
     repositories,
     search,
@@ -62,6 +63,8 @@ project_urls = [
     path("bindings/compare/", bindings.binding_compare, name="binding-compare"),
     # The runs timeline (issue 15).
     path("runs/", bindings.binding_runs, name="runs"),
+    # Run outcomes compared by cohort (issue 39).
+    path("outcomes/", outcomes.outcome_compare, name="outcomes"),
     path("repositories/", repositories.repository_list, name="repositories"),
     path(
         "repositories/<int:repository_id>/",

@@ -16,6 +16,7 @@ from agentdocs.core.memory_block import MemoryBlockInputs
 from agentdocs.core.skill_export import ExportedSkill
 from agentdocs.core.targets import TARGETS
 from agentdocs.services import policy as policy_service
+from agentdocs.services import skill_labels as skill_label_service
 from agentdocs.services import skills as skill_service
 from tests.export.conftest import BASE, export
 from tests.skills.conftest import skill_md
@@ -173,3 +174,25 @@ def test_the_reference_validator_accepts_every_exported_skill(api, reader, skill
         )
         assert done.returncode == 0, (folder, done.stdout, done.stderr)
         assert "Valid skill" in done.stdout
+
+
+def test_a_recipe_reading_by_a_label_exports_the_labelled_version(
+    api, reader, tenant, project, admin, documents, settings, django_assert_max_num_queries
+):
+    settings.AGENTDOCS_RENDER_CACHE = False
+    skill = skill_service.skill_create(
+        project=project, name="handoff", files=HANDOFF, user=admin
+    ).skill
+    skill_label_service.skill_label_move(skill=skill, name="production", version=1, user=admin)
+    newer = {**HANDOFF, "SKILL.md": skill_md("handoff", "The canary text.")}
+    skill_service.skill_write(skill=skill, files=newer, base_version=1, user=admin)
+    policy_service.recipe_create(
+        tenant=tenant, name="stable", params={"label": "production"}, profiles={}, user=admin
+    )
+    client = api(reader)
+    latest = files_of(export(client, "claude-md"))
+    assert latest[".claude/skills/handoff/SKILL.md"] == newer["SKILL.md"]
+    with django_assert_max_num_queries(6):
+        stable = files_of(export(client, "claude-md", recipe="stable"))
+    assert stable[".claude/skills/handoff/SKILL.md"] == HANDOFF["SKILL.md"]
+    assert stable[".claude/skills/handoff/scripts/run.sh"] == SCRIPT
