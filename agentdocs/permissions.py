@@ -93,14 +93,14 @@ class Access:
         if not self.may_bypass_review:
             raise AdminOnly("Only tenant admins may bypass review.", field="bypass_review")
 
-    def may_move_label(self, path: str, *, label: str, protected: Sequence[str]) -> bool:
+    def may_move_label(self, path: str | None, *, label: str, protected: Sequence[str]) -> bool:
         """The one rule for a label's rights: moving or removing the label ``label`` of
         the document at ``path`` is writing it (admins for `_vance`), and a label
         `review.protectedLabels` names is a reviewer's (tenant admins). The API, the
         pages and the review of a change request that moves or removes it ask this."""
         return self.may_write(path) and (label not in protected or self.may_bypass_review)
 
-    def require_move_label(self, path: str, *, label: str, protected: Sequence[str]) -> None:
+    def require_move_label(self, path: str | None, *, label: str, protected: Sequence[str]) -> None:
         """`may_move_label`, or Forbidden: naming `path` for a role that may not write
         it, `label` for a protected label."""
         self.require_write(path)
@@ -168,6 +168,16 @@ def movable_label_for(access: ProjectAccess, document: Document, label: object) 
     name = validate_movable_label(label, field="label")
     protected = review_selectors.review_policy(project=access.project).protected_labels
     access.require_move_label(document.path, label=name, protected=protected)
+    return name
+
+
+def movable_skill_label_for(access: ProjectAccess, label: object) -> str:
+    """A skill label's rights, as a document label's (`movable_label_for`): moving or
+    removing it is writing the project's skills (tenant admins in `_vance`), and a
+    label `review.protectedLabels` names is a reviewer's. The checked name."""
+    name = validate_movable_label(label, field="label")
+    protected = review_selectors.review_policy(project=access.project).protected_labels
+    access.require_move_label(None, label=name, protected=protected)
     return name
 
 

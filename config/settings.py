@@ -353,6 +353,11 @@ SPECTACULAR_SETTINGS = {
             "description": "Tenant admins: signed HTTP deliveries of the tenant's events, "
             "their delivery log, test and redelivery.",
         },
+        {
+            "name": "costs",
+            "description": "What the documents cost: the Memory Block per turn in bytes and "
+            "tokens, and the tokens delivered per document over the last days.",
+        },
         {"name": "search", "description": "Find current documents by the words of body and path."},
         {
             "name": "audit",

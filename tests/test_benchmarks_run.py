@@ -438,3 +438,12 @@ def test_the_dev_timings_benchmark_refuses_what_it_cannot_do():
         )
         assert result.returncode == 2, (args, result.stdout, result.stderr)
         assert "usage: bench/dev_timings.py" in result.stderr, args
+
+
+def test_the_outcomes_benchmark_runs_and_reports():
+    result = _run_in_process_bench("outcomes.py", "--outcomes", "300", "--requests", "1")
+    # Exit 0: every comparison answered, its cohorts adding up to the runs.
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    for by in ("label", "recipe", "version"):
+        assert f"compare by {by}: median" in result.stdout, result.stdout
+    assert "3 queries" in result.stdout and "canary: " in result.stdout

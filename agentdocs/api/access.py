@@ -105,6 +105,13 @@ class TokenScopePermission(BasePermission):
         return True
 
 
+def token_allows(request: Request, needed: str) -> bool:
+    """Whether the request may do what ``needed`` allows: its API token has the scope,
+    or it is signed in with a session (not limited by scopes)."""
+    auth = request.auth
+    return not isinstance(auth, TokenAuth) or auth.token.allows(needed)
+
+
 def require_scope(request: Request, needed: str) -> None:
     """InsufficientScope (403) when the request's API token does not have ``needed``;
     requests signed in with a session are not limited by scopes. What `/mcp/`'s tools

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -33,11 +33,14 @@ from agentdocs.api.serializers import (
     optional_body,
     validated,
 )
+from agentdocs.core import evals as eval_rules
 from agentdocs.core.diffs import Diff
 from agentdocs.models import ChangeRequest, ChangeState, ReviewDecision, Scope
 from agentdocs.permissions import ProjectAccess
+from agentdocs.selectors import change_evals as evals_selectors
 from agentdocs.selectors import changes as change_selectors
 from agentdocs.selectors import review as review_selectors
+from agentdocs.services import change_evals as evals_service
 from agentdocs.services import changes as change_service
 
 
@@ -77,8 +80,21 @@ class ChangeSerializer(serializers.Serializer):
         "`remove` (merging removes the label, which pointed at `base_version` when "
         "proposed); null for a change of the body"
     )
+    process = serializers.SerializerMethodField(
+        help_text="Proposed by an agent: the process (session) it came from, as its renders "
+        "and binding records name it; null otherwise"
+    )
+    binding_record = serializers.IntegerField(
+        source="binding_record_id",
+        allow_null=True,
+        help_text="With `process`: that process's latest binding record in the project when "
+        "it proposed (`.../bindings/{id}`); null when it had none",
+    )
     url = serializers.SerializerMethodField(help_text="The change request's page")
     api_url = serializers.SerializerMethodField(help_text="This resource")
+
+    def get_process(self, change: ChangeRequest) -> str | None:
+        return change.process or None
 
     def get_label(self, change: ChangeRequest) -> str | None:
         return change.label or None
@@ -135,6 +151,97 @@ class ChangeDiffSerializer(serializers.Serializer):
     )
 
 
+OUTCOME_SCHEMA = {
+    "oneOf": [{"type": "boolean"}, {"type": "number", "minimum": 0, "maximum": 1}],
+    "description": "true or false (pass or fail), or a score from 0 to 1; a case's `base` "
+    "and `proposed` are of one kind",
+}
+
+
+@extend_schema_field(OUTCOME_SCHEMA)
+class OutcomeField(serializers.Field):
+    """A case's outcome, as stored (checked by `agentdocs.core.evals` when attached)."""
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+
+class EvalCaseSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "EvalCase"
+
+    name = serializers.CharField(help_text="The case's name, unique in the run")
+    base = OutcomeField(help_text="With the text of the change's base version")
+    proposed = OutcomeField(help_text="With the proposed text")
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": eval_rules.MAX_CASES,
+        "items": {"$ref": "#/components/schemas/EvalCase"},
+    }
+)
+class CasesField(serializers.Field):
+    """The cases as sent; what makes them valid is `core.evals.parse_cases`, which names
+    the first bad one (`cases[3].base`)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        return data
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+class EvalSummarySerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "EvalSummary"
+
+    cases = serializers.IntegerField()
+    measure = serializers.ChoiceField(
+        choices=[eval_rules.PASS_RATE, eval_rules.MEAN_SCORE],
+        help_text="`pass_rate` when every case is pass/fail (a pass counts 1), else `mean_score`",
+    )
+    base = serializers.FloatField(help_text="The base text's pass rate or mean score")
+    proposed = serializers.FloatField(help_text="The proposed text's")
+    difference = serializers.FloatField(help_text="`proposed` less `base`")
+    regression = serializers.FloatField(
+        help_text="How much worse the proposed text did (0 when it did not)"
+    )
+    worse_cases = serializers.IntegerField()
+    better_cases = serializers.IntegerField()
+
+
+class EvalsRunSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "ChangeEvals"
+
+    id = serializers.IntegerField()
+    harness = serializers.CharField(help_text="What ran the cases")
+    submitted_by = serializers.CharField(allow_null=True)
+    submitted_at = serializers.DateTimeField()
+    cases = EvalCaseSerializer(many=True)
+    summary = EvalSummarySerializer()
+
+
+class EvalsGateSerializer(serializers.Serializer):
+    class Meta:
+        ref_name = "EvalsGate"
+
+    required = serializers.BooleanField(  # type: ignore[assignment]  # the wire name; shadows Field.required in the stubs
+        help_text="`review.requireEvals` in force"
+    )
+    max_regression = serializers.FloatField(help_text="`review.maxRegression` in force")
+    satisfied = serializers.BooleanField(
+        help_text="Not required, or the latest evals are within `max_regression`"
+    )
+    why = serializers.CharField(help_text="Why not, when not satisfied")
+
+
 class ChangeDetailSerializer(ChangeSerializer):
     class Meta:
         ref_name = "ChangeDetail"
@@ -173,6 +280,13 @@ class ChangeDetailSerializer(ChangeSerializer):
     )
     reviews = ReviewSerializer(many=True)
     comments = CommentSerializer(many=True)
+    evals = EvalsRunSerializer(
+        many=True, help_text="Eval results attached, oldest first: the last one counts"
+    )
+    evals_gate = EvalsGateSerializer(
+        help_text="What `review.requireEvals` makes of the latest evals (a merge is refused "
+        "with 409 while it is not satisfied)"
+    )
 
     def to_representation(self, instance: Any) -> Any:
         """``instance`` is `change_detail_data(change)`: the change's summary
@@ -218,6 +332,7 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
     reviews = list(change.reviews.select_related("reviewer"))
     approvals = change_service.approvals(change, reviews=reviews, protected=policy.protected_labels)
     counting = {approval.reviewer for approval in approvals if approval.counts}
+    runs = evals_selectors.change_evals(change)
     return {
         "change": change,
         "preview": preview,
@@ -251,6 +366,13 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
             for review in reviews
         ],
         "comments": list(change.comments.select_related("author")),
+        "evals": runs,
+        "evals_gate": evals_selectors.evals_gate(
+            change,
+            required=policy.require_evals,
+            max_regression=policy.max_regression,
+            runs=runs,
+        ),
     }
 
 
@@ -293,6 +415,12 @@ class ChangeListCreate(ListView):
         base_version = JSONIntegerField(help_text="The version the body was written against")
         reason = ReasonField()
         acknowledge_hidden = AcknowledgeHiddenField()
+        process = TextField(
+            required=False,
+            default="",
+            help_text="Proposed by an agent: its process id (as its renders name it); the "
+            "change keeps it with that process's latest binding record",
+        )
 
     OutputSerializer = ChangeSerializer
 
@@ -445,7 +573,10 @@ class ChangeMerge(APIView):
         "`not_approved` without enough approvals that count (an approval whose reviewer "
         "was since demoted, removed or deleted does not), `merge_conflict` (with "
         "`conflicts`) when the edits overlap (the request stays open), `change_closed` "
-        "once closed, `too_many_labels` when a new label would pass the document's cap.",
+        "once closed, `too_many_labels` when a new label would pass the document's cap; "
+        "under `review.requireEvals`, `evals_missing` until eval results are attached and "
+        "`evals_regressed` while the latest find the proposed text worse than the base "
+        "beyond `review.maxRegression` (with `regression` and `max_regression`).",
         request=None,
         responses={
             200: OutputSerializer,
@@ -453,8 +584,9 @@ class ChangeMerge(APIView):
             409: OpenApiResponse(
                 CHANGE_MERGE_ERROR,
                 description="`merge_conflict` (with `conflicts`: base, theirs and yours of "
-                "each overlap, and `current_version`), `not_approved`, `change_closed` or "
-                "`too_many_labels` (with `limit`).",
+                "each overlap, and `current_version`), `not_approved`, `change_closed`, "
+                "`too_many_labels` (with `limit`), `evals_missing` or `evals_regressed` "
+                "(with `regression` and `max_regression`).",
             ),
         },
     )
@@ -521,3 +653,44 @@ class ChangeCommentCreate(APIView):
             change=change, user=access.user, **serializer.validated_data
         )
         return Response(CommentSerializer(comment).data, status=status.HTTP_201_CREATED)
+
+
+class ChangeEvalsCreate(APIView):
+    required_scopes = {"POST": Scope.READ}
+
+    class InputSerializer(StrictSerializer):
+        class Meta:
+            ref_name = "ChangeEvalsInput"
+
+        harness = TextField(help_text="What ran the cases: its name and version, one line")
+        cases = CasesField(
+            help_text="Each case: `name`, and its outcome with the base version's text "
+            "(`base`) and with the proposed text (`proposed`): both true/false, or both "
+            "scores from 0 to 1"
+        )
+
+    OutputSerializer = ChangeDetailSerializer
+
+    @extend_schema(
+        tags=["changes"],
+        summary="Attach eval results to a change request",
+        description="A harness's results of running each case against the base text and "
+        "the proposed text. Stored whole and never changed (results run again are attached "
+        "again; the latest counts), with who attached them in the history. Any member of "
+        "the tenant, with a token of any scope. Answers the change request, whose `evals` "
+        "list them with their comparison (pass rate, or mean score) and `evals_gate` says "
+        "what `review.requireEvals` makes of the latest. 400 naming the first bad field "
+        "(`cases[2].proposed`); 409 `change_closed` once merged, rejected or withdrawn; "
+        "422 if the harness or a case's name holds a secret or hidden characters.",
+        request=InputSerializer,
+        responses={201: OutputSerializer, **errors(400, 404, 409, 422)},
+    )
+    def post(self, request: Request, tenant: str, project: str, change_id: str) -> Response:
+        access, change = _change(request, tenant, project, change_id)
+        serializer = self.InputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        evals_service.change_evals_attach(
+            change=change, user=access.user, **serializer.validated_data
+        )
+        change.refresh_from_db()
+        return _detail_response(request, change, status_code=status.HTTP_201_CREATED)

@@ -70,7 +70,10 @@ class ImportPlanEntrySerializer(serializers.Serializer):
     # DRF's metaclass takes declared fields off the class, so this does not shadow
     # `Field.source`; mypy sees only the class attribute.
     source = serializers.CharField()  # type: ignore[assignment]
-    target = serializers.CharField(allow_null=True, help_text="The document; null when skipped")
+    target = serializers.CharField(
+        allow_null=True,
+        help_text="The document (`skills/<name>` for a skill folder); null when skipped",
+    )
     action = serializers.ChoiceField(
         choices=["create", "update", "unchanged", "propose", "skipped"],
         help_text="`propose`: an edit of a generated file, sent back as a change request",
@@ -174,12 +177,24 @@ class ProjectImport(APIView):
         return Response(self.OutputSerializer(result, context={"request": request}).data)
 
 
+class ProposeInputSerializer(ProjectImport.InputSerializer):
+    class Meta:
+        ref_name = "ProjectProposeInput"
+
+    process = TextField(
+        required=False,
+        default="",
+        help_text="Proposed by an agent: its process id (as its renders name it); each "
+        "change request keeps it with that process's latest binding record",
+    )
+
+
 class ProjectPropose(APIView):
     """The edits of generated files, sent back to their documents as change requests."""
 
     parser_classes = ProjectImport.parser_classes
     required_scopes = {"POST": Scope.READ}
-    InputSerializer = ProjectImport.InputSerializer
+    InputSerializer = ProposeInputSerializer
     OutputSerializer = ProjectImport.OutputSerializer
 
     @extend_schema(
@@ -210,6 +225,7 @@ class ProjectPropose(APIView):
             files=files,
             dry_run=data["dry_run"],
             reason=data["reason"],
+            process=data["process"],
         )
         plan = [import_service.round_trip_entry(entry) for entry in result.entries]
         return Response(

@@ -71,7 +71,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from agentdocs.api.access import TokenScopePermission, request_project_access
+from agentdocs.api.access import TokenScopePermission, request_project_access, token_allows
 from agentdocs.api.authentication import TokenAccessAuthentication
 from agentdocs.api.errors import error_body
 from agentdocs.api.mcp_backend import ServiceProjectApi
@@ -81,7 +81,13 @@ from agentdocs.core.errors import InvalidInput
 from agentdocs.core.labels import validate_label_name
 from agentdocs.mcp.api import ProjectApi, Refusal
 from agentdocs.mcp.server import build_server
-from agentdocs.mcp.skills_extension import SKILLS_METHODS, UnknownSkill, skills_get, skills_list
+from agentdocs.mcp.skills_extension import (
+    SKILLS_METHODS,
+    UnknownSkill,
+    process_of,
+    skills_get,
+    skills_list,
+)
 from agentdocs.mcp.tools import BY_NAME, call_tool
 from agentdocs.models import Scope
 
@@ -454,6 +460,17 @@ def _answer(request: Request, message_id: Any, result: CallToolResult) -> HttpRe
     return HttpResponse(JSONRenderer().render(body), content_type="application/json")
 
 
+def _reading_process(request: Request, params: Any) -> str | None:
+    """The process a `skills/get` is recorded for: the one its `_meta` names, else the
+    session's (`Mcp-Session-Id`) when the token may bind (a reader's get of a session is
+    served unrecorded; one that names its process is refused as binding would be)."""
+    named = process_of(params)
+    if named is not None:
+        return named
+    session = request.headers.get("Mcp-Session-Id")
+    return session if session and token_allows(request, Scope.RENDER.value) else None
+
+
 def _skills_answer(api: ServiceProjectApi, message: dict[str, Any]) -> JsonResponse:
     """`skills/list` or `skills/get` (MCP's Skills extension), answered from the
     backend: a skill not served here, or a URI that names none, is -32602."""
@@ -461,11 +478,13 @@ def _skills_answer(api: ServiceProjectApi, message: dict[str, Any]) -> JsonRespo
         if message["method"] == "skills/list":
             result = skills_list(api)
         else:
-            result = skills_get(api, message.get("params"))
+            params = message.get("params")
+            result = skills_get(api, params, process=_reading_process(api.request, params))
     except UnknownSkill as unknown:
         error = {"code": INVALID_PARAMS, "message": str(unknown), "data": {"field": "uri"}}
     except Refusal as refused:
-        code = INVALID_PARAMS if refused.error in ("not_found", "invalid") else INTERNAL_ERROR
+        # The request's fault (a 4xx: not there, invalid, not allowed, too many): -32602.
+        code = INVALID_PARAMS if 400 <= refused.status < 500 else INTERNAL_ERROR
         error = {"code": code, "message": str(refused), "data": refused.as_dict()}
     else:
         return JsonResponse({"jsonrpc": "2.0", "id": message["id"], "result": result})

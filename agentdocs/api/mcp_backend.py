@@ -19,11 +19,18 @@ from rest_framework import serializers
 from rest_framework.request import Request
 
 from agentdocs import ratelimit
-from agentdocs.api.access import caller, request_document, request_project_access, require_scope
+from agentdocs.api.access import (
+    caller,
+    calling_token,
+    request_document,
+    request_project_access,
+    require_scope,
+)
 from agentdocs.api.bindings import BindingListCreate
 from agentdocs.api.changes import ChangeListCreate, ChangeSerializer
 from agentdocs.api.errors import exception_handler
 from agentdocs.api.memory_block import MemoryBlockView
+from agentdocs.api.outcomes import ProcessReportSerializer, ReportedSerializer
 from agentdocs.api.serializers import validated
 from agentdocs.core.errors import InsufficientScope
 from agentdocs.core.mcp_instructions import compose_instructions
@@ -35,21 +42,26 @@ from agentdocs.mcp.api import (
     DocumentText,
     ProposedChange,
     Refusal,
+    ReportedOutcomes,
     SearchMatch,
     SearchResult,
     SessionStart,
     SkillFile,
     SkillText,
     memory_block_payload,
+    reported_outcomes,
 )
 from agentdocs.models import Scope, Skill
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import outcomes as outcome_selectors
 from agentdocs.selectors import search as search_selectors
+from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import changes as change_service
 from agentdocs.services import mcp_sessions as mcp_session_service
 from agentdocs.services import memory_block as memory_block_service
+from agentdocs.services import outcomes as outcome_service
 from agentdocs.services import skill_reads as skill_read_service
 
 T = TypeVar("T")
@@ -195,7 +207,11 @@ class ServiceProjectApi:
         if process is not None:
             require_scope(self.request, Scope.RENDER.value)
             process = memory_block_service.validate_process(process)
-        skill = skill_selectors.skill_get(project=access.project, name=name)
+        read = skill_label_selectors.skills_by_label(
+            skills=[skill_selectors.skill_get(project=access.project, name=name)],
+            label=self._skill_label(access.project.tenant_id),
+        )[0]
+        skill = read.skill
         record = None
         if process is not None:
             ratelimit.check(
@@ -207,9 +223,16 @@ class ServiceProjectApi:
                 user=access.user,
                 process=process,
                 skill=skill,
-                label=self.label,
+                label=read.label,
             ).pk
         return _skill_text(skill, record=record)
+
+    def _skill_label(self, tenant_id: int) -> str | None:
+        """The label skills are read by: the client's (`/mcp/?label=`), else its
+        recipe's `params.label` (`/mcp/?recipe=`), as a render reads documents."""
+        if self.label is not None:
+            return self.label
+        return skill_label_selectors.recipe_label(tenant_id=tenant_id, recipe=self.recipe)
 
     @_refusing
     def skills_offered(self) -> list[SkillText]:
@@ -218,7 +241,9 @@ class ServiceProjectApi:
         client's recipe (`/mcp/?recipe=`), when it names one, chooses among them."""
         access = request_project_access(self.request, self.tenant, self.project)
         rows = skill_selectors.skill_offered_bundles(project=access.project, recipe=self.recipe)
-        return [_skill_text(skill) for skill in rows]
+        label = self._skill_label(access.project.tenant_id)
+        read = skill_label_selectors.skills_by_label(skills=rows, label=label)
+        return [_skill_text(each.skill) for each in read]
 
     @_refusing
     def search(self, query: str) -> SearchResult:
@@ -243,16 +268,26 @@ class ServiceProjectApi:
 
     @_refusing
     def propose(
-        self, path: str, body: str, reason: str, base_version: int | None
+        self,
+        path: str,
+        body: str,
+        reason: str,
+        base_version: int | None,
+        process: str | None = None,
     ) -> ProposedChange:
         """Any member may propose, with a token of any scope (as `POST .../changes/`)."""
         access = request_project_access(self.request, self.tenant, self.project)
         if base_version is None:
             base_version = self.document(path)["version"]
-        data = validated(
-            ChangeListCreate.InputSerializer,
-            {"path": path, "body": body, "base_version": base_version, "reason": reason},
-        )
+        payload: dict[str, Any] = {
+            "path": path,
+            "body": body,
+            "base_version": base_version,
+            "reason": reason,
+        }
+        if process:
+            payload["process"] = process
+        data = validated(ChangeListCreate.InputSerializer, payload)
         change = change_service.change_propose(project=access.project, user=access.user, **data)
         shown = ChangeSerializer(change, context={"request": self.request}).data
         return ProposedChange(
@@ -318,3 +353,20 @@ class ServiceProjectApi:
             url=page,
             problems=shown.get("problems", []),
         )
+
+    @_refusing
+    def report_outcome(self, process: str, outcomes: list[dict[str, Any]]) -> ReportedOutcomes:
+        """`POST .../outcomes`: a `render` token's, like binding the run."""
+        require_scope(self.request, Scope.RENDER.value)
+        access = request_project_access(self.request, self.tenant, self.project)
+        data = validated(ProcessReportSerializer, {"process": process, "outcomes": outcomes})
+        binding = outcome_selectors.binding_record_of_process(
+            project=access.project, process=data["process"]
+        )
+        made = outcome_service.outcome_report(
+            binding=binding,
+            user=access.user,
+            token=calling_token(self.request),
+            reports=data["reports"],
+        )
+        return reported_outcomes(ReportedSerializer({"outcomes": made}).data)

@@ -242,8 +242,9 @@ CHANGE_MERGE_ERROR = Shape(
     ErrorBody,
     "ChangeMergeError",
     "A 409 of merging a change request: `merge_conflict` (with the overlaps), "
-    "`not_approved` (with the approvals), `change_closed` (with the state) or "
-    "`too_many_labels` (with the limit).",
+    "`not_approved` (with the approvals), `change_closed` (with the state), "
+    "`too_many_labels` (with the limit), `evals_missing` or `evals_regressed` (with the "
+    "regression and the most allowed).",
     keys=(
         "conflicts",
         "base_version",
@@ -252,6 +253,8 @@ CHANGE_MERGE_ERROR = Shape(
         "approvals_required",
         "state",
         "limit",
+        "regression",
+        "max_regression",
     ),
 )
 

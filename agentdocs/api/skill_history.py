@@ -214,9 +214,10 @@ class SkillRevert(APIView):
         summary="Revert a skill to an earlier version",
         description="Writes a new version whose files are `version`'s (a deleted skill "
         "comes back). With `base_version` or If-Match, 412 if the skill has moved on. The "
-        "old files pass today's checks (422 naming the file). The project's own skill only.",
+        "old files pass today's checks (422 naming the file). 423 while another user holds "
+        "the skill's lock. The project's own skill only.",
         request=InputSerializer,
-        responses={200: OutputSerializer, **errors(404, 412, 413, 422)},
+        responses={200: OutputSerializer, **errors(404, 412, 413, 422, 423)},
         parameters=[IF_MATCH_OPTIONAL, etag_header(200)],
     )
     def post(self, request: Request, tenant: str, project: str, name: str) -> Response:

@@ -22,7 +22,9 @@ from agentdocs.api.memory_block import process_field
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import StrictSerializer
 from agentdocs.api.skills import SkillSerializer
+from agentdocs.core.labels import optional_label
 from agentdocs.models import Scope, Skill
+from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import skill_reads as skill_read_service
@@ -46,6 +48,17 @@ class SkillReadCreate(APIView):
             ref_name = "SkillReadInput"
 
         process = process_field("`process` is required: the id of the process reading.")
+        label = serializers.CharField(  # type: ignore[assignment]  # the wire name
+            required=False,
+            default="",
+            allow_blank=True,
+            help_text="Read by this label (`canary`, ...), as a render reads: the labelled "
+            "version's files where the skill has the label, else its latest; the record "
+            "keeps the label (null when it had none). Not given: latest.",
+        )
+
+        def validate_label(self, value: str) -> str | None:
+            return optional_label(value)
 
     OutputSerializer = SkillReadSerializer
 
@@ -54,7 +67,8 @@ class SkillReadCreate(APIView):
         summary="Read a skill for a process, recorded",
         description="The skill the project offers (its own, else its tenant's) with every "
         "file, and a binding record of `process` whose `skills` keeps its version and each "
-        "file's sha256, so `reconstruct` restores the exact files later.",
+        "file's sha256, so `reconstruct` restores the exact files later. With `label`, the "
+        "version that label points at (else latest, recorded with a null `label`).",
         request=InputSerializer,
         responses={201: OutputSerializer, **errors(400, 404, 422, 429)},
     )
@@ -63,7 +77,11 @@ class SkillReadCreate(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         process = memory_block_service.validate_process(serializer.validated_data["process"])
-        skill = skill_selectors.skill_get(project=access.project, name=name)
+        read = skill_label_selectors.skills_by_label(
+            skills=[skill_selectors.skill_get(project=access.project, name=name)],
+            label=serializer.validated_data["label"],
+        )[0]
+        skill = read.skill
         ratelimit.check("bind", caller(request), ("bind_user", ratelimit.user_key(access.user.pk)))
         record = skill_read_service.skill_read_record(
             tenant=access.tenant,
@@ -71,6 +89,7 @@ class SkillReadCreate(APIView):
             user=access.user,
             process=process,
             skill=skill,
+            label=read.label,
         )
         data: dict[str, Any] = SkillReadSerializer(skill, context={"record": record.pk}).data
         return Response(data, status=201)

@@ -14,7 +14,8 @@ from rest_framework.views import APIView
 
 from agentdocs.api.access import request_project_access
 from agentdocs.api.common import ListView, base_version, etag_matches, versioned_etag
-from agentdocs.api.schema import IF_MATCH, IF_NONE_MATCH, errors, etag_header
+from agentdocs.api.documents import LabelQuerySerializer, MergeField, MergeQuerySerializer
+from agentdocs.api.schema import IF_MATCH, IF_NONE_MATCH, MERGE_CONFLICT, errors, etag_header
 from agentdocs.api.serializers import (
     JSONObjectField,
     ReasonField,
@@ -22,10 +23,14 @@ from agentdocs.api.serializers import (
     TextField,
     VersionField,
     optional_body,
+    validated,
 )
+from agentdocs.core.errors import LockState
 from agentdocs.core.skills import skill_body_warnings
 from agentdocs.models import Skill
+from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.selectors import skills as skill_selectors
+from agentdocs.services import document_locks
 from agentdocs.services import skills as skill_service
 
 
@@ -96,6 +101,16 @@ class SkillSerializer(SkillSummarySerializer):
     def get_warnings(self, skill: Skill) -> list[str]:
         return skill_body_warnings(skill.files)
 
+    lock = serializers.SerializerMethodField(help_text="The live edit lock, or null")
+    merged_with = serializers.IntegerField(
+        allow_null=True,
+        help_text="When this version was a stale write merged onto the version then "
+        "current (`merge`): that version's number; null otherwise",
+    )
+
+    def get_lock(self, skill: Skill) -> LockState | None:
+        return document_locks.lock_state(skill)
+
 
 def skill_response(skill: Skill, *, status_code: int = 200) -> Response:
     response = Response(SkillSerializer(skill).data, status=status_code)
@@ -160,6 +175,11 @@ class SkillDetail(APIView):
         files = FilesField()
         reason = ReasonField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
+        merge = MergeField(
+            help_text="true: if the base version is stale, merge these files onto the "
+            "current version (three-way, file by file, by lines) instead of answering 412; "
+            "overlapping edits answer 409 `merge_conflict`. Same as `?merge=1`."
+        )
 
     class DeleteInputSerializer(StrictSerializer):
         class Meta:
@@ -182,17 +202,22 @@ class SkillDetail(APIView):
         summary="Read a skill with its files",
         description="The skill as the project offers it (its own, else its tenant's from "
         "`_vance`: `project` says which) with every file, its ETag and the "
-        "specification's `warnings`. With If-None-Match naming the current ETag, 304.",
+        "specification's `warnings`; with `?label=` the version that label points at, its "
+        "files from the skill's history (404 naming `label` when the skill has none). "
+        "With If-None-Match naming the current ETag, 304.",
         responses={
             200: OutputSerializer,
             304: OpenApiResponse(description="Not modified: the If-None-Match ETag is current."),
-            **errors(404),
+            **errors(400, 404),
         },
-        parameters=[IF_NONE_MATCH, etag_header(200, 304)],
+        parameters=[IF_NONE_MATCH, LabelQuerySerializer, etag_header(200, 304)],
     )
     def get(self, request: Request, tenant: str, project: str, name: str) -> Response:
+        label = validated(LabelQuerySerializer, request.query_params)["label"]
         access = request_project_access(request, tenant, project)
         skill = skill_selectors.skill_get(project=access.project, name=name)
+        if label is not None:
+            skill = skill_label_selectors.skill_labelled(skill=skill, name=label)
         etag = skill_etag(skill)
         if etag_matches(request.headers.get("If-None-Match"), etag):
             response = Response(status=status.HTTP_304_NOT_MODIFIED)
@@ -206,11 +231,22 @@ class SkillDetail(APIView):
         description="Writes a new version of the whole skill with the files given (the "
         "whole set: a file left out is removed). Name the version it is based on with "
         "If-Match (the ETag) or `version`: a stale one is 412 and nothing is written, none "
-        "at all 428. The project's own skill only (a tenant skill is written in `_vance`, "
-        "by tenant admins). Refusals as for create: 422 naming the file, 413 over a cap.",
+        "at all 428. With `merge` (or `?merge=1`) a stale write is merged onto the current "
+        "version instead, file by file against the base version's files (a file only one "
+        "side changed takes that side's; a file both edited is merged by lines), and saved "
+        "as a new version whose `merged_with` names the version it was merged onto; edits "
+        "of the same lines, or a file one side removed and the other changed, answer 409 "
+        "`merge_conflict` with the `conflicts` (each naming its file's `path`) and nothing "
+        "is written. 423 while another user holds the skill's lock. The project's own "
+        "skill only (a tenant skill is written in `_vance`, by tenant admins). Refusals as "
+        "for create: 422 naming the file, 413 over a cap.",
         request=WriteInputSerializer,
-        responses={200: OutputSerializer, **errors(404, 412, 413, 422, 428)},
-        parameters=[IF_MATCH, etag_header(200)],
+        responses={
+            200: OutputSerializer,
+            **errors(400, 404, 412, 413, 422, 423, 428),
+            409: MERGE_CONFLICT,
+        },
+        parameters=[IF_MATCH, MergeQuerySerializer, etag_header(200)],
     )
     def put(self, request: Request, tenant: str, project: str, name: str) -> Response:
         access = request_project_access(request, tenant, project)
@@ -225,6 +261,8 @@ class SkillDetail(APIView):
             base_version=base_version(request, data.get("version")),
             user=access.user,
             reason=data["reason"],
+            merge=bool(data["merge"])
+            or bool(validated(MergeQuerySerializer, request.query_params)["merge"]),
         )
         return skill_response(written.skill)
 
@@ -233,9 +271,10 @@ class SkillDetail(APIView):
         summary="Delete a skill",
         description="Marks the skill deleted as a new version; its history stays and it "
         "can be reverted. Base version as for PUT (412, 428). A deleted project skill no "
-        "longer replaces the tenant's of the same name.",
+        "longer replaces the tenant's of the same name. 423 while another user holds the "
+        "skill's lock.",
         request=DeleteInputSerializer,
-        responses={200: DeleteOutputSerializer, **errors(404, 412, 428)},
+        responses={200: DeleteOutputSerializer, **errors(404, 412, 423, 428)},
         parameters=[IF_MATCH],
     )
     def delete(self, request: Request, tenant: str, project: str, name: str) -> Response:

@@ -9,6 +9,7 @@ from agentdocs.api import (
     audit,
     bindings,
     changes,
+    costs,
     document_history,
     documents,
     explain,
@@ -19,12 +20,15 @@ from agentdocs.api import (
     labels,
     mcp_sessions,
     memory_block,
+    outcomes,
     ping,
     policy,
     providers,
     repositories,
     search,
     skill_history,
+    skill_labels,
+    skill_locks,
     skill_reads,
     skills,
     tenancy,
@@ -82,6 +86,7 @@ urlpatterns = [
         name="api-invitation-decline",
     ),
     # Documents; `path` may contain slashes.
+    re_path(P + r"/costs/$", costs.ProjectCostList.as_view(), name="api-costs"),
     re_path(P + r"/documents/$", documents.DocumentListCreate.as_view(), name="api-documents"),
     # Labels (issue 29), before the document route: `.../documents/<path>/labels/` and
     # `.../documents/<path>/labels/<name>` are a document's labels when <name> holds no
@@ -117,6 +122,15 @@ urlpatterns = [
     re_path(P + SKILL + r"/diff$", skill_history.SkillDiff.as_view(), name="api-skill-diff"),
     re_path(P + SKILL + r"/revert$", skill_history.SkillRevert.as_view(), name="api-skill-revert"),
     re_path(P + SKILL + r"/reads$", skill_reads.SkillReadCreate.as_view(), name="api-skill-reads"),
+    re_path(
+        P + SKILL + r"/labels/$", skill_labels.SkillLabelList.as_view(), name="api-skill-labels"
+    ),
+    re_path(
+        P + SKILL + r"/labels/(?P<label>[^/]+)$",
+        skill_labels.SkillLabelDetail.as_view(),
+        name="api-skill-label",
+    ),
+    re_path(P + SKILL + r"/lock$", skill_locks.SkillLock.as_view(), name="api-skill-lock"),
     # Policy: memory.* settings and recipes.
     re_path(T + r"/settings/$", policy.TenantSettingList.as_view(), name="api-tenant-settings"),
     re_path(
@@ -190,6 +204,14 @@ urlpatterns = [
         bindings.BindingReconstruct.as_view(),
         name="api-binding-reconstruct",
     ),
+    re_path(
+        P + BINDING + r"/outcomes$", outcomes.BindingOutcomes.as_view(), name="api-binding-outcomes"
+    ),
+    # Run outcomes (issue 39): reported by process, listed, and compared by cohort.
+    re_path(P + r"/outcomes$", outcomes.ProjectOutcomes.as_view(), name="api-outcomes"),
+    re_path(
+        P + r"/outcomes/compare$", outcomes.OutcomeCompare.as_view(), name="api-outcome-compare"
+    ),
     # Import: a repository's agent files become documents.
     re_path(P + r"/import/$", imports.ProjectImport.as_view(), name="api-import"),
     re_path(P + r"/propose/$", imports.ProjectPropose.as_view(), name="api-propose"),
@@ -224,6 +246,7 @@ urlpatterns = [
         P + CHANGE + r"/reviews$", changes.ChangeReviewCreate.as_view(), name="api-change-reviews"
     ),
     re_path(P + CHANGE + r"/merge$", changes.ChangeMerge.as_view(), name="api-change-merge"),
+    re_path(P + CHANGE + r"/evals$", changes.ChangeEvalsCreate.as_view(), name="api-change-evals"),
     re_path(
         P + CHANGE + r"/withdraw$", changes.ChangeWithdraw.as_view(), name="api-change-withdraw"
     ),

@@ -41,9 +41,12 @@ class ConnectionFailed(CommandError):
 class ServerRefused(CommandError):
     """The server answered with an error (4xx or 5xx); ``status`` is its HTTP status."""
 
-    def __init__(self, message: str, *, status: int, exit_code: int = EXIT_FAILURE) -> None:
+    def __init__(
+        self, message: str, *, status: int, exit_code: int = EXIT_FAILURE, field: str | None = None
+    ) -> None:
         super().__init__(message, exit_code=exit_code)
         self.status = status
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -147,22 +150,37 @@ class ServerClient:
     def request(self, method: str, path: str, *, json: object = None) -> Any:
         """The decoded JSON of a successful response; CommandError with the server's error.
 
-        ``json`` is the request body, if any. The answer is typed Any: it is whatever
+        ``json`` is the request body, if any; ``path`` is from the API's base, or a whole
+        URL the server gave (a page's `next`). The answer is typed Any: it is whatever
         JSON the operation returns, and each command reads the keys it needs.
         """
-        url = self.base + path
+        url = path if path.startswith(("http://", "https://")) else self.base + path
         try:
             response = self.session.request(method, url, timeout=self.timeout, json=json)
         except http.TransportError as error:
             raise ConnectionFailed(f"cannot reach {url}: {error}") from None
         if response.status_code >= 400:
-            raise ServerRefused(self.describe_error(response), status=response.status_code)
+            raise ServerRefused(
+                self.describe_error(response),
+                status=response.status_code,
+                field=self.error_field(response),
+            )
         try:
             return response.json()
         except ValueError:
             raise CommandError(
                 f"the server answered {response.status_code} with something that is not JSON"
             ) from None
+
+    @staticmethod
+    def error_field(response: http.Response) -> str | None:
+        """The field an error names (its body's `field`), if any."""
+        try:
+            body = response.json()
+        except ValueError:
+            return None
+        field = body.get("field") if isinstance(body, dict) else None
+        return field if isinstance(field, str) else None
 
     @staticmethod
     def describe_error(response: http.Response) -> str:

@@ -4,10 +4,11 @@
                      [--dir .] [--dry-run] [--reason TEXT] [--adopt]
 
 It collects, from DIR, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`,
-`.github/copilot-instructions.md`, `.cursor/rules/*.mdc` and
-`.github/instructions/*.instructions.md`, every tool's rule files, and the per-folder
+`.github/copilot-instructions.md`, `.cursor/rules/*.mdc`,
+`.github/instructions/*.instructions.md`, every tool's rule files, the per-folder
 files below the root (`src/api/AGENTS.md`, `src/api/CLAUDE.md`: each a document
-scoped to its folder), posts them to the project's import
+scoped to its folder) and every file of each skill folder
+(`.claude/skills/<name>/`, `.agents/skills/<name>/`, ...), posts them to the project's import
 endpoint and prints the server's plan, one line per file. A file `agentdocs sync`
 wrote (it carries agentdocs' provenance line) is not imported as a document: the
 plan has a line per section, each edited one proposed as a change request on the
@@ -42,7 +43,7 @@ from agentdocs.cli.base import (
 )
 from agentdocs.client import http
 from agentdocs.core.agent_files import NESTED_NAMES, is_collected
-from agentdocs.core.targets import AGENT_NOTES_SOURCES, rule_folders
+from agentdocs.core.targets import AGENT_NOTES_SOURCES, rule_folders, skills_folders
 
 ACTION_WIDTH = len("unchanged")
 # Folders never searched for per-folder files: hidden ones, and those of dependencies.
@@ -78,7 +79,27 @@ def collect_agent_files(folder: Path) -> list[str]:
                 if entry.name.endswith(suffix) and entry.is_file()
             )
     found.extend(nested_files(folder))
-    return [path for path in found if is_collected(path)]
+    return [path for path in found if is_collected(path)] + collect_skill_files(folder)
+
+
+def collect_skill_files(folder: Path) -> list[str]:
+    """The files of each skill folder (`<skills folder><name>/...`) under ``folder``,
+    as paths from it, hidden files left out: each tool's skills folder once."""
+    found: list[str] = []
+    for directory in skills_folders():
+        skills = folder / directory
+        if not skills.is_dir():
+            continue
+        for skill in sorted(entry for entry in skills.iterdir() if entry.is_dir()):
+            if skill.name.startswith("."):
+                continue
+            found.extend(
+                entry.relative_to(folder).as_posix()
+                for entry in sorted(skill.rglob("*"))
+                if entry.is_file()
+                and not any(part.startswith(".") for part in entry.relative_to(skill).parts)
+            )
+    return found
 
 
 def read_text(folder: Path, path: str) -> str:
@@ -148,6 +169,8 @@ def run_import(args: argparse.Namespace) -> int:
         raise CommandError(
             f"no agent files in {folder} (looked for {', '.join(AGENT_NOTES_SOURCES)}, "
             + ", ".join(f"{directory}*{suffix}" for directory, suffix in rule_folders())
+            + ", "
+            + ", ".join(f"{directory}*/" for directory in skills_folders())
             + ")",
             exit_code=EXIT_USAGE,
         )

@@ -12,6 +12,7 @@
     agentdocs hooks install|uninstall --tool TOOL [--dir .] | hooks list [--dir .]
     agentdocs hook session-start --tool TOOL [--dir .]
     agentdocs run --tool TOOL [--process ID] [--dir .] -- COMMAND ...
+    agentdocs skills list | pull NAME [DIR] [--force] | push DIR [--reason TEXT] [--force]
 
 `block` renders the Memory Block for one turn of an agent process: it uploads
 the first of VANCETOPE.md, AGENT.md, CLAUDE.md found in the working folder as
@@ -49,9 +50,11 @@ COMMAND_MODULES = {
     "hook": "hooks",
     "import": "imports",
     "mcp": "mcp",
+    "outcome": "outcomes",
     "block": "memory_block",
     "propose": "propose",
     "run": "run",
+    "skills": "skills",
     "sync": "sync",
     "verify": "verify",
     "verify-record": "verify",

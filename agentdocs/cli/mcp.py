@@ -47,12 +47,14 @@ from agentdocs.mcp.api import (
     DocumentText,
     ProposedChange,
     Refusal,
+    ReportedOutcomes,
     SearchMatch,
     SearchResult,
     SessionStart,
     SkillFile,
     SkillText,
     memory_block_payload,
+    reported_outcomes,
 )
 
 # A project's listing is followed for at most this many pages of PAGE_SIZE documents.
@@ -131,6 +133,15 @@ class HttpProjectApi:
                 status=response.status_code,
             ) from None
 
+    def _skill_by_label(self, skill_path: str) -> http.Response:
+        if self.label:
+            try:
+                return self._send("GET", self._url(skill_path), params={"label": self.label})
+            except Refusal as refusal:
+                if (refusal.status, refusal.field) != (404, "label"):
+                    raise
+        return self._send("GET", self._url(skill_path))
+
     def memory_block(
         self,
         *,
@@ -198,15 +209,15 @@ class HttpProjectApi:
 
     def skill(self, name: str, process: str | None = None) -> SkillText:
         """The skill (`GET .../skills/{name}`); with ``process``, read and recorded in
-        one request (`POST .../skills/{name}/reads`)."""
+        one request (`POST .../skills/{name}/reads`). With `--label`, the version that
+        label points at, else (the skill has no such label) its latest, as renders read."""
         skill_path = f"skills/{quote(name, safe='')}"
         if process is None:
-            data = self._json(self._send("GET", self._url(skill_path)))
+            data = self._json(self._skill_by_label(skill_path))
         else:
+            body = {"process": process, **({"label": self.label} if self.label else {})}
             data = self._json(
-                self._send(
-                    "POST", self._url(skill_path + "/reads"), json={"process": process}, ok=(201,)
-                )
+                self._send("POST", self._url(skill_path + "/reads"), json=body, ok=(201,))
             )
         return SkillText(
             name=data["name"],
@@ -256,19 +267,26 @@ class HttpProjectApi:
         )
 
     def propose(
-        self, path: str, body: str, reason: str, base_version: int | None
+        self,
+        path: str,
+        body: str,
+        reason: str,
+        base_version: int | None,
+        process: str | None = None,
     ) -> ProposedChange:
-        """A change request for ``path``; based on the current version unless told."""
+        """A change request for ``path``; based on the current version unless told; naming
+        the agent process it came from when given."""
         if base_version is None:
             base_version = self.document(path)["version"]
-        change = self._json(
-            self._send(
-                "POST",
-                self._url("changes/"),
-                json={"path": path, "body": body, "base_version": base_version, "reason": reason},
-                ok=(201,),
-            )
-        )
+        payload: dict[str, Any] = {
+            "path": path,
+            "body": body,
+            "base_version": base_version,
+            "reason": reason,
+        }
+        if process:
+            payload["process"] = process
+        change = self._json(self._send("POST", self._url("changes/"), json=payload, ok=(201,)))
         return ProposedChange(
             id=change["id"],
             state=change["state"],
@@ -323,6 +341,17 @@ class HttpProjectApi:
             url=page,
             problems=record.get("problems", []),
         )
+
+    def report_outcome(self, process: str, outcomes: list[dict[str, Any]]) -> ReportedOutcomes:
+        answer = self._json(
+            self._send(
+                "POST",
+                self._url("outcomes"),
+                json={"process": process, "outcomes": outcomes},
+                ok=(201,),
+            )
+        )
+        return reported_outcomes(answer)
 
 
 def _configure_mcp(parser: argparse.ArgumentParser) -> None:

@@ -1,6 +1,7 @@
 """`agentdocs propose`: send the local edits of synced files upstream as change requests.
 
     agentdocs propose [--dir .] [--format agents-md,claude-md] [--dry-run] [--reason TEXT]
+                      [--process ID]
 
 It finds the files `agentdocs sync` keeps as ``edited-locally`` (against the lock file
 and the server's current export of ``--format``, by default the formats the lock
@@ -23,6 +24,7 @@ the server or none at all (the server's message is printed).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from agentdocs.cli.base import (
@@ -55,6 +57,12 @@ def _configure_propose(parser: argparse.ArgumentParser) -> None:
         "--dry-run", action="store_true", help="print what would be proposed and open nothing"
     )
     parser.add_argument("--reason", default="", help="why: kept with each change request")
+    parser.add_argument(
+        "--process",
+        default=os.environ.get("AGENTDOCS_PROCESS"),
+        help="the agent process the edits came from (default: $AGENTDOCS_PROCESS): each "
+        "change request names it and its binding record",
+    )
 
 
 @command(
@@ -88,6 +96,8 @@ def run_propose(args: argparse.Namespace) -> int:
     }
     if args.reason:
         payload["reason"] = args.reason
+    if args.process:
+        payload["process"] = args.process
     try:
         result = client.request(
             "POST", client.project_path(args.tenant, args.project, "propose/"), json=payload

@@ -277,6 +277,17 @@ def _write(folder: Path, path: str, content: str) -> None:
     target.write_bytes(content.encode("utf-8"))
 
 
+def _remove(folder: Path, path: str) -> None:
+    """Remove a file the last sync wrote, and the folders it leaves empty (a deleted
+    skill's `.claude/skills/<name>/`), never ``folder`` itself."""
+    target = folder / path
+    target.unlink()
+    parent = target.parent
+    while parent != folder and not any(parent.iterdir()):
+        parent.rmdir()
+        parent = parent.parent
+
+
 def write_export(
     folder: Path, lock: dict[str, Any] | None, export: Export, args: Any, *, force: bool = False
 ) -> Written:
@@ -307,7 +318,7 @@ def write_export(
         if path in export.hashes:
             continue
         if _local_sha256(folder, _safe_path(path)) == digest:
-            (folder / path).unlink()
+            _remove(folder, path)
         else:
             write(sys.stderr, f"kept {path}: no longer exported, but edited since the last sync\n")
     new_lock = {

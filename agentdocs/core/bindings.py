@@ -17,7 +17,7 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from agentdocs.core.classification import REFUSED, classify_exception
 from agentdocs.core.hook_delivery import Delivery
@@ -47,6 +47,16 @@ class DocumentRef(TypedDict):
     history_id: int
 
 
+class SkillRef(TypedDict):
+    """The exact skill version a `skill/<name>` entry bound: its files are in the
+    record's `skills` (restorable from the skill's history)."""
+
+    id: int
+    project: str
+    name: str
+    version: int
+
+
 class AgentdocsSource(TypedDict):
     """A source kept in agentdocs: restorable from its history row."""
 
@@ -70,6 +80,7 @@ class BoundSource(TypedDict):
     resolved: bool
     custody: str | None
     document: NotRequired[DocumentRef]
+    skill: NotRequired[SkillRef]
     sha256: str | None
     bytes: int | None
 
@@ -153,11 +164,13 @@ class BoundClientDocument(TypedDict):
 
 class BoundInstructions(TypedDict):
     """The MCP session instructions made of the bound block
-    (`agentdocs.core.mcp_instructions`): their budget, and the hash of their text."""
+    (`agentdocs.core.mcp_instructions`): their budget, their first line's form (absent:
+    1, records bound before it was kept), and the hash of their text."""
 
     budget_bytes: int
     sha256: str
     bytes: int
+    form: NotRequired[int]
 
 
 class BoundIndexedSkill(SkillAccount):
@@ -279,6 +292,43 @@ class BoundDocument:
         }
 
 
+@dataclass(frozen=True)
+class BoundSkillVersion:
+    """A skill version a manifest's `skill/<name>` entry resolved to: its bundle's
+    digest and size, and the entry the record's `skills` keeps with each file."""
+
+    skill: SkillRef
+    sha256: str
+    bytes: int
+    bound: BoundSkill
+
+    def as_source(self) -> BoundSource:
+        return {
+            "resolved": True,
+            "custody": CUSTODY_AGENTDOCS,
+            "skill": self.skill,
+            "sha256": self.sha256,
+            "bytes": self.bytes,
+        }
+
+
+def source_document(entry: Mapping[str, object]) -> dict[str, Any] | None:
+    """The document a bound source names (`document`), or for a skill its stand-in
+    (path `skills/<name>`), so that outdated rows and comparisons show either."""
+    document = entry.get("document")
+    if isinstance(document, dict):
+        return document
+    skill = entry.get("skill")
+    if isinstance(skill, dict):
+        return {
+            "id": skill["id"],
+            "project": skill["project"],
+            "path": f"skills/{skill['name']}",
+            "version": skill["version"],
+        }
+    return None
+
+
 def unversioned_source(text: str) -> UnversionedSource:
     """A client-supplied text: identifiable by its hash, but not restorable."""
     data = text.encode("utf-8")
@@ -312,7 +362,7 @@ def build_record(
     header: RecordHeader,
     manifest: Manifest,
     manifest_source: ManifestSource,
-    names: Mapping[str, BoundDocument | str],
+    names: Mapping[str, BoundDocument | BoundSkillVersion | str],
     local: Mapping[str, BoundDocument | str],
     memory_block: BoundMemoryBlock | None = None,
 ) -> BindingRecordData:
@@ -380,9 +430,18 @@ def build_record(
     return record
 
 
-def _source_or_unresolved(resolution: BoundDocument | str) -> BoundSource:
+def _source_or_unresolved(resolution: BoundDocument | BoundSkillVersion | str) -> BoundSource:
+    if isinstance(resolution, BoundSkillVersion):
+        return resolution.as_source()
     if isinstance(resolution, BoundDocument):
-        return {"resolved": True, **resolution.as_source()}
+        source = resolution.as_source()
+        return {
+            "resolved": True,
+            "custody": source["custody"],
+            "document": source["document"],
+            "sha256": source["sha256"],
+            "bytes": source["bytes"],
+        }
     return {"resolved": False, "custody": None, "sha256": None, "bytes": None}
 
 
@@ -468,7 +527,7 @@ def _version_view(source: SourceRef | None) -> VersionView | None:
     if source is None:
         return None
     entry = source.entry
-    document = entry.get("document")
+    document = source_document(entry)
     return {
         "custody": entry.get("custody"),
         "standing": source.standing,
@@ -593,7 +652,7 @@ def outdated_entry(
     it resolves: a run bound now would get it.
     """
     bound = source.entry
-    document = bound.get("document")
+    document = source_document(bound)
     sha256 = bound.get("sha256")
     if bound.get("custody") is None or document is None or sha256 is None:
         return _unresolved_entry(source, now)

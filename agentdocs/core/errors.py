@@ -104,6 +104,21 @@ class ErrorBody(TypedDict):
     approvals_required: NotRequired[
         Annotated[int, Doc("With `not_approved`: the approvals it needs to be merged.")]
     ]
+    regression: NotRequired[
+        Annotated[
+            float | None,
+            Doc(
+                "With `evals_missing` (null) and `evals_regressed`: how much worse the "
+                "proposed text did than the base in the change's latest evals."
+            ),
+        ]
+    ]
+    max_regression: NotRequired[
+        Annotated[
+            float,
+            Doc("With `evals_missing` and `evals_regressed`: `review.maxRegression` in force."),
+        ]
+    ]
     limit: NotRequired[
         Annotated[
             int,
@@ -294,6 +309,31 @@ class MergeConflict(AgentdocsError):
         self.current_version = current_version
 
 
+class SkillMergeConflict(AgentdocsError):
+    """A stale write of a skill asked to be merged, and both sides changed the same
+    lines of a file (or one removed a file the other changed): the documents' 409
+    `merge_conflict`, each conflict naming its file (``path``), ``field`` the first."""
+
+    code = "merge_conflict"
+    status = 409
+
+    def __init__(
+        self, *, conflicts: list[ConflictData], base_version: int, current_version: int
+    ) -> None:
+        paths = sorted({conflict.get("path", "") for conflict in conflicts})
+        count = len(conflicts)
+        super().__init__(
+            f"Your change (based on version {base_version}) and version {current_version} "
+            f"change the same lines in {count} place{'s' if count != 1 else ''} "
+            f"({', '.join(f'`{p}`' for p in paths)}). Nothing was written: resolve each "
+            f"conflict and save again based on version {current_version}.",
+            field=f"files/{paths[0]}",
+            conflicts=conflicts,
+            base_version=base_version,
+            current_version=current_version,
+        )
+
+
 class Locked(AgentdocsError):
     code = "locked"
     status = 423
@@ -366,6 +406,21 @@ class NotApproved(AgentdocsError):
     """The change request lacks the approvals it needs to be merged."""
 
     code = "not_approved"
+    status = 409
+
+
+class EvalsMissing(AgentdocsError):
+    """`review.requireEvals`: the change request has no eval results yet."""
+
+    code = "evals_missing"
+    status = 409
+
+
+class EvalsRegressed(AgentdocsError):
+    """`review.requireEvals`: the change's latest evals find the proposed text worse
+    than the base beyond `review.maxRegression`."""
+
+    code = "evals_regressed"
     status = 409
 
 

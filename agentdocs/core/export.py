@@ -27,6 +27,7 @@ import hashlib
 import io
 import re
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -38,6 +39,7 @@ from agentdocs.core.layer_headings import CONTEXT_HEADING, POLICY_HEADING
 from agentdocs.core.memory_block import MemoryBlockInputs, agent_notes_heading
 from agentdocs.core.policy import merge_policy
 from agentdocs.core.scope import tool_glob
+from agentdocs.core.skill_export import ExportedSkill, skill_files
 from agentdocs.core.targets import ALL, BY_FORMAT, EXPORT_FORMATS, FORMATS, MAIN_RULE_NAME, TARGETS
 from agentdocs.core.targets import Target as Target
 from agentdocs.core.tool_limits import ExportWarning, ExportWarningDict, FilePart, limit_warnings
@@ -467,9 +469,17 @@ MAIN_RULE_SCOPE = RuleScope(
 )
 
 
-def build_export(inputs: MemoryBlockInputs, *, tenant: str, project: str, format: str) -> Export:
+def build_export(
+    inputs: MemoryBlockInputs,
+    *,
+    tenant: str,
+    project: str,
+    format: str,
+    skills: Sequence[ExportedSkill] = (),
+) -> Export:
     """The files of ``format`` (one of `EXPORT_FORMATS`; `all` is every format's files)
-    for ``project`` of ``tenant``, from the same inputs a render reads.
+    for ``project`` of ``tenant``, from the same inputs a render reads, and the
+    offered ``skills`` in each tool's skills folder (`agentdocs.core.skill_export`).
 
     Formats share files (`AGENTS.md` is Codex's and Antigravity's), the same bytes in
     each: in `all` such a path is written once. Each format's
@@ -489,6 +499,7 @@ def build_export(inputs: MemoryBlockInputs, *, tenant: str, project: str, format
             # that writes it (Antigravity's AGENTS.md is Codex's, cut at 32 KiB).
             shared = [file for file in own if file.path == entry.main]
             warnings.extend(limit_warnings(owner, shared, format=entry.format))
+        own += [ExportFile(path, content) for path, content in skill_files(entry, skills)]
         for file in own:
             files.setdefault(file.path, file)
     sources = builder.sources(builder.parts.context)

@@ -24,8 +24,9 @@ import re
 from dataclasses import dataclass
 from typing import NotRequired, TypedDict
 
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import InvalidInput, InvalidSkill
 from agentdocs.core.paths import validate_name, validate_path
+from agentdocs.core.skills import validate_skill_name
 
 STANDINGS = ("rule", "default", "knowledge", "option")
 MAX_SOURCES = 500
@@ -33,6 +34,8 @@ MAX_EXCEPTIONS = 500
 MAX_REASON = 1000
 SYMBOLIC_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*\Z")
 MAX_NAME = 200
+# A context entry `skill/<name>` selects a skill (issue 37), as the seed's `skill/handoff`.
+SKILL_ENTRY_PREFIX = "skill/"
 
 
 class ContextEntryData(TypedDict):
@@ -92,6 +95,19 @@ class Manifest:
         for entry in self.context:
             if entry.name == name:
                 return entry.standing
+        return None
+
+
+def skill_entry_name(name: str) -> str | None:
+    """The skill a context entry ``skill/<name>`` selects (a skill the project offers,
+    its own or its tenant's, when the provider map does not name it), or None for a
+    name that is not one."""
+    if not name.startswith(SKILL_ENTRY_PREFIX):
+        return None
+    skill = name[len(SKILL_ENTRY_PREFIX) :]
+    try:
+        return validate_skill_name(skill)
+    except InvalidSkill:
         return None
 
 

@@ -8,7 +8,16 @@ out), cut to a byte budget with the block's own `[truncated: N more bytes]` mark
 then the sentence that sends the agent to `get_memory_block` for the rest.
 
 A pure function of the block's text and a few names, so that a binding record of the
-block (its inputs, kept by version) and of the budget gives the same text again.
+block (its inputs, kept by version), of the budget and of the form gives the same text
+again.
+
+What the clients keep of them (measured, docs/mcp.md): Codex only the first line (the
+description of the server's tool namespace), Claude Code the first 4,096 characters,
+Gemini CLI all. So form 2 says where the rules are in its first line, and puts the
+sentence that names the session's process before the rules, so that a cut keeps it.
+Records bound before (no `form`) are form 1: a first line that only named the project,
+the rules, then the sentence. Both are kept so that every record's instructions are
+given again byte for byte.
 """
 
 from __future__ import annotations
@@ -16,6 +25,20 @@ from __future__ import annotations
 from agentdocs.core.context import utf8_head
 
 DEFAULT_BUDGET_BYTES = 16 * 1024
+# The forms of the first line (see the module's docstring); new sessions get the last.
+FIRST_LINES = {
+    1: "The house rules of the project {tenant}/{project}, from agentdocs.",
+    2: (
+        "The house rules of the project {tenant}/{project}, from agentdocs: call "
+        "get_memory_block for them, whole and current, at the start of each task."
+    ),
+}
+CURRENT_FORM = max(FIRST_LINES)
+
+
+def first_line(*, tenant: str, project: str, form: int = CURRENT_FORM) -> str:
+    """The instructions' first line, in ``form``: for clients that keep nothing else."""
+    return FIRST_LINES[form].format(tenant=tenant, project=project)
 
 
 def truncation_marker(more_bytes: int) -> str:
@@ -57,11 +80,15 @@ def compose_instructions(
     house_rules: str,
     budget_bytes: int = DEFAULT_BUDGET_BYTES,
     note: str = "",
+    form: int = CURRENT_FORM,
 ) -> str:
     """The session's instructions; ``house_rules`` is the Memory Block preview's text,
-    empty when the session could not get it (``note`` then says why)."""
-    parts = [f"The house rules of the project {tenant}/{project}, from agentdocs."]
+    empty when the session could not get it (``note`` then says why); ``form`` is the
+    first line's (a record's, when it is given again)."""
+    parts = [first_line(tenant=tenant, project=project, form=form)]
     rules = cut_to_budget(house_rules.strip(), budget_bytes)
+    if form >= 2:
+        parts.append(rest_sentence(process))  # before the rules: a client's cut keeps it
     if note:
         parts.append(note)
     if rules:
@@ -70,5 +97,6 @@ def compose_instructions(
             "start of this session:"
         )
         parts.append(rules)
-    parts.append(rest_sentence(process))
+    if form == 1:
+        parts.append(rest_sentence(process))
     return "\n\n".join(parts) + "\n"

@@ -679,14 +679,17 @@ def _labelled(
     *,
     cascade: CascadeResult | None,
     loaded: LoadedContext,
+    skills: tuple[IndexedSkill, ...] = (),
 ) -> tuple[Layer, ...]:
-    """The layers saying which label they were read by, and whether a document of theirs
-    had none (its latest version was used; a bundled default never has one)."""
+    """The layers saying which label they were read by, and whether a document (or a
+    skill) of theirs had none (its latest version was used; a bundled default never has
+    one)."""
     winner = cascade.winner if cascade is not None else None
     fallback = {
         LayerKind.AGENT_NOTES: winner is not None
         and (winner.label_fallback or winner.version is None),
         LayerKind.CONTEXT: any(source.document.label_fallback for source in loaded.sources),
+        LayerKind.SKILLS: any(skill.label_fallback for skill in skills),
     }
     return tuple(
         replace(layer, label=label, label_fallback=fallback.get(layer.kind, False))
@@ -730,7 +733,9 @@ def compose_memory_block(
         remaining = max(options.context_budget_bytes - loaded.used_bytes, 0)
         layers += (_skills_layer(inputs.skills, remaining),)
     if inputs.label is not None:
-        layers = _labelled(layers, inputs.label, cascade=cascade, loaded=loaded)
+        layers = _labelled(
+            layers, inputs.label, cascade=cascade, loaded=loaded, skills=inputs.skills
+        )
     if read_state:
         layers = tuple(_deduplicated(layer, read_state) for layer in layers)
     parts = [layer.text for layer in layers if layer.text]

@@ -18,7 +18,7 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, TypedDict
+from typing import Annotated, NotRequired, TypedDict
 
 import merge3
 
@@ -43,6 +43,9 @@ class ConflictData(TypedDict):
     base: Annotated[RegionData, Doc("In the version the write was based on")]
     theirs: Annotated[RegionData, Doc("In the current version")]
     yours: Annotated[RegionData, Doc("In the text the write sent")]
+    path: NotRequired[
+        Annotated[str, Doc("Of a skill's merge (`core.skill_merge`): the file it is in")]
+    ]
 
 
 @dataclass(frozen=True)

@@ -122,8 +122,10 @@ def validate_setting_key(key: object) -> str:
             "Setting keys start with `memory.` followed by letters, digits, '_', '.' or '-' "
             f"(at most 128 characters); the other keys are `{SECRET_OVERRIDE_KEY}`, "
             f"`{HIDDEN_OVERRIDE_KEY}`, "
-            f"`{review_rules.REVIEW_REQUIRED_KEY}`, `{review_rules.REVIEW_APPROVALS_KEY}` and "
-            f"`{review_rules.REVIEW_PROTECTED_LABELS_KEY}`.",
+            f"`{review_rules.REVIEW_REQUIRED_KEY}`, `{review_rules.REVIEW_APPROVALS_KEY}`, "
+            f"`{review_rules.REVIEW_PROTECTED_LABELS_KEY}`, "
+            f"`{review_rules.REVIEW_REQUIRE_EVALS_KEY}` and "
+            f"`{review_rules.REVIEW_MAX_REGRESSION_KEY}`.",
             field="key",
         )
     return key

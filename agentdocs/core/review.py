@@ -7,7 +7,8 @@ name projects (`_vance/**`) and a pattern without a slash (`agent.md`) matches a
 depth; a project's own patterns are also matched against the bare path.
 `review.approvals` is how many approvals a change request needs (default 1).
 `review.protectedLabels` lists the labels only reviewers move (default `["production"]`,
-`agentdocs.core.labels`).
+`agentdocs.core.labels`). `review.requireEvals` and `review.maxRegression` keep a change
+request from merging until eval results show it is not worse (`agentdocs.core.evals`).
 """
 
 from __future__ import annotations
@@ -17,13 +18,21 @@ from collections.abc import Sequence
 
 from pathspec import GitIgnoreSpec
 
-from agentdocs.core import labels
+from agentdocs.core import evals, labels
 from agentdocs.core.errors import InvalidInput
 
 REVIEW_REQUIRED_KEY = "review.required"
 REVIEW_APPROVALS_KEY = "review.approvals"
 REVIEW_PROTECTED_LABELS_KEY = labels.REVIEW_PROTECTED_LABELS_KEY
-REVIEW_KEYS = (REVIEW_REQUIRED_KEY, REVIEW_APPROVALS_KEY, REVIEW_PROTECTED_LABELS_KEY)
+REVIEW_REQUIRE_EVALS_KEY = evals.REQUIRE_EVALS_KEY
+REVIEW_MAX_REGRESSION_KEY = evals.MAX_REGRESSION_KEY
+REVIEW_KEYS = (
+    REVIEW_REQUIRED_KEY,
+    REVIEW_APPROVALS_KEY,
+    REVIEW_PROTECTED_LABELS_KEY,
+    REVIEW_REQUIRE_EVALS_KEY,
+    REVIEW_MAX_REGRESSION_KEY,
+)
 DEFAULT_APPROVALS = 1
 MAX_APPROVALS = 20
 MAX_PATTERNS = 100

@@ -50,6 +50,9 @@ class IndexedSkill:
     project: str
     version: int
     sha256: str
+    # Read by a label the skill does not have: its latest version is listed (as a
+    # document's `label_fallback`); not in the account.
+    label_fallback: bool = False
 
     def account(self) -> SkillAccount:
         return {

@@ -125,19 +125,25 @@ def _check_path(path: object) -> str:
     return path
 
 
+def binary_reason(path: str, text: str) -> str | None:
+    """Why the file ``path`` holding ``text`` is not a text file a skill may bundle
+    (a binary type, a control character), or None when it is one."""
+    suffix = path[path.rfind(".") :].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    if suffix in BINARY_SUFFIXES:
+        return f"a `{suffix}` file is binary"
+    control = _CONTROL.search(text)
+    if control is not None:
+        return f"it holds the control character U+{ord(control.group()):04X}"
+    return None
+
+
 def _file_size(path: str, text: object, *, max_file_bytes: int) -> int:
     """The size in bytes of a file that is text and under the cap."""
     where = file_field(path)
     if not isinstance(text, str):
         raise InvalidInput(f"The content of {path!r} is a string of UTF-8 text.", field=where)
-    suffix = path[path.rfind(".") :].lower() if "." in path.rsplit("/", 1)[-1] else ""
-    control = _CONTROL.search(text)
-    if suffix in BINARY_SUFFIXES or control is not None:
-        why = (
-            f"a `{suffix}` file is binary"
-            if control is None
-            else f"it holds the control character U+{ord(control.group()):04X}"
-        )
+    why = binary_reason(path, text)
+    if why is not None:
         raise BinaryFile(
             f"{path!r} is not a text file ({why}); skills bundle text files only. "
             "Nothing was stored.",

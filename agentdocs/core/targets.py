@@ -218,6 +218,26 @@ def files_on_path(nested: Nested | None, paths: Iterable[str], folder: str) -> l
 
 
 @dataclass(frozen=True)
+class SkillsFolder:
+    """Where a tool reads Agent Skills in a repository: each skill is the folder
+    ``<dir><name>/`` holding its `SKILL.md` and bundled files. ``source``: where the
+    tool documents it."""
+
+    dir: str
+    source: str
+
+    def skill_path(self, name: str, path: str) -> str:
+        return f"{self.dir}{name}/{path}"
+
+    def split(self, path: str) -> tuple[str, str] | None:
+        """``(name, path in the skill)`` of a file ``path`` under this folder, or None."""
+        if not path.startswith(self.dir):
+            return None
+        name, _, rest = path[len(self.dir) :].partition("/")
+        return (name, rest) if name and rest else None
+
+
+@dataclass(frozen=True)
 class Target:
     """One agent tool's files.
 
@@ -255,6 +275,9 @@ class Target:
         """The folder whose per-folder file ``path`` is (`src/api/AGENTS.md` -> `src/api`),
         or None: not such a file (the root's is the main file)."""
         return nested_folder(self.nested, path)
+
+    # Where the tool reads skills (None: no skills folder in its documentation).
+    skills: SkillsFolder | None = None
 
     @property
     def main_is_a_rule(self) -> bool:
@@ -451,6 +474,10 @@ CLAUDE_ALL_MEMORY = Limit(
     "instruction files together pass 120,000 characters: measured, agentdocs issue #38)",
 )
 
+# Where each tool reads a repository's skills (issue 37), as its documentation says.
+# `.agents/skills/` is the folder several tools share: the same skill, the same bytes.
+AGENTS_SKILLS_DIR = ".agents/skills/"
+
 TARGETS: tuple[Target, ...] = (
     Target(
         format="agents-md",
@@ -462,6 +489,11 @@ TARGETS: tuple[Target, ...] = (
         limits=(CODEX_AGENTS_MD,),
         session_hook=CODEX_SESSION_START,
         nested=CODEX_NESTED,
+        skills=SkillsFolder(
+            AGENTS_SKILLS_DIR,
+            "https://developers.openai.com/codex/skills (repository scope: .agents/skills from "
+            "the working folder up to the repository's root)",
+        ),
     ),
     Target(
         format="claude-md",
@@ -475,6 +507,7 @@ TARGETS: tuple[Target, ...] = (
         limits=(CLAUDE_LARGE_MEMORY, CLAUDE_ALL_MEMORY),
         session_hook=CLAUDE_SESSION_START,
         nested=CLAUDE_NESTED,
+        skills=SkillsFolder(".claude/skills/", "https://code.claude.com/docs/en/skills"),
     ),
     Target(
         format="gemini-md",
@@ -485,6 +518,11 @@ TARGETS: tuple[Target, ...] = (
         scoping=tool_scoping.NONE,
         session_hook=GEMINI_SESSION_START,
         nested=GEMINI_NESTED,
+        skills=SkillsFolder(
+            ".gemini/skills/",
+            "https://geminicli.com/docs/cli/using-agent-skills/ (workspace skills: .gemini/skills/ "
+            "or the .agents/skills/ alias)",
+        ),
     ),
     Target(
         format="copilot",
@@ -498,6 +536,10 @@ TARGETS: tuple[Target, ...] = (
         rule_suffix=".instructions.md",
         always_in_main=True,
         limits=(COPILOT_CODE_REVIEW,),
+        skills=SkillsFolder(
+            ".github/skills/",
+            "https://docs.github.com/en/copilot/concepts/agents/about-agent-skills",
+        ),
     ),
     Target(
         format="cursor",
@@ -509,6 +551,7 @@ TARGETS: tuple[Target, ...] = (
         rules_dir=".cursor/rules/",
         rule_suffix=".mdc",
         session_hook=CURSOR_SESSION_START,
+        skills=SkillsFolder(".cursor/skills/", "https://cursor.com/docs/context/skills"),
     ),
     Target(
         format="antigravity",
@@ -519,6 +562,7 @@ TARGETS: tuple[Target, ...] = (
         scoping=tool_scoping.TRIGGER,
         rules_dir=".agents/rules/",
         always_in_main=True,
+        skills=SkillsFolder(AGENTS_SKILLS_DIR, "https://antigravity.google/docs/skills"),
     ),
     Target(
         format="windsurf",
@@ -529,6 +573,9 @@ TARGETS: tuple[Target, ...] = (
         scoping=tool_scoping.TRIGGER,
         rules_dir=".windsurf/rules/",
         limits=(WINDSURF_PER_FILE, WINDSURF_TOTAL),
+        skills=SkillsFolder(
+            ".windsurf/skills/", "https://docs.windsurf.com/windsurf/cascade/skills"
+        ),
     ),
     Target(
         format="kiro",
@@ -538,6 +585,7 @@ TARGETS: tuple[Target, ...] = (
         main=".kiro/steering/agentdocs.md",
         scoping=tool_scoping.KIRO,
         rules_dir=".kiro/steering/",
+        skills=SkillsFolder(".kiro/skills/", "https://kiro.dev/docs/skills/"),
     ),
     Target(
         format="cline",
@@ -547,6 +595,7 @@ TARGETS: tuple[Target, ...] = (
         main=".clinerules/agentdocs.md",
         scoping=tool_scoping.CLINE,
         rules_dir=".clinerules/",
+        skills=SkillsFolder(".cline/skills/", "https://docs.cline.bot/customization/skills"),
     ),
     Target(
         format="junie",
@@ -555,6 +604,7 @@ TARGETS: tuple[Target, ...] = (
         docs="https://www.jetbrains.com/help/junie/customize-guidelines.html",
         main=".junie/guidelines.md",
         scoping=tool_scoping.NONE,
+        skills=SkillsFolder(".junie/skills/", "https://junie.jetbrains.com/docs/agent-skills.html"),
     ),
     Target(
         format="zed",
@@ -563,6 +613,7 @@ TARGETS: tuple[Target, ...] = (
         docs="https://zed.dev/docs/ai/rules",
         main=".rules",
         scoping=tool_scoping.NONE,
+        skills=SkillsFolder(AGENTS_SKILLS_DIR, "https://zed.dev/docs/ai/skills"),
     ),
     Target(
         format="roo",
@@ -572,6 +623,7 @@ TARGETS: tuple[Target, ...] = (
         main=".roo/rules/agentdocs.md",
         scoping=tool_scoping.NONE,
         rules_dir=".roo/rules/",
+        skills=SkillsFolder(".roo/skills/", "https://docs.roocode.com/features/skills"),
     ),
     Target(
         format="continue",
@@ -590,6 +642,7 @@ TARGETS: tuple[Target, ...] = (
         main=".augment/rules/agentdocs.md",
         scoping=tool_scoping.AUGMENT,
         rules_dir=".augment/rules/",
+        skills=SkillsFolder(".augment/skills/", "https://docs.augmentcode.com/cli/skills"),
     ),
     Target(
         format="qwen",
@@ -598,6 +651,10 @@ TARGETS: tuple[Target, ...] = (
         docs="https://qwenlm.github.io/qwen-code-docs/en/users/configuration/settings/",
         main="QWEN.md",
         scoping=tool_scoping.NONE,
+        skills=SkillsFolder(
+            ".qwen/skills/",
+            "https://qwenlm.github.io/qwen-code-docs/en/users/features/skills/",
+        ),
     ),
     Target(
         format="goose",
@@ -606,6 +663,11 @@ TARGETS: tuple[Target, ...] = (
         docs="https://block.github.io/goose/docs/guides/using-goosehints",
         main=".goosehints",
         scoping=tool_scoping.NONE,
+        skills=SkillsFolder(
+            AGENTS_SKILLS_DIR,
+            "https://goose-docs.ai/docs/guides/context-engineering/using-skills/ (.agents/skills/ "
+            "recommended; .goose/skills/ read for backward compatibility)",
+        ),
     ),
 )
 
@@ -671,6 +733,22 @@ def exported_main_rule(path: str) -> Target | None:
 def rule_folders() -> list[tuple[str, str]]:
     """Each ``(rules_dir, rule_suffix)`` a client collects rule files from, once."""
     return list(dict.fromkeys((t.rules_dir, t.rule_suffix) for t in RULE_PRECEDENCE if t.rules_dir))
+
+
+def skills_folders() -> list[str]:
+    """Each folder a tool reads skills from, once, in registry order."""
+    return list(dict.fromkeys(t.skills.dir for t in TARGETS if t.skills is not None))
+
+
+def skill_owner(path: str) -> tuple[str, str, str] | None:
+    """``(skills folder, skill name, path in the skill)`` of a file ``path`` under a
+    tool's skills folder, or None."""
+    for entry in TARGETS:
+        found = entry.skills.split(path) if entry.skills is not None else None
+        if found is not None:
+            assert entry.skills is not None
+            return (entry.skills.dir, *found)
+    return None
 
 
 def registry_as_dicts() -> list[TargetDict]:

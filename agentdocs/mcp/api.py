@@ -103,6 +103,18 @@ class BoundRun(TypedDict):
     problems: list[dict[str, Any]]
 
 
+class ReportedOutcome(TypedDict):
+    id: int
+    binding: int
+    name: str
+    value: bool | int | float
+    supersedes: int | None
+
+
+class ReportedOutcomes(TypedDict):
+    outcomes: list[ReportedOutcome]
+
+
 # A project's listing holds at most this many documents; a search this many matches.
 MAX_LISTED_DOCUMENTS = 5000
 MAX_SEARCH_MATCHES = 50
@@ -144,12 +156,19 @@ class ProjectApi(Protocol):
     def skill(self, name: str, process: str | None = None) -> SkillText: ...
 
     def propose(
-        self, path: str, body: str, reason: str, base_version: int | None
+        self,
+        path: str,
+        body: str,
+        reason: str,
+        base_version: int | None,
+        process: str | None = None,
     ) -> ProposedChange: ...
 
     def session_start(self, session: str | None = None) -> SessionStart: ...
 
     def bind(self, process: str, manifest: dict[str, Any] | None) -> BoundRun: ...
+
+    def report_outcome(self, process: str, outcomes: list[dict[str, Any]]) -> ReportedOutcomes: ...
 
 
 def memory_block_payload(
@@ -172,3 +191,19 @@ def memory_block_payload(
     if label:
         payload["label"] = label
     return payload
+
+
+def reported_outcomes(answer: dict[str, Any]) -> ReportedOutcomes:
+    """What `report_outcome` answers of the REST report's answer."""
+    return ReportedOutcomes(
+        outcomes=[
+            ReportedOutcome(
+                id=outcome["id"],
+                binding=outcome["binding"],
+                name=outcome["name"],
+                value=outcome["value"],
+                supersedes=outcome["supersedes"],
+            )
+            for outcome in answer["outcomes"]
+        ]
+    )

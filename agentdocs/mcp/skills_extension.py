@@ -9,6 +9,11 @@ the capability declares no `directoryRead`.
 
 Plain functions over the backend's skills (`SkillsApi`): the web app's `/mcp/` answers
 `skills/list` and `skills/get` with them, and only that server declares the extension.
+
+A `skills/get` that names the reading process is recorded as the `read_skill` tool's
+read is: the process is `params._meta["io.agentdocs/process"]`, else the session's own
+id (the client's `Mcp-Session-Id`, the process its session start was bound as). The
+record's id comes back in the result's `_meta["io.agentdocs/record"]`.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from agentdocs.core.agent_files import split_frontmatter
 from agentdocs.mcp.api import SkillText
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+# Where a `skills/get` names its process, and where its answer names the record.
+PROCESS_META = "io.agentdocs/process"
+RECORD_META = "io.agentdocs/record"
 SKILLS_METHODS = frozenset({"skills/list", "skills/get"})
 SCHEME = "skill://"
 SKILL_FILE = "SKILL.md"
@@ -101,18 +109,30 @@ def skills_list(api: SkillsApi) -> dict[str, Any]:
     }
 
 
-def skills_get(api: SkillsApi, params: Any) -> dict[str, Any]:
-    """`skills/get`: the entry of the skill whose `SKILL.md` is ``params.uri``;
-    UnknownSkill (the caller answers -32602) for any other URI."""
+def process_of(params: Any) -> str | None:
+    """The process a request names in its `_meta` (``io.agentdocs/process``), if any."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    process = meta.get(PROCESS_META) if isinstance(meta, dict) else None
+    return process if isinstance(process, str) else None
+
+
+def skills_get(api: SkillsApi, params: Any, *, process: str | None = None) -> dict[str, Any]:
+    """`skills/get`: the entry of the skill whose `SKILL.md` is ``params.uri``, its read
+    recorded for ``process`` when given; UnknownSkill (the caller answers -32602) for
+    any other URI."""
     uri = params.get("uri") if isinstance(params, dict) else None
     if not isinstance(uri, str):
         raise UnknownSkill("`params.uri` is required: the URI of a skill's SKILL.md.")
     parsed = parse_skill_uri(uri)
     if parsed is None or parsed[1] != SKILL_FILE:
         raise UnknownSkill(f"Not the URI of a skill's SKILL.md: {uri}")
-    return {
+    skill = api.skill(parsed[0], process)
+    result: dict[str, Any] = {
         "resultType": "complete",
-        "skill": skill_entry(api.skill(parsed[0])),
+        "skill": skill_entry(skill),
         "ttlMs": TTL_MS,
         "cacheScope": CACHE_SCOPE,
     }
+    if skill["record"] is not None:
+        result["_meta"] = {RECORD_META: skill["record"]}
+    return result

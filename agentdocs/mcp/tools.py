@@ -29,6 +29,7 @@ from agentdocs.mcp.api import (
     ProjectApi,
     ProposedChange,
     Refusal,
+    ReportedOutcomes,
     SearchResult,
     SkillText,
 )
@@ -74,11 +75,27 @@ class ProposeArguments(Arguments):
     body: str
     reason: str
     base_version: int | None = None
+    process: str | None = None
 
 
 class BindArguments(Arguments):
     process: str
     manifest: dict[str, Any] | None = None
+
+
+class OutcomeArgument(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    value: bool | int | float
+    unit: str | None = None
+    comment: str | None = None
+    supersedes: int | None = None
+
+
+class ReportOutcomeArguments(Arguments):
+    process: str
+    outcomes: list[OutcomeArgument]
 
 
 def checked_path(path: str) -> str:
@@ -127,11 +144,20 @@ def search_documents(api: ProjectApi, given: SearchArguments) -> SearchResult:
 
 
 def propose_change(api: ProjectApi, given: ProposeArguments) -> ProposedChange:
-    return api.propose(checked_path(given.path), given.body, given.reason, given.base_version)
+    return api.propose(
+        checked_path(given.path), given.body, given.reason, given.base_version, given.process
+    )
 
 
 def bind_run(api: ProjectApi, given: BindArguments) -> BoundRun:
     return api.bind(given.process, given.manifest)
+
+
+def report_outcome(api: ProjectApi, given: ReportOutcomeArguments) -> ReportedOutcomes:
+    if not given.outcomes:
+        raise Refusal("invalid", "`outcomes` must name at least one.", field="outcomes", status=0)
+    outcomes = [outcome.model_dump(exclude_none=True) for outcome in given.outcomes]
+    return api.report_outcome(given.process, outcomes)
 
 
 @dataclass(frozen=True)
@@ -257,8 +283,10 @@ were more. `documents_searched` is how many documents the project holds.""",
 (a tenant admin for `_vance`); nothing changes until they approve and merge it.
 
 `body` is the whole new text; `base_version` the version you edited (default:
-the current one), so edits saved meanwhile are merged, not lost. Returns the
-change request's id, its state ("open") and the URL of its page.""",
+the current one), so edits saved meanwhile are merged, not lost. Give your
+`process` id (as to `get_memory_block`): the change request names the session it
+came from. Returns the change request's id, its state ("open") and the URL of
+its page.""",
         arguments=ProposeArguments,
         result=ProposedChange,
         run=propose_change,
@@ -274,6 +302,21 @@ change request's id, its state ("open") and the URL of its page.""",
         arguments=BindArguments,
         result=BoundRun,
         run=bind_run,
+        read_only=False,
+        idempotent=False,
+    ),
+    Tool(
+        name="report_outcome",
+        title="Report this run's outcome",
+        description="""Report how this run went: one or more named results, each a yes/no or a
+number (`task_success: true`, `tests_passed: 0.92`, `cost_usd: 0.31` with `unit`
+"USD"), for `process` (your process id, as to get_memory_block). They go to the
+run's newest binding record, so each can be compared with what the run was given.
+An outcome is never changed: to correct one, report it again with `supersedes`
+naming the id this tool returned for it.""",
+        arguments=ReportOutcomeArguments,
+        result=ReportedOutcomes,
+        run=report_outcome,
         read_only=False,
         idempotent=False,
     ),

@@ -11,6 +11,7 @@ from agentdocs.models.audit import (
 from agentdocs.models.bindings import BindingRecord
 from agentdocs.models.changes import (
     ChangeComment,
+    ChangeEvals,
     ChangeRequest,
     ChangeState,
     Review,
@@ -20,9 +21,11 @@ from agentdocs.models.documents import Document
 from agentdocs.models.events import Event
 from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
 from agentdocs.models.labels import DocumentLabel
+from agentdocs.models.outcomes import Outcome
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
 from agentdocs.models.repositories import Repository, RepositoryCheck
 from agentdocs.models.signing import SigningKey
+from agentdocs.models.skill_labels import SkillLabel
 from agentdocs.models.skills import Skill
 from agentdocs.models.tenancy import (
     RESERVED_PROJECT,
@@ -45,6 +48,7 @@ __all__ = [
     "AuditVerificationState",
     "BindingRecord",
     "ChangeComment",
+    "ChangeEvals",
     "ChangeRequest",
     "ChangeState",
     "ChangeType",
@@ -58,6 +62,7 @@ __all__ = [
     "Invitation",
     "InvitationState",
     "Membership",
+    "Outcome",
     "Project",
     "ProviderMapping",
     "Recipe",
@@ -70,6 +75,7 @@ __all__ = [
     "Setting",
     "SigningKey",
     "Skill",
+    "SkillLabel",
     "Tenant",
     "Webhook",
     "mark_change",

@@ -18,6 +18,7 @@ from django.db.models import Q
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
+from agentdocs.models.bindings import BindingRecord
 from agentdocs.models.documents import HiddenAcknowledgement
 from agentdocs.models.history import HistoryChangeType
 from agentdocs.models.tenancy import Project, Tenant
@@ -70,13 +71,21 @@ class ChangeRequest(models.Model):
     # With `label`: a removal under review (issue 34); merging it removes the label.
     # ``base_version`` is then the version the label pointed at when it was proposed.
     label_removal = models.BooleanField(default=False)
+    # Proposed by an agent: the process (session) it came from, as its renders and binding
+    # records name it, and that process's latest binding record in the project when it
+    # proposed (null when it had none).
+    process = models.CharField(max_length=200, blank=True, default="")
+    binding_record = models.ForeignKey(
+        BindingRecord, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
-    # The body (and a label change's label and removal) never changes after the
-    # proposal: history keeps the states, not copies of it. A column added to a chained
-    # history table would also change the hash of every row already chained
-    # (`services.audit_chain.row_values`).
+    # The body (and a label change's label and removal, and the process it came from)
+    # never changes after the proposal: history keeps the states, not copies of it. A
+    # column added to a chained history table would also change the hash of every row
+    # already chained (`services.audit_chain.row_values`).
     history = HistoricalRecords(
-        bases=[HistoryChangeType], excluded_fields=["body", "label", "label_removal"]
+        bases=[HistoryChangeType],
+        excluded_fields=["body", "label", "label_removal", "process", "binding_record"],
     )
 
     class Meta:
@@ -160,3 +169,34 @@ class ChangeComment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author} on change #{self.change_request_id}"
+
+
+class ChangeEvals(models.Model):
+    """Eval results attached to a change request: what ``harness`` found running each
+    case against the base text and the proposed text (`agentdocs.core.evals`). Never
+    changed once stored; results run again are attached again, and the latest counts."""
+
+    change_request = models.ForeignKey(
+        ChangeRequest, on_delete=models.CASCADE, related_name="evals"
+    )
+    harness = models.CharField(max_length=200)
+    cases = models.JSONField()  # list[core.evals.EvalCase]
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    submitted_at = models.DateTimeField(default=timezone.now)
+
+    history = HistoricalRecords(bases=[HistoryChangeType])
+
+    class Meta:
+        ordering = ["submitted_at", "id"]
+        verbose_name = "change evals"
+        verbose_name_plural = "change evals"
+
+    def __str__(self) -> str:
+        return f"evals {self.pk} of change #{self.change_request_id} ({self.harness})"
+
+    @property
+    def chain_tenant_id(self) -> int:
+        """The tenant whose hash chain the history row joins: its change request's."""
+        return self.change_request.tenant_id

@@ -5,7 +5,7 @@ as one bundle. Nothing here writes them: every change goes through
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -39,8 +39,23 @@ class Skill(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     updated_at = models.DateTimeField()
+    # The edit lock, as a document has it (`services.skill_locks`).
+    lock_holder = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    lock_expires_at = models.DateTimeField(null=True, blank=True)
+    # Set by a write whose base version was stale and that was merged (three-way, file
+    # by file) onto the version current then: that version's number; None otherwise.
+    merged_with = models.PositiveIntegerField(null=True, blank=True, default=None)
 
-    history = HistoricalRecords(bases=[HistoryChangeType])
+    # Locks are coordination, not content: taking one writes no version. `merged_with`
+    # is not in the history rows either: a column added to a chained history table
+    # would change the hash of every row already in the tenant's chain (the version's
+    # event and the write's answer say it instead).
+    history = HistoricalRecords(
+        bases=[HistoryChangeType],
+        excluded_fields=["lock_holder", "lock_expires_at", "merged_with"],
+    )
 
     class Meta:
         ordering = ["name"]
@@ -52,6 +67,10 @@ class Skill(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project}:skill/{self.name}@{self.version}"
+
+    if TYPE_CHECKING:
+        # Added by django-simple-history, which ships no type information.
+        def save_without_historical_record(self, *, update_fields: list[str]) -> None: ...
 
 
 class HistoricalSkill(Protocol):

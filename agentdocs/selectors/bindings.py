@@ -25,9 +25,12 @@ from agentdocs.core.bindings import (
     sha256_hex,
 )
 from agentdocs.core.errors import NotFound
+from agentdocs.core.manifest import skill_entry_name
 from agentdocs.core.repository_runs import compare_repository_files
+from agentdocs.core.skills import bundle_sha256
 from agentdocs.core.timeline import Run
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
+from agentdocs.selectors import skills as skill_selectors
 
 
 def binding_record_list(
@@ -273,8 +276,35 @@ def binding_outdated(*, record: BindingRecord) -> list[OutdatedRow]:
         else:
             lookups[(source.kind, source.key)] = (record.project_id, source.key)
     current = current_documents(lookups.values())
+    # A `skill/<name>` the provider map does not hold: the skill the project offers now.
+    wanted = {
+        name: wanted_name
+        for name in names
+        if name not in mappings and (wanted_name := skill_entry_name(name)) is not None
+    }
+    offered = (
+        skill_selectors.skills_offered_by_name(project=record.project, names=wanted.values())
+        if wanted
+        else {}
+    )
+    skills_now = {
+        name: CurrentDocument(
+            document_id=skill.pk,
+            project=skill.project.slug,
+            path=f"skills/{skill.name}",
+            version=skill.version,
+            sha256=skill.sha256,
+            is_deleted=False,
+        )
+        for name, skill_name in wanted.items()
+        if (skill := offered.get(skill_name)) is not None
+    }
     rows = []
     for source in sources:
+        if source.kind == "context" and source.key in wanted:
+            gone = "The project no longer offers this skill."
+            rows.append(outdated_entry(source, skills_now.get(source.key), gone_reason=gone))
+            continue
         where = lookups.get((source.kind, source.key))
         gone = "The provider map no longer has this name." if where is None else ""
         now = current.get(where) if where is not None else None
@@ -290,15 +320,50 @@ def binding_reconstruct_sources(*, record: BindingRecord) -> list[dict[str, Any]
     """
     sources = list(record_sources(record.record))
     history_ids = [
-        s.entry["document"]["history_id"] for s in sources if s.entry.get("custody") == "agentdocs"
+        s.entry["document"]["history_id"]
+        for s in sources
+        if s.entry.get("custody") == "agentdocs" and "document" in s.entry
     ]
+    skills = [s.entry["skill"] for s in sources if "skill" in s.entry]
+    bundles = skill_selectors.skill_bundles(
+        versions=[(skill["id"], skill["version"]) for skill in skills]
+    )
     rows = {
         row["history_id"]: row
         for row in Document.history.model.objects.filter(history_id__in=history_ids).values(
             "history_id", "id", "version", "body"
         )
     }
-    return [_restore(source.label, source.entry, rows) for source in sources]
+    return [
+        _restore_skill(source.label, source.entry, bundles)
+        if "skill" in source.entry
+        else _restore(source.label, source.entry, rows)
+        for source in sources
+    ]
+
+
+def _restore_skill(
+    label: SourceLabel,
+    entry: Mapping[str, Any],
+    bundles: Mapping[tuple[int, int], dict[str, str]],
+) -> dict[str, Any]:
+    """A `skill/<name>` entry: its bundle at the bound version, checked against the
+    recorded digest; its files themselves are restored under the record's `skills`."""
+    skill = entry["skill"]
+    files = bundles.get((skill["id"], skill["version"]))
+    verified = files is not None and bundle_sha256(files) == entry["sha256"]
+    return {
+        **label,
+        "custody": entry.get("custody"),
+        "sha256": entry["sha256"],
+        "version": skill["version"],
+        "restored": verified,
+        "verified": verified,
+        "body": None,
+        "detail": f"The skill {skill['name']!r}: its files are restored under `skills`."
+        if verified
+        else "The skill's bound version is no longer in its history, or differs from it.",
+    }
 
 
 def _restore(

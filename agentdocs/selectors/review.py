@@ -1,6 +1,7 @@
 """The review policy of a project: the `review.*` settings in force (the paths
 `review.required` protects, the approvals a merge needs, the labels
-`review.protectedLabels` reserves for reviewers), read in one query.
+`review.protectedLabels` reserves for reviewers, whether a merge needs eval results
+and how much worse they may be), read in one query.
 
 The tenant's value applies unless the project sets its own; an enforced tenant value
 applies everywhere (a project cannot set an enforced key).
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
+from agentdocs.core import evals as eval_rules
 from agentdocs.core import labels
 from agentdocs.core import review as review_rules
 from agentdocs.core.errors import InvalidInput
@@ -25,6 +27,9 @@ class ReviewPolicy:
     project_scope: bool  # the patterns are the project's own
     approvals: int
     protected_labels: tuple[str, ...] = labels.DEFAULT_PROTECTED_LABELS
+    # `review.requireEvals` and `review.maxRegression` (`agentdocs.core.evals`).
+    require_evals: bool = False
+    max_regression: float = eval_rules.DEFAULT_MAX_REGRESSION
 
     def protects(self, *, project: Project, path: str) -> bool:
         return review_rules.is_protected(
@@ -66,11 +71,23 @@ def review_policy(*, project: Project) -> ReviewPolicy:
     if named is not None:
         with contextlib.suppress(InvalidInput):  # stored before validation existed
             protected_labels = tuple(labels.parse_protected_labels(named[0]))
+    require_evals = False
+    named = in_force(review_rules.REVIEW_REQUIRE_EVALS_KEY)
+    if named is not None:
+        with contextlib.suppress(InvalidInput):
+            require_evals = eval_rules.parse_require_evals(named[0])
+    max_regression = eval_rules.DEFAULT_MAX_REGRESSION
+    named = in_force(review_rules.REVIEW_MAX_REGRESSION_KEY)
+    if named is not None:
+        with contextlib.suppress(InvalidInput):
+            max_regression = eval_rules.parse_max_regression(named[0])
     return ReviewPolicy(
         patterns=tuple(patterns),
         project_scope=project_scope,
         approvals=approvals,
         protected_labels=protected_labels,
+        require_evals=require_evals,
+        max_regression=max_regression,
     )
 
 

@@ -164,3 +164,49 @@ def skill_bundles(
         wanted |= Q(id=skill_id, version=version)
     rows = Skill.history.filter(wanted).order_by("history_id").values_list("id", "version", "files")
     return {(skill_id, version): files for skill_id, version, files in rows}
+
+
+def skill_files_of(
+    *, tenant_id: int, skills: Collection[IndexedSkill], history: bool = False
+) -> dict[tuple[str, str], dict[str, str]]:
+    """The files of ``skills`` (each at its version and digest), by (project slug,
+    name): one query whatever their number, none for none. From the live rows (a skill
+    written since is left out), or with ``history`` from the skills' history (what no
+    later write changes: an export rebuilt for a binding record)."""
+    if not skills:
+        return {}
+    wanted = Q()
+    for skill in skills:
+        wanted |= Q(project__slug=skill.project, name=skill.name, version=skill.version)
+    model = Skill.history.model if history else Skill
+    rows = (
+        model.objects.filter(wanted, project__tenant_id=tenant_id)
+        .order_by()
+        .values_list("project__slug", "name", "sha256", "files")
+    )
+    digests = {(skill.project, skill.name): skill.sha256 for skill in skills}
+    return {
+        (project, name): files
+        for project, name, sha256, files in rows
+        if digests.get((project, name)) == sha256
+    }
+
+
+def skills_offered_by_name(*, project: Project, names: Collection[str]) -> dict[str, Skill]:
+    """The live skills ``project`` offers under ``names`` (its own first, else its
+    tenant's), with their files: one query whatever their number, none for none."""
+    if not names:
+        return {}
+    rows = list(
+        Skill.objects.filter(
+            project__tenant_id=project.tenant_id,
+            project__slug__in={project.slug, RESERVED_PROJECT},
+            name__in=set(names),
+            is_deleted=False,
+        ).select_related("project")
+    )
+    rows.sort(key=lambda skill: skill.project_id != project.pk)
+    found: dict[str, Skill] = {}
+    for skill in rows:
+        found.setdefault(skill.name, skill)
+    return found

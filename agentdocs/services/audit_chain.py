@@ -54,6 +54,7 @@ from agentdocs.models.documents import Document
 from agentdocs.models.history import HistoryChangeType
 from agentdocs.models.labels import DocumentLabel
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
+from agentdocs.models.skill_labels import SkillLabel
 from agentdocs.models.skills import Skill
 from agentdocs.models.tenancy import Project, Tenant
 from agentdocs.services import events
@@ -341,6 +342,7 @@ LIVE_MODELS = (
         ("project_id", "name", "files", "sha256", "size", "version", "is_deleted"),
         "project__tenant_id",
     ),
+    LiveModel(SkillLabel, ("skill_id", "name", "version"), "skill__project__tenant_id"),
 )
 _LIVE_BY_HISTORY = {live.history_label: live for live in LIVE_MODELS}
 _DELETED = "-"

@@ -22,7 +22,7 @@ from agentdocs.core.bindings import (
 from agentdocs.core.cascade import Level, SourceDocument, read_default_document
 from agentdocs.core.context import ContextDocument
 from agentdocs.core.export import Export, build_export
-from agentdocs.core.mcp_instructions import compose_instructions
+from agentdocs.core.mcp_instructions import CURRENT_FORM, compose_instructions
 from agentdocs.core.memory_block import (
     ClientDocument,
     LayerState,
@@ -35,6 +35,7 @@ from agentdocs.core.skill_index import IndexedSkill
 from agentdocs.models import BindingRecord, Document, Project, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.services import memory_block as memory_block_service
+from agentdocs.services.export import export_skills
 
 
 @dataclass(frozen=True)
@@ -141,10 +142,22 @@ def bound_inputs(*, tenant: Tenant, project: Project, inputs: MemoryBlockInputs)
     if inputs.skills:
         # Only when the recipe offered any, so that other records keep their shape: each
         # skill as the index showed it (its description is the whole of its text there).
-        bound["skills"] = [
-            {**skill.account(), "description": skill.description} for skill in inputs.skills
-        ]
+        bound["skills"] = [_bound_skill(skill, label=inputs.label) for skill in inputs.skills]
     return bound
+
+
+def _bound_skill(skill: IndexedSkill, *, label: str | None) -> dict[str, Any]:
+    """A skill as the index showed it (its description is the whole of its text there);
+    read by a label, the label its version was read under (null: it had none, latest)."""
+    entry: dict[str, Any] = {**skill.account(), "description": skill.description}
+    if label is not None:
+        entry["label"] = None if skill.label_fallback else label
+    return entry
+
+
+def _indexed_skill(entry: Mapping[str, Any], *, label: str | None) -> IndexedSkill:
+    fields = {key: value for key, value in entry.items() if key != "label"}
+    return IndexedSkill(**fields, label_fallback=label is not None and entry.get("label") is None)
 
 
 def _instructions_of(bound: Mapping[str, Any], *, header: Mapping[str, Any], text: str) -> str:
@@ -155,6 +168,7 @@ def _instructions_of(bound: Mapping[str, Any], *, header: Mapping[str, Any], tex
         process=header["process"],
         house_rules=text,
         budget_bytes=bound["instructions"]["budget_bytes"],
+        form=bound["instructions"].get("form", 1),  # records before the form was kept: 1
     )
 
 
@@ -198,7 +212,10 @@ def binding_memory_block_bind(
         bound["label"] = inputs.label
     instructions = None
     if request.instructions_budget_bytes is not None:
-        bound["instructions"] = {"budget_bytes": request.instructions_budget_bytes}
+        bound["instructions"] = {
+            "budget_bytes": request.instructions_budget_bytes,
+            "form": CURRENT_FORM,
+        }
         header = {"tenant": tenant.slug, "project": project.slug, "process": process}
         instructions = _instructions_of(bound, header=header, text=block.text)
         encoded = instructions.encode("utf-8")
@@ -299,7 +316,9 @@ def restore_inputs(bound: Mapping[str, Any]) -> MemoryBlockInputs | str:
         # A record bound before the structure rules renders as it was then.
         structure=bound.get("structure", 0),
         label=bound.get("label"),
-        skills=tuple(IndexedSkill(**skill) for skill in bound.get("skills", ())),
+        skills=tuple(
+            _indexed_skill(skill, label=bound.get("label")) for skill in bound.get("skills", ())
+        ),
     )
 
 
@@ -309,7 +328,13 @@ def binding_export_bind(
     """The project's current export of ``format`` and the inputs it was built from
     (`bound_inputs`): a repository section's in-sync files are rebuilt from them."""
     inputs = memory_block_service.memory_block_inputs(project=project)
-    export = build_export(inputs, tenant=tenant.slug, project=project.slug, format=format)
+    export = build_export(
+        inputs,
+        tenant=tenant.slug,
+        project=project.slug,
+        format=format,
+        skills=export_skills(tenant_id=tenant.pk, inputs=inputs),
+    )
     return export, bound_inputs(tenant=tenant, project=project, inputs=inputs)
 
 
@@ -328,4 +353,5 @@ def binding_export_rebuild(*, record: BindingRecord) -> Export | str:
         tenant=record.record["tenant"],
         project=record.record["project"],
         format=repository["format"],
+        skills=export_skills(tenant_id=record.tenant_id, inputs=restored, history=True),
     )

@@ -23,6 +23,7 @@ from agentdocs.core.bindings import (
     BindingRecordData,
     BoundDocument,
     BoundSkill,
+    BoundSkillVersion,
     ManifestSource,
     RecordHeader,
     ServedFrom,
@@ -38,7 +39,7 @@ from agentdocs.core.hook_delivery import (
     delivery_reconstruct,
     received_of,
 )
-from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest
+from agentdocs.core.manifest import Manifest, ManifestError, parse_manifest, skill_entry_name
 from agentdocs.core.repository_runs import (
     IN_SYNC,
     RepositorySection,
@@ -47,9 +48,9 @@ from agentdocs.core.repository_runs import (
     restore_repository_file,
     with_repository,
 )
-from agentdocs.core.skill_reads import restore_skill
+from agentdocs.core.skill_reads import bound_skill, restore_skill
 from agentdocs.core.stored_text import refuse_hidden_or_secret
-from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
+from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Skill, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import archival, binding_memory_block, events
@@ -119,9 +120,33 @@ def _inline_manifest(data: Any) -> tuple[Manifest, ManifestSource]:
     return manifest, cast(ManifestSource, source)
 
 
+def _bound_skill_version(skill: Skill) -> BoundSkillVersion:
+    return BoundSkillVersion(
+        skill={
+            "id": skill.pk,
+            "project": skill.project.slug,
+            "name": skill.name,
+            "version": skill.version,
+        },
+        sha256=skill.sha256,
+        bytes=skill.size,
+        bound=bound_skill(
+            skill_id=skill.pk,
+            project=skill.project.slug,
+            name=skill.name,
+            version=skill.version,
+            label=None,
+            sha256=skill.sha256,
+            files=skill.files,
+        ),
+    )
+
+
 def _resolve(
     *, tenant: Tenant, project: Project, manifest: Manifest
-) -> tuple[dict[str, BoundDocument | str], dict[str, BoundDocument | str]]:
+) -> tuple[dict[str, BoundDocument | BoundSkillVersion | str], dict[str, BoundDocument | str]]:
+    """What each name and local path binds to: a name through the provider map, or, for
+    `skill/<name>` the map does not hold, the skill the project offers."""
     names = [entry.name for entry in manifest.context]
     mappings = {}
     if names:
@@ -134,9 +159,24 @@ def _resolve(
     lookups = [(m["project_id"], m["path"]) for m in mappings.values()]
     lookups += [(project.pk, path) for path in manifest.local]
     documents = binding_selectors.bound_documents(lookups)
-    resolved_names: dict[str, BoundDocument | str] = {}
+    wanted_skills = {
+        name: wanted_name
+        for name in names
+        if name not in mappings and (wanted_name := skill_entry_name(name)) is not None
+    }
+    skills = skill_selectors.skills_offered_by_name(project=project, names=wanted_skills.values())
+    resolved_names: dict[str, BoundDocument | BoundSkillVersion | str] = {}
     for name in names:
         mapping = mappings.get(name)
+        if name in wanted_skills:
+            skill = skills.get(wanted_skills[name])
+            resolved_names[name] = (
+                _bound_skill_version(skill)
+                if skill is not None
+                else f"No skill {wanted_skills[name]!r} in this project or its tenant, and "
+                f"the provider map has no name {name!r}."
+            )
+            continue
         if mapping is None:
             resolved_names[name] = f"The provider map has no name {name!r}."
             continue
@@ -304,8 +344,9 @@ def binding_create(
         record = with_repository(record, section)
     if delivery is not None:
         record = _with_delivery(record, delivery)
-    if skills is not None:
-        record["skills"] = skills
+    selected = [bound.bound for bound in names.values() if isinstance(bound, BoundSkillVersion)]
+    if skills is not None or selected:
+        record["skills"] = [*(skills or []), *selected]
     _refuse_oversized(record)
     with transaction.atomic():
         stored = BindingRecord.objects.create(

@@ -8,7 +8,9 @@ the proposer may acknowledge as intended, and the secret scan), nobody
 reviews their own change (409 `own_change`), a merged, rejected or withdrawn
 request no longer changes (409 `change_closed`), and a merge needs the approvals
 `review.approvals` asks for (409 `not_approved`), counting only those whose reviewer
-still may review the change at the merge (`approvals`).
+still may review the change at the merge (`approvals`), and, under
+`review.requireEvals`, eval results that find the proposal not worse than its base
+beyond `review.maxRegression` (409 `evals_missing`, `evals_regressed`).
 
 A merge is a three-way merge of (the text at the base version, the current text,
 the proposed text), saved through the one write path (`services.documents`) with
@@ -31,8 +33,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agentdocs import permissions
+from agentdocs.core import evals as eval_rules
 from agentdocs.core.errors import (
     ChangeClosed,
+    EvalsMissing,
+    EvalsRegressed,
     Forbidden,
     InvalidInput,
     MergeConflict,
@@ -45,6 +50,7 @@ from agentdocs.core.merge import three_way
 from agentdocs.core.paths import validate_path
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import (
+    BindingRecord,
     ChangeComment,
     ChangeRequest,
     ChangeState,
@@ -55,11 +61,13 @@ from agentdocs.models import (
     ReviewDecision,
 )
 from agentdocs.models.history import mark_change
+from agentdocs.selectors import change_evals as evals_selectors
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import review as review_selectors
 from agentdocs.services import document_checks, events
 from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
+from agentdocs.services.memory_block import validate_process
 
 MAX_REASON = 500
 MAX_COMMENT = 10_000
@@ -153,6 +161,15 @@ def _locked(change: ChangeRequest) -> ChangeRequest:
     )
 
 
+def _latest_record(project: Project, process: str) -> BindingRecord | None:
+    """The process's latest binding record in ``project``: the session a proposal names."""
+    return (
+        BindingRecord.objects.filter(project=project, process=process)
+        .order_by("-created_at", "-id")
+        .first()
+    )
+
+
 def change_propose(
     *,
     project: Project,
@@ -162,9 +179,16 @@ def change_propose(
     reason: object,
     user: User,
     acknowledge_hidden: object = "",
+    process: str = "",
 ) -> ChangeRequest:
-    """Propose ``body`` for the document at ``path``, written against ``base_version``."""
+    """Propose ``body`` for the document at ``path``, written against ``base_version``.
+
+    ``process`` names the agent process (session) the proposal came from, checked as a
+    render checks it; the change keeps it with that process's latest binding record in
+    the project."""
     validate_path(path)
+    if process:
+        process = validate_process(process)
     reason = _text(reason, field="reason", limit=MAX_REASON)
     checked = document_checks.validate_proposed_body(
         body, acknowledge_hidden=acknowledge_hidden, reason=reason, tenant_id=project.tenant_id
@@ -203,6 +227,8 @@ def change_propose(
             reason=reason,
             proposer=user,
             hidden_acknowledgement=checked.hidden_acknowledgement,
+            process=process,
+            binding_record=_latest_record(project, process) if process else None,
         )
         mark_change(change, user=user, reason=reason, change_type=ChangeType.CREATED)
         change.save()
@@ -349,6 +375,26 @@ def _merge_reason(change: ChangeRequest, *, names: list[str], user: User) -> str
     return f"{reason} ({note})" if reason else note
 
 
+def _require_evals(change: ChangeRequest, policy: review_selectors.ReviewPolicy) -> None:
+    """`review.requireEvals`: 409 until the change's latest evals find the proposed text
+    not worse than the base beyond `review.maxRegression`."""
+    if not policy.require_evals:
+        return
+    runs = evals_selectors.change_evals(change)
+    gate = evals_selectors.evals_gate(
+        change, required=True, max_regression=policy.max_regression, runs=runs
+    )
+    if gate.satisfied:
+        return
+    error = EvalsMissing if gate.code == eval_rules.EVALS_MISSING else EvalsRegressed
+    raise error(
+        gate.why,
+        field=None,
+        regression=runs[-1].summary["regression"] if runs else None,
+        max_regression=policy.max_regression,
+    )
+
+
 def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
     """Merge an approved change request onto the document's current version.
 
@@ -357,7 +403,8 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
         change = _locked(change)
         _require_live(change)
         names = approvers(change)
-        needed = review_selectors.review_policy(project=change.project).approvals
+        policy = review_selectors.review_policy(project=change.project)
+        needed = policy.approvals
         if len(names) < needed:
             raise NotApproved(
                 f"Change #{change.pk} has {len(names)} of the {needed} approval"
@@ -366,6 +413,7 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
                 approvals=len(names),
                 approvals_required=needed,
             )
+        _require_evals(change, policy)
         document = (
             Document.objects.select_for_update(of=("self",))
             .select_related("project")

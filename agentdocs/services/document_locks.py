@@ -2,6 +2,9 @@
 plain data; and the row lock every write of a document takes first, under which an
 edit lock held by someone else, or a deleted document, is refused.
 
+A skill's edit lock is the same (`services.skill_locks`): the helpers that read a lock
+take either.
+
 An edit lock lasts `AGENTDOCS_LOCK_TTL_SECONDS` (at most
 `AGENTDOCS_LOCK_MAX_TTL_SECONDS`); an expired one is no lock. A tenant admin may break
 another member's lock (``force``; the caller checks the role).
@@ -17,7 +20,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from agentdocs.core.errors import InvalidInput, Locked, LockState, NotFound
-from agentdocs.models import Document
+from agentdocs.models import Document, Skill
+
+# What carries an edit lock (`lock_holder`, `lock_expires_at`).
+Lockable = Document | Skill
 
 
 def lock_for_write(document: Document) -> Document:
@@ -39,7 +45,7 @@ def require_not_deleted(current: Document) -> None:
         )
 
 
-def _live_lock_expiry(document: Document) -> datetime | None:
+def _live_lock_expiry(document: Lockable) -> datetime | None:
     """When the document's live lock expires; None when there is no live lock."""
     expires_at = document.lock_expires_at
     if document.lock_holder_id is None or expires_at is None or expires_at <= timezone.now():
@@ -47,17 +53,19 @@ def _live_lock_expiry(document: Document) -> datetime | None:
     return expires_at
 
 
-def lock_is_active(document: Document) -> bool:
+def lock_is_active(document: Lockable) -> bool:
     return _live_lock_expiry(document) is not None
 
 
-def require_unlocked(current: Document, user: User) -> None:
+def require_unlocked(
+    current: Lockable, user: User, *, what: str = "document", field: str = "path"
+) -> None:
     expires_at = _live_lock_expiry(current)
     if expires_at is not None and current.lock_holder_id != user.pk:
         raise Locked(
-            f"{current.lock_holder} is editing this document until "
+            f"{current.lock_holder} is editing this {what} until "
             f"{expires_at.isoformat()}; a tenant admin may break the lock.",
-            field="path",
+            field=field,
             lock=LockState(
                 holder=current.lock_holder.get_username() if current.lock_holder else None,
                 expires_at=expires_at.isoformat(),
@@ -74,16 +82,7 @@ def document_lock(
 ) -> Document:
     """Take (or renew) the edit lock. ``force`` breaks another user's lock (admins only:
     the caller checks the role)."""
-    ttl = settings.AGENTDOCS_LOCK_TTL_SECONDS if ttl_seconds is None else ttl_seconds
-    if (
-        not isinstance(ttl, int)
-        or isinstance(ttl, bool)
-        or not (1 <= ttl <= settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS)
-    ):
-        raise InvalidInput(
-            f"ttl_seconds must be an integer from 1 to {settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS}.",
-            field="ttl_seconds",
-        )
+    ttl = valid_ttl(ttl_seconds)
     with transaction.atomic():
         current = lock_for_write(document)
         require_not_deleted(current)
@@ -107,7 +106,23 @@ def document_unlock(*, document: Document, user: User, force: bool = False) -> D
         return current
 
 
-def lock_state(document: Document) -> LockState | None:
+def valid_ttl(ttl_seconds: int | None) -> int:
+    """A lock's time to live: the configured default when not given; InvalidInput
+    naming `ttl_seconds` outside 1 to `AGENTDOCS_LOCK_MAX_TTL_SECONDS`."""
+    ttl = settings.AGENTDOCS_LOCK_TTL_SECONDS if ttl_seconds is None else ttl_seconds
+    if (
+        not isinstance(ttl, int)
+        or isinstance(ttl, bool)
+        or not (1 <= ttl <= settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS)
+    ):
+        raise InvalidInput(
+            f"ttl_seconds must be an integer from 1 to {settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS}.",
+            field="ttl_seconds",
+        )
+    return ttl
+
+
+def lock_state(document: Lockable) -> LockState | None:
     """The live lock as plain data, or None when there is none (expired locks are ignored)."""
     expires_at = _live_lock_expiry(document)
     if expires_at is None:

@@ -161,6 +161,19 @@ class SkillEventData(TypedDict):
     reason: str
 
 
+class SkillLabelEventData(TypedDict):
+    """`skill.changed` whose ``action`` is `label_moved` or `label_removed`: the label
+    ``label`` of the skill ``name`` now points at ``version`` (None: removed)."""
+
+    name: str
+    action: str
+    label: str
+    version: int | None
+    previous_version: int | None
+    actor: str
+    reason: str
+
+
 class BindingEventData(TypedDict):
     """`binding.created`."""
 

@@ -13,9 +13,12 @@ from agentdocs.core.cascade import resolve_cascade
 from agentdocs.core.errors import TooLarge
 from agentdocs.core.explain import Explanation, Shadowed, explain
 from agentdocs.core.export import Export, build_export, validate_format
+from agentdocs.core.memory_block import MemoryBlockInputs
+from agentdocs.core.skill_export import ExportedSkill
 from agentdocs.core.targets import LoadingTool
 from agentdocs.models import Project
 from agentdocs.selectors import repositories as repository_selectors
+from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services.memory_block import memory_block_inputs
 
 
@@ -38,7 +41,13 @@ def export_build(
     inputs = memory_block_inputs(
         project=project, recipe_name=recipe_name, profile_name=profile_name, label=label
     )
-    export = build_export(inputs, tenant=project.tenant.slug, project=project.slug, format=format)
+    export = build_export(
+        inputs,
+        tenant=project.tenant.slug,
+        project=project.slug,
+        format=format,
+        skills=export_skills(tenant_id=project.tenant_id, inputs=inputs),
+    )
     if within_limit:
         export_check_size(export)
     return export
@@ -103,3 +112,32 @@ def export_explain(
             ]
     scopes = {document.path: document.scope for document in inputs.context_documents}
     return explain(tool, export.files, path, scopes=scopes, shadowed_notes=shadowed, held=held)
+
+
+def export_skills(
+    *, tenant_id: int, inputs: MemoryBlockInputs, history: bool = False
+) -> list[ExportedSkill]:
+    """The skills ``inputs`` offer (the recipe's choice, each at the version the render
+    read: its labelled one, read by a label), with their files, for an export: one
+    query, two when a label selects an older version, none when no skill is offered.
+    With ``history``, each from the skills' history (an export rebuilt from a binding
+    record)."""
+    files = skill_selectors.skill_files_of(
+        tenant_id=tenant_id, skills=inputs.skills, history=history
+    )
+    # Read by a label: a skill at an older version than its live one is in its history
+    # (one more query, only then).
+    older = [skill for skill in inputs.skills if (skill.project, skill.name) not in files]
+    if older and not history:
+        files |= skill_selectors.skill_files_of(tenant_id=tenant_id, skills=older, history=True)
+    return [
+        ExportedSkill(
+            name=skill.name,
+            project=skill.project,
+            version=skill.version,
+            sha256=skill.sha256,
+            files=files[(skill.project, skill.name)],
+        )
+        for skill in inputs.skills
+        if (skill.project, skill.name) in files
+    ]

@@ -1,5 +1,5 @@
 """Import: a repository's agent files (AGENTS.md, CLAUDE.md, Cursor rules, ...) become
-documents of a project.
+documents of a project, and its skill folders skills (`services.skill_imports`).
 
 `agentdocs.core.agent_files` decides which file becomes which document and with
 what text; this module compares that with the project's documents, gives the
@@ -28,7 +28,7 @@ from agentdocs.core.hidden_characters import as_data as hidden_as_data
 from agentdocs.core.paths import validate_new_path
 from agentdocs.core.scope import same_rules
 from agentdocs.models import ChangeRequest, Document, Project
-from agentdocs.services import document_checks, import_round_trip
+from agentdocs.services import document_checks, import_round_trip, skill_imports
 from agentdocs.services import documents as document_service
 
 
@@ -237,7 +237,12 @@ def project_import(
     update based on the version the plan read (a document changed meanwhile is a
     version conflict, and nothing is written).
     """
-    generated = import_round_trip.generated_files(files)
+    skill_files = skill_imports.skill_file_indexes(files)
+    generated = {
+        index: exported
+        for index, exported in import_round_trip.generated_files(files).items()
+        if index not in skill_files
+    }
     adopted: dict[int, str] = {}
     nothing: list[tuple[int, PlanEntry]] = []  # adopted files that hold no document
     if adopt:
@@ -251,7 +256,7 @@ def project_import(
             else:
                 files[index] = SourceFile(path=files[index].path, content=taken.content)
         generated = {}
-    excluded = {*generated, *(index for index, _entry in nothing)}
+    excluded = {*generated, *skill_files, *(index for index, _entry in nothing)}
     contents = [source.content for source in files]
     with transaction.atomic():
         steps = _plan(project=project, files=files, generated=excluded, adopted=adopted)
@@ -263,10 +268,12 @@ def project_import(
                 _check_target(step)
                 _check_text(step, contents[step.index])
         import_round_trip.round_trip_check(round_trip, reason=reason)
+        skills = skill_imports.skill_import_plan(project=project, files=files)
         if not dry_run:
             for step in steps:
                 _apply(step, project=project, user=user, reason=reason)
             import_round_trip.round_trip_apply(round_trip, user=user, reason=reason)
+            skill_imports.skill_import_apply(skills, project=project, user=user, reason=reason)
     plan = (
         [
             (
@@ -276,6 +283,10 @@ def project_import(
             for step in steps
         ]
         + [(entry.index, round_trip_entry(entry)) for entry in round_trip]
+        + [
+            (step.index, PlanEntry(step.source, step.target, step.action, step.detail))
+            for step in skills
+        ]
         + nothing
     )
     return ImportResult(

@@ -216,9 +216,11 @@ def _documents(
     return tuple(candidates), tuple(context)
 
 
-def _skills(rows: RenderRows, *, project: Project) -> tuple[IndexedSkill, ...]:
+def _skills(rows: RenderRows, *, project: Project, label: str | None) -> tuple[IndexedSkill, ...]:
     """The skills the recipe offers (`params.skills`; not set, or no recipe: all), from
-    the project's own and `_vance`'s, a project skill replacing the tenant's."""
+    the project's own and `_vance`'s, a project skill replacing the tenant's; read by
+    ``label``, each at its labelled version where it has the label (else latest, and
+    says so)."""
     params = rows.recipe[0] if rows.recipe is not None else None
     selection = skill_selection(params.get(SKILLS_PARAM) if isinstance(params, dict) else None)
     stored = (
@@ -228,8 +230,9 @@ def _skills(rows: RenderRows, *, project: Project) -> tuple[IndexedSkill, ...]:
             project=project.slug if project_id == project.pk else RESERVED_PROJECT,
             version=version,
             sha256=sha256,
+            label_fallback=label is not None and not labelled,
         )
-        for project_id, name, description, version, sha256 in rows.skills
+        for project_id, name, description, version, sha256, labelled in rows.skills
     )
     return tuple(selected(offered(stored, project=project.slug), selection))
 
@@ -295,7 +298,7 @@ def _inputs_and_read_state(
         )
     candidates, context = cached.memo[documents_key]
     if "skills" not in cached.memo:
-        cached.memo["skills"] = _skills(rows, project=project)
+        cached.memo["skills"] = _skills(rows, project=project, label=read_by)
     if options.agent_document is not None:
         # The bundled default stage, read on every render (a file that usually is not there).
         default = read_default_document(

@@ -15,6 +15,7 @@ from typing import TypeVar
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from agentdocs.core import evals as eval_rules
 from agentdocs.core import policy as policy_rules
 from agentdocs.core import recipes as recipe_rules
 from agentdocs.core import review as review_rules
@@ -42,13 +43,18 @@ def _mark(
 
 
 def _validate_review_setting(*, key: str, value: str) -> None:
-    """`review.required` holds patterns, `review.approvals` a count (see core.review)."""
+    """`review.required` holds patterns, `review.approvals` a count (see core.review),
+    `review.requireEvals` a boolean and `review.maxRegression` a number (core.evals)."""
     if key == review_rules.REVIEW_REQUIRED_KEY:
         review_rules.parse_patterns(value)
     elif key == review_rules.REVIEW_APPROVALS_KEY:
         review_rules.parse_approvals(value)
     elif key == review_rules.REVIEW_PROTECTED_LABELS_KEY:
         parse_protected_labels(value)
+    elif key == review_rules.REVIEW_REQUIRE_EVALS_KEY:
+        eval_rules.parse_require_evals(value)
+    elif key == review_rules.REVIEW_MAX_REGRESSION_KEY:
+        eval_rules.parse_max_regression(value)
 
 
 def _validate_security_setting(*, key: str, value: str, project: Project | None) -> None:

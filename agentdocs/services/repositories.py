@@ -37,6 +37,7 @@ from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ApiToken, BindingRecord, Project, Repository, RepositoryCheck
 from agentdocs.selectors import repositories as selectors
 from agentdocs.services import events
+from agentdocs.services.export import export_skills
 from agentdocs.services.memory_block import memory_block_inputs
 
 ExportKey = tuple[str, str, str]  # formats, recipe, profile
@@ -86,8 +87,15 @@ def current_exports(
         if read is None:
             found[key] = None
             continue
+        skills = export_skills(tenant_id=project.tenant_id, inputs=read)
         exports = [
-            build_export(read, tenant=project.tenant.slug, project=project.slug, format=name)
+            build_export(
+                read,
+                tenant=project.tenant.slug,
+                project=project.slug,
+                format=name,
+                skills=skills,
+            )
             for name in formats.split(",")
         ]
         found[key] = core.current_export(exports)

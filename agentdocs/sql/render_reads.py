@@ -28,6 +28,7 @@ from agentdocs.models import (
     Recipe,
     Setting,
     Skill,
+    SkillLabel,
 )
 
 # The SQL fragment that reads a recipe's `agentDocument` (and `label`) as text, per database.
@@ -47,6 +48,8 @@ _LABEL_OF = {
 # Read by a label (the request's, else the recipe's `params.label`), a document that
 # has it gives the version it names, from its history row, and says so (1 in the last
 # column); one without it gives its latest version (0). No label: every document 0.
+# Skills likewise: a skill with the label gives the labelled version's description,
+# number and digest (from its history row), else its latest.
 _RENDER_READS = """
 SELECT 'recipe', NULL, r.name, CAST(r.params AS TEXT), NULL, CAST(r.profiles AS TEXT),
        CAST(NULL AS INTEGER)
@@ -75,8 +78,17 @@ SELECT 'document', d.project_id, d.path, COALESCE(h.body, d.body),
                          WHERE r.tenant_id = %s AND r.name = %s))
         OR (d.project_id = %s AND d.path LIKE %s AND d.path NOT LIKE %s))
 UNION ALL
-SELECT 'skill', k.project_id, k.name, k.description, k.version, k.sha256, NULL
+SELECT 'skill', k.project_id, k.name, COALESCE(hk.description, k.description),
+       COALESCE(hk.version, k.version), COALESCE(hk.sha256, k.sha256),
+       CASE WHEN hk.history_id IS NULL THEN 0 ELSE 1 END
   FROM {skill} k
+  LEFT JOIN {skill_label} kl
+    ON kl.skill_id = k.id
+   AND kl.name = COALESCE(%s, (SELECT {label_of} FROM {recipe} r
+                                WHERE r.tenant_id = %s AND r.name = %s))
+  LEFT JOIN {skill_history} hk
+    ON hk.history_id = (SELECT MAX(h3.history_id) FROM {skill_history} h3
+                         WHERE h3.id = k.id AND h3.version = kl.version)
  WHERE NOT k.is_deleted
    AND k.project_id IN (%s, (SELECT p.id FROM {project} p WHERE p.tenant_id = %s AND p.slug = %s))
 """
@@ -92,8 +104,9 @@ class RenderRows:
     # (False: the latest, as no label was asked for or the document has none).
     documents: tuple[tuple[int, str, str, int, str, bool], ...]
     # The live skills of the project and of `_vance`: project_id, name, description,
-    # version, sha256 (the bundle's digest), by project and name.
-    skills: tuple[tuple[int, str, str, int, str], ...] = ()
+    # version, sha256 (the bundle's digest), and whether the version is the label's (as
+    # for documents), by project and name.
+    skills: tuple[tuple[int, str, str, int, str, bool], ...] = ()
 
 
 def _json(value: Any) -> Any:
@@ -114,6 +127,8 @@ def _render_reads_sql(vendor: str) -> str:
         label=DocumentLabel._meta.db_table,
         history=Document.history.model._meta.db_table,
         skill=Skill._meta.db_table,
+        skill_label=SkillLabel._meta.db_table,
+        skill_history=Skill.history.model._meta.db_table,
         agent_document=_AGENT_DOCUMENT_OF[vendor],
         label_of=_LABEL_OF[vendor],
     )
@@ -127,7 +142,8 @@ def render_rows(
     ``project`` may use: the agent document candidates in the project and in `_vance`,
     and the project's direct ``context_prefix*.md`` children, each at its version under
     ``label`` (else the recipe's `params.label`) where it has that label; and the live
-    skills of the project and of `_vance`. One query."""
+    skills of the project and of `_vance`, each likewise at its labelled version. One
+    query."""
     sql = _render_reads_sql(connection.vendor)
     tenant_id, project_id = project.tenant_id, project.pk
     params = [
@@ -137,6 +153,7 @@ def render_rows(
         *(project_id, tenant_id, RESERVED_PROJECT),
         *(DEFAULT_AGENT_DOCUMENT, tenant_id, recipe_name),
         *(project_id, context_prefix + "%.md", context_prefix + "%/%"),
+        *(label, tenant_id, recipe_name),
         *(project_id, tenant_id, RESERVED_PROJECT),
     ]
     with connection.cursor() as cursor:
@@ -159,7 +176,7 @@ def render_rows(
                 )
             )
         elif kind == "skill":
-            skills.append((row_project_id, name, text, number, extra))
+            skills.append((row_project_id, name, text, number, extra, bool(labelled)))
         else:
             documents.append((row_project_id, name, text, number, extra, bool(labelled)))
     return RenderRows(

@@ -25,7 +25,9 @@ from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import labels as label_selectors
+from agentdocs.selectors import outcomes as outcome_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
+from agentdocs.services import costs as cost_service
 from agentdocs.services import document_locks
 from agentdocs.services import policy as policy_service
 from agentdocs.web import hidden_characters
@@ -34,6 +36,7 @@ from agentdocs.web.forms.documents import DocumentEditForm
 from agentdocs.web.forms.labels import LabelMoveForm, LabelRemoveForm
 from agentdocs.web.guideline import measure
 from agentdocs.web.markdown import render_markdown
+from agentdocs.web.outcomes_chart import comparison_context
 from agentdocs.web.pages import form_page, list_page
 
 # One row of a document's history (simple-history builds its class at run time).
@@ -188,6 +191,17 @@ def version_param(params: QueryDict, name: str, default: int) -> int:
 LABELS_PER_PAGE = 50
 
 
+def _canary_block(access: ProjectAccess, labels: Any) -> list[dict[str, Any]]:
+    """A document labelled `canary`: canary against production on the project's top
+    outcomes (no query for a document without that label)."""
+    if not any(label.name == outcome_selectors.CANARY for label in labels):
+        return []
+    return [
+        comparison_context(comparison)
+        for comparison in outcome_selectors.canary_comparisons(project=access.project)
+    ]
+
+
 def detail_context(
     request: HttpRequest,
     access: ProjectAccess,
@@ -213,10 +227,14 @@ def detail_context(
         "is_deleted": shown.is_deleted,
         "html": render_markdown(shown.body),
         "measure": measure(shown.body),
+        "cost": cost_service.document_cost(project=access.project, path=path)
+        if is_current and not shown.is_deleted
+        else None,
         "may_write": access.may_write(path),
         "reach": reach(access, path),
         "shadowed": shadowed_tenant_document(access, path),
         "labels": labels,
+        "canary": _canary_block(access, labels),
         "label_form": label_form or LabelMoveForm(initial={"version": shown.version}),
         "label_remove_form": remove_form or LabelRemoveForm(),
         **lock_context(access, document),

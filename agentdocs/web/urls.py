@@ -19,9 +19,11 @@ from agentdocs.web.views import (
     invitations,
     labels,
     memory_block,
+    outcomes,
     policy,
     repositories,
     search,
+    skills,
     tenancy,
     tokens,
     webhooks,
@@ -54,10 +56,17 @@ project_urls = [
     path("memory-block/", memory_block.memory_block_preview, name="memory-block"),
     path("export/", export.export_page, name="export"),
     path("explain/", explain.explain_page, name="explain"),
+    # Skills (issue 37): a skill's name is a slug.
+    path("skills/", skills.skill_list, name="skills"),
+    path("skills/<slug:name>/", skills.skill_detail, name="skill"),
+    path("skills/<slug:name>/edit/", skills.skill_edit, name="skill-edit"),
+    path("skills/<slug:name>/diff/", skills.skill_diff, name="skill-diff"),
     path("bindings/", bindings.binding_list, name="bindings"),
     path("bindings/compare/", bindings.binding_compare, name="binding-compare"),
     # The runs timeline (issue 15).
     path("runs/", bindings.binding_runs, name="runs"),
+    # Run outcomes compared by cohort (issue 39).
+    path("outcomes/", outcomes.outcome_compare, name="outcomes"),
     path("repositories/", repositories.repository_list, name="repositories"),
     path(
         "repositories/<int:repository_id>/",

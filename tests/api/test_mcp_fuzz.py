@@ -51,6 +51,7 @@ TOOLS = [
     "propose_change",
     "bind_run",
     "read_skill",
+    "report_outcome",
 ]
 
 

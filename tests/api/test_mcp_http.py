@@ -368,6 +368,30 @@ def test_a_reader_proposes_into_vance_as_over_stdio(live_server, documents, read
     )
 
 
+def test_a_proposal_names_the_process_it_came_from(mcp_url, documents, reader_key, project):
+    """A change an agent proposes names its session (issue 39): the process, with that
+    process's latest binding record."""
+
+    async def body(client: Client) -> Any:
+        bound = await client.call_tool("bind_run", {"process": "mcp-run-7", "manifest": {}})
+        proposed = await client.call_tool(
+            "propose_change",
+            {
+                "path": "guide.md",
+                "body": "# Guide, shorter\n",
+                "reason": "shorter",
+                "process": "mcp-run-7",
+            },
+        )
+        return bound, proposed
+
+    bound, proposed = drive(mcp_url, body, headers=bearer(reader_key))
+    assert not proposed.is_error, proposed.content
+    change = ChangeRequest.objects.get(pk=proposed.structured_content["id"])
+    assert change.process == "mcp-run-7"
+    assert change.binding_record_id == bound.structured_content["id"]
+
+
 def test_concurrent_callers_of_one_project_each_get_their_own_answers(
     mcp_url, documents, reader_key, writer
 ):

@@ -49,6 +49,7 @@ def assert_bound(record: BindingRecord, instructions: str) -> None:
     assert record.problem_count == 0
     bound = record.record["memory_block"]["instructions"]
     assert bound["bytes"] == len(instructions.encode("utf-8"))
+    assert bound["form"] == 2  # the first line's form, which says where the rules are
     rebuilt = binding_service.binding_reconstruct(record=record)["memory_block"]
     assert rebuilt["verified"] is True
     assert rebuilt["instructions"] == instructions
@@ -59,7 +60,9 @@ def test_initialize_gives_the_house_rules_and_binds_them(mcp_url, documents, rea
     assert instructions.startswith("The house rules of the project acme/web")
     assert RULES in instructions
     assert "What this is." in instructions  # the always-applied .AGENTS/ context
-    assert instructions.rstrip().endswith("find them with list_documents and search_documents.")
+    # The sentence with the process before the rules (a client's cut keeps it).
+    sentence = instructions.index("find them with list_documents and search_documents.")
+    assert sentence < instructions.index(RULES)
     (record,) = BindingRecord.objects.all()
     assert record.process.startswith("mcp-") and f"'{record.process}'" in instructions
     assert record.created_by == reader
@@ -90,7 +93,7 @@ def test_server_discover_starts_a_session_too(mcp_url, documents, reader):
 def test_the_rules_are_cut_to_their_budget_visibly(mcp_url, settings, documents, reader):
     settings.AGENTDOCS_MCP_INSTRUCTIONS_BYTES = 120
     instructions = initialize(mcp_url, api_token_key(reader))["instructions"]
-    parts = instructions.split("\n\n")
+    parts = instructions.rstrip("\n").split("\n\n")
     marker = next(part for part in parts if part.startswith("[truncated: "))
     assert marker.endswith(" more bytes]")
     intro = "as it stands at the start of this session:\n\n"
@@ -99,7 +102,8 @@ def test_the_rules_are_cut_to_their_budget_visibly(mcp_url, settings, documents,
     ]
     assert rules.startswith("## Agent Notes")
     assert len(rules.encode("utf-8")) <= 120
-    assert instructions.rstrip().endswith("search_documents.")  # the sentence is whole
+    assert instructions.rstrip().endswith(marker)  # the rules' cut is the end
+    assert "search_documents." in instructions  # the sentence is whole, before them
     assert_bound(BindingRecord.objects.get(), instructions)
 
 

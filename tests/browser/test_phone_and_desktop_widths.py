@@ -19,8 +19,10 @@ from agentdocs.services import document_locks
 from agentdocs.services import documents as svc
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
+from agentdocs.services import skills as skill_service
 from agentdocs.services.binding_memory_block import MemoryBlockRequest
 from tests.browser.conftest import SCREENSHOTS
+from tests.skills.conftest import skill_md
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}
@@ -43,6 +45,10 @@ PAGES = [
     "/t/acme/web/memory-block/?recipe=coder&profile=cli",
     "/t/acme/web/export/",
     "/t/acme/web/explain/?tool=claude-code&path=src/api/handlers.py",
+    "/t/acme/web/skills/",
+    "/t/acme/web/skills/handoff/",
+    "/t/acme/web/skills/handoff/edit/",
+    "/t/acme/web/skills/handoff/diff/?from=1&to=2",
     "/t/acme/web/bindings/",
     "/t/acme/web/bindings/{first}/",
     "/t/acme/web/bindings/compare/?a={first}&b={second}",
@@ -106,6 +112,23 @@ def busy(admin, writer, tenant, project, vance, make_document):
     )
     policy_service.setting_set(
         tenant=tenant, project=project, key="memory.language", value="en-GB", user=admin
+    )
+    handoff = skill_service.skill_create(
+        project=project,
+        name="handoff",
+        files={
+            "SKILL.md": skill_md("handoff", LONG_REASON),
+            "scripts/run.sh": "#!/bin/sh\n" + "echo " + "x" * 300 + "\n",
+        },
+        user=writer,
+        reason=LONG_REASON,
+    ).skill
+    skill_service.skill_write(
+        skill=handoff,
+        files={**handoff.files, "references/long.md": "word " * 200 + "\n"},
+        base_version=1,
+        user=admin,
+        reason=LONG_REASON,
     )
     records = [
         binding_service.binding_create(

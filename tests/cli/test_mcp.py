@@ -29,9 +29,10 @@ TOOLS = {
     "list_documents": {"prefix"},
     "read_document": {"path", "version"},
     "search_documents": {"query"},
-    "propose_change": {"path", "body", "reason", "base_version"},
+    "propose_change": {"path", "body", "reason", "base_version", "process"},
     "bind_run": {"process", "manifest"},
     "read_skill": {"name", "process"},
+    "report_outcome": {"process", "outcomes"},
 }
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
-from agentdocs.models import ChangeRequest, Document
+from agentdocs.models import BindingRecord, ChangeRequest, Document
 from agentdocs.services import changes as change_service
 from tests.cli.test_main import run_cli
 from tests.cli.test_sync import sources  # noqa: F401  (the fixture)
@@ -144,3 +145,24 @@ def test_an_edit_of_a_folders_file_is_proposed_to_its_document(server, tmp_path,
     assert change.path == ".AGENTS/api.md"
     assert "Thin views, one per file." in change.body and "src/api/**" in change.body
     assert lines(result)[0].startswith("propose    src/api/CLAUDE.md → .AGENTS/api.md")
+
+
+def test_propose_with_a_process_names_the_session_the_change_came_from(
+    server, tmp_path, project, writer
+):
+    assert run(tmp_path, server, *SYNC).returncode == 0
+    record = BindingRecord.objects.create(
+        tenant=project.tenant,
+        project=project,
+        process="run-42",
+        created_at=timezone.now(),
+        schema="context-binding/v1",
+        record={},
+        problem_count=0,
+    )
+    claude = tmp_path / "CLAUDE.md"
+    claude.write_text(claude.read_text().replace("- Use tabs.", "- Use tabs, width 2."))
+    result = run(tmp_path, {**server, "AGENTDOCS_PROCESS": "run-42"}, "propose")
+    assert result.returncode == 0, result.stderr
+    change = ChangeRequest.objects.get()
+    assert (change.process, change.binding_record_id) == ("run-42", record.pk)

@@ -30,10 +30,17 @@ def test_the_instructions_carry_the_rules_then_the_sentence():
         house_rules="## Policy\n\nbe kind\n",
         budget_bytes=1000,
     )
-    assert text.startswith("The house rules of the project acme/web, from agentdocs.")
+    first, _, _ = text.partition("\n")
+    # The first line alone says where the rules are (Codex keeps nothing else).
+    assert first == (
+        "The house rules of the project acme/web, from agentdocs: call get_memory_block "
+        "for them, whole and current, at the start of each task."
+    )
+    # The sentence naming the process comes before the rules: a client that cuts the
+    # instructions (Claude Code, at 4,096 characters) keeps it.
     rules = text.index("## Policy\n\nbe kind")
-    sentence = text.index("call get_memory_block")
-    assert rules < sentence
+    sentence = text.index("call get_memory_block with the id of your process")
+    assert sentence < rules
     assert "'mcp-1'" in text
 
 
@@ -43,3 +50,15 @@ def test_without_rules_only_the_note_and_the_sentence():
     )
     assert "Not allowed." in text and "call get_memory_block" in text
     assert "session's is" not in text
+
+
+def test_a_record_of_the_first_form_gets_its_first_line_again():
+    old = compose_instructions(
+        tenant="acme", project="web", process="p", house_rules="rules", form=1
+    )
+    assert old.startswith("The house rules of the project acme/web, from agentdocs.\n\n")
+    assert old.rstrip().endswith("search_documents.")  # form 1: the sentence after the rules
+    assert old.index("rules") < old.index("call get_memory_block with")
+    new = compose_instructions(tenant="acme", project="web", process="p", house_rules="rules")
+    assert sorted(new.split("\n\n")[1:]) == sorted(old.split("\n\n")[1:])  # reordered
+    assert new != old

@@ -14,8 +14,10 @@ import pytest
 import requests
 
 from agentdocs.mcp.skills_extension import SKILLS_EXTENSION
+from agentdocs.models import BindingRecord
 from agentdocs.services import skills as skill_service
 from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tokens as token_service
 from tests.api.test_mcp_http import INITIALIZE, JSON_RPC_HEADERS, bearer
 from tests.conftest import api_token_key
 from tests.skills.conftest import skill_md
@@ -203,3 +205,54 @@ def test_the_clients_recipe_chooses_the_skills_listed(live_server, skills, tenan
     assert names("?recipe=none") == []
     unknown = names("?recipe=nobody")
     assert unknown["code"] == -32602 and unknown["data"]["field"] == "recipe"
+
+
+def _get(live_server, key: str, params: dict[str, Any], **headers: str) -> dict[str, Any]:
+    url = f"{live_server.url}/mcp/?tenant=acme&project=web"
+    message = {"jsonrpc": "2.0", "id": 3, "method": "skills/get", "params": params}
+    answer = requests.post(
+        url, json=message, headers={**JSON_RPC_HEADERS, **bearer(key), **headers}
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_a_get_that_names_its_process_is_recorded(live_server, skills, writer):
+    key = api_token_key(writer)
+    meta = {"io.agentdocs/process": "run-7"}
+    result = _get(live_server, key, {"uri": "skill://handoff/SKILL.md", "_meta": meta})["result"]
+    record = BindingRecord.objects.get(pk=result["_meta"]["io.agentdocs/record"])
+    assert record.process == "run-7"
+    (bound,) = record.record["skills"]
+    assert bound["name"] == "handoff" and bound["version"] == 1
+    digests = {r["uri"]: r["digest"] for r in result["skill"]["resources"]}
+    assert {f"skill://handoff/{f['path']}": f"sha256:{f['sha256']}" for f in bound["files"]} == (
+        digests
+    )
+
+
+def test_a_get_in_a_session_is_recorded_as_that_session(live_server, skills, writer):
+    got = _get(
+        live_server,
+        api_token_key(writer),
+        {"uri": "skill://review/SKILL.md"},
+        **{"Mcp-Session-Id": "session-42"},
+    )["result"]
+    record = BindingRecord.objects.get(pk=got["_meta"]["io.agentdocs/record"])
+    assert record.process == "session-42" and record.record["skills"][0]["name"] == "review"
+
+
+def test_a_get_without_a_process_or_allowed_binding_records_nothing(live_server, skills, reader):
+    read_only = token_service.token_create(user=reader, name="ro", scopes=["read"]).key
+    plain = _get(live_server, read_only, {"uri": "skill://review/SKILL.md"})["result"]
+    in_session = _get(
+        live_server, read_only, {"uri": "skill://review/SKILL.md"}, **{"Mcp-Session-Id": "s-1"}
+    )["result"]
+    assert "_meta" not in plain and "_meta" not in in_session  # served, not recorded
+    named = {"uri": "skill://review/SKILL.md", "_meta": {"io.agentdocs/process": "run-1"}}
+    error = _get(live_server, read_only, named)["error"]
+    assert error["code"] == -32602 and error["data"]["error"] == "insufficient_scope"
+    bad = {"uri": "skill://review/SKILL.md", "_meta": {"io.agentdocs/process": "bad id\n"}}
+    refused = _get(live_server, api_token_key(reader), bad)["error"]
+    assert refused["code"] == -32602 and refused["data"]["field"] == "process"
+    assert not BindingRecord.objects.exists()

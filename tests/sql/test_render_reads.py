@@ -18,10 +18,12 @@ from agentdocs.models import (
     Recipe,
     Setting,
     Skill,
+    SkillLabel,
 )
 from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
 from agentdocs.services import policy as policy_service
+from agentdocs.services import skill_labels as skill_label_service
 from agentdocs.services import skills as skill_service
 from agentdocs.sql import render_reads
 from agentdocs.sql.render_reads import RenderRows
@@ -93,14 +95,37 @@ def _orm_render_rows(
             for s in settings
         ),
         documents=tuple(read),
-        skills=tuple(
-            sorted(
-                Skill.objects.filter(
-                    Q(project=project) | Q(project__in=vance), is_deleted=False
-                ).values_list("project_id", "name", "description", "version", "sha256")
-            )
-        ),
+        skills=tuple(sorted(_orm_skills(project=project, vance=vance, label=label))),
     )
+
+
+def _orm_skills(*, project: Project, vance, label: str | None) -> list[tuple]:
+    """The live skills of the project and of `_vance`, each at its version under
+    ``label`` where it has that label (its history row), else at its latest."""
+    skills = Skill.objects.filter(Q(project=project) | Q(project__in=vance), is_deleted=False)
+    labelled = {
+        row.skill_id: row.version for row in SkillLabel.objects.filter(name=label, skill__in=skills)
+    }
+    read = []
+    for skill in skills:
+        version = labelled.get(skill.pk)
+        row = (
+            skill.history.filter(version=version).order_by("-history_id").first()
+            if version is not None
+            else None
+        )
+        shown = row if row is not None else skill
+        read.append(
+            (
+                skill.project_id,
+                skill.name,
+                shown.description,
+                shown.version,
+                shown.sha256,
+                row is not None,
+            )
+        )
+    return read
 
 
 def _same(rows: RenderRows, twin: RenderRows) -> None:
@@ -218,6 +243,13 @@ def labelled_project(rendered_project, admin):
     policy_service.recipe_create(
         tenant=tenant, name="canary", params={LABEL_PARAM: "canary"}, profiles={}, user=admin
     )
+    # The project's `review` skill at version 2, `canary` on its version 1.
+    review = Skill.objects.get(project=rendered_project, name="review")
+    two = f"---\nname: review\ndescription: {rendered_project.slug} review two\n---\nMore.\n"
+    review = skill_service.skill_write(
+        skill=review, files={"SKILL.md": two}, base_version=1, user=admin
+    ).skill
+    skill_label_service.skill_label_move(skill=review, name="canary", version=1, user=admin)
     return rendered_project
 
 
@@ -253,3 +285,22 @@ def test_a_labelled_document_is_read_at_its_label_the_others_at_latest(labelled_
     assert read[(True, "agent.md")] == ("project\n", 1, True)
     assert read[(False, "agent.md")] == ("_vance two\n", 2, False)
     assert read[(True, ".AGENTS/overview.md")] == ("overview\n", 1, False)
+
+
+def test_a_labelled_skill_is_read_at_its_label_the_others_at_latest(labelled_project):
+    rows = render_reads.render_rows(
+        project=labelled_project, recipe_name="canary", context_prefix=PREFIX
+    )
+    read = {
+        (project_id == labelled_project.pk, name): (description, version, labelled)
+        for project_id, name, description, version, _, labelled in rows.skills
+    }
+    assert read[(True, "review")] == ("web review", 1, True)
+    assert read[(False, "review")] == ("_vance review", 1, False)
+    latest = render_reads.render_rows(
+        project=labelled_project, recipe_name="plain", context_prefix=PREFIX
+    )
+    assert ("web review two", 2, False) in {
+        (description, version, labelled)
+        for _, _, description, version, _, labelled in latest.skills
+    }

@@ -202,8 +202,8 @@ def test_the_change_pages_run_the_same_queries_at_two_sizes(
     client.get(url(change))
     client.post(url(change, "comment"), {"body": "first"})
     # Session, user, access, change, document, base version, policy, reviews (and so the
-    # approvals; their reviewers' roles once there are some), comments.
-    with django_assert_num_queries(9):
+    # approvals; their reviewers' roles once there are some), comments, evals.
+    with django_assert_num_queries(10):
         client.get(url(change))
     inbox_client = browse(reader)
     inbox_client.get("/t/acme/-/changes/")
@@ -214,7 +214,7 @@ def test_the_change_pages_run_the_same_queries_at_two_sizes(
         change_service.change_propose(
             project=project, path="agent.md", body=f"v{n}\n", base_version=1, reason="", user=reader
         )
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(10):
         client.get(url(change))
     with django_assert_num_queries(6):  # session, user, access, counts, count, page
         inbox_client.get("/t/acme/-/changes/")

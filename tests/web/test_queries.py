@@ -22,7 +22,7 @@ PAGES = {
     "/": 6,  # the tenants (paged) with their first projects, and the pending invitations
     "/t/acme/": 9,  # and the change requests waiting, disabled webhooks, repositories
     "/t/acme/web/": 9,
-    "/t/acme/web/doc/agent.md": 6,  # with the document's labels
+    "/t/acme/web/doc/agent.md": 7,  # with the document's labels and its cost (the render rows)
     "/t/acme/web/doc/agent.md?version=1": 7,
     "/t/acme/web/edit/agent.md": 6,  # and the review.* settings (is it protected?)
     "/t/acme/web/history/agent.md": 6,  # with the document's labels
@@ -31,7 +31,7 @@ PAGES = {
     "/t/acme/web/revert/agent.md?version=1": 5,
     "/t/acme/web/memory-block/": 6,  # with the label names in use (the label select)
     "/t/acme/web/memory-block/?recipe=coder": 7,
-    "/t/acme/_vance/doc/agent.md": 6,
+    "/t/acme/_vance/doc/agent.md": 7,
     "/t/acme/_vance/edit/agent.md": 6,
     "/t/acme/web/settings/": 5,
     "/t/acme/-/settings/": 4,

@@ -21,6 +21,7 @@ from agentdocs.core.errors import AgentdocsError, InvalidInput
 from agentdocs.models import ChangeRequest, ChangeState
 from agentdocs.models.changes import LIVE_STATES
 from agentdocs.permissions import ProjectAccess
+from agentdocs.selectors import change_evals as evals_selectors
 from agentdocs.selectors import changes as change_selectors
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import review as review_selectors
@@ -146,6 +147,10 @@ def _change_page(
     )
     reviewed = any(review.reviewer_id == access.user.pk for review in reviews)
     conflicts, conflicts_truncated = change_selectors.change_conflicts(preview)
+    runs = evals_selectors.change_evals(change)
+    evals_gate = evals_selectors.evals_gate(
+        change, required=policy.require_evals, max_regression=policy.max_regression, runs=runs
+    )
     context = {
         "access": access,
         "project": access.project,
@@ -166,9 +171,12 @@ def _change_page(
         "approvals_required": needed,
         "reviews": reviews,
         "comments": list(change.comments.select_related("author")),
+        "evals": runs,
+        "latest_evals": runs[-1] if runs else None,
+        "evals_gate": evals_gate,
         "is_proposer": change.proposer_id == access.user.pk,
         "may_review": may_review and not reviewed and change.proposer_id != access.user.pk,
-        "may_merge": may_review and len(approvers) >= needed,
+        "may_merge": may_review and len(approvers) >= needed and evals_gate.satisfied,
         "review_form": review_form or ChangeReviewForm(),
         "comment_form": comment_form or ChangeCommentForm(),
         "refusal": refusal,
