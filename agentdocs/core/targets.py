@@ -601,7 +601,7 @@ READ_BY: dict[str, tuple[ReadBy, ...]] = {
         ),
         ReadBy("grokcli", "Grok CLI", "https://github.com/superagent-ai/grok-cli", AGENTS_MD_RULES),
         ReadBy("kilo", "Kilo Code", "https://kilo.ai/docs", AGENTS_MD_RULES),
-        ReadBy("musecode", "Muse Code", "https://dev.meta.ai/docs/muse-code/extending.md"),
+        ReadBy("musecode", "Muse Code", "https://dev.meta.ai/docs/muse-code/extending"),
         ReadBy("opencode", "OpenCode", "https://opencode.ai/docs/rules/"),
         ReadBy("pi", "Pi", "https://pi.dev/docs/latest/usage"),
         ReadBy("pool", "Pool (Poolside)", "https://docs.poolside.ai/agent-instructions"),

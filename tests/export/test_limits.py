@@ -65,9 +65,17 @@ def test_a_40_kib_agent_md_with_30_kib_of_context_is_told_for_each_tool(api, rea
     ]
     assert windsurf[2]["size"] == windsurf[0]["size"] + windsurf[1]["size"]
 
+    # Devin Desktop limits each rule file as Windsurf did, its AGENTS.md included.
+    devin = warnings_of(client, "devin")
+    assert [(w["tool"], w["path"], w["limit"], w["cut_from"]) for w in devin] == [
+        ("Devin Desktop", "AGENTS.md", 12000, "agent.md")
+    ]
+
     assert warnings_of(client, "gemini-md") == []  # no limit documented
     everything = warnings_of(client, "all")
-    assert {w["format"] for w in everything} == {"agents-md", "claude-md", "copilot", "windsurf"}
+    assert {w["format"] for w in everything} == {
+        "agents-md", "claude-md", "copilot", "windsurf", "devin"
+    }  # fmt: skip
 
 
 def test_the_document_that_crosses_the_limit_is_named(api, reader, project, vance, make_document):
