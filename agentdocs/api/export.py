@@ -207,6 +207,10 @@ class ExportFormatsView(APIView):
                 tool_id = serializers.CharField(help_text="the id CLI options take for it")
                 tool = serializers.CharField()
                 docs = serializers.CharField(help_text="where it documents the files it reads")
+                note = serializers.CharField(
+                    allow_blank=True,
+                    help_text="why the format serves it (blank: it reads just these files)",
+                )
 
             scoping = serializers.CharField()
             scoping_fields = serializers.CharField()

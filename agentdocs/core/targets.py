@@ -55,6 +55,7 @@ class ReadByDict(TypedDict):
     tool_id: str
     tool: str
     docs: str
+    note: str
 
 
 class TargetDict(TypedDict):
@@ -144,7 +145,7 @@ class ReadBy:
     note: str = ""
 
     def as_dict(self) -> ReadByDict:
-        return {"tool_id": self.tool_id, "tool": self.tool, "docs": self.docs}
+        return {"tool_id": self.tool_id, "tool": self.tool, "docs": self.docs, "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -509,13 +510,6 @@ TARGETS: tuple[Target, ...] = (
         scoping=tool_scoping.AIASSISTANT,
         rules_dir=".aiassistant/rules/",
     ),
-    Target(
-        format="crush",
-        tool="Crush",
-        docs="https://github.com/charmbracelet/crush#context-files",
-        main="CRUSH.md",
-        scoping=tool_scoping.NONE,
-    ),
     # Hermes loads one kind of project file, the first found: `.hermes.md` before
     # AGENTS.md and CLAUDE.md.
     Target(
@@ -525,18 +519,12 @@ TARGETS: tuple[Target, ...] = (
         main=".hermes.md",
         scoping=tool_scoping.NONE,
     ),
+    # Kimi Code reads `.kimi-code/AGENTS.md` instead of the root AGENTS.md when present.
     Target(
         format="kimi-code",
         tool="Kimi Code",
         docs="https://moonshotai.github.io/kimi-code/en/customization/agents.html",
         main=".kimi-code/AGENTS.md",
-        scoping=tool_scoping.NONE,
-    ),
-    Target(
-        format="deepagents",
-        tool="Deep Agents",
-        docs="https://docs.langchain.com/oss/python/deepagents/cli",
-        main=".deepagents/AGENTS.md",
         scoping=tool_scoping.NONE,
     ),
     Target(
@@ -599,7 +587,13 @@ READ_BY: dict[str, tuple[ReadBy, ...]] = {
             "https://docs.factory.ai/cli/configuration/agents-md",
             AGENTS_MD_RULES,
         ),
-        ReadBy("grokcli", "Grok CLI", "https://github.com/superagent-ai/grok-cli", AGENTS_MD_RULES),
+        ReadBy(
+            "grokcli",
+            "Grok Build (xAI)",
+            "https://docs.x.ai/build/features/project-rules",
+            "reads AGENTS.md, CLAUDE.md and the *.md of .grok/rules/ (and .claude/rules/, "
+            ".cursor/rules/) together: a .grok/rules/ copy would give it every rule twice",
+        ),
         ReadBy("kilo", "Kilo Code", "https://kilo.ai/docs", AGENTS_MD_RULES),
         ReadBy("musecode", "Muse Code", "https://dev.meta.ai/docs/muse-code/extending"),
         ReadBy("opencode", "OpenCode", "https://opencode.ai/docs/rules/"),
@@ -614,6 +608,20 @@ READ_BY: dict[str, tuple[ReadBy, ...]] = {
         ReadBy("warp", "Warp", "https://docs.warp.dev/knowledge-and-collaboration/rules"),
         ReadBy("zcode", "ZCode", "https://zcode.z.ai/en/docs"),
         ReadBy("dsh", "DeepSeek Harness", "https://github.com/deepseek-ai/deepseek-harness"),
+        ReadBy(
+            "crush",
+            "Crush",
+            "https://github.com/charmbracelet/crush#context-files",
+            "reads AGENTS.md, CRUSH.md, CLAUDE.md and more, all of them together: a CRUSH.md "
+            "beside AGENTS.md would give it every rule twice",
+        ),
+        ReadBy(
+            "deepagents",
+            "Deep Agents Code",
+            "https://docs.langchain.com/oss/python/deepagents/code/memory-and-skills",
+            "reads the root AGENTS.md and .deepagents/AGENTS.md together: the second would "
+            "give it every rule twice",
+        ),
     ),
     "antigravity": (
         ReadBy(

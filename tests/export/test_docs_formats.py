@@ -37,5 +37,8 @@ def test_every_tool_a_format_serves_is_listed_with_its_id_and_documentation():
     for entry in TARGETS:
         assert entry.docs in text, entry.format
         for tool in entry.also_read_by:
-            row = f"| {tool.tool} | `{tool.tool_id}` | `{entry.format}` | <{tool.docs}> |"
+            row = (
+                f"| {tool.tool} | `{tool.tool_id}` | `{entry.format}` | <{tool.docs}> "
+                f"| {tool.note} |"
+            )
             assert row in text, row

@@ -47,10 +47,8 @@ RULESYNC_TARGETS = {
     "devin": "devin",
     "codebuddy": "codebuddy",
     "aiassistant": "aiassistant",
-    "crush": "crush",
     "hermes": "hermesagent",
     "kimi-code": "kimi-code",
-    "deepagents": "deepagents",
     "reasonix": "reasonix",
     "replit": "replit",
     "tabnine": "tabnine",
@@ -104,11 +102,14 @@ SCOPED_RULES = {
                     "legacy": None},
 }  # fmt: skip
 # `rulesync import --help`'s targets for `--features rules`, as rulesync 17 lists them.
-# The two that read none of our files: `antigravity-plugin` reads a plugin package's
-# `rules/` folder, and `claudecode-legacy` rulesync's own old `.claude/memories/`, which
-# Claude Code reads only where CLAUDE.md imports them (our `claude-md` writes
-# `.claude/rules/`, which it reads itself).
-RULESYNC_NONE = ("antigravity-plugin", "claudecode-legacy")
+# The targets that read none of our files: `antigravity-plugin` reads a plugin
+# package's `rules/` folder; `claudecode-legacy` rulesync's own old `.claude/memories/`,
+# which Claude Code reads only where CLAUDE.md imports them (our `claude-md` writes
+# `.claude/rules/`, which it reads itself); `crush` and `deepagents` only CRUSH.md and
+# `.deepagents/AGENTS.md`, which we do not write: Crush and Deep Agents Code read the
+# root AGENTS.md beside them, together, so `agents-md` serves them (a file of their own
+# would give them every rule twice).
+RULESYNC_NONE = ("antigravity-plugin", "claudecode-legacy", "crush", "deepagents")
 # rulesync's `antigravity-cli` reads `.agents/rules/` as plain rules (Antigravity CLI
 # lists them from AGENTS.md), not their `trigger` and `globs`.
 RULESYNC_NO_GLOBS = ("antigravity-cli",)
@@ -228,7 +229,7 @@ def test_every_rulesync_target_reads_one_of_our_formats():
     registry says a format serves is one of them."""
     served = {tool.tool_id for entry in TARGETS for tool in entry.also_read_by}
     rulesync_ids = {"copilot-cli": "copilotcli"}
-    assert {rulesync_ids.get(tool, tool) for tool in served} <= set(RULESYNC_ALSO)
+    assert {rulesync_ids.get(tool, tool) for tool in served} <= {*RULESYNC_ALSO, *RULESYNC_NONE}
     assert {*RULESYNC_TARGETS.values(), *RULESYNC_ALSO, *RULESYNC_NONE} == set(RULESYNC_17_TARGETS)
 
 
