@@ -100,7 +100,7 @@ def cut_points(tool: LoadingTool, files: Sequence[tuple[str, str]]) -> dict[str,
     limit counts the files one after the other: a file past it is cut at 0."""
     cuts: dict[str, int | None] = {path: None for path, _text in files}
     entry = tool.target
-    for limit in entry.limits:
+    for limit in tool.limits:
         if limit.effect != "cut":
             continue
         used = 0

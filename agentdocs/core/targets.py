@@ -725,6 +725,14 @@ class LoadingTool:
     def target(self) -> Target:
         return BY_FORMAT[self.format]
 
+    @property
+    def limits(self) -> tuple[Limit, ...]:
+        """The size limits this tool applies: its format's, which are its format's own
+        tool's (a tool the format only serves, `amp` reading Codex's AGENTS.md,
+        documents none of them)."""
+        entry = self.target
+        return entry.limits if self.slug == entry.tool_id else ()
+
     def load_order(self, paths: list[str]) -> list[str]:
         """The files of ``paths`` (relative, POSIX) this tool loads, in its order: the
         main file, then its rule files sorted by path (a tool that keeps its main file
