@@ -468,9 +468,11 @@ TARGETS: tuple[Target, ...] = (
     Target(
         format="qwen",
         tool="Qwen Code",
-        docs="https://qwenlm.github.io/qwen-code-docs/en/users/configuration/settings/",
+        docs="https://qwenlm.github.io/qwen-code-docs/en/users/features/rules/",
         main="QWEN.md",
-        scoping=tool_scoping.NONE,
+        scoping=tool_scoping.CLAUDE,
+        rules_dir=".qwen/rules/",
+        always_in_main=True,
     ),
     Target(
         format="goose",

@@ -98,6 +98,7 @@ SCOPED_RULES = {
     "augment": {"overview": None, "review": None, "legacy": None},
     "devin": {"api": ["src/api/**", "**/*.sql"], "review": None, "legacy": None},
     "codebuddy": {"api": ["src/api/**", "**/*.sql"]},
+    "qwen": {"api": ["src/api/**", "**/*.sql"]},
     "aiassistant": {"overview": None, "api": ["src/api/**", "**/*.sql"], "review": None,
                     "legacy": None},
 }  # fmt: skip
