@@ -102,7 +102,6 @@ SCOPED_RULES = {
     "aiassistant": {"overview": None, "api": ["src/api/**", "**/*.sql"], "review": None,
                     "legacy": None},
 }  # fmt: skip
-# `rulesync import --help`'s targets for `--features rules`, as rulesync 17 lists them.
 # The targets that read none of our files: `antigravity-plugin` reads a plugin
 # package's `rules/` folder; `claudecode-legacy` rulesync's own old `.claude/memories/`,
 # which Claude Code reads only where CLAUDE.md imports them (our `claude-md` writes
@@ -114,58 +113,16 @@ RULESYNC_NONE = ("antigravity-plugin", "claudecode-legacy", "crush", "deepagents
 # rulesync's `antigravity-cli` reads `.agents/rules/` as plain rules (Antigravity CLI
 # lists them from AGENTS.md), not their `trigger` and `globs`.
 RULESYNC_NO_GLOBS = ("antigravity-cli",)
-RULESYNC_17_TARGETS = [
-    "agentsmd",
-    "aiassistant",
-    "amp",
-    "antigravity-cli",
-    "antigravity-ide",
-    "antigravity-plugin",
-    "augmentcode",
-    "augmentcode-legacy",
-    "bob",
-    "claudecode",
-    "claudecode-legacy",
-    "cline",
-    "codebuddy",
-    "codexcli",
-    "commandcode",
-    "continue",
-    "copilot",
-    "copilotcli",
-    "cortexcode",
-    "crush",
-    "cursor",
-    "deepagents",
-    "factorydroid",
-    "goose",
-    "grokcli",
-    "hermesagent",
-    "junie",
-    "kilo",
-    "kimi-code",
-    "kiro",
-    "kiro-cli",
-    "kiro-ide",
-    "musecode",
-    "opencode",
-    "pi",
-    "pool",
-    "qwencode",
-    "reasonix",
-    "replit",
-    "roo",
-    "rovodev",
-    "tabnine",
-    "takt",
-    "vibe",
-    "warp",
-    "devin",
-    "zcode",
-    "zed",
-    "zoocode",
-    "dsh",
-]
+# rulesync 17's targets for `--features rules` (`rulesync import --help`).
+RULESYNC_17_TARGETS = (
+    "agentsmd", "aiassistant", "amp", "antigravity-cli", "antigravity-ide",
+    "antigravity-plugin", "augmentcode", "augmentcode-legacy", "bob", "claudecode",
+    "claudecode-legacy", "cline", "codebuddy", "codexcli", "commandcode", "continue", "copilot",
+    "copilotcli", "cortexcode", "crush", "cursor", "deepagents", "factorydroid", "goose",
+    "grokcli", "hermesagent", "junie", "kilo", "kimi-code", "kiro", "kiro-cli", "kiro-ide",
+    "musecode", "opencode", "pi", "pool", "qwencode", "reasonix", "replit", "roo", "rovodev",
+    "tabnine", "takt", "vibe", "warp", "devin", "zcode", "zed", "zoocode", "dsh",
+)  # fmt: skip
 TEXTS = {
     "overview": "What this project is.",
     "api": "One APIView per operation.",
