@@ -102,6 +102,19 @@ class ExportView(APIView):
                 help_text="the first document the tool would cut: the one whose text "
                 "crosses the limit"
             )
+            folder = serializers.CharField(
+                allow_null=True,
+                help_text="for a limit spent along a path (Codex): the working folder "
+                "(`src/api/`) the files are loaded from; `path` is then the file cut",
+            )
+            cut_at = serializers.IntegerField(
+                allow_null=True,
+                help_text="for a limit spent along a path: where in `path` the tool stops",
+            )
+            message = serializers.CharField(
+                help_text="the warning in words (`codex: from src/api/, 35,112 of 32,768 "
+                "bytes: src/api/AGENTS.md cut at byte 1,321`)"
+            )
 
         format = serializers.CharField()
         files = FileSerializer(many=True)
@@ -181,7 +194,16 @@ class ExportFormatsView(APIView):
                     ref_name = "ExportFormatLimit"
 
                 tool = serializers.CharField()
-                applies_to = serializers.ChoiceField(choices=["main", "each", "total"])
+                tool_id = serializers.CharField(help_text="the registry id of the tool")
+                applies_to = serializers.ChoiceField(
+                    choices=["main", "each", "path", "total"],
+                    help_text="the main file, each file, the files on the path from the root "
+                    "to a working folder (one budget), or all of the format's files",
+                )
+                order = serializers.ChoiceField(
+                    choices=["root-first", "load-order"],
+                    help_text="how a `path` or `total` budget is spent",
+                )
                 limit = serializers.IntegerField()
                 unit = serializers.ChoiceField(choices=["bytes", "characters"])
                 effect = serializers.ChoiceField(
@@ -192,6 +214,28 @@ class ExportFormatsView(APIView):
                     help_text="where the tool documents it"
                 )
 
+            class NestedSerializer(serializers.Serializer):
+                class Meta:
+                    ref_name = "ExportFormatNested"
+
+                files = serializers.ListField(
+                    child=serializers.CharField(),
+                    help_text="the names the tool reads in each folder, the first present "
+                    "winning; the export writes the last",
+                )
+                reach = serializers.ChoiceField(
+                    choices=["path", "closest"],
+                    help_text="`path`: every folder's file from the root down, root first; "
+                    "`closest`: only the closest file applies",
+                )
+                when = serializers.CharField(help_text="when the tool reads a folder's file")
+                source = serializers.CharField(  # type: ignore[assignment]  # the wire name
+                    help_text="where the tool documents it"
+                )
+
+            id = serializers.CharField(
+                help_text="the tool's id: what `--tool` and `explain?tool=` take"
+            )
             format = serializers.CharField()
             tool = serializers.CharField()
             docs = serializers.CharField(help_text="the tool's documentation of these files")
@@ -214,6 +258,11 @@ class ExportFormatsView(APIView):
 
             scoping = serializers.CharField()
             scoping_fields = serializers.CharField()
+            nested = NestedSerializer(
+                allow_null=True,
+                help_text="the file the tool reads per folder (null: none): a document "
+                "scoped to exactly one folder is exported as that folder's file",
+            )
             limits = LimitSerializer(many=True)
             tool_id = serializers.CharField(
                 help_text="the id CLI options take for the tool (`agentdocs bind --repo DIR "

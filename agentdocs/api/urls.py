@@ -11,6 +11,7 @@ from agentdocs.api import (
     changes,
     document_history,
     documents,
+    explain,
     export,
     history,
     imports,
@@ -138,6 +139,7 @@ urlpatterns = [
     re_path(
         P + r"/export/formats/?$", export.ExportFormatsView.as_view(), name="api-export-formats"
     ),
+    re_path(P + r"/explain/?$", explain.ExplainView.as_view(), name="api-explain"),
     re_path(
         P + r"/mcp-sessions/$", mcp_sessions.McpSessionCreate.as_view(), name="api-mcp-sessions"
     ),

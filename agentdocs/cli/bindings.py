@@ -87,6 +87,14 @@ def _configure_bind(parser: argparse.ArgumentParser) -> None:
         help="also bind the files --tool loads from the repository DIR",
     )
     parser.add_argument(
+        "--cwd",
+        type=Path,
+        metavar="FOLDER",
+        help="with --repo: the working folder the tool runs in, whose per-folder files "
+        "(src/api/AGENTS.md) it loads (default: the current directory when inside DIR, "
+        "else DIR)",
+    )
+    parser.add_argument(
         "--tool",
         type=repository_bind.parse_tool,
         help=f"with --repo: the tool whose files to bind, of {', '.join(TOOLS_BY_SLUG)}",

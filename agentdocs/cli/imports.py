@@ -5,7 +5,9 @@
 
 It collects, from DIR, `AGENTS.md`, `CLAUDE.md`, `GEMINI.md`,
 `.github/copilot-instructions.md`, `.cursor/rules/*.mdc` and
-`.github/instructions/*.instructions.md`, posts them to the project's import
+`.github/instructions/*.instructions.md`, every tool's rule files, and the per-folder
+files below the root (`src/api/AGENTS.md`, `src/api/CLAUDE.md`: each a document
+scoped to its folder), posts them to the project's import
 endpoint and prints the server's plan, one line per file. A file `agentdocs sync`
 wrote (it carries agentdocs' provenance line) is not imported as a document: the
 plan has a line per section, each edited one proposed as a change request on the
@@ -22,6 +24,7 @@ Registered into `agentdocs.cli.base`'s subcommand registry; no Django here eithe
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -38,10 +41,28 @@ from agentdocs.cli.base import (
     write,
 )
 from agentdocs.client import http
-from agentdocs.core.agent_files import is_collected
+from agentdocs.core.agent_files import NESTED_NAMES, is_collected
 from agentdocs.core.targets import AGENT_NOTES_SOURCES, rule_folders
 
 ACTION_WIDTH = len("unchanged")
+# Folders never searched for per-folder files: hidden ones, and those of dependencies.
+SKIPPED_FOLDERS = frozenset({"node_modules", "vendor", "__pycache__", "venv"})
+MAX_NESTED_FILES = 500
+
+
+def nested_files(folder: Path) -> list[str]:
+    """The per-folder files below ``folder``'s root (`src/api/AGENTS.md`), sorted, at
+    most `MAX_NESTED_FILES`; hidden folders and dependencies' folders are not searched."""
+    found: list[str] = []
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+        relative = Path(here).relative_to(folder).as_posix()
+        if relative == ".":
+            continue
+        found.extend(f"{relative}/{name}" for name in NESTED_NAMES if name in files)
+        if len(found) >= MAX_NESTED_FILES:
+            break
+    return sorted(found)[:MAX_NESTED_FILES]
 
 
 def collect_agent_files(folder: Path) -> list[str]:
@@ -56,6 +77,7 @@ def collect_agent_files(folder: Path) -> list[str]:
                 for entry in sorted(rules.iterdir())
                 if entry.name.endswith(suffix) and entry.is_file()
             )
+    found.extend(nested_files(folder))
     return [path for path in found if is_collected(path)]
 
 

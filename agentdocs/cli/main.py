@@ -6,6 +6,7 @@
     agentdocs context DIR [--max-bytes N]
     agentdocs sync --format F [--check [--strict]] [--force]
     agentdocs propose [--dir .] [--format F] [--dry-run]
+    agentdocs explain --tool TOOL PATH [--label L] [--json] [--strict]
     agentdocs verify BLOCK_FILE --signature SIG [--keys FILE | --url URL]
     agentdocs verify-record RECORD.json [--signature SIG] [--keys FILE | --url URL]
     agentdocs hooks install|uninstall --tool TOOL [--dir .] | hooks list [--dir .]
@@ -43,6 +44,7 @@ COMMAND_MODULES = {
     "bind": "bindings",
     "outdated": "bindings",
     "context": "context",
+    "explain": "explain",
     "hooks": "hooks",
     "hook": "hooks",
     "import": "imports",

@@ -40,15 +40,44 @@ def parse_tool(value: str) -> LoadingTool:
     return tool
 
 
-def loaded_paths(folder: Path, tool: LoadingTool) -> list[str]:
-    """The files of ``tool`` there are in ``folder``, in the order the tool loads them."""
+def working_folder(folder: Path, cwd: Path | None) -> str:
+    """The working folder the tool runs in, relative to the repository ``folder`` (`""`:
+    its root): ``cwd`` (`--cwd`), else the current directory when it is inside
+    ``folder``, else the root. A ``cwd`` outside the repository is a usage error."""
+    root = folder.resolve()
+    here = (cwd if cwd is not None else Path.cwd()).resolve()
+    if cwd is not None and not cwd.is_absolute():
+        here = (root / cwd).resolve() if not cwd.exists() else cwd.resolve()
+    try:
+        relative = here.relative_to(root).as_posix()
+    except ValueError:
+        if cwd is not None:
+            raise CommandError(
+                f"--cwd {cwd} is not inside {folder}", exit_code=EXIT_USAGE
+            ) from None
+        return ""
+    return "" if relative == "." else relative
+
+
+def loaded_paths(folder: Path, tool: LoadingTool, working: str = "") -> list[str]:
+    """The files of ``tool`` there are in ``folder``, in the order the tool loads them
+    working in the folder ``working`` (relative, `""`: the root): its main file, the
+    per-folder files from the root down to it, its rule files."""
     entry = tool.target
     found = [entry.main] if (folder / entry.main).is_file() else []
+    nested = tool.nested
+    if nested is not None:
+        parts = [part for part in working.split("/") if part]
+        for depth in range(1, len(parts) + 1):
+            here = "/".join(parts[:depth])
+            found.extend(
+                f"{here}/{name}" for name in nested.files if (folder / here / name).is_file()
+            )
     if entry.rules_dir is not None and (folder / entry.rules_dir).is_dir():
         for file in (folder / entry.rules_dir).iterdir():
             if file.is_file():
                 found.append(f"{entry.rules_dir}{file.name}")
-    return tool.load_order(sorted(set(found)))
+    return tool.load_order(sorted(set(found)), working)
 
 
 def _state(path: str, data: bytes, *, locked: dict[str, str], export: sync.Export) -> str:
@@ -70,7 +99,7 @@ def repository_section(
     """The `repository` section of a run of ``tool`` in ``folder``."""
     if not folder.is_dir():
         raise CommandError(f"{folder} is not a folder", exit_code=EXIT_USAGE)
-    paths = loaded_paths(folder, tool)
+    paths = loaded_paths(folder, tool, working_folder(folder, getattr(args, "cwd", None)))
     contents = {path: (folder / path).read_bytes() for path in paths}
     texts = [(path, contents[path].decode("utf-8", "replace")) for path in paths]
     cuts = repository_runs.cut_points(tool, texts)

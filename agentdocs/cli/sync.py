@@ -127,10 +127,15 @@ def _safe_path(path: object) -> str:
 
 def warning_line(warning: object) -> str | None:
     """``warning PATH: TOOL reads LIMIT UNIT, this file is SIZE UNIT; cut from DOCUMENT``
+    (for a limit spent along a path, ``warning`` and the server's message: ``warning
+    codex: from src/api/, 35,112 of 32,768 bytes: src/api/AGENTS.md cut at byte 1,321``)
     for one entry of an export's ``warnings``; None for an entry that is not one (the
     field is read defensively: a server before warnings sends none)."""
     if not isinstance(warning, dict) or not isinstance(warning.get("path"), str):
         return None
+    if warning.get("folder") and isinstance(warning.get("message"), str):
+        # A limit spent along a path: `codex: from src/api/, ... cut at byte 1,321`.
+        return f"warning {warning['message']}"
     tool = warning.get("tool") or warning.get("format") or "its tool"
     unit = warning.get("unit") or "bytes"
     line = (

@@ -11,6 +11,11 @@ Coding agents read instruction files in the repository: `AGENTS.md`, `CLAUDE.md`
 - a tool's rule file becomes `.AGENTS/<name>.md`, its frontmatter mapped to ours
   (`description`, `globs`, `alwaysApply`) by the tool's scoping style
   (`agentdocs.core.tool_scoping`);
+- a per-folder file of a tool that reads one (`src/api/AGENTS.md`, `src/api/CLAUDE.md`,
+  `src/api/GEMINI.md`) becomes `.AGENTS/<folder, `/` as `-`>.md` (`.AGENTS/src-api.md`)
+  scoped with `globs: [<folder>/**]`: what the tool makes of it; of several in one
+  folder, the first tool in the registry (and `AGENTS.override.md` before `AGENTS.md`)
+  wins;
 - anything else is skipped.
 
 A file agentdocs exported itself carries a provenance comment (right after any
@@ -52,7 +57,7 @@ NOT_AN_AGENT_FILE = "not an agent file agentdocs imports"
 PROVENANCE_STRIPPED = "agentdocs provenance comment stripped"
 
 Action = Literal["create", "update", "unchanged", "skipped"]
-SourceKind = Literal["agent_notes", "rule", "other"]
+SourceKind = Literal["agent_notes", "rule", "nested", "other"]
 
 _YAML = frontmatter.YAMLHandler()
 _SIMPLE_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:\s*(.*?)\s*$")
@@ -99,7 +104,30 @@ def _owner(path: str) -> tuple[SourceKind, Target | None, str | None]:
     owned = targets.rule_owner(path)
     if owned is not None:
         return "rule", owned[0], owned[1]
+    nested = nested_owner(path)
+    if nested is not None:
+        return "nested", nested[0], nested[1].replace("/", "-")
     return "other", None, None
+
+
+NESTED_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys(name for t in TARGETS if t.nested is not None for name in t.nested.files)
+)
+
+
+def nested_owner(path: str) -> tuple[Target, str] | None:
+    """The tool whose per-folder file ``path`` is, and its folder (the first such tool
+    in the registry)."""
+    for entry in TARGETS:
+        folder = entry.nested_folder(path)
+        if folder is not None:
+            return entry, folder
+    return None
+
+
+def nested_globs(folder: str) -> list[str]:
+    """The globs of a document imported from ``folder``'s file: the whole folder."""
+    return [f"{folder}/**"]
 
 
 def source_kind(path: str) -> SourceKind:
@@ -112,7 +140,7 @@ def target_for(path: str) -> str | None:
     kind, _entry, name = _owner(path)
     if kind == "agent_notes":
         return AGENT_NOTES_TARGET
-    if kind == "rule":
+    if kind in ("rule", "nested"):
         return f"{CONTEXT_DIR}{name}.md"
     return None
 
@@ -263,6 +291,18 @@ def map_file(source: SourceFile) -> MappedFile:
             format=format,
         )
     assert format is not None
+    if kind == "nested":
+        owner = nested_owner(source.path)
+        assert owner is not None
+        _raw, _head, body = split_frontmatter(text)
+        return MappedFile(
+            source=source.path,
+            kind=kind,
+            target=target,
+            text=render_scoped({"globs": nested_globs(owner[1])}, body),
+            notes=(*notes, f"the file {owner[0].tool} reads in {owner[1]}/: scoped to it"),
+            format=format,
+        )
     raw, _head, body = split_frontmatter(text)
     parsed = _Frontmatter()
     if raw is not None:
@@ -284,6 +324,10 @@ def _precedence(mapped: MappedFile) -> int:
     `RULE_PRECEDENCE` order of their tools (Cursor's before Copilot's, ...)."""
     if mapped.kind == "agent_notes":
         return AGENT_NOTES_SOURCES.index(mapped.source)
+    if mapped.kind == "nested":
+        name = mapped.source.rsplit("/", 1)[-1]
+        formats = [t.format for t in TARGETS]
+        return formats.index(mapped.format or "") * 10 + NESTED_NAMES.index(name)
     order = [entry.format for entry in targets.RULE_PRECEDENCE]
     return order.index(mapped.format) if mapped.format in order else len(order)
 

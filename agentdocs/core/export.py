@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 import zipfile
 from dataclasses import dataclass, field
 from typing import TypedDict
@@ -189,13 +190,17 @@ def _comment_safe(text: str) -> str:
     return text.replace("-->", "-- >").replace("\n", " ")
 
 
-def provenance(*, tenant: str, project: str, sources: list[ExportSource]) -> str:
-    """The one-line comment every exported file carries right after its frontmatter."""
+def provenance(
+    *, tenant: str, project: str, sources: list[ExportSource], placed: tuple[str, ...] = ()
+) -> str:
+    """The one-line comment every exported file carries right after its frontmatter;
+    ``placed``: where the file's tool got each scoped document, and why (last, after
+    `; placed: `)."""
     named = ", ".join(source.label for source in sources) or "none"
-    inside = _comment_safe(
-        f" edit it there, not here. tenant: {tenant}; project: {project}; sources: {named}"
-    )
-    return f"{PROVENANCE_START}{inside} -->"
+    text = f" edit it there, not here. tenant: {tenant}; project: {project}; sources: {named}"
+    if placed:
+        text += f"; placed: {'; '.join(placed)}"
+    return f"{PROVENANCE_START}{_comment_safe(text)} -->"
 
 
 def _sent(text: str) -> str:
@@ -211,6 +216,26 @@ def _tool_globs(document: ContextDocument) -> tuple[str, ...]:
 def _name(document: ContextDocument) -> str:
     name = document.name.removesuffix(".md")
     return name or "context"
+
+
+_FOLDER_GLOB = re.compile(r"^(?P<folder>[^*?\[\]{}!/.][^*?\[\]{}!]*?)/\*\*$")
+
+
+def folder_of(document: ContextDocument) -> str | None:
+    """The folder a scoped document's globs name exactly (`src/api/**` -> `src/api`), or
+    None: the document always applies, or its globs are not one whole folder
+    (`**/*.sql`, two folders, a negation)."""
+    scope = document.scope
+    if not scope.scoped or len(scope.globs) != 1:
+        return None
+    glob = tool_glob(scope.globs[0])
+    match = _FOLDER_GLOB.match(glob or "")
+    if match is None:
+        return None
+    folder = match.group("folder")
+    if any(not part or part.startswith(".") for part in folder.split("/")):
+        return None
+    return folder
 
 
 def _rule_scope(document: ContextDocument) -> RuleScope:
@@ -292,9 +317,18 @@ class _Builder:
         self.project = project
         self.parts = _parts(inputs, project=project)
 
-    def head(self, context: tuple[ContextDocument, ...], *, notes: bool = True) -> str:
+    def head(
+        self,
+        context: tuple[ContextDocument, ...],
+        *,
+        notes: bool = True,
+        placed: tuple[str, ...] = (),
+    ) -> str:
         return provenance(
-            tenant=self.tenant, project=self.project, sources=self.sources(context, notes=notes)
+            tenant=self.tenant,
+            project=self.project,
+            sources=self.sources(context, notes=notes),
+            placed=placed,
         )
 
     def sources(
@@ -306,14 +340,34 @@ class _Builder:
     def main_sections(self, context: tuple[ContextDocument, ...]) -> list[tuple[str, str]]:
         notes_source = self.parts.notes_source.path if self.parts.notes_source else ""
         sections = [(self.parts.policy, POLICY_SOURCE), (self.parts.notes, notes_source)]
-        for index, document in enumerate(context):
-            section = _context_section(document)
-            # The context heading opens the first document's section.
-            text = f"{CONTEXT_HEADING}\n\n{section}" if index == 0 else section
-            sections.append((text, document.path))
-        return sections
+        return sections + context_sections(context)
 
-    def main_file(self, entry: Target, inline: tuple[ContextDocument, ...]) -> ExportFile:
+    def placement(self, entry: Target) -> tuple[dict[str, list[ContextDocument]], tuple[str, ...]]:
+        """For a tool that reads a file per folder: the documents each folder's file
+        holds, and the main file's statement of where each scoped document went."""
+        folders: dict[str, list[ContextDocument]] = {}
+        placed: list[str] = []
+        if entry.nested is None:
+            return folders, ()
+        for document in self.parts.context:
+            if not document.scope.scoped:
+                continue
+            folder = folder_of(document)
+            globs = ", ".join(_tool_globs(document)) or "no globs"
+            if folder is None:
+                fields = None
+                if entry.rules_dir is not None:
+                    fields = entry.scoping.write(_rule_scope(document))
+                where = "here" if fields is None else f"in {entry.rule_path(_name(document))}"
+                placed.append(f"{document.path} {where} ({globs}: no one folder)")
+            else:
+                folders.setdefault(folder, []).append(document)
+                placed.append(f"{document.path} in {entry.nested_path(folder)} ({globs})")
+        return folders, tuple(placed)
+
+    def main_file(
+        self, entry: Target, inline: tuple[ContextDocument, ...], placed: tuple[str, ...] = ()
+    ) -> ExportFile:
         """``entry``'s main file with the ``inline`` documents. A file several tools read
         (`AGENTS.md`) is the same bytes in every format that writes it, as the first
         format to claim it makes it: a repository's copy never depends on which formats
@@ -325,15 +379,33 @@ class _Builder:
         frontmatter = ""
         if entry.main_is_a_rule:
             frontmatter = render_frontmatter(entry.scoping.write(MAIN_RULE_SCOPE) or [])
-        return _file(entry.main, self.main_sections(inline), self.head(inline), frontmatter)
+        head = self.head(inline, placed=placed)
+        return _file(entry.main, self.main_sections(inline), head, frontmatter)
+
+    def in_shared_main(self, entry: Target) -> set[str]:
+        """The documents the main file ``entry`` shares with the format that makes it
+        holds (Antigravity's `AGENTS.md` is Codex's): ``entry`` gets no rule file for
+        them, so that no tool reads a rule twice."""
+        owner = MAIN_OWNER[entry.main]
+        if owner is entry:
+            return set()
+        folders, _placed = self.placement(owner)
+        elsewhere = {document.path for held in folders.values() for document in held}
+        return {document.path for document in self.parts.context if document.path not in elsewhere}
 
     def files(self, entry: Target) -> list[ExportFile]:
         """``entry``'s files: its main file with the policy, the agent notes and every
-        document that has no rule file of its own, then one rule file per document
-        that has (see `Target`)."""
+        document that has no file of its own, then one file per folder for the
+        documents scoped to exactly that folder (a tool that reads such files), then
+        one rule file per document that has one (see `Target`)."""
+        folders, placed = self.placement(entry)
+        by_folder = {document.path for held in folders.values() for document in held}
+        shared = self.in_shared_main(entry)
         inline: list[ContextDocument] = []
         rules: list[tuple[ContextDocument, Fields]] = []
         for document in self.parts.context:
+            if document.path in by_folder or document.path in shared:
+                continue
             fields = None
             if entry.rules_dir is not None and not (
                 entry.always_in_main and document.scope.always_apply
@@ -343,7 +415,20 @@ class _Builder:
                 inline.append(document)
             else:
                 rules.append((document, fields))
-        files = [self.main_file(entry, tuple(inline))]
+        files = [self.main_file(entry, tuple(inline), placed)]
+        for folder, held in sorted(folders.items()):
+            documents = tuple(held)
+            here = tuple(
+                f"{document.path} here ({', '.join(_tool_globs(document))})"
+                for document in documents
+            )
+            files.append(
+                _file(
+                    entry.nested_path(folder),
+                    context_sections(documents),
+                    self.head(documents, notes=False, placed=here),
+                )
+            )
         for document, fields in rules:
             files.append(
                 _file(
@@ -354,6 +439,17 @@ class _Builder:
                 )
             )
         return files
+
+
+def context_sections(context: tuple[ContextDocument, ...]) -> list[tuple[str, str]]:
+    """The project context's sections: its heading, then each document's."""
+    sections = []
+    for index, document in enumerate(context):
+        section = _context_section(document)
+        # The context heading opens the first document's section.
+        text = f"{CONTEXT_HEADING}\n\n{section}" if index == 0 else section
+        sections.append((text, document.path))
+    return sections
 
 
 # Which format makes each main file: the first in the registry to write it.
@@ -387,6 +483,12 @@ def build_export(inputs: MemoryBlockInputs, *, tenant: str, project: str, format
     for entry in entries:
         own = builder.files(entry)
         warnings.extend(limit_warnings(entry, own))
+        owner = MAIN_OWNER[entry.main]
+        if owner is not entry:
+            # A file another tool reads too carries that tool's limits in every format
+            # that writes it (Antigravity's AGENTS.md is Codex's, cut at 32 KiB).
+            shared = [file for file in own if file.path == entry.main]
+            warnings.extend(limit_warnings(owner, shared, format=entry.format))
         for file in own:
             files.setdefault(file.path, file)
     sources = builder.sources(builder.parts.context)

@@ -30,7 +30,8 @@ SCOPE_SUFFIX = " (applies to files matching:"
 NOTES_HEADING_PREFIX = "## Agent Notes ("
 
 _PROVENANCE = re.compile(
-    r"tenant: (?P<tenant>[^;]*); project: (?P<project>[^;]*); sources: (?P<sources>.*?)\s*$",
+    r"tenant: (?P<tenant>[^;]*); project: (?P<project>[^;]*); sources: (?P<sources>.*?)"
+    r"(?:; placed: (?P<placed>.*?))?\s*$",
     re.DOTALL,
 )
 # One `ExportSource.label`: `web/agent.md@v3 0123456789ab`, `bundled/agent.md@default ...`.
@@ -51,6 +52,9 @@ class Provenance:
     tenant: str
     project: str
     sources: tuple[ExportSource, ...]
+    # Where the file's tool got each scoped document (`.AGENTS/api.md in
+    # src/api/AGENTS.md (src/api/**)`), for a tool that reads a file per folder.
+    placed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,8 +121,12 @@ def read_exported(content: str) -> ExportedFile | None:
     sources = _sources(match["sources"])
     if sources is None:
         return None
+    placed = tuple(p.strip() for p in (match["placed"] or "").split("; ") if p.strip())
     provenance = Provenance(
-        tenant=match["tenant"].strip(), project=match["project"].strip(), sources=sources
+        tenant=match["tenant"].strip(),
+        project=match["project"].strip(),
+        sources=sources,
+        placed=placed,
     )
     return ExportedFile(provenance=provenance, frontmatter=head, body=rest[end + 3 :])
 
@@ -195,12 +203,26 @@ class Adopted:
     note: str
 
 
-def adopt(exported: ExportedFile) -> Adopted:
+def adopt(exported: ExportedFile, *, per_folder: bool = False) -> Adopted:
     """Another project's (or this one's) export, to start a project from: its
     provenance line goes; of a main file (AGENTS.md and the like) only the agent notes
     are kept, since the Policy is the settings of the project it came from and the
-    project context's documents arrive as their own rule files."""
+    project context's documents arrive as their own rule files. Of a folder's file
+    (``per_folder``: `src/api/AGENTS.md`), its documents' text, for the document of
+    that folder."""
     origin = f"adopted from {exported.provenance.tenant}/{exported.provenance.project}"
+    if per_folder and is_sectioned(exported.body):
+        texts = [
+            section.text
+            for section in read_sections(exported.body, context_paths=())
+            if section.kind == "context" and section.text
+        ]
+        if not texts:
+            return Adopted(None, f"{origin}: it holds no rules")
+        return Adopted(
+            "\n\n".join(texts) + "\n",
+            f"{origin}: the rules of its folder, without the provenance line",
+        )
     if not is_sectioned(exported.body):
         return Adopted(
             exported.frontmatter + exported.body.lstrip("\r\n"),

@@ -24,6 +24,7 @@ from agentdocs.core.bindings import BindingRecordData, Problem
 from agentdocs.core.errors import InvalidInput, InvalidRemote
 from agentdocs.core.export import Export, ExportFile, ExportSourceDict
 from agentdocs.core.targets import TOOLS_BY_SLUG, Limit, LoadingTool
+from agentdocs.core.tool_scoping import ScopedFrontmatter
 
 IN_SYNC = "in-sync"
 EDITED_LOCALLY = "edited-locally"
@@ -97,19 +98,25 @@ def _byte_offset(text: str, characters: int) -> int:
 def cut_points(tool: LoadingTool, files: Sequence[tuple[str, str]]) -> dict[str, int | None]:
     """Per ``(path, text)`` loaded in that order, the byte offset at which the tool's
     documented `cut` limits stop reading it; None when it reads it whole. A ``total``
-    limit counts the files one after the other: a file past it is cut at 0."""
+    limit counts the files one after the other, a ``path`` limit the main file and the
+    per-folder files (root first, as loaded): a file past it is cut at 0."""
     cuts: dict[str, int | None] = {path: None for path, _text in files}
     entry = tool.target
     for limit in tool.limits:
         if limit.effect != "cut":
             continue
+        shared = limit.applies_to in ("total", "path")
         used = 0
         for path, text in files:
             if limit.applies_to == "main" and path != entry.main:
                 continue
-            room = limit.limit - used if limit.applies_to == "total" else limit.limit
+            if limit.applies_to == "path" and not (
+                path == entry.main or tool.nested_folder(path) is not None
+            ):
+                continue
+            room = limit.limit - used if shared else limit.limit
             cut = _cut_within(text, max(room, 0), limit)
-            if limit.applies_to == "total":
+            if shared:
                 used += _size(text, limit)
             if cut is not None:
                 previous = cuts[path]
@@ -127,17 +134,23 @@ def _cut_within(text: str, room: int, limit: Limit) -> int | None:
     return room if limit.unit == "bytes" else _byte_offset(text, room)
 
 
-def rule_globs(tool: LoadingTool, path: str, text: str) -> list[str] | None:
-    """The globs a rule file is scoped to, read as its tool reads its frontmatter;
-    None for a file that is not scoped (the main file, or an always-applied rule)."""
+def rule_scope(tool: LoadingTool, path: str, text: str) -> ScopedFrontmatter | None:
+    """A rule file's scope (our `description`, `globs`, `alwaysApply`), read as its tool
+    reads its frontmatter; None for a file that is not one of the tool's rule files."""
     entry = tool.target
     if path == entry.main or entry.rule_name(path) is None:
         return None
     raw, _head, _rest = split_frontmatter(text)
-    if raw is None:
-        return None
-    scoped, _notes = entry.scoping.read(_parse_yaml(raw).metadata)
-    globs = scoped.get("globs")
+    metadata = _parse_yaml(raw).metadata if raw is not None else {}
+    scoped, _notes = entry.scoping.read(metadata)
+    return scoped
+
+
+def rule_globs(tool: LoadingTool, path: str, text: str) -> list[str] | None:
+    """The globs a rule file is scoped to, read as its tool reads its frontmatter;
+    None for a file that is not scoped (the main file, or an always-applied rule)."""
+    scoped = rule_scope(tool, path, text)
+    globs = scoped.get("globs") if scoped is not None else None
     return list(globs) if globs else None
 
 
@@ -364,7 +377,8 @@ def _parse_file(raw: object, *, tool: LoadingTool, field: str) -> RepositoryFile
     data = _keys(raw, _FILE_KEYS, _FILE_KEYS - {"git", "globs"}, field=field)
     path = _text(data, "path", field=f"{field}.path", nullable=False)
     assert path is not None
-    if path not in tool.load_order([path]):
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    if path not in tool.load_order([path], folder):
         raise _fail(f"{tool.slug} does not load {path!r}.", f"{field}.path")
     sha256 = data.get("sha256")
     if not isinstance(sha256, str) or not _SHA256.match(sha256):

@@ -11,7 +11,14 @@ documented, and so what importing its files makes of them:
 - a rule file `<rules_dir><name><rule_suffix>` becomes `.AGENTS/<name>.md`, its
   frontmatter read by the tool's scoping style;
 - the main file a tool keeps among its rule files (`.cursor/rules/agentdocs.mdc`) is,
-  when agentdocs wrote it, agentdocs' own export of the policy and agent notes.
+  when agentdocs wrote it, agentdocs' own export of the policy and agent notes;
+- a tool that reads an instruction file per folder (`Nested`: Codex's `AGENTS.md` in
+  every folder from the root down to the working folder, Claude Code's `CLAUDE.md`,
+  Gemini CLI's `GEMINI.md`) gets a document scoped to exactly one folder
+  (`globs: src/api/**`) as that folder's file (`src/api/AGENTS.md`), and such a file
+  imports back as `.AGENTS/<folder>.md` with `globs: <folder>/**`.
+
+Each entry has an ``id``, the name `--tool` and `?tool=` take (`codex`, `cursor`).
 
 The export (`agentdocs.core.export`), the import (`agentdocs.core.agent_files`), the
 Export page, `GET .../export/formats` and the CLI's list of formats all read this
@@ -34,7 +41,15 @@ ALL = "all"
 MAIN_RULE_NAME = "agentdocs"
 
 Unit = Literal["bytes", "characters"]
-Applies = Literal["main", "each", "total"]
+# What one limit counts: the main file, each file on its own, every file on the path
+# from the root down to a working folder (Codex's budget), or all of the format's files.
+Applies = Literal["main", "each", "path", "total"]
+# How the files of a `path` or `total` limit are spent: root first (the most specific
+# file is the one cut), or in the order the tool loads them.
+Order = Literal["root-first", "load-order"]
+# How a tool joins the per-folder files of a path: every one, root first (`path`), or
+# only the closest to the file (`closest`: it shadows the ones above it).
+Reach = Literal["path", "closest"]
 Effect = Literal["cut", "warn"]
 # How a tool's hook file holds its handlers: `groups` (Claude Code, Gemini CLI, Codex):
 # `{"hooks": {EVENT: [{"matcher": ..., "hooks": [{"type": "command", "command": ...}]}]}}`;
@@ -44,7 +59,9 @@ HookShape = Literal["groups", "flat"]
 
 class LimitDict(TypedDict):
     tool: str
+    tool_id: str
     applies_to: Applies
+    order: Order
     limit: int
     unit: Unit
     effect: Effect
@@ -58,13 +75,22 @@ class ReadByDict(TypedDict):
     note: str
 
 
+class NestedDict(TypedDict):
+    files: list[str]
+    reach: Reach
+    when: str
+    source: str
+
+
 class TargetDict(TypedDict):
+    id: str
     format: str
     tool: str
     docs: str
     files: list[str]
     scoping: str
     scoping_fields: str
+    nested: NestedDict | None
     limits: list[LimitDict]
     tool_id: str
     also_read_by: list[ReadByDict]
@@ -74,7 +100,9 @@ class TargetDict(TypedDict):
 class Limit:
     """A size a tool reads up to (``cut``: the rest is dropped without a word) or warns
     beyond (``warn``), in the ``unit`` it counts. ``applies_to``: the main file, each of
-    the format's files, or all of them together (``total``)."""
+    the format's files, the files on the path from the root to a working folder
+    (``path``, one budget), or all of them together (``total``); ``order``: how such a
+    budget is spent. ``tool_id``: the registry id warnings name (`codex`)."""
 
     tool: str
     applies_to: Applies
@@ -82,11 +110,15 @@ class Limit:
     unit: Unit
     effect: Effect
     source: str
+    tool_id: str = ""
+    order: Order = "load-order"
 
     def as_dict(self) -> LimitDict:
         return {
             "tool": self.tool,
+            "tool_id": self.tool_id,
             "applies_to": self.applies_to,
+            "order": self.order,
             "limit": self.limit,
             "unit": self.unit,
             "effect": self.effect,
@@ -149,6 +181,47 @@ class ReadBy:
 
 
 @dataclass(frozen=True)
+class Nested:
+    """The instruction file a tool reads in a folder below the root, beside the root's.
+
+    ``files``: the names it looks for in each folder, the first present winning
+    (Codex: `AGENTS.override.md`, then `AGENTS.md`); the export writes the last one.
+    ``reach``: `path`: the tool loads every folder's file from the root down to the
+    working folder (or the folder of the file it reads), root first; `closest`: only the
+    closest one to the file applies, the ones above it shadowed. ``source``: where the
+    tool documents it."""
+
+    files: tuple[str, ...]
+    reach: Reach
+    source: str
+    # When the tool reads a folder's file, in words (the explainer says it).
+    when: str = "on the path from the root"
+
+    @property
+    def written(self) -> str:
+        return self.files[-1]
+
+    def as_dict(self) -> NestedDict:
+        return {
+            "files": list(self.files),
+            "reach": self.reach,
+            "when": self.when,
+            "source": self.source,
+        }
+
+
+def nested_folder(nested: Nested | None, path: str) -> str | None:
+    """The folder whose per-folder file of ``nested`` ``path`` is, or None (the root's
+    file is a main file; hidden folders, `.github/`, hold no per-folder file)."""
+    if nested is None or "/" not in path:
+        return None
+    folder, name = path.rsplit("/", 1)
+    if name not in nested.files or any(part.startswith(".") for part in folder.split("/")):
+        return None
+    return folder
+
+
+@dataclass(frozen=True)
 class Target:
     """One agent tool's files.
 
@@ -166,6 +239,7 @@ class Target:
     docs: str
     main: str
     scoping: ScopingStyle
+    id: str = ""
     rules_dir: str | None = None
     rule_suffix: str = ".md"
     always_in_main: bool = False
@@ -173,6 +247,18 @@ class Target:
     # None: no session hook we could confirm in the tool's documentation (docs/cli.md
     # lists what was looked up); `agentdocs run` binds for such tools.
     session_hook: SessionHook | None = None
+    # The file the tool reads per folder (None: it reads none, or none we confirmed).
+    nested: Nested | None = None
+
+    def nested_path(self, folder: str) -> str:
+        """The file this tool's export writes for ``folder`` (`src/api`)."""
+        assert self.nested is not None
+        return f"{folder}/{self.nested.written}"
+
+    def nested_folder(self, path: str) -> str | None:
+        """The folder whose per-folder file ``path`` is (`src/api/AGENTS.md` -> `src/api`),
+        or None: not such a file (the root's is the main file)."""
+        return nested_folder(self.nested, path)
 
     @property
     def main_is_a_rule(self) -> bool:
@@ -207,12 +293,14 @@ class Target:
 
     def as_dict(self) -> TargetDict:
         return {
+            "id": self.id,
             "format": self.format,
             "tool": self.tool,
             "docs": self.docs,
             "files": self.file_patterns(),
             "scoping": self.scoping.name,
             "scoping_fields": self.scoping.summary,
+            "nested": self.nested.as_dict() if self.nested else None,
             "limits": [limit.as_dict() for limit in self.limits],
             "tool_id": self.tool_id,
             "also_read_by": [tool.as_dict() for tool in self.also_read_by],
@@ -223,6 +311,8 @@ class Target:
         """The id CLI options take for this tool (`agentdocs bind --repo DIR --tool`,
         `agentdocs run --tool`, and `agentdocs hooks --tool` for a tool with a session
         hook): its session hook's tool, else its format (`sync --format` takes that)."""
+        if self.id:
+            return self.id
         return self.session_hook.tool if self.session_hook is not None else self.format
 
     @property
@@ -233,15 +323,50 @@ class Target:
 
 CODEX_AGENTS_MD = Limit(
     tool="Codex",
-    applies_to="main",
+    tool_id="codex",
+    applies_to="path",
+    order="root-first",
     limit=32 * 1024,
     unit="bytes",
     effect="cut",
     source="https://developers.openai.com/codex/guides/agents-md "
-    "(project_doc_max_bytes, 32 KiB by default)",
+    "(project_doc_max_bytes, 32 KiB by default: one budget for all the files on the path, "
+    "read root first, so the most specific file is the one cut)",
+)
+CODEX_NESTED = Nested(
+    files=("AGENTS.override.md", "AGENTS.md"),
+    reach="path",
+    when="on the path from the root to the working folder, root first",
+    source="https://developers.openai.com/codex/guides/agents-md (in each folder from the "
+    "project root down to the working folder, AGENTS.override.md or else AGENTS.md, joined "
+    "root first)",
+)
+# The AGENTS.md convention for the tools that read it without Codex's joining.
+AGENTS_MD_CLOSEST = Nested(
+    files=("AGENTS.md",),
+    reach="closest",
+    source="https://agents.md (nested AGENTS.md files: the closest one to the edited file "
+    "takes precedence)",
+)
+CLAUDE_NESTED = Nested(
+    files=("CLAUDE.md",),
+    reach="path",
+    when="loaded when Claude Code reads a file there (at launch when it is the working folder "
+    "or above it)",
+    source="https://code.claude.com/docs/en/memory (CLAUDE.md files above the working folder "
+    "load at launch; a subfolder's CLAUDE.md loads when Claude reads files in it)",
+)
+GEMINI_NESTED = Nested(
+    files=("GEMINI.md",),
+    reach="path",
+    when="from the root down, and in the folders a tool touches",
+    source="https://google-gemini.github.io/gemini-cli/docs/cli/gemini-md.html (GEMINI.md "
+    "files from the project root down, and in the folders a tool touches, all concatenated; "
+    "seen with Gemini CLI 0.61, agentdocs issue #38)",
 )
 COPILOT_CODE_REVIEW = Limit(
     tool="Copilot code review",
+    tool_id="copilot",
     applies_to="each",
     limit=4000,
     unit="characters",
@@ -251,6 +376,7 @@ COPILOT_CODE_REVIEW = Limit(
 )
 WINDSURF_PER_FILE = Limit(
     tool="Windsurf",
+    tool_id="windsurf",
     applies_to="each",
     limit=12000,
     unit="characters",
@@ -260,6 +386,7 @@ WINDSURF_PER_FILE = Limit(
 )
 WINDSURF_TOTAL = Limit(
     tool="Windsurf",
+    tool_id="windsurf",
     applies_to="total",
     limit=12000,
     unit="characters",
@@ -334,6 +461,7 @@ DEVIN_PER_FILE = Limit(
 )
 CLAUDE_LARGE_MEMORY = Limit(
     tool="Claude Code",
+    tool_id="claude-code",
     applies_to="main",
     limit=40000,
     unit="characters",
@@ -341,38 +469,55 @@ CLAUDE_LARGE_MEMORY = Limit(
     source='https://code.claude.com/docs/en/memory (Claude Code warns "Large CLAUDE.md '
     'will impact performance" beyond 40,000 characters)',
 )
+CLAUDE_ALL_MEMORY = Limit(
+    tool="Claude Code",
+    tool_id="claude-code",
+    applies_to="total",
+    limit=120000,
+    unit="characters",
+    effect="warn",
+    source="https://code.claude.com/docs/en/memory (Claude Code 2.1.332 warns when all its "
+    "instruction files together pass 120,000 characters: measured, agentdocs issue #38)",
+)
 
 TARGETS: tuple[Target, ...] = (
     Target(
         format="agents-md",
+        id="codex",
         tool="Codex, and every tool that reads AGENTS.md",
         docs="https://agents.md",
         main="AGENTS.md",
         scoping=tool_scoping.NONE,
         limits=(CODEX_AGENTS_MD,),
         session_hook=CODEX_SESSION_START,
+        nested=CODEX_NESTED,
     ),
     Target(
         format="claude-md",
+        id="claude-code",
         tool="Claude Code",
         docs="https://code.claude.com/docs/en/memory",
         main="CLAUDE.md",
         scoping=tool_scoping.CLAUDE,
         rules_dir=".claude/rules/",
         always_in_main=True,
-        limits=(CLAUDE_LARGE_MEMORY,),
+        limits=(CLAUDE_LARGE_MEMORY, CLAUDE_ALL_MEMORY),
         session_hook=CLAUDE_SESSION_START,
+        nested=CLAUDE_NESTED,
     ),
     Target(
         format="gemini-md",
+        id="gemini-cli",
         tool="Gemini CLI",
         docs="https://google-gemini.github.io/gemini-cli/docs/cli/gemini-md.html",
         main="GEMINI.md",
         scoping=tool_scoping.NONE,
         session_hook=GEMINI_SESSION_START,
+        nested=GEMINI_NESTED,
     ),
     Target(
         format="copilot",
+        id="copilot",
         tool="GitHub Copilot",
         docs="https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/"
         "add-repository-instructions",
@@ -385,6 +530,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="cursor",
+        id="cursor",
         tool="Cursor",
         docs="https://cursor.com/docs/context/rules",
         main=".cursor/rules/agentdocs.mdc",
@@ -395,6 +541,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="antigravity",
+        id="antigravity",
         tool="Google Antigravity",
         docs="https://antigravity.google/docs/rules-workflows",
         main="AGENTS.md",
@@ -404,6 +551,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="windsurf",
+        id="windsurf",
         tool="Windsurf",
         docs="https://docs.windsurf.com/windsurf/cascade/memories#rules",
         main=".windsurf/rules/agentdocs.md",
@@ -413,6 +561,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="kiro",
+        id="kiro",
         tool="Kiro",
         docs="https://kiro.dev/docs/steering/",
         main=".kiro/steering/agentdocs.md",
@@ -421,6 +570,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="cline",
+        id="cline",
         tool="Cline",
         docs="https://docs.cline.bot/features/cline-rules",
         main=".clinerules/agentdocs.md",
@@ -429,6 +579,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="junie",
+        id="junie",
         tool="JetBrains Junie",
         docs="https://www.jetbrains.com/help/junie/customize-guidelines.html",
         main=".junie/guidelines.md",
@@ -436,6 +587,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="zed",
+        id="zed",
         tool="Zed",
         docs="https://zed.dev/docs/ai/rules",
         main=".rules",
@@ -443,6 +595,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="roo",
+        id="roo",
         tool="Roo Code",
         docs="https://docs.roocode.com/features/custom-instructions",
         main=".roo/rules/agentdocs.md",
@@ -451,6 +604,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="continue",
+        id="continue",
         tool="Continue",
         docs="https://docs.continue.dev/customize/deep-dives/rules",
         main=".continue/rules/agentdocs.md",
@@ -459,6 +613,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="augment",
+        id="augment",
         tool="Augment Code",
         docs="https://docs.augmentcode.com/setup-augment/guidelines",
         main=".augment/rules/agentdocs.md",
@@ -467,6 +622,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="qwen",
+        id="qwen",
         tool="Qwen Code",
         docs="https://qwenlm.github.io/qwen-code-docs/en/users/features/rules/",
         main="QWEN.md",
@@ -476,6 +632,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="goose",
+        id="goose",
         tool="goose",
         docs="https://block.github.io/goose/docs/guides/using-goosehints",
         main=".goosehints",
@@ -487,6 +644,7 @@ TARGETS: tuple[Target, ...] = (
     # scoped ones also as glob rules.
     Target(
         format="devin",
+        id="devin",
         tool="Devin",
         docs="https://docs.devin.ai/desktop/cascade/memories",
         main="AGENTS.md",
@@ -497,6 +655,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="codebuddy",
+        id="codebuddy",
         tool="CodeBuddy Code",
         docs="https://www.codebuddy.ai/docs/cli/memory",
         main="CODEBUDDY.md",
@@ -506,6 +665,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="aiassistant",
+        id="aiassistant",
         tool="JetBrains AI Assistant",
         docs="https://www.jetbrains.com/help/ai-assistant/configure-project-rules.html",
         main=".aiassistant/rules/agentdocs.md",
@@ -516,6 +676,7 @@ TARGETS: tuple[Target, ...] = (
     # AGENTS.md and CLAUDE.md.
     Target(
         format="hermes",
+        id="hermes",
         tool="Hermes Agent",
         docs="https://hermes-agent.nousresearch.com/docs/user-guide/features/context-files",
         main=".hermes.md",
@@ -524,6 +685,7 @@ TARGETS: tuple[Target, ...] = (
     # Kimi Code reads `.kimi-code/AGENTS.md` instead of the root AGENTS.md when present.
     Target(
         format="kimi-code",
+        id="kimi-code",
         tool="Kimi Code",
         docs="https://moonshotai.github.io/kimi-code/en/customization/agents.html",
         main=".kimi-code/AGENTS.md",
@@ -531,6 +693,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="reasonix",
+        id="reasonix",
         tool="DeepSeek Reasonix",
         docs="https://github.com/esengine/DeepSeek-Reasonix",
         main="REASONIX.md",
@@ -538,6 +701,7 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target(
         format="replit",
+        id="replit",
         tool="Replit Agent",
         docs="https://docs.replit.com/features/project-setup/replit-dot-md",
         main="replit.md",
@@ -547,6 +711,7 @@ TARGETS: tuple[Target, ...] = (
     # scoping, so they would only say again what TABNINE.md says.
     Target(
         format="tabnine",
+        id="tabnine",
         tool="Tabnine CLI",
         docs="https://docs.tabnine.com/main/getting-started/tabnine-cli/features/settings/"
         "settings-reference",
@@ -556,6 +721,7 @@ TARGETS: tuple[Target, ...] = (
     # TAKT's policy facets are plain Markdown (no frontmatter): one file holds everything.
     Target(
         format="takt",
+        id="takt",
         tool="TAKT",
         docs="https://github.com/nrslib/takt",
         main=".takt/facets/policies/agentdocs.md",
@@ -716,12 +882,15 @@ def registry_as_dicts() -> list[TargetDict]:
 
 @dataclass(frozen=True)
 class LoadingTool:
-    """An agent tool as `agentdocs bind --repo` sees it: its slug, the export format
-    whose files it reads, and the order it loads them in (its main file first, then
-    its rule files by name, as each tool's documentation describes)."""
+    """An agent tool as `agentdocs bind --repo` and the explainer see it: its slug (the
+    registry ``id``), the export format whose files it reads, and the order it loads
+    them in (its main file first, then its rule files by name, as each tool's
+    documentation describes). ``nested``: how it reads per-folder files, when not as
+    its format's entry declares (the AGENTS.md readers other than Codex: closest wins)."""
 
     slug: str
     format: str
+    nested_override: Nested | None = None
 
     @property
     def target(self) -> Target:
@@ -735,43 +904,57 @@ class LoadingTool:
         entry = self.target
         return entry.limits if self.slug == entry.tool_id else ()
 
-    def load_order(self, paths: list[str]) -> list[str]:
-        """The files of ``paths`` (relative, POSIX) this tool loads, in its order: the
-        main file, then its rule files sorted by path (a tool that keeps its main file
-        among its rules reads them all in name order)."""
+    @property
+    def nested(self) -> Nested | None:
+        return self.nested_override or self.target.nested
+
+    def nested_folder(self, path: str) -> str | None:
+        return nested_folder(self.nested, path)
+
+    def on_path(self, paths: list[str], folder: str) -> list[str]:
+        """Of ``paths``, the per-folder files this tool loads working in ``folder``
+        (`""`: the root), root first, the first of its names present in each folder
+        (`AGENTS.override.md` before `AGENTS.md`); the root's main file is not one."""
+        nested = self.nested
+        if nested is None:
+            return []
+        present = set(paths)
+        parts = [part for part in folder.split("/") if part]
+        found: list[str] = []
+        for depth in range(1, len(parts) + 1):
+            if parts[depth - 1].startswith("."):
+                break  # hidden folders (and `..`) hold no per-folder file
+            here = "/".join(parts[:depth])
+            name = next((n for n in nested.files if f"{here}/{n}" in present), None)
+            if name is not None:
+                found.append(f"{here}/{name}")
+        return found
+
+    def load_order(self, paths: list[str], folder: str = "") -> list[str]:
+        """The files of ``paths`` (relative, POSIX) this tool loads working in ``folder``,
+        in its order: the main file, the per-folder files from the root down to
+        ``folder`` (only the closest for a `closest` tool, which shadows the root's),
+        then its rule files sorted by path (a tool that keeps its main file among its
+        rules reads them all in name order)."""
         entry = self.target
         main = [] if entry.main_is_a_rule else [p for p in paths if p == entry.main]
+        nested = self.on_path(paths, folder)
+        if nested and self.nested is not None and self.nested.reach == "closest":
+            main, nested = [], nested[-1:]
         rules = sorted(
             p
             for p in paths
             if entry.rule_name(p) is not None or (entry.main_is_a_rule and p == entry.main)
         )
-        return main + rules
+        return main + nested + rules
 
 
-# The tools a repository run is bound for, by the slug hooks and `agentdocs run` pass.
+# The tools a repository run is bound for, by the slug hooks and `agentdocs run` pass:
+# each entry's id, and `agents-md-readers` for the tools that read AGENTS.md the convention's way.
 LOADING_TOOLS: tuple[LoadingTool, ...] = (
-    LoadingTool("codex", "agents-md"),
-    LoadingTool("claude-code", "claude-md"),
-    LoadingTool("gemini-cli", "gemini-md"),
-    LoadingTool("copilot", "copilot"),
-    LoadingTool("cursor", "cursor"),
-    LoadingTool("antigravity", "antigravity"),
-    LoadingTool("windsurf", "windsurf"),
-    LoadingTool("kiro", "kiro"),
-    LoadingTool("cline", "cline"),
-    LoadingTool("junie", "junie"),
-    LoadingTool("zed", "zed"),
-    LoadingTool("roo", "roo"),
-    LoadingTool("continue", "continue"),
-    LoadingTool("augment", "augment"),
-    LoadingTool("qwen", "qwen"),
-    LoadingTool("goose", "goose"),
+    *(LoadingTool(entry.tool_id, entry.format) for entry in TARGETS),
+    LoadingTool("agents-md-readers", "agents-md", nested_override=AGENTS_MD_CLOSEST),
+    # The tools a format serves (`READ_BY`), by their ids.
+    *(LoadingTool(tool.tool_id, format) for format, tools in READ_BY.items() for tool in tools),
 )
-# Every other format by its `tool_id`, then the tools a format serves (`READ_BY`).
-LOADING_TOOLS += tuple(
-    LoadingTool(entry.tool_id, entry.format)
-    for entry in TARGETS
-    if entry.tool_id not in {tool.slug for tool in LOADING_TOOLS}
-) + tuple(LoadingTool(tool.tool_id, format) for format, tools in READ_BY.items() for tool in tools)
 TOOLS_BY_SLUG: dict[str, LoadingTool] = {tool.slug: tool for tool in LOADING_TOOLS}

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from agentdocs.core.cascade import resolve_cascade
 from agentdocs.core.errors import TooLarge
+from agentdocs.core.explain import Explanation, Shadowed, explain
 from agentdocs.core.export import Export, build_export, validate_format
+from agentdocs.core.targets import LoadingTool
 from agentdocs.models import Project
 from agentdocs.services.memory_block import memory_block_inputs
 
@@ -58,3 +61,32 @@ def export_check_size(export: Export) -> None:
             size=export.size,
             limit=limit,
         )
+
+
+def export_explain(
+    *, project: Project, tool: LoadingTool, path: str, label: str | None = None
+) -> Explanation:
+    """What ``tool`` loads for ``path`` from ``project``'s current export of its format
+    (`agentdocs.core.explain`), with the agent notes the cascade passes over: the same
+    reads as one export."""
+    inputs = memory_block_inputs(project=project, recipe_name=None, profile_name=None, label=label)
+    export = build_export(
+        inputs, tenant=project.tenant.slug, project=project.slug, format=tool.format
+    )
+    shadowed: list[Shadowed] = []
+    notes = inputs.options.agent_document
+    if notes is not None:
+        cascade = resolve_cascade(notes, inputs.agent_candidates)
+        if cascade.winner is not None:
+            winner = f"{cascade.winner.project or 'bundled'}/{cascade.winner.path}"
+            shadowed = [
+                Shadowed(
+                    f"{other.project or 'bundled'}/{other.path}",
+                    winner,
+                    f"the cascade takes the first level that has {notes}: "
+                    f"{cascade.winner.level} before {other.level}",
+                )
+                for other in cascade.shadowed
+            ]
+    scopes = {document.path: document.scope for document in inputs.context_documents}
+    return explain(tool, export.files, path, scopes=scopes, shadowed_notes=shadowed)

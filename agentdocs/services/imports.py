@@ -243,7 +243,8 @@ def project_import(
     if adopt:
         files = list(files)
         for index, exported in generated.items():
-            taken = export_reading.adopt(exported)
+            per_folder = agent_files.source_kind(files[index].path) == "nested"
+            taken = export_reading.adopt(exported, per_folder=per_folder)
             adopted[index] = taken.note
             if taken.content is None:
                 nothing.append((index, PlanEntry(files[index].path, None, "skipped", taken.note)))

@@ -13,6 +13,7 @@ from agentdocs.web.views import (
     document_history,
     document_merge,
     documents,
+    explain,
     export,
     history,
     invitations,
@@ -52,6 +53,7 @@ project_urls = [
     path("settings/", policy.project_settings, name="project-settings"),
     path("memory-block/", memory_block.memory_block_preview, name="memory-block"),
     path("export/", export.export_page, name="export"),
+    path("explain/", explain.explain_page, name="explain"),
     path("bindings/", bindings.binding_list, name="bindings"),
     path("bindings/compare/", bindings.binding_compare, name="binding-compare"),
     # The runs timeline (issue 15).

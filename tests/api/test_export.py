@@ -64,8 +64,8 @@ def test_all_formats_have_their_files_provenance_and_hashes(api, reader, documen
         ".cursor/rules/agentdocs.mdc",
         ".cursor/rules/overview.mdc",
         ".cursor/rules/api.mdc",
-        # Antigravity's AGENTS.md is Codex's, written once.
-        ".agents/rules/api.md",
+        # Antigravity's AGENTS.md is Codex's, written once, with every document: no
+        # rule file of its own repeats one.
         ".windsurf/rules/agentdocs.md",
         ".windsurf/rules/overview.md",
         ".windsurf/rules/api.md",

@@ -40,8 +40,11 @@ def test_without_adopt_another_projects_export_is_skipped(api, writer, project, 
     files = exported(client, "agents-md")
     response = post(client, files)
     assert response.status_code == 200
-    [entry] = response.json()["plan"]
-    assert entry["action"] == "skipped" and "acme/mobile" in entry["detail"]
+    # AGENTS.md, and src/screens/AGENTS.md (the document scoped to that folder).
+    plan = response.json()["plan"]
+    assert [entry["source"] for entry in plan] == ["AGENTS.md", "src/screens/AGENTS.md"]
+    for entry in plan:
+        assert entry["action"] == "skipped" and "acme/mobile" in entry["detail"]
     assert not Document.objects.filter(project=project).exists()
 
 
@@ -80,9 +83,17 @@ def test_adopt_imports_the_notes_and_the_rules_without_their_provenance(
 def test_adopting_again_is_unchanged(api, writer, project, mobile):
     client = api(writer)
     files = exported(client, "agents-md")
-    assert post(client, files, adopt=True).status_code == 200
-    [entry] = post(client, files, adopt=True).json()["plan"]
-    assert entry["action"] == "unchanged"
+    first = post(client, files, adopt=True)
+    assert first.status_code == 200, first.json()
+    # The folder's file becomes the document of that folder.
+    assert [(e["target"], e["action"]) for e in first.json()["plan"]] == [
+        ("agent.md", "create"),
+        (".AGENTS/src-screens.md", "create"),
+    ]
+    screens = Document.objects.get(project=project, path=".AGENTS/src-screens.md").body
+    assert "globs:\n- src/screens/**" in screens and "One screen per file." in screens
+    plan = post(client, files, adopt=True).json()["plan"]
+    assert [entry["action"] for entry in plan] == ["unchanged", "unchanged"]
     assert Document.objects.get(project=project, path="agent.md").version == 1
 
 

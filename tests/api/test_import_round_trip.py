@@ -103,15 +103,17 @@ def test_an_edit_of_one_context_section_is_a_change_request_on_that_document(
 ):
     client = api(writer)
     files = exported(client, "agents-md")
-    files["AGENTS.md"] = files["AGENTS.md"].replace("Thin views.", "Thin views, no logic.")
+    # .AGENTS/api.md is scoped to src/api/: Codex reads it as src/api/AGENTS.md.
+    nested = files["src/api/AGENTS.md"]
+    files["src/api/AGENTS.md"] = nested.replace("Thin views.", "Thin views, no logic.")
 
     plan = plan_of(post(client, files))
 
-    assert [(e["target"], e["action"]) for e in plan] == [
-        (None, "unchanged"),  # the Policy section
-        ("agent.md", "unchanged"),
-        (".AGENTS/api.md", "propose"),
-        (".AGENTS/style.md", "unchanged"),
+    assert [(e["source"], e["target"], e["action"]) for e in plan] == [
+        ("AGENTS.md", None, "unchanged"),  # the Policy section
+        ("AGENTS.md", "agent.md", "unchanged"),
+        ("AGENTS.md", ".AGENTS/style.md", "unchanged"),
+        ("src/api/AGENTS.md", ".AGENTS/api.md", "propose"),
     ]
     [change] = ChangeRequest.objects.all()
     # The frontmatter (scope) the section shows as its heading and description stays.
@@ -295,7 +297,7 @@ def test_a_file_generated_for_another_project_is_skipped(api, writer, project, s
     client = api(writer)
     files = exported(client, "agents-md")
     files["AGENTS.md"] = files["AGENTS.md"].replace("project: web;", "project: other;", 1)
-    [entry] = plan_of(post(client, files))
+    [entry] = [e for e in plan_of(post(client, files)) if e["source"] == "AGENTS.md"]
     assert entry["action"] == "skipped" and "acme/other" in entry["detail"]
 
 
@@ -366,8 +368,8 @@ def test_an_edit_of_a_context_sections_description_is_said_and_its_text_proposed
 ):
     client = api(writer)
     files = exported(client, "agents-md")
-    files["AGENTS.md"] = (
-        files["AGENTS.md"]
+    files["src/api/AGENTS.md"] = (
+        files["src/api/AGENTS.md"]
         .replace("API views\n", "API views and serializers\n")
         .replace("One per operation.", "One per operation, always.")
     )

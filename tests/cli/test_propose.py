@@ -44,8 +44,8 @@ def test_propose_opens_a_change_request_for_the_edit_and_the_merge_comes_back_on
     change = ChangeRequest.objects.get()
     assert (change.path, change.base_version, change.proposer) == ("agent.md", 1, writer)
     assert change.body == "# Web rules\n\n- Use tabs, width 4.\n"
-    # The scoped .AGENTS/api.md is Claude Code's .claude/rules/api.md, not in CLAUDE.md.
-    assert (tmp_path / ".claude/rules/api.md").exists()
+    # The .AGENTS/api.md scoped to src/api/ is Claude Code's src/api/CLAUDE.md.
+    assert (tmp_path / "src/api/CLAUDE.md").exists()
     assert lines(result) == [
         "propose    CLAUDE.md → agent.md  (edited here: proposes a change to agent.md, "
         "based on v1)",
@@ -130,3 +130,17 @@ def test_import_of_a_synced_folder_is_unchanged_and_an_edit_goes_back_as_a_chang
         "# applied",
     ]
     assert {d.path: d.version for d in Document.objects.filter(project=project)} == before
+
+
+def test_an_edit_of_a_folders_file_is_proposed_to_its_document(server, tmp_path, writer):
+    assert run(tmp_path, server, *SYNC).returncode == 0
+    nested = tmp_path / "src/api/CLAUDE.md"
+    nested.write_text(nested.read_text().replace("Thin views.", "Thin views, one per file."))
+
+    result = run(tmp_path, server, "propose")
+
+    assert result.returncode == 0, result.stderr
+    change = ChangeRequest.objects.get()
+    assert change.path == ".AGENTS/api.md"
+    assert "Thin views, one per file." in change.body and "src/api/**" in change.body
+    assert lines(result)[0].startswith("propose    src/api/CLAUDE.md → .AGENTS/api.md")

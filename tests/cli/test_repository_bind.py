@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from agentdocs.core.agent_files import render_scoped
 from agentdocs.models import BindingRecord, Document
 from agentdocs.services import documents as document_service
 from tests.cli.test_bindings import run_cli
@@ -234,3 +235,44 @@ def test_a_remote_git_cannot_read_is_left_out_and_the_run_is_bound(server, repo)
     assert record["repository"]["remote"] is None
     assert record["repository"]["files"][0]["git"]["remote"] is None
     assert "pw@" not in json.dumps(BindingRecord.objects.get().record)
+
+
+def test_the_files_loaded_depend_on_the_working_folder(server, repo, project, make_document):
+    make_document(project, ".AGENTS/api.md", render_scoped({"globs": ["src/api/**"]}, "Thin.\n"))
+    make_document(
+        project, ".AGENTS/web.md", render_scoped({"globs": ["packages/web/**"]}, "Pure.\n")
+    )
+    sync(repo, server, "agents-md")
+    commit(repo)
+
+    # From the root: the root's AGENTS.md only.
+    result, record = bind(repo, server, "codex")
+    assert result.returncode == 0, result.stderr.decode()
+    assert [f["path"] for f in record["repository"]["files"]] == ["AGENTS.md"]
+
+    # From src/api (--cwd): the root's, then src/api's, root first; both in sync and
+    # rebuilt from history.
+    result = run_cli(
+        "bind", *PROJECT, "--repo", str(repo), "--tool", "codex", "--process", "run-api",
+        "--cwd", "src/api", cwd=repo, env=server,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr.decode()
+    record = json.loads(result.stdout)
+    files = record["repository"]["files"]
+    assert [(f["path"], f["state"]) for f in files] == [
+        ("AGENTS.md", "in-sync"),
+        ("src/api/AGENTS.md", "in-sync"),
+    ]
+    restored = api_get(server, f"{record['id']}/reconstruct")["repository"]
+    assert [r["verified"] for r in restored] == [True, True]
+
+    # From packages/web as the process's working folder (no --cwd): its file instead.
+    web = repo / "packages" / "web"
+    sync(repo, server, "claude-md")
+    result = run_cli(
+        "bind", *PROJECT, "--repo", str(repo), "--tool", "claude-code", "--process", "run-web2",
+        cwd=web, env=server,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr.decode()
+    paths = [f["path"] for f in json.loads(result.stdout)["repository"]["files"]]
+    assert paths == ["CLAUDE.md", "packages/web/CLAUDE.md"]

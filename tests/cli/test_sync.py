@@ -45,8 +45,10 @@ def test_sync_writes_the_files_and_a_lock_that_matches_the_server(api, reader, s
     result = sync(tmp_path, server)
     assert result.returncode == 0, result.stderr
     lock = json.loads((tmp_path / "agentdocs.lock.json").read_text())
+    # .AGENTS/api.md is scoped to src/api/: Codex reads it as that folder's AGENTS.md.
     assert set(lock["files"]) == {
         "AGENTS.md",
+        "src/api/AGENTS.md",
         ".cursor/rules/agentdocs.mdc",
         ".cursor/rules/api.mdc",
     }
@@ -96,10 +98,15 @@ def test_a_file_no_longer_exported_is_extra_and_the_next_sync_removes_it(
     document_service.document_delete(document=sources["api"], base_version=1, user=admin)
     result = sync(tmp_path, server, "--check")
     assert result.returncode == 1
-    # AGENTS.md inlined the scoped document, so it moved on too.
-    assert check_lines(result) == ["extra\t.cursor/rules/api.mdc", "server-changed\tAGENTS.md"]
+    # AGENTS.md's provenance line said where the scoped document went, so it moved on too.
+    assert check_lines(result) == [
+        "extra\t.cursor/rules/api.mdc",
+        "server-changed\tAGENTS.md",
+        "extra\tsrc/api/AGENTS.md",
+    ]
     assert sync(tmp_path, server).returncode == 0
     assert not (tmp_path / ".cursor/rules/api.mdc").exists()
+    assert not (tmp_path / "src/api/AGENTS.md").exists()
     assert sync(tmp_path, server, "--check").returncode == 0
 
 
@@ -335,7 +342,11 @@ def test_warnings_are_printed_and_strict_makes_them_exit_1(api, reader, server, 
         document=sources["agent"], body=big, base_version=1, user=sources["agent"].updated_by
     )
     served = api(reader).get("/api/v1/tenants/acme/projects/web/export/?format=agents-md").json()
-    [warning] = [w for w in served["warnings"] if w["path"] == "AGENTS.md"]
+    [warning] = [w for w in served["warnings"] if w["path"] == "AGENTS.md" and not w["folder"]]
+    # From src/api/ (it has its own AGENTS.md) Codex spends the same 32 KiB root first.
+    [from_api] = [w for w in served["warnings"] if w["folder"] == "src/api/"]
+    path_line = f"warning codex: from src/api/, {from_api['size']:,} of 32,768 bytes: "
+    path_line += "AGENTS.md cut at byte 32,768"
 
     result = sync(tmp_path, server, "--format", "agents-md")
 
@@ -344,10 +355,33 @@ def test_warnings_are_printed_and_strict_makes_them_exit_1(api, reader, server, 
         f"warning AGENTS.md: {warning['tool']} reads {warning['limit']} {warning['unit']}, "
         f"this file is {warning['size']} {warning['unit']}"
     )
-    assert line.encode() in result.stderr
+    assert line.encode() in result.stderr and path_line.encode() in result.stderr
     assert sync(tmp_path, server, "--format", "agents-md", "--check").returncode == 0
     strict = sync(tmp_path, server, "--format", "agents-md", "--check", "--strict")
     assert strict.returncode == 1 and line.encode() in strict.stderr
+
+
+def test_strict_fails_on_the_codex_cut_from_a_working_folder(server, tmp_path, sources, admin):
+    # The root is small; src/api/AGENTS.md alone puts the path over 32 KiB.
+    big = "".join(f"- API rule {n}: keep views thin.\n" for n in range(1200))
+    document_service.document_write(
+        document=sources["api"],
+        body=f"---\nglobs: ['src/api/**']\n---\n{big}",
+        base_version=1,
+        user=admin,
+    )
+    result = sync(tmp_path, server, "--format", "agents-md")
+    assert result.returncode == 0, result.stderr
+    root = (tmp_path / "AGENTS.md").stat().st_size
+    nested = (tmp_path / "src/api/AGENTS.md").stat().st_size
+    line = (
+        f"warning codex: from src/api/, {root + nested:,} of 32,768 bytes: "
+        f"src/api/AGENTS.md cut at byte {32768 - root:,}"
+    )
+    assert line in result.stderr.decode()
+    assert sync(tmp_path, server, "--format", "agents-md", "--check").returncode == 0
+    strict = sync(tmp_path, server, "--format", "agents-md", "--check", "--strict")
+    assert strict.returncode == 1 and line in strict.stderr.decode()
 
 
 def test_check_reads_the_formats_tenant_and_project_from_the_lock_file(server, tmp_path, sources):
@@ -383,7 +417,7 @@ def test_without_a_lock_file_format_is_required(server, tmp_path):
 
 def test_a_sync_that_changes_nothing_says_the_lock_file_is_unchanged(server, tmp_path, sources):
     first = sync(tmp_path, server)
-    assert "wrote 3 file(s) and agentdocs.lock.json" in first.stderr.decode()
+    assert "wrote 4 file(s) and agentdocs.lock.json" in first.stderr.decode()
     lock = tmp_path / "agentdocs.lock.json"
     lock.touch()
     before = lock.stat().st_mtime_ns

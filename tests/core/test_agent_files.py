@@ -28,7 +28,8 @@ from agentdocs.core.agent_files import (
         (".cursor/rules/db-schema.mdc", ".AGENTS/db-schema.md"),
         (".github/instructions/python.instructions.md", ".AGENTS/python.md"),
         ("README.md", None),
-        ("docs/AGENTS.md", None),  # only the repository root's
+        ("docs/AGENTS.md", ".AGENTS/docs.md"),  # a folder's file: the document of docs/
+        ("docs/README.md", None),
         ("agents.md", None),
         (".cursor/rules/api.md", None),
         (".cursor/rules/frontend/api.mdc", None),  # a subfolder: not one level deep

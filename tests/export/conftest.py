@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+
 import pytest
 
 from agentdocs.core.agent_files import render_scoped
+from tests.conftest import need_service
 
 BASE = "/api/v1/tenants/acme/projects/web"
 
@@ -35,3 +40,24 @@ def export(client, format: str, **query):
     response = client.get(f"{BASE}/export/", {"format": format, **query})
     assert response.status_code == 200, response.content
     return response.json()
+
+
+def rulesync_command() -> list[str] | None:
+    configured = os.environ.get("RULESYNC_BIN", "").strip()
+    if configured:
+        return shlex.split(configured)
+    found = shutil.which("rulesync")
+    return [found] if found else None
+
+
+@pytest.fixture
+def rulesync() -> list[str]:
+    command = rulesync_command()
+    need_service(
+        "rulesync",
+        command is not None,
+        "set RULESYNC_BIN to a rulesync 17 command line (it needs Node.js 22), or put "
+        "rulesync on PATH",
+    )
+    assert command is not None
+    return command

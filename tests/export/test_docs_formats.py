@@ -11,7 +11,12 @@ PAGE = Path(__file__).resolve().parents[2] / "docs" / "export-and-sync.md"
 
 
 def _limits(entry) -> str:
-    where = {"main": "main file", "each": "each file", "total": "in all"}
+    where = {
+        "main": "main file",
+        "each": "each file",
+        "path": "the files on the path, root first",
+        "total": "in all",
+    }
     said = [
         f"{limit.tool}: {limit.limit:,} {limit.unit} ({where[limit.applies_to]}, {limit.effect})"
         for limit in entry.limits

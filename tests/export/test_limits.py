@@ -30,7 +30,10 @@ def warnings_of(client, format: str) -> list[dict]:
     data = response.json()
     sizes = {f["path"]: f["content"] for f in data["files"]}
     for warning in data["warnings"]:
-        assert set(warning) == {"format", "tool", "path", "limit", "unit", "size", "cut_from"}
+        assert set(warning) == {
+            "format", "tool", "path", "limit", "unit", "size", "cut_from", "folder", "cut_at",
+            "message",
+        }  # fmt: skip
         if warning["path"] in sizes:
             content = sizes[warning["path"]]
             measured = len(content.encode()) if warning["unit"] == "bytes" else len(content)
@@ -65,16 +68,18 @@ def test_a_40_kib_agent_md_with_30_kib_of_context_is_told_for_each_tool(api, rea
     ]
     assert windsurf[2]["size"] == windsurf[0]["size"] + windsurf[1]["size"]
 
-    # Devin Desktop limits each rule file as Windsurf did, its AGENTS.md included.
+    # Devin Desktop limits each rule file as Windsurf did, its AGENTS.md included; that
+    # AGENTS.md is Codex's, so it carries Codex's warning too.
     devin = warnings_of(client, "devin")
-    assert [(w["tool"], w["path"], w["limit"], w["cut_from"]) for w in devin] == [
-        ("Devin Desktop", "AGENTS.md", 12000, "agent.md")
+    assert sorted((w["tool"], w["path"], w["limit"], w["cut_from"]) for w in devin) == [
+        ("Codex", "AGENTS.md", 32768, "agent.md"),
+        ("Devin Desktop", "AGENTS.md", 12000, "agent.md"),
     ]
 
     assert warnings_of(client, "gemini-md") == []  # no limit documented
     everything = warnings_of(client, "all")
     assert {w["format"] for w in everything} == {
-        "agents-md", "claude-md", "copilot", "windsurf", "devin"
+        "agents-md", "claude-md", "copilot", "windsurf", "antigravity", "devin"
     }  # fmt: skip
 
 

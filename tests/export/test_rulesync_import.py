@@ -11,8 +11,6 @@ without either it is skipped, saying so (`.ci/run` installs it for CI).
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,7 +18,6 @@ import frontmatter
 import pytest
 
 from agentdocs.core.targets import TARGETS
-from tests.conftest import need_service
 
 from .conftest import export
 
@@ -89,14 +86,13 @@ SCOPED_RULES = {
     "copilot": {"api": ["src/api/**", "**/*.sql"], "review": None, "legacy": None},
     "cursor": {"overview": None, "api": ["src/api/**", "**/*.sql"], "review": None,
                "legacy": None},
-    "antigravity": {"api": ["src/api/**", "**/*.sql"], "review": None, "legacy": None},
+    # antigravity: none (Codex's AGENTS.md holds them all, and Antigravity reads it).
     "kiro": {"overview": None, "api": ["src/api/**", "**/*.sql"], "review": None,
              "legacy": None},
     "cline": {"overview": None, "api": ["src/api/**", "**/*.sql"]},
     "continue": {"overview": None, "api": ["src/api/**", "**/*.sql"], "review": None,
                  "legacy": None},
     "augment": {"overview": None, "review": None, "legacy": None},
-    "devin": {"api": ["src/api/**", "**/*.sql"], "review": None, "legacy": None},
     "codebuddy": {"api": ["src/api/**", "**/*.sql"]},
     "qwen": {"api": ["src/api/**", "**/*.sql"]},
     "aiassistant": {"overview": None, "api": ["src/api/**", "**/*.sql"], "review": None,
@@ -129,27 +125,6 @@ TEXTS = {
     "review": "Read the tests first.",
     "legacy": "The old importer, by hand.",
 }
-
-
-def rulesync_command() -> list[str] | None:
-    configured = os.environ.get("RULESYNC_BIN", "").strip()
-    if configured:
-        return shlex.split(configured)
-    found = shutil.which("rulesync")
-    return [found] if found else None
-
-
-@pytest.fixture
-def rulesync() -> list[str]:
-    command = rulesync_command()
-    need_service(
-        "rulesync",
-        command is not None,
-        "set RULESYNC_BIN to a rulesync 17 command line (it needs Node.js 22), or put "
-        "rulesync on PATH",
-    )
-    assert command is not None
-    return command
 
 
 def rulesync_import(command: list[str], folder: Path, target: str) -> dict[str, frontmatter.Post]:
