@@ -243,6 +243,19 @@ class ExportFormatsView(APIView):
                 child=serializers.CharField(),
                 help_text="the main file, then the rule files' pattern",
             )
+
+            class ReadBySerializer(serializers.Serializer):
+                class Meta:
+                    ref_name = "ExportFormatReadBy"
+
+                tool_id = serializers.CharField(help_text="the id CLI options take for it")
+                tool = serializers.CharField()
+                docs = serializers.CharField(help_text="where it documents the files it reads")
+                note = serializers.CharField(
+                    allow_blank=True,
+                    help_text="why the format serves it (blank: it reads just these files)",
+                )
+
             scoping = serializers.CharField()
             scoping_fields = serializers.CharField()
             nested = NestedSerializer(
@@ -251,6 +264,14 @@ class ExportFormatsView(APIView):
                 "scoped to exactly one folder is exported as that folder's file",
             )
             limits = LimitSerializer(many=True)
+            tool_id = serializers.CharField(
+                help_text="the id CLI options take for the tool (`agentdocs bind --repo DIR "
+                "--tool`, `agentdocs run --tool`, `agentdocs hooks --tool`); `tool` is its "
+                "name, and `agentdocs sync --format` takes `format`"
+            )
+            also_read_by = ReadBySerializer(
+                many=True, help_text="other tools that read exactly these files"
+            )
 
         formats = TargetSerializer(many=True)
         all = serializers.ListField(
@@ -261,8 +282,9 @@ class ExportFormatsView(APIView):
         tags=["export"],
         summary="List the export formats",
         description="Every format `export/?format=` takes (the target registry): the tool "
-        "it is for, its files, how its frontmatter scopes a document, and the size "
-        "limits the tool applies with where they are documented.",
+        "it is for (its name, and the `tool_id` CLI options take), its files, how its "
+        "frontmatter scopes a document, the size limits the tool applies with where they "
+        "are documented, and the other tools that read the same files.",
         responses={200: OutputSerializer, **json_errors(404)},
     )
     def get(self, request: Request, tenant: str, project: str) -> Response:

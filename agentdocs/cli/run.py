@@ -32,7 +32,10 @@ def _wait_for_the_agent(signum: int, frame: object) -> None:
 
 def _configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--tool", required=True, help="the tool whose files COMMAND reads (a registry format)"
+        "--tool",
+        required=True,
+        help="the tool whose files COMMAND reads: a registry format or a tool's id "
+        "(`export/formats` lists each format's tool_id and also_read_by)",
     )
     parser.add_argument(
         "--process",
@@ -55,7 +58,9 @@ def run_run(args: argparse.Namespace) -> int:
     entry = targets.named(args.tool)
     if entry is None:
         raise CommandError(
-            f"unknown tool {args.tool!r}; known: {', '.join(targets.FORMATS)}", exit_code=EXIT_USAGE
+            f"unknown tool {args.tool!r}; known: {', '.join(targets.FORMATS)}, and the tools' "
+            f"ids {', '.join(t for t in targets.TOOLS_BY_SLUG if t not in targets.BY_FORMAT)}",
+            exit_code=EXIT_USAGE,
         )
     process = args.process or f"run-{uuid.uuid4()}"
     write(sys.stderr, bind_quietly(repo=args.dir, tool=entry.format, process=process) + "\n")

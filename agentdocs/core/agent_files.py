@@ -218,6 +218,17 @@ def _parse_yaml(raw: str) -> _Frontmatter:
     return parsed
 
 
+def _parse_lines(raw: str) -> _Frontmatter:
+    """A block of `field: value` lines (JetBrains AI Assistant's), each split at its
+    first colon and read as it is written: no YAML, no quotes, no types."""
+    parsed = _Frontmatter()
+    for line in raw.splitlines():
+        field_name, colon, value = line.partition(":")
+        if colon and field_name.strip():
+            parsed.metadata[field_name.strip()] = value.strip()
+    return parsed
+
+
 def _plain_scalar(value: str) -> object:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return value[1:-1]
@@ -293,7 +304,10 @@ def map_file(source: SourceFile) -> MappedFile:
             format=format,
         )
     raw, _head, body = split_frontmatter(text)
-    parsed = _parse_yaml(raw) if raw is not None else _Frontmatter()
+    parsed = _Frontmatter()
+    if raw is not None:
+        lines = targets.target(format).scoping.line_fields
+        parsed = _parse_lines(raw) if lines else _parse_yaml(raw)
     ours, mapping_notes = map_frontmatter(parsed.metadata, format=format)
     return MappedFile(
         source=source.path,

@@ -102,7 +102,7 @@ def cut_points(tool: LoadingTool, files: Sequence[tuple[str, str]]) -> dict[str,
     per-folder files (root first, as loaded): a file past it is cut at 0."""
     cuts: dict[str, int | None] = {path: None for path, _text in files}
     entry = tool.target
-    for limit in entry.limits:
+    for limit in tool.limits:
         if limit.effect != "cut":
             continue
         shared = limit.applies_to in ("total", "path")

@@ -69,6 +69,13 @@ class LimitDict(TypedDict):
     source: str
 
 
+class ReadByDict(TypedDict):
+    tool_id: str
+    tool: str
+    docs: str
+    note: str
+
+
 class NestedDict(TypedDict):
     files: list[str]
     reach: Reach
@@ -86,6 +93,8 @@ class TargetDict(TypedDict):
     scoping_fields: str
     nested: NestedDict | None
     limits: list[LimitDict]
+    tool_id: str
+    also_read_by: list[ReadByDict]
 
 
 @dataclass(frozen=True)
@@ -154,6 +163,22 @@ class SessionHook:
     # hook that adds context), and where the tool documents their output.
     context_events: tuple[ContextEvent, ...] = ()
     context_source: str = ""
+
+
+@dataclass(frozen=True)
+class ReadBy:
+    """A tool that reads a format's files as they are, and so needs no format of its
+    own: ``tool_id`` is the id CLI options take for it (`agentdocs bind --repo DIR
+    --tool amp`), ``docs`` where the tool documents the files it reads, ``note`` why
+    the format serves it."""
+
+    tool_id: str
+    tool: str
+    docs: str
+    note: str = ""
+
+    def as_dict(self) -> ReadByDict:
+        return {"tool_id": self.tool_id, "tool": self.tool, "docs": self.docs, "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -321,7 +346,23 @@ class Target:
             "scoping_fields": self.scoping.summary,
             "nested": self.nested.as_dict() if self.nested else None,
             "limits": [limit.as_dict() for limit in self.limits],
+            "tool_id": self.tool_id,
+            "also_read_by": [tool.as_dict() for tool in self.also_read_by],
         }
+
+    @property
+    def tool_id(self) -> str:
+        """The id CLI options take for this tool (`agentdocs bind --repo DIR --tool`,
+        `agentdocs run --tool`, and `agentdocs hooks --tool` for a tool with a session
+        hook): its session hook's tool, else its format (`sync --format` takes that)."""
+        if self.id:
+            return self.id
+        return self.session_hook.tool if self.session_hook is not None else self.format
+
+    @property
+    def also_read_by(self) -> tuple[ReadBy, ...]:
+        """Other tools that read exactly what this format writes (`READ_BY`)."""
+        return READ_BY.get(self.format, ())
 
 
 CODEX_AGENTS_MD = Limit(
@@ -453,6 +494,15 @@ CURSOR_SESSION_START = SessionHook(
     "(some versions' validator refused it as an unknown hook type)",
 )
 
+DEVIN_PER_FILE = Limit(
+    tool="Devin Desktop",
+    applies_to="each",
+    limit=12000,
+    unit="characters",
+    effect="cut",
+    source="https://docs.devin.ai/desktop/cascade/memories#rules "
+    "(a workspace rule file is limited to 12,000 characters, as in Windsurf)",
+)
 CLAUDE_LARGE_MEMORY = Limit(
     tool="Claude Code",
     tool_id="claude-code",
@@ -648,9 +698,11 @@ TARGETS: tuple[Target, ...] = (
         format="qwen",
         id="qwen",
         tool="Qwen Code",
-        docs="https://qwenlm.github.io/qwen-code-docs/en/users/configuration/settings/",
+        docs="https://qwenlm.github.io/qwen-code-docs/en/users/features/rules/",
         main="QWEN.md",
-        scoping=tool_scoping.NONE,
+        scoping=tool_scoping.CLAUDE,
+        rules_dir=".qwen/rules/",
+        always_in_main=True,
         skills=SkillsFolder(
             ".qwen/skills/",
             "https://qwenlm.github.io/qwen-code-docs/en/users/features/skills/",
@@ -669,7 +721,174 @@ TARGETS: tuple[Target, ...] = (
             "recommended; .goose/skills/ read for backward compatibility)",
         ),
     ),
+    # Devin reads the root AGENTS.md (Devin CLI and Devin Desktop) and, in Devin Desktop
+    # (Windsurf's Cascade, renamed), `.devin/rules/*.md` with Windsurf's `trigger`
+    # frontmatter: as Antigravity, every document in AGENTS.md (Codex's bytes), and the
+    # scoped ones also as glob rules.
+    Target(
+        format="devin",
+        id="devin",
+        tool="Devin",
+        docs="https://docs.devin.ai/desktop/cascade/memories",
+        main="AGENTS.md",
+        scoping=tool_scoping.TRIGGER,
+        rules_dir=".devin/rules/",
+        always_in_main=True,
+        limits=(DEVIN_PER_FILE,),
+    ),
+    Target(
+        format="codebuddy",
+        id="codebuddy",
+        tool="CodeBuddy Code",
+        docs="https://www.codebuddy.ai/docs/cli/memory",
+        main="CODEBUDDY.md",
+        scoping=tool_scoping.CODEBUDDY,
+        rules_dir=".codebuddy/rules/",
+        always_in_main=True,
+    ),
+    Target(
+        format="aiassistant",
+        id="aiassistant",
+        tool="JetBrains AI Assistant",
+        docs="https://www.jetbrains.com/help/ai-assistant/configure-project-rules.html",
+        main=".aiassistant/rules/agentdocs.md",
+        scoping=tool_scoping.AIASSISTANT,
+        rules_dir=".aiassistant/rules/",
+    ),
+    # Hermes loads one kind of project file, the first found: `.hermes.md` before
+    # AGENTS.md and CLAUDE.md.
+    Target(
+        format="hermes",
+        id="hermes",
+        tool="Hermes Agent",
+        docs="https://hermes-agent.nousresearch.com/docs/user-guide/features/context-files",
+        main=".hermes.md",
+        scoping=tool_scoping.NONE,
+    ),
+    # Kimi Code reads `.kimi-code/AGENTS.md` instead of the root AGENTS.md when present.
+    Target(
+        format="kimi-code",
+        id="kimi-code",
+        tool="Kimi Code",
+        docs="https://moonshotai.github.io/kimi-code/en/customization/agents.html",
+        main=".kimi-code/AGENTS.md",
+        scoping=tool_scoping.NONE,
+    ),
+    Target(
+        format="reasonix",
+        id="reasonix",
+        tool="DeepSeek Reasonix",
+        docs="https://github.com/esengine/DeepSeek-Reasonix",
+        main="REASONIX.md",
+        scoping=tool_scoping.NONE,
+    ),
+    Target(
+        format="replit",
+        id="replit",
+        tool="Replit Agent",
+        docs="https://docs.replit.com/features/project-setup/replit-dot-md",
+        main="replit.md",
+        scoping=tool_scoping.NONE,
+    ),
+    # Tabnine CLI loads TABNINE.md; the IDE agent's `.tabnine/guidelines/*.md` have no
+    # scoping, so they would only say again what TABNINE.md says.
+    Target(
+        format="tabnine",
+        id="tabnine",
+        tool="Tabnine CLI",
+        docs="https://docs.tabnine.com/main/getting-started/tabnine-cli/features/settings/"
+        "settings-reference",
+        main="TABNINE.md",
+        scoping=tool_scoping.NONE,
+    ),
+    # TAKT's policy facets are plain Markdown (no frontmatter): one file holds everything.
+    Target(
+        format="takt",
+        id="takt",
+        tool="TAKT",
+        docs="https://github.com/nrslib/takt",
+        main=".takt/facets/policies/agentdocs.md",
+        scoping=tool_scoping.NONE,
+        rules_dir=".takt/facets/policies/",
+    ),
 )
+
+# Tools that read exactly the files a format writes, by format: the format serves them
+# (the Export page, `GET .../export/formats` and docs/export-and-sync.md list them). A
+# tool whose own rules folder has no scoping (`.bob/rules/`, `.kilo/rules/`, ...) reads
+# the root AGENTS.md beside it: writing the folder too would give it every rule twice.
+AGENTS_MD_RULES = (
+    "reads the root AGENTS.md; its rules folder has no scoping, so AGENTS.md holds it all"
+)
+READ_BY: dict[str, tuple[ReadBy, ...]] = {
+    "agents-md": (
+        ReadBy("amp", "Amp", "https://ampcode.com/manual"),
+        ReadBy(
+            "bob", "IBM Bob", "https://bob.ibm.com/docs/ide/configuration/rules", AGENTS_MD_RULES
+        ),
+        ReadBy("commandcode", "Command Code", "https://commandcode.ai/docs"),
+        ReadBy(
+            "cortexcode",
+            "Snowflake Cortex Code",
+            "https://docs.snowflake.com/en/user-guide/cortex-code/extensibility",
+        ),
+        ReadBy(
+            "factorydroid",
+            "Factory Droid",
+            "https://docs.factory.ai/cli/configuration/agents-md",
+            AGENTS_MD_RULES,
+        ),
+        ReadBy(
+            "grokcli",
+            "Grok Build (xAI)",
+            "https://docs.x.ai/build/features/project-rules",
+            "reads AGENTS.md, CLAUDE.md and the *.md of .grok/rules/ (and .claude/rules/, "
+            ".cursor/rules/) together: a .grok/rules/ copy would give it every rule twice",
+        ),
+        ReadBy("kilo", "Kilo Code", "https://kilo.ai/docs", AGENTS_MD_RULES),
+        ReadBy("musecode", "Muse Code", "https://dev.meta.ai/docs/muse-code/extending"),
+        ReadBy("opencode", "OpenCode", "https://opencode.ai/docs/rules/"),
+        ReadBy("pi", "Pi", "https://pi.dev/docs/latest/usage"),
+        ReadBy("pool", "Pool (Poolside)", "https://docs.poolside.ai/agent-instructions"),
+        ReadBy(
+            "rovodev",
+            "Rovo Dev CLI",
+            "https://support.atlassian.com/rovo/docs/use-memory-in-rovo-dev-cli/",
+        ),
+        ReadBy("vibe", "Mistral Vibe", "https://github.com/mistralai/mistral-vibe"),
+        ReadBy("warp", "Warp", "https://docs.warp.dev/knowledge-and-collaboration/rules"),
+        ReadBy("zcode", "ZCode", "https://zcode.z.ai/en/docs"),
+        ReadBy("dsh", "DeepSeek Harness", "https://github.com/deepseek-ai/deepseek-harness"),
+        ReadBy(
+            "crush",
+            "Crush",
+            "https://github.com/charmbracelet/crush#context-files",
+            "reads AGENTS.md, CRUSH.md, CLAUDE.md and more, all of them together: a CRUSH.md "
+            "beside AGENTS.md would give it every rule twice",
+        ),
+        ReadBy(
+            "deepagents",
+            "Deep Agents Code",
+            "https://docs.langchain.com/oss/python/deepagents/code/memory-and-skills",
+            "reads the root AGENTS.md and .deepagents/AGENTS.md together: the second would "
+            "give it every rule twice",
+        ),
+    ),
+    "antigravity": (
+        ReadBy(
+            "antigravity-cli", "Antigravity CLI", "https://antigravity.google/docs/rules-workflows"
+        ),
+    ),
+    "copilot": (
+        ReadBy(
+            "copilot-cli",
+            "GitHub Copilot CLI",
+            "https://github.com/github/copilot-cli",
+        ),
+    ),
+    "kiro": (ReadBy("kiro-cli", "Kiro CLI", "https://kiro.dev/docs/steering/"),),
+    "roo": (ReadBy("zoocode", "Zoo Code", "https://docs.zoocode.dev"),),
+}
 
 BY_FORMAT: dict[str, Target] = {target.format: target for target in TARGETS}
 FORMATS: tuple[str, ...] = tuple(BY_FORMAT)
@@ -704,9 +923,14 @@ CONTEXT_HOOKS: dict[str, Target] = {
 
 
 def named(name: str) -> Target | None:
-    """The entry a `--tool` names: its format (`claude-md`) or its session hook's tool
-    (`claude-code`); None for neither."""
-    return BY_FORMAT.get(name) or SESSION_HOOKS.get(name)
+    """The entry a `--tool` names: its format (`claude-md`), its session hook's tool
+    (`claude-code`) or a tool it serves (`amp`: `agents-md`); None for none."""
+    loading = TOOLS_BY_SLUG.get(name)
+    return (
+        BY_FORMAT.get(name)
+        or SESSION_HOOKS.get(name)
+        or (loading.target if loading is not None else None)
+    )
 
 
 def target(format: str) -> Target:
@@ -772,6 +996,14 @@ class LoadingTool:
         return BY_FORMAT[self.format]
 
     @property
+    def limits(self) -> tuple[Limit, ...]:
+        """The size limits this tool applies: its format's, which are its format's own
+        tool's (a tool the format only serves, `amp` reading Codex's AGENTS.md,
+        documents none of them)."""
+        entry = self.target
+        return entry.limits if self.slug == entry.tool_id else ()
+
+    @property
     def nested(self) -> Nested | None:
         return self.nested_override or self.target.nested
 
@@ -805,7 +1037,9 @@ class LoadingTool:
 # The tools a repository run is bound for, by the slug hooks and `agentdocs run` pass:
 # each entry's id, and `agents-md-readers` for the tools that read AGENTS.md the convention's way.
 LOADING_TOOLS: tuple[LoadingTool, ...] = (
-    *(LoadingTool(entry.id, entry.format) for entry in TARGETS),
+    *(LoadingTool(entry.tool_id, entry.format) for entry in TARGETS),
     LoadingTool("agents-md-readers", "agents-md", nested_override=AGENTS_MD_CLOSEST),
+    # The tools a format serves (`READ_BY`), by their ids.
+    *(LoadingTool(tool.tool_id, format) for format, tools in READ_BY.items() for tool in tools),
 )
 TOOLS_BY_SLUG: dict[str, LoadingTool] = {tool.slug: tool for tool in LOADING_TOOLS}

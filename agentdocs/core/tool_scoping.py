@@ -18,6 +18,11 @@ picks by its description:
 - continue: ``alwaysApply: true``; a ``globs:`` list; otherwise ``alwaysApply: false``;
 - augment: ``type: always_apply``; globs inlined in the main file; ``agent_requested``
   (with a description) or ``manual``;
+- codebuddy: always in the main file; globs a ``paths:`` list with ``alwaysApply: false``;
+  otherwise inlined in the main file;
+- aiassistant (JetBrains AI Assistant, `field: value` lines, not YAML): ``apply: always``;
+  ``apply: by file patterns`` with ``patterns: a, b``; ``apply: by model decision``
+  with ``instructions:`` (the description) or ``apply: manually``;
 - none: everything in the main file.
 
 A writer returns None for a document its tool cannot scope: the export then keeps the
@@ -381,12 +386,14 @@ def read_none(metadata: dict[str, object]) -> Reading:
 @dataclass(frozen=True)
 class ScopingStyle:
     """One tool family's way of scoping a rule: its name (as the formats list shows
-    it), what it says in words, its writer and its reader."""
+    it), what it says in words, its writer and its reader. ``line_fields``: the tool's
+    block is `field: value` lines, not YAML (each value read as it is written)."""
 
     name: str
     summary: str
     write: Callable[[RuleScope], Fields | None]
     read: Callable[[dict[str, object]], Reading]
+    line_fields: bool = False
 
 
 CURSOR = ScopingStyle(
@@ -414,4 +421,106 @@ AUGMENT = ScopingStyle(
 )
 NONE = ScopingStyle(
     "none", "none: scoped documents are headed by their globs", write_none, read_none
+)
+
+
+# CodeBuddy Code (`.codebuddy/rules/*.md`): `alwaysApply` defaults to true there, so a
+# rule for files matching `paths` says `alwaysApply: false`; a rule without `paths`
+# and with `alwaysApply: false` is dropped by CodeBuddy (no rule picked by its
+# description), so such a document stays in `CODEBUDDY.md`.
+
+
+def write_codebuddy(scope: RuleScope) -> Fields | None:
+    if scope.always_apply:
+        return [*_description(scope), ("alwaysApply", True)]
+    if scope.globs:
+        return [*_description(scope), ("paths", scope.globs), ("alwaysApply", False)]
+    return None
+
+
+def read_codebuddy(metadata: dict[str, object]) -> Reading:
+    """`paths` (a list, or comma-separated) and `alwaysApply` (true by default, and
+    then the rule applies everywhere whatever its `paths`); `enabled: false` is noted."""
+    reader = _Reader(metadata)
+    reader.description()
+    globs = reader.globs("paths")
+    _always_apply(reader)
+    if reader.ours.get("alwaysApply") is True:
+        pass
+    elif globs and set(globs) <= _EVERY_FILE:
+        reader.ours["alwaysApply"] = True
+    elif globs:
+        reader.ours["globs"] = globs
+        reader.ours.pop("alwaysApply", None)
+    reader.known.add("enabled")
+    if as_bool(metadata.get("enabled")) is False:
+        reader.notes.append("`enabled: false`: CodeBuddy skips this rule; imported as enabled")
+    return reader.done()
+
+
+# JetBrains AI Assistant (`.aiassistant/rules/*.md`): a leading `---` block that is not
+# YAML but `field: value` lines, split at the first colon, as the IDE's "Rule type"
+# selector writes it: `apply:` (always, manually, by model decision, by file
+# patterns, off), `instructions:` (the condition of a rule the model picks) and
+# `patterns:` (comma-separated globs). Other fields are ignored by the IDE; a
+# `description:` line keeps ours.
+AIASSISTANT_APPLY = ("always", "manually", "by model decision", "by file patterns", "off")
+
+
+def _one_line(value: str) -> str | None:
+    # A line break would start another field, and `---` would end the block.
+    flat = " ".join(value.split())
+    return flat if flat and "---" not in flat else None
+
+
+def _aiassistant_description(scope: RuleScope) -> Fields:
+    line = _one_line(scope.description or "")
+    return [("description", Raw(line))] if line else []
+
+
+def write_aiassistant(scope: RuleScope) -> Fields | None:
+    if scope.always_apply:
+        return [("apply", Raw("always")), *_aiassistant_description(scope)]
+    # The IDE splits `patterns` on every comma, so a pattern with one is left out.
+    patterns = [glob for glob in scope.globs if _one_line(glob) == glob and "," not in glob]
+    if patterns:
+        return [
+            ("apply", Raw("by file patterns")),
+            ("patterns", Raw(", ".join(patterns))),
+            *_aiassistant_description(scope),
+        ]
+    instructions = _one_line(scope.description or "")
+    if instructions:
+        return [("apply", Raw("by model decision")), ("instructions", Raw(instructions))]
+    return [("apply", Raw("manually"))]
+
+
+def read_aiassistant(metadata: dict[str, object]) -> Reading:
+    reader = _Reader(metadata)
+    reader.description()
+    apply = reader.choice("apply", "always", AIASSISTANT_APPLY)
+    patterns = reader.globs("patterns")
+    reader.known.add("instructions")
+    if apply == "by file patterns":
+        reader.set_globs(patterns)
+    elif apply == "by model decision":
+        if "description" not in reader.ours:
+            reader.description("instructions")
+        reader.ours["alwaysApply"] = False
+    elif apply in ("manually", "off"):
+        reader.ours["alwaysApply"] = False
+        if apply == "off":
+            reader.notes.append("`apply: off`: AI Assistant skips this rule; imported as manual")
+    return reader.done()
+
+
+CODEBUDDY = ScopingStyle(
+    "codebuddy", "description, paths (a list), alwaysApply", write_codebuddy, read_codebuddy
+)
+AIASSISTANT = ScopingStyle(
+    "aiassistant",
+    "apply (always, by file patterns, by model decision, manually), patterns, instructions",
+    write_aiassistant,
+    read_aiassistant,
+    line_fields=True,
 )

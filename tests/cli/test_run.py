@@ -89,3 +89,16 @@ def test_usage_errors_exit_2_and_run_nothing(tmp_path, down, args):
     assert result.returncode == 2
     assert (b"no COMMAND to run" if not command else b"unknown tool 'emacs'") in result.stderr
     assert not marker.exists()
+
+
+def test_a_tool_a_format_serves_runs_bound_to_that_format(tmp_path, down):
+    """`--tool amp`: Amp reads AGENTS.md, so the run is bound as the `agents-md` format's."""
+    script = "import os; print(os.environ['AGENTDOCS_PROCESS'])"
+    result = run_cli(
+        "run", "--tool", "amp", "--process", "run-8", "--", sys.executable, "-c", script,
+        cwd=tmp_path, env=down,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode() == "run-8\n"
+    (line,) = result.stderr.decode().splitlines()
+    assert line.startswith("agentdocs: agents-md run run-8 not bound:")

@@ -69,6 +69,19 @@ def test_load_order_is_the_main_file_then_the_rules_by_name():
     assert cursor.load_order(paths) == [".cursor/rules/agentdocs.mdc", ".cursor/rules/zeta.mdc"]
 
 
+def test_a_tool_a_format_serves_loads_its_files_without_the_formats_tools_limits():
+    amp, codex = TOOLS_BY_SLUG["amp"], TOOLS_BY_SLUG["codex"]
+    paths = ["CLAUDE.md", "AGENTS.md", ".devin/rules/a.md"]
+    assert amp.load_order(paths) == codex.load_order(paths) == ["AGENTS.md"]
+    # Codex's 32 KiB are Codex's: Amp documents no limit.
+    assert repository_runs.cut_points(amp, [("AGENTS.md", "x" * 40_000)]) == {"AGENTS.md": None}
+    devin = TOOLS_BY_SLUG["devin"]
+    assert devin.load_order([".devin/rules/b.md", "AGENTS.md", ".devin/rules/a.md"]) == [
+        "AGENTS.md", ".devin/rules/a.md", ".devin/rules/b.md"
+    ]  # fmt: skip
+    assert repository_runs.cut_points(devin, [("AGENTS.md", "d" * 12_001)]) == {"AGENTS.md": 12000}
+
+
 def test_cuts_follow_each_tools_documented_limits():
     codex = TOOLS_BY_SLUG["codex"]
     assert repository_runs.cut_points(codex, [("AGENTS.md", "x" * 40_000)]) == {"AGENTS.md": 32768}

@@ -35,3 +35,15 @@ def test_the_formats_table_lists_every_registered_format_as_the_registry_has_it(
         for limit in entry.limits:
             url = limit.source.split()[0]
             assert url.startswith("https://") and url in text, limit.source
+
+
+def test_every_tool_a_format_serves_is_listed_with_its_id_and_documentation():
+    text = PAGE.read_text(encoding="utf-8")
+    for entry in TARGETS:
+        assert entry.docs in text, entry.format
+        for tool in entry.also_read_by:
+            row = (
+                f"| {tool.tool} | `{tool.tool_id}` | `{entry.format}` | <{tool.docs}> "
+                f"| {tool.note} |"
+            )
+            assert row in text, row

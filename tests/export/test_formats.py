@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from agentdocs.core.agent_files import split_frontmatter, strip_provenance
-from agentdocs.core.targets import EXPORT_FORMATS, FORMATS, TARGETS
+from agentdocs.core.targets import (
+    BY_FORMAT,
+    EXPORT_FORMATS,
+    FORMATS,
+    TARGETS,
+    TOOLS_BY_SLUG,
+    named,
+)
 
 from .conftest import BASE, export
 
@@ -138,6 +145,33 @@ def test_copilot_writes_no_apply_to_where_a_rule_has_none(api, reader, documents
                 ".augment/rules/legacy.md": 'type: "manual"\n',
             },
         ),
+        (
+            "devin",
+            # As Antigravity: Codex's AGENTS.md holds every document, and Devin reads it.
+            {"AGENTS.md": None},
+        ),
+        (
+            "codebuddy",
+            {
+                "CODEBUDDY.md": None,
+                ".codebuddy/rules/api.md": 'description: "How the REST API is laid out"\n'
+                'paths:\n  - "src/api/**"\n  - "**/*.sql"\nalwaysApply: false\n',
+            },
+        ),
+        (
+            "aiassistant",
+            {
+                # `field: value` lines, as the IDE writes them: no quotes.
+                ".aiassistant/rules/agentdocs.md": "apply: always\ndescription: House rules "
+                "from agentdocs: policy and agent notes\n",
+                ".aiassistant/rules/overview.md": "apply: always\n",
+                ".aiassistant/rules/api.md": "apply: by file patterns\npatterns: src/api/**, "
+                "**/*.sql\ndescription: How the REST API is laid out\n",
+                ".aiassistant/rules/review.md": "apply: by model decision\n"
+                "instructions: How to review a change\n",
+                ".aiassistant/rules/legacy.md": "apply: manually\n",
+            },
+        ),
     ],
 )
 def test_rule_folders_scope_in_their_tools_words(api, reader, documents, format, expected):
@@ -149,12 +183,12 @@ def test_rule_folders_scope_in_their_tools_words(api, reader, documents, format,
     main = files[main_path]
     assert "- be kind" in main
     # Each document is in a rule file of its own or, where the tool cannot scope it, in
-    # the main file headed by its globs; never both (but for Antigravity, whose AGENTS.md
-    # is Codex's and holds every document).
+    # the main file headed by its globs; never both (but for Antigravity and Devin, whose
+    # AGENTS.md is Codex's and holds every document).
     rules = {path.rsplit("/", 1)[-1].split(".")[0] for path in files if path != main_path}
     for name in ("overview", "api", "review", "legacy"):
         inline = f"### .AGENTS/{name}.md" in main
-        if format == "antigravity":
+        if format in ("antigravity", "devin"):
             assert inline, name
         else:
             assert (name in rules) != inline, name
@@ -210,3 +244,25 @@ def test_the_formats_list_is_the_registry(api, reader, project, django_assert_ma
 def test_the_formats_list_is_404_for_an_outsider_and_401_for_no_one(api, outsider, project):
     assert api(outsider).get(f"{BASE}/export/formats").status_code == 404
     assert api(None).get(f"{BASE}/export/formats").status_code in (401, 403)
+
+
+def test_the_formats_list_names_the_id_each_cli_option_takes(api, reader, project):
+    """`tool` is a name (`Cursor`); `tool_id` is what `--tool` takes (`cursor`,
+    `claude-code`), and `also_read_by` the tools a format serves, each with its id."""
+    data = api(reader).get(f"{BASE}/export/formats").json()
+    by_format = {entry["format"]: entry for entry in data["formats"]}
+    assert (by_format["cursor"]["tool"], by_format["cursor"]["tool_id"]) == ("Cursor", "cursor")
+    assert by_format["claude-md"]["tool_id"] == "claude-code"
+    assert by_format["agents-md"]["tool_id"] == "codex"
+    assert by_format["devin"]["tool_id"] == "devin"
+    served = {tool["tool_id"]: tool for tool in by_format["agents-md"]["also_read_by"]}
+    assert {"amp", "opencode", "kilo", "bob", "factorydroid", "grokcli", "warp"} <= set(served)
+    assert served["opencode"]["tool"] == "OpenCode"
+    assert served["opencode"]["docs"].startswith("https://")
+    assert by_format["windsurf"]["also_read_by"] == []
+    # Every id is one `agentdocs bind --repo DIR --tool` takes, for the files it names.
+    for entry in data["formats"]:
+        assert TOOLS_BY_SLUG[entry["tool_id"]].format == entry["format"]
+        for tool in entry["also_read_by"]:
+            assert TOOLS_BY_SLUG[tool["tool_id"]].format == entry["format"]
+            assert named(tool["tool_id"]) is BY_FORMAT[entry["format"]]

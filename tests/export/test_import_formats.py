@@ -70,6 +70,39 @@ def test_every_registered_file_has_a_target(entry):
             {"description": "Deploys", "alwaysApply": False},
         ),
         (".roo/rules/style.md", "Tabs, not spaces.\n", {}),
+        (
+            ".devin/rules/py.md",
+            "---\ntrigger: glob\nglobs: **/*.py\n---\nPython.\n",
+            {"globs": ["**/*.py"]},
+        ),
+        (
+            # CodeBuddy applies a rule everywhere unless it says `alwaysApply: false`.
+            ".codebuddy/rules/api.md",
+            '---\ndescription: APIs\npaths:\n  - "src/api/**"\nalwaysApply: false\n---\nAPI.\n',
+            {"description": "APIs", "globs": ["src/api/**"]},
+        ),
+        (
+            ".codebuddy/rules/both.md",
+            "---\npaths: src/**, lib/**\nalwaysApply: true\n---\nAlways.\n",
+            {"alwaysApply": True},
+        ),
+        (".codebuddy/rules/plain.md", "No frontmatter.\n", {}),
+        (
+            # AI Assistant's block is `field: value` lines, read as written: a `#`, a
+            # colon or `yes` is text, not a YAML comment, a mapping or a boolean.
+            ".aiassistant/rules/api.md",
+            "---\napply: by file patterns\npatterns: *.kt, src/** \n---\nKotlin.\n",
+            {"globs": ["*.kt", "src/**"]},
+        ),
+        (
+            ".aiassistant/rules/review.md",
+            "---\napply: by model decision\ninstructions: C# # reviews: yes\n---\nReview.\n",
+            {"description": "C# # reviews: yes", "alwaysApply": False},
+        ),
+        (".aiassistant/rules/all.md", "---\napply: always\n---\nAll.\n", {"alwaysApply": True}),
+        (".aiassistant/rules/m.md", "---\napply: manually\n---\nHand.\n", {"alwaysApply": False}),
+        (".aiassistant/rules/off.md", "---\napply: off\n---\nOff.\n", {"alwaysApply": False}),
+        (".takt/facets/policies/style.md", "Tabs, not spaces.\n", {}),
     ],
 )
 def test_a_tools_rule_file_imports_scoped_as_it_says(path, text, expected):
@@ -88,3 +121,14 @@ def test_the_root_files_compete_for_agent_md_in_the_registrys_order():
     mapped = map_files([SourceFile(".goosehints", "goose"), SourceFile("QWEN.md", "qwen")])
     assert [m.skipped for m in mapped] == [True, False]
     assert "QWEN.md is imported as agent.md" in mapped[0].skip_reason
+
+
+def test_what_a_tool_skips_is_said_on_import():
+    """A CodeBuddy rule turned off, and an AI Assistant rule set to Off, import with a
+    note saying so (our documents cannot be off)."""
+    off = map_file(SourceFile(".codebuddy/rules/x.md", "---\nenabled: false\n---\nX.\n"))
+    assert any("enabled: false" in note for note in off.notes), off.notes
+    ai = map_file(SourceFile(".aiassistant/rules/x.md", "---\napply: off\n---\nX.\n"))
+    assert any("apply: off" in note for note in ai.notes), ai.notes
+    odd = map_file(SourceFile(".aiassistant/rules/y.md", "---\napply: sometimes\n---\nY.\n"))
+    assert any("sometimes" in note for note in odd.notes), odd.notes

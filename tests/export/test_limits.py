@@ -68,10 +68,18 @@ def test_a_40_kib_agent_md_with_30_kib_of_context_is_told_for_each_tool(api, rea
     ]
     assert windsurf[2]["size"] == windsurf[0]["size"] + windsurf[1]["size"]
 
+    # Devin Desktop limits each rule file as Windsurf did, its AGENTS.md included; that
+    # AGENTS.md is Codex's, so it carries Codex's warning too.
+    devin = warnings_of(client, "devin")
+    assert sorted((w["tool"], w["path"], w["limit"], w["cut_from"]) for w in devin) == [
+        ("Codex", "AGENTS.md", 32768, "agent.md"),
+        ("Devin Desktop", "AGENTS.md", 12000, "agent.md"),
+    ]
+
     assert warnings_of(client, "gemini-md") == []  # no limit documented
     everything = warnings_of(client, "all")
     assert {w["format"] for w in everything} == {
-        "agents-md", "claude-md", "copilot", "windsurf", "antigravity"
+        "agents-md", "claude-md", "copilot", "windsurf", "antigravity", "devin"
     }  # fmt: skip
 
 

@@ -165,3 +165,15 @@ def test_the_export_page_shows_tool_limit_warnings_beside_the_file(
     windsurf = browse(reader).get(EXPORT, {"format": "windsurf"}).content.decode()
     assert ".windsurf/rules/ holds 45," in windsurf  # all of Windsurf's rules together
     assert ".windsurf/rules/agentdocs.md holds 45," in windsurf
+
+
+def test_export_page_names_the_id_each_cli_option_takes(browse, reader, project):
+    page = browse(reader).get(EXPORT).content.decode()
+    assert "claude-md (Claude Code; --tool claude-code)</option>" in page
+    assert "cursor (Cursor)</option>" in page
+    assert '<tr data-export-format="agents-md">' in page
+    row = page.split('<tr data-export-format="agents-md">', 1)[1].split("</tr>", 1)[0]
+    assert '<td class="mono" data-tool-id>codex</td>' in row
+    assert 'OpenCode</a> (<span class="mono">opencode</span>)' in row
+    devin = page.split('<tr data-export-format="devin">', 1)[1].split("</tr>", 1)[0]
+    assert '<td class="mono" data-tool-id>devin</td>' in devin
