@@ -10,7 +10,9 @@ from agentdocs.core.export_reading import is_sectioned, read_exported, read_sect
 from agentdocs.core.memory_block import MemoryBlockInputs, RenderOptions
 from agentdocs.core.policy import PolicySetting
 
-SCOPED = "---\ndescription: API views\nglobs: ['src/api/**']\nalwaysApply: false\n---\nThin.\n"
+# A glob no folder expresses, so agents-md keeps the document as a section of AGENTS.md
+# (one scoped to a folder would be that folder's AGENTS.md).
+SCOPED = "---\ndescription: API views\nglobs: ['src/api/**/*.py']\nalwaysApply: false\n---\nThin.\n"
 
 
 def _export(format: str, *, notes: str = "# Rules\n\n- Be kind.\n"):
