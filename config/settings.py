@@ -354,6 +354,12 @@ SPECTACULAR_SETTINGS = {
             "their delivery log, test and redelivery.",
         },
         {
+            "name": "outcomes",
+            "description": "What runs reported (task success, tests passed, tokens, cost), "
+            "immutable and chained, and cohorts of runs (by label, version or recipe) "
+            "compared with their 95% intervals.",
+        },
+        {
             "name": "costs",
             "description": "What the documents cost: the Memory Block per turn in bytes and "
             "tokens, and the tokens delivered per document over the last days.",
