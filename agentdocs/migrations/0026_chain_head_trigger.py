@@ -46,25 +46,48 @@ def _chained_tables(apps):
     )
 
 
-def install(apps, schema_editor):
+def install_on(schema_editor, tables):
+    """The trigger on each of ``tables`` (PostgreSQL: with its function)."""
     vendor = schema_editor.connection.vendor
     if vendor == "postgresql":
         schema_editor.execute(FUNCTION)
-        for table in _chained_tables(apps):
+        for table in tables:
             schema_editor.execute(PG_TRIGGER.format(table=table))
     elif vendor == "sqlite":
-        for table in _chained_tables(apps):
+        for table in tables:
             schema_editor.execute(SQLITE_TRIGGER.format(table=table))
 
 
-def remove(apps, schema_editor):
+def remove_from(schema_editor, tables):
+    """The trigger off each of ``tables``."""
     vendor = schema_editor.connection.vendor
     if vendor not in ("postgresql", "sqlite"):
         return
-    for table in _chained_tables(apps):
+    for table in tables:
         on = f" ON {table}" if vendor == "postgresql" else ""
         schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_chain_head{on}")
-    if vendor == "postgresql":
+
+
+def for_table(table):
+    """The `RunPython` pair a later migration installs the trigger on its new chained
+    history table with: ``migrations.RunPython(*for_table(TABLE), elidable=False)``."""
+
+    def install_one(apps, schema_editor):
+        install_on(schema_editor, [table])
+
+    def remove_one(apps, schema_editor):
+        remove_from(schema_editor, [table])
+
+    return install_one, remove_one
+
+
+def install(apps, schema_editor):
+    install_on(schema_editor, _chained_tables(apps))
+
+
+def remove(apps, schema_editor):
+    remove_from(schema_editor, _chained_tables(apps))
+    if schema_editor.connection.vendor == "postgresql":
         schema_editor.execute("DROP FUNCTION IF EXISTS agentdocs_chain_head_follows()")
 
 

@@ -11,22 +11,6 @@ chain_head_trigger = importlib.import_module("agentdocs.migrations.0026_chain_he
 TABLE = "agentdocs_historicaloutcome"
 
 
-def install_trigger(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
-        schema_editor.execute(chain_head_trigger.FUNCTION)
-        schema_editor.execute(chain_head_trigger.PG_TRIGGER.format(table=TABLE))
-    elif vendor == "sqlite":
-        schema_editor.execute(chain_head_trigger.SQLITE_TRIGGER.format(table=TABLE))
-
-
-def remove_trigger(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor in ("postgresql", "sqlite"):
-        on = f" ON {TABLE}" if vendor == "postgresql" else ""
-        schema_editor.execute(f"DROP TRIGGER IF EXISTS {TABLE}_chain_head{on}")
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -104,5 +88,5 @@ class Migration(migrations.Migration):
             model_name='outcome',
             constraint=models.CheckConstraint(condition=models.Q(('is_bool', False), ('value__in', [0.0, 1.0]), _connector='OR'), name='outcome_bool_value'),
         ),
-        migrations.RunPython(install_trigger, remove_trigger, elidable=False),
+        migrations.RunPython(*chain_head_trigger.for_table(TABLE), elidable=False),
     ]

@@ -18,22 +18,6 @@ _TRIGGERS = importlib.import_module("agentdocs.migrations.0026_chain_head_trigge
 TABLE = "agentdocs_historicalskilllabel"
 
 
-def install_trigger(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
-        schema_editor.execute(_TRIGGERS.FUNCTION)
-        schema_editor.execute(_TRIGGERS.PG_TRIGGER.format(table=TABLE))
-    elif vendor == "sqlite":
-        schema_editor.execute(_TRIGGERS.SQLITE_TRIGGER.format(table=TABLE))
-
-
-def remove_trigger(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor in ("postgresql", "sqlite"):
-        on = f" ON {TABLE}" if vendor == "postgresql" else ""
-        schema_editor.execute(f"DROP TRIGGER IF EXISTS {TABLE}_chain_head{on}")
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -105,5 +89,5 @@ class Migration(migrations.Migration):
             sql=f"CREATE INDEX IF NOT EXISTS {TABLE}_chain ON {TABLE} (chain_tenant, chain_seq)",
             reverse_sql=f"DROP INDEX IF EXISTS {TABLE}_chain",
         ),
-        migrations.RunPython(install_trigger, remove_trigger, elidable=False),
+        migrations.RunPython(*_TRIGGERS.for_table(TABLE), elidable=False),
     ]
