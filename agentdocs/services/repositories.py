@@ -36,8 +36,8 @@ from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ApiToken, BindingRecord, Project, Repository, RepositoryCheck
 from agentdocs.selectors import repositories as selectors
+from agentdocs.selectors.export import export_skills
 from agentdocs.services import events
-from agentdocs.services.export import export_skills
 from agentdocs.services.memory_block import memory_block_inputs
 
 ExportKey = tuple[str, str, str]  # formats, recipe, profile
