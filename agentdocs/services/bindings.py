@@ -384,8 +384,6 @@ def _binding_created(
     record: BindingRecord, *, tenant: Tenant, project: Project, user: User
 ) -> None:
     data = events.binding_data(
-        tenant=tenant,
-        project=project,
         record_id=record.pk,
         process=record.process,
         problem_count=record.problem_count,

@@ -196,11 +196,6 @@ def _setting_changed(
         "previous": previous,
         "actor": user.get_username(),
         "reason": reason,
-        "links": events.setting_links(
-            tenant_slug=tenant.slug,
-            project_slug=project.slug if project is not None else None,
-            key=setting.key,
-        ),
     }
     events.emit(
         type=events.SETTING_CHANGED,
@@ -302,7 +297,6 @@ def _recipe_changed(
         "previous": previous,
         "actor": user.get_username(),
         "reason": reason,
-        "links": events.recipe_links(tenant_slug=recipe.tenant.slug, name=recipe.name),
     }
     events.emit(
         type=events.RECIPE_CHANGED,
