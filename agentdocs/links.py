@@ -143,11 +143,8 @@ def _links(type: str, tenant: str, project: str | None, data: Mapping[str, Any])
     return None
 
 
-def _slugs(event: Event, tenant: str | None) -> tuple[str, str | None]:
-    return (
-        tenant if tenant is not None else event.tenant.slug,
-        event.project.slug if event.project is not None else None,
-    )
+def _slugs(event: Event) -> tuple[str, str | None]:
+    return event.tenant.slug, event.project.slug if event.project is not None else None
 
 
 def event_data(event: Event) -> dict[str, Any]:
@@ -158,7 +155,7 @@ def event_data(event: Event) -> dict[str, Any]:
     data = dict(event.data)
     if "links" in data or (event.kind == "change" and "url" in data):
         return data  # stored with its links
-    tenant, project = _slugs(event, None)
+    tenant, project = _slugs(event)
     if event.kind == "change" and project is not None and "label" in data:
         links = change_links(tenant=tenant, project=project, change_id=data["id"])
         return _after(data, "label", {"url": links["page"], "api_url": links["api"]})
@@ -183,18 +180,17 @@ def _after(data: dict[str, Any], key: str, added: dict[str, Any]) -> dict[str, A
     return out
 
 
-def event_page(event: Event, *, tenant: str | None = None) -> str | None:
+def event_page(event: Event) -> str | None:
     """The page that shows ``event``'s change, for the activity feed (None for the
-    types without links). ``tenant``: the tenant's slug, when the caller has it (no
-    query for the event's tenant)."""
+    types without links; the feed's rows come with their tenant and project)."""
     stored = event.data.get("links") if isinstance(event.data, dict) else None
     if isinstance(stored, dict):
         return stored.get("page")
     if not isinstance(event.data, dict):
         return None
-    slug, project = _slugs(event, tenant)
+    tenant, project = _slugs(event)
     try:
-        links = _links(event.type, slug, project, event.data)
+        links = _links(event.type, tenant, project, event.data)
     except KeyError:
         return None
     return links["page"] if links is not None else None

@@ -12,6 +12,7 @@ from agentdocs.core.errors import InvalidInput, SecretDetected, Unprocessable, V
 from agentdocs.links import event_data as delivered
 from agentdocs.models import Event, Role
 from agentdocs.services import bindings as binding_service
+from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import events
 from agentdocs.services import policy as policy_service
@@ -362,3 +363,29 @@ def test_an_event_stored_with_its_links_keeps_them(tenant, project, writer):
         data=stored,
     )
     assert delivered(event) == stored
+
+
+def test_a_change_requests_payload_has_its_urls_after_its_label(project, writer, reader, since):
+    document_service.document_create(
+        project=project, path="agent.md", body="one\n", user=writer, reason="start"
+    )
+    change = change_service.change_propose(
+        project=project, path="agent.md", body="two\n", base_version=1, reason="r", user=reader
+    )
+    (opened,) = [event for event in since() if event.type == "change.opened"]
+    assert "url" not in opened.data and "api_url" not in opened.data
+    data = delivered(opened)
+    assert list(data)[:8] == [
+        "id",
+        "path",
+        "state",
+        "proposer",
+        "base_version",
+        "label",
+        "url",
+        "api_url",
+    ]
+    assert (data["url"], data["api_url"]) == (
+        f"/t/acme/web/changes/{change.pk}/",
+        f"/api/v1/tenants/acme/projects/web/changes/{change.pk}",
+    )
