@@ -44,7 +44,7 @@ from agentdocs.models import (
 from agentdocs.services import document_checks, document_locks
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 ADMIN_REASON = "Changed in the Django admin"
 

@@ -1,3 +1,5 @@
+import functools
+
 from django.apps import AppConfig
 
 
@@ -11,12 +13,16 @@ class AgentdocsConfig(AppConfig):
             pre_create_historical_record,
         )
 
+        from agentdocs import links
         from agentdocs.models import history  # noqa: F401  (connects the history signal)
         from agentdocs.services import audit_chain, deliveries, events
 
-        # Webhooks: every committed event becomes a delivery to each webhook it matches.
+        # Webhooks: every committed event becomes a delivery to each webhook it matches,
+        # its payload's links built here, where the URL conf is known.
         events.event_committed.connect(
-            deliveries.event_committed_receiver, dispatch_uid="agentdocs.webhooks"
+            functools.partial(deliveries.event_committed_receiver, data=links.event_data),
+            weak=False,
+            dispatch_uid="agentdocs.webhooks",
         )
         # Every history row joins its tenant's hash chain; connected after the change-type
         # receiver (models.history), whose column the link covers.

@@ -157,7 +157,7 @@ def run(
     from agentdocs.models import BindingRecord
     from agentdocs.services import archival
     from agentdocs.services import documents as document_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from config.celery import app as celery_app
 
     suffix = uuid.uuid4().hex[:8]

@@ -76,7 +76,7 @@ def _tenant(slug: str, rows: int, admin):
     from agentdocs.models import AuditChainHead, ChangeType, Document
     from agentdocs.services import audit_chain
     from agentdocs.services import documents as document_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     tenant = tenant_service.tenant_create(slug=slug, name=slug.title(), user=admin)
     web = tenant_service.project_create(tenant=tenant, slug="web", name="Web", user=admin)

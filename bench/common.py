@@ -547,7 +547,7 @@ def in_process_cast() -> tuple[Any, Any, Any]:
     from django.contrib.auth import get_user_model
 
     from agentdocs.models import Role
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     users = get_user_model()
     admin = users.objects.create_user(username="admin", password=None)

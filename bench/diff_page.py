@@ -79,7 +79,7 @@ def main() -> None:
 
     from agentdocs.models import Role
     from agentdocs.services import documents as document_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from agentdocs.services import tokens as token_service
 
     setup_test_environment()

@@ -62,7 +62,7 @@ def _measure(args: argparse.Namespace) -> None:
     from agentdocs.models import Document
     from agentdocs.services import audit_chain
     from agentdocs.services import documents as document_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from agentdocs.services import tokens as token_service
     from bench.common import in_process_cast
 

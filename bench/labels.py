@@ -76,7 +76,7 @@ def _measure(args: argparse.Namespace) -> None:
 
     from agentdocs.services import documents as document_service
     from agentdocs.services import labels as label_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from agentdocs.services import tokens as token_service
     from bench.common import in_process_cast
 

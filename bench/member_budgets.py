@@ -68,7 +68,7 @@ def _seed(args: argparse.Namespace) -> dict[str, object]:
     from agentdocs.models import Role
     from agentdocs.services import changes as change_service
     from agentdocs.services import documents as document_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from agentdocs.services import tokens as token_service
     from bench.memory_block_seed import signed_in_session
 

@@ -25,7 +25,7 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from agentdocs.models import Role  # noqa: E402
 from agentdocs.services import documents as document_service  # noqa: E402
 from agentdocs.services import policy as policy_service  # noqa: E402
-from agentdocs.services import tenants as tenant_service  # noqa: E402
+from agentdocs.services import tenancy as tenant_service  # noqa: E402
 from agentdocs.services import tokens as token_service  # noqa: E402
 
 

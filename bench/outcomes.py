@@ -113,7 +113,7 @@ def _measure(args: argparse.Namespace) -> None:
     from django.test.utils import CaptureQueriesContext
 
     from agentdocs.models import Outcome
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from agentdocs.services import tokens as token_service
 
     admin = get_user_model().objects.create_user(username="bench-admin", password=None)

@@ -86,7 +86,7 @@ def _measure(args: argparse.Namespace) -> None:
     from django.test.utils import CaptureQueriesContext
 
     from agentdocs.services import documents as document_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from agentdocs.services import tokens as token_service
     from agentdocs.services.export import export_build
     from bench.common import in_process_cast
@@ -191,7 +191,7 @@ def _measure(args: argparse.Namespace) -> None:
 
 def _project_with_documents(tenant: Any, admin: Any, slug: str, name: str) -> Any:
     from agentdocs.services import documents as document_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     project = tenant_service.project_create(tenant=tenant, slug=slug, name=name, user=admin)
     for i in range(7):

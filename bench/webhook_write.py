@@ -75,7 +75,7 @@ def main() -> None:
     from agentdocs.models import Delivery, Role
     from agentdocs.services import deliveries as delivery_service
     from agentdocs.services import documents as document_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from agentdocs.services import tokens as token_service
     from agentdocs.services import webhooks as webhook_service
 

@@ -91,7 +91,7 @@ def _per_op(run: Callable[[int], None], count: int) -> float:
 def _seed(args: argparse.Namespace) -> tuple[object, list[dict[str, int]]]:
     """The admin, and per tenant its id and the ids of its writers' documents."""
     from agentdocs.services import documents as document_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from bench.common import in_process_cast
 
     admin, _, first = in_process_cast()

@@ -204,7 +204,7 @@ def seed() -> Cast:
 
     from agentdocs.models import Role, Scope
     from agentdocs.services import documents as document_service
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from agentdocs.services import tokens as token_service
 
     users = get_user_model()

@@ -16,8 +16,8 @@ from rest_framework.test import APIClient
 
 from agentdocs.models import ApiToken, Project, Role, Scope, Tenant
 from agentdocs.services import documents as document_service
-from agentdocs.services import signing_keys
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import signing as signing_keys
+from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
 
 ALL_SCOPES = list(Scope.values)

@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 from agentdocs.management.commands.seed_large_tenant import build_large_tenant
 from agentdocs.models import Role
 from agentdocs.services import documents as document_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from tests.conftest import api_token_key
 
 pytestmark = pytest.mark.django_db

@@ -1,10 +1,11 @@
-"""Hand-written SQL runs in `agentdocs/sql/` only.
+"""Hand-written SQL runs in `agentdocs/sql/` only; no floor under the faces builds a URL.
 
 The other layer rules are import-linter contracts (`[tool.importlinter]` in
-pyproject.toml, `lint-imports` in CI); this one is about calls, not imports, so it is
-read from the code itself: outside `agentdocs/sql/` (and the migrations, which run
-SQL by design) no module opens a cursor, runs `raw()` or `extra()`, or builds
-`RawSQL`.
+pyproject.toml, `lint-imports` in CI). These two are read from the code itself: the
+first is about calls, not imports (outside `agentdocs/sql/`, and the migrations, which
+run SQL by design, no module opens a cursor, runs `raw()` or `extra()`, or builds
+`RawSQL`); the second names a part of Django, which import-linter sees only whole
+(services return ids, and `agentdocs/links.py` builds the paths from the URL conf).
 """
 
 from __future__ import annotations
@@ -78,3 +79,56 @@ def test_the_sql_package_is_where_the_check_finds_hand_sql():
     # would pass on any code: the sql package itself must show hand SQL to it.
     sql_modules = sorted((PACKAGE / "sql").glob("*.py"))
     assert any(_hand_sql(ast.parse(path.read_text())) for path in sql_modules)
+
+
+# The floors under the faces: services, permissions, selectors, sql, models, core.
+URL_FREE = ("services", "permissions.py", "selectors", "sql", "models", "core")
+
+
+def _url_imports(tree: ast.AST) -> list[int]:
+    """The lines that import `django.urls` (or `reverse` from `django.shortcuts`)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            if any(alias.name.startswith("django.urls") for alias in node.names):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = {alias.name for alias in node.names}
+            if (
+                node.module.startswith("django.urls")
+                or (node.module == "django" and "urls" in names)
+                or (node.module == "django.shortcuts" and names & {"reverse", "resolve_url"})
+            ):
+                lines.append(node.lineno)
+    return lines
+
+
+def _url_free_modules() -> list[Path]:
+    return [
+        path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).parts[0] in URL_FREE
+    ]
+
+
+def test_no_floor_under_the_faces_imports_the_url_conf():
+    modules = _url_free_modules()
+    assert len(modules) > 100  # the scan sees the floors
+    offenders = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}"
+        for path in modules
+        for line in _url_imports(ast.parse(path.read_text(), filename=str(path)))
+    ]
+    assert offenders == [], "django.urls under the faces: " + ", ".join(offenders)
+
+
+def test_the_check_sees_each_way_of_importing_the_url_conf():
+    source = """
+import django.urls
+from django.urls import reverse
+from django import urls
+from django.shortcuts import reverse as go
+from django.urls.base import reverse_lazy
+"""
+    assert _url_imports(ast.parse(source)) == [2, 3, 4, 5, 6]
+    assert _url_imports(ast.parse("from django.db import transaction")) == []

@@ -9,6 +9,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from agentdocs import links
 from agentdocs.api.access import request_tenant_access
 from agentdocs.api.common import ListView
 from agentdocs.api.schema import errors
@@ -35,8 +36,7 @@ class ActivitySerializer(serializers.Serializer):
     url = serializers.SerializerMethodField(help_text="The page that shows the change.")
 
     def get_url(self, event: Event) -> str | None:
-        links = event.data.get("links") if isinstance(event.data, dict) else None
-        return links.get("page") if isinstance(links, dict) else None
+        return links.event_page(event)
 
 
 def _filter(name: str, description: str) -> OpenApiParameter:

@@ -15,7 +15,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from agentdocs.core.errors import AgentdocsError, ErrorBody, RateLimited
+from agentdocs import links
+from agentdocs.core.errors import AgentdocsError, ErrorBody, RateLimited, ReviewRequired
 
 
 def error_body(code: str, detail: str, field: str | None = None) -> ErrorBody:
@@ -43,6 +44,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response(
             exc.as_dict(), status=exc.status, headers={"Retry-After": str(exc.retry_after)}
         )
+    if isinstance(exc, ReviewRequired):
+        propose_url = links.propose_url(tenant=exc.tenant, project=exc.project)
+        return Response({**exc.as_dict(), "propose_url": propose_url}, status=exc.status)
     if isinstance(exc, AgentdocsError):
         return Response(exc.as_dict(), status=exc.status)
     if isinstance(exc, RequestDataTooBig):

@@ -22,7 +22,7 @@ from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, optional_body
 from agentdocs.models import Invitation, InvitationState, Role
 from agentdocs.selectors import tenancy as tenancy_selectors
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 TAGS = ["invitations"]
 ROLES = Role.values

@@ -7,12 +7,13 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
 
 from agentdocs.core.signing import ALGORITHM
-from agentdocs.services import signing_keys
+from agentdocs.selectors import signing as signing_selectors
 
 
 @require_GET
 def published_keys(request: HttpRequest) -> JsonResponse:
-    response = JsonResponse({"algorithm": ALGORITHM, "keys": signing_keys.published_keys()})
+    keys = signing_selectors.published_keys()
+    response = JsonResponse({"algorithm": ALGORITHM, "keys": keys})
     # Keys are added by a rotation, and a verifier should see a new one soon.
     response["Cache-Control"] = "public, max-age=300"
     return response

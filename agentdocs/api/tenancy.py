@@ -22,7 +22,7 @@ from agentdocs.api.serializers import ReasonField, StrictSerializer, TextField, 
 from agentdocs.core.errors import Forbidden, NotFound
 from agentdocs.models import Invitation, Role
 from agentdocs.selectors import tenancy as tenancy_selectors
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 ROLES = Role.values
 

@@ -382,10 +382,17 @@ class RateLimited(AgentdocsError):
 
 
 class ReviewRequired(AgentdocsError):
-    """A direct write to a protected path: propose a change instead (``propose_url``)."""
+    """A direct write to a protected path: propose a change instead. The answer's
+    ``propose_url`` is built by the face that knows the URL conf, from the ``tenant``
+    and ``project`` slugs (`agentdocs.links.propose_url`)."""
 
     code = "review_required"
     status = 409
+
+    def __init__(self, detail: str, *, field: str | None = None, tenant: str, project: str) -> None:
+        super().__init__(detail, field=field)
+        self.tenant = tenant
+        self.project = project
 
 
 class OwnChange(AgentdocsError):

@@ -19,8 +19,6 @@ from typing import Any
 
 from django.db import migrations
 
-from agentdocs.services import events as links
-
 BATCH = 2000
 
 DOCUMENT_TYPES = {
@@ -102,7 +100,7 @@ def backfill(apps: Any, schema_editor: Any) -> None:
     for row in _rows(apps.get_model("agentdocs", "HistoricalDocument"), first):
         if row.project_id not in projects:
             continue
-        tenant_id, project_slug = projects[row.project_id]
+        tenant_id, _ = projects[row.project_id]
         type = DOCUMENT_TYPES.get(row.change_type) or (
             "document.created" if row.history_type == "+" else "document.updated"
         )
@@ -123,9 +121,6 @@ def backfill(apps: Any, schema_editor: Any) -> None:
                 "sha256": row.sha256,
                 "actor": _username(users, row.history_user_id),
                 "reason": reason,
-                "links": links.document_links(
-                    tenant_slug=tenants[tenant_id], project_slug=project_slug, path=row.path
-                ),
             },
         )
 
@@ -171,9 +166,6 @@ def backfill(apps: Any, schema_editor: Any) -> None:
                 ),
                 "actor": _username(users, row.history_user_id),
                 "reason": reason,
-                "links": links.setting_links(
-                    tenant_slug=tenants[row.tenant_id], project_slug=project_slug, key=row.key
-                ),
             },
         )
 
@@ -205,7 +197,6 @@ def backfill(apps: Any, schema_editor: Any) -> None:
                 ),
                 "actor": _username(users, row.history_user_id),
                 "reason": reason,
-                "links": links.recipe_links(tenant_slug=tenants[row.tenant_id], name=row.name),
             },
         )
 
@@ -234,9 +225,6 @@ def backfill(apps: Any, schema_editor: Any) -> None:
                 "previous_role": row.role if action == "deleted" else (last.role if last else None),
                 "actor": _username(users, row.history_user_id),
                 "reason": reason,
-                "links": links.membership_links(
-                    tenant_slug=tenants[row.tenant_id], username=username
-                ),
             },
         )
 
@@ -272,7 +260,6 @@ def backfill(apps: Any, schema_editor: Any) -> None:
                 ),
                 "actor": _username(users, row.history_user_id),
                 "reason": reason,
-                "links": links.provider_links(tenant_slug=tenants[row.tenant_id], name=row.name),
             },
         )
 
@@ -305,11 +292,6 @@ def backfill(apps: Any, schema_editor: Any) -> None:
                 "process": process,
                 "problem_count": problems,
                 "actor": _username(users, user_id),
-                "links": links.binding_links(
-                    tenant_slug=tenants[tenant_id],
-                    project_slug=projects[project_id][1],
-                    record_id=pk,
-                ),
             },
         )
     if batch:

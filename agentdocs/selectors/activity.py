@@ -89,4 +89,5 @@ def activity_list(*, tenant: Tenant, admin: bool, filters: ActivityFilter) -> Qu
         events = events.filter(created_at__gte=filters.since)
     if filters.until is not None:
         events = events.filter(created_at__lt=filters.until)
-    return events.select_related("project").order_by("-created_at", "-id")
+    # The tenant and project slugs: the links of each event (`agentdocs.links.event_page`).
+    return events.select_related("tenant", "project").order_by("-created_at", "-id")

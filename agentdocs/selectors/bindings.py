@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from agentdocs.core.bindings import (
     BoundDocument,
+    BoundSkill,
     CurrentDocument,
     OutdatedRow,
     RecordComparison,
@@ -27,6 +28,7 @@ from agentdocs.core.bindings import (
 from agentdocs.core.errors import NotFound
 from agentdocs.core.manifest import skill_entry_name
 from agentdocs.core.repository_runs import compare_repository_files
+from agentdocs.core.skill_reads import restore_skill
 from agentdocs.core.skills import bundle_sha256
 from agentdocs.core.timeline import Run
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Tenant
@@ -406,3 +408,15 @@ def binding_compare(*, a: BindingRecord, b: BindingRecord) -> RecordComparison:
     if a.record.get("repository") is None and b.record.get("repository") is None:
         return comparison
     return {**comparison, "repository": files, "identical": comparison["identical"] and not files}  # type: ignore[typeddict-unknown-key]
+
+
+def binding_skills_reconstruct(skills: list[BoundSkill]) -> list[dict[str, Any]]:
+    """Each skill a process read, its files restored from the skill's history at the
+    bound version (one query whatever the number of skills) and each checked against
+    its recorded sha256."""
+    kept = skill_selectors.skill_bundles(
+        versions=[(skill["skill_id"], skill["version"]) for skill in skills]
+    )
+    return [
+        restore_skill(skill, kept.get((skill["skill_id"], skill["version"]))) for skill in skills
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from agentdocs.core import policy as policy_rules
 from agentdocs.core.errors import InvalidInput, NotFound
 from agentdocs.core.manifest import ManifestError, validate_symbolic_name
 from agentdocs.models import Project, ProviderMapping, Recipe, Setting, Tenant
@@ -44,3 +45,25 @@ def provider_get(*, tenant: Tenant, name: str) -> ProviderMapping:
     if mapping is None:
         raise NotFound(f"The provider map has no name {name!r}.", field="name")
     return mapping
+
+
+def _override_allowed(*, tenant_id: int, key: str) -> bool:
+    value = (
+        Setting.objects.filter(tenant_id=tenant_id, project=None, key=key)
+        .values_list("value", flat=True)
+        .first()
+    )
+    return value != "off"
+
+
+def secret_override_allowed(*, tenant_id: int) -> bool:
+    """Whether the tenant lets a writer save a refused text by acknowledging it (on
+    unless the tenant set `security.secretOverride: off`)."""
+    return _override_allowed(tenant_id=tenant_id, key=policy_rules.SECRET_OVERRIDE_KEY)
+
+
+def hidden_override_allowed(*, tenant_id: int) -> bool:
+    """Whether the tenant lets a writer save a text holding hidden characters by
+    acknowledging them as intended (on unless the tenant set
+    `security.hiddenOverride: off`)."""
+    return _override_allowed(tenant_id=tenant_id, key=policy_rules.HIDDEN_OVERRIDE_KEY)

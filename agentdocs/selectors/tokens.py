@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib.auth.models import User
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from agentdocs.core.errors import NotFound
 from agentdocs.core.numbers import MAX_ID, positive_int
@@ -51,4 +53,13 @@ def token_tenant_choices(*, user: User) -> list[str]:
         Tenant.objects.filter(memberships__user=user)
         .order_by("slug")
         .values_list("slug", flat=True)
+    )
+
+
+def active_tokens(*, user: User, now: datetime) -> int:
+    """How many of the user's tokens still work: neither revoked nor expired."""
+    return (
+        ApiToken.objects.filter(user=user, revoked_at__isnull=True)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .count()
     )

@@ -692,7 +692,6 @@ def audit_chain_check(*, tenant_id: int) -> ChainReport:
         data: events.AuditChainBrokenEventData = {
             **broken,
             "checked": report["checked"],
-            "links": events.audit_links(tenant_slug=tenant.slug),
         }
         with transaction.atomic():
             events.emit(

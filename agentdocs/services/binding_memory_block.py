@@ -34,8 +34,8 @@ from agentdocs.core.recipes import RenderOptions
 from agentdocs.core.skill_index import IndexedSkill
 from agentdocs.models import BindingRecord, Document, Project, Tenant
 from agentdocs.selectors import bindings as binding_selectors
+from agentdocs.selectors.export import export_skills
 from agentdocs.services import memory_block as memory_block_service
-from agentdocs.services.export import export_skills
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from agentdocs.core.repository_runs import (
     restore_repository_file,
     with_repository,
 )
-from agentdocs.core.skill_reads import bound_skill, restore_skill
+from agentdocs.core.skill_reads import bound_skill
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import BindingRecord, Document, Project, ProviderMapping, Skill, Tenant
 from agentdocs.selectors import bindings as binding_selectors
@@ -384,8 +384,6 @@ def _binding_created(
     record: BindingRecord, *, tenant: Tenant, project: Project, user: User
 ) -> None:
     data = events.binding_data(
-        tenant=tenant,
-        project=project,
         record_id=record.pk,
         process=record.process,
         problem_count=record.problem_count,
@@ -481,18 +479,6 @@ def binding_repository_reconstruct(*, record: BindingRecord) -> list[dict[str, A
     return [restore_repository_file(entry, rebuilt) for entry in section["files"]]
 
 
-def binding_skills_reconstruct(skills: list[BoundSkill]) -> list[dict[str, Any]]:
-    """Each skill a process read, its files restored from the skill's history at the
-    bound version (one query whatever the number of skills) and each checked against
-    its recorded sha256."""
-    kept = skill_selectors.skill_bundles(
-        versions=[(skill["skill_id"], skill["version"]) for skill in skills]
-    )
-    return [
-        restore_skill(skill, kept.get((skill["skill_id"], skill["version"]))) for skill in skills
-    ]
-
-
 def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
     """Every bound source's exact text and, when a memory block was bound, the block
     rendered again from those versions; each verified against its recorded sha256."""
@@ -512,7 +498,7 @@ def binding_reconstruct(*, record: BindingRecord) -> dict[str, Any]:
         complete = complete and result["delivery"]["verified"]
     skills = record.record.get("skills")
     if skills is not None:
-        result["skills"] = binding_skills_reconstruct(skills)
+        result["skills"] = binding_selectors.binding_skills_reconstruct(skills)
         complete = complete and all(skill["verified"] for skill in result["skills"])
     return {**result, "complete": complete}
 

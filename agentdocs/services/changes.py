@@ -29,7 +29,6 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.urls import reverse
 from django.utils import timezone
 
 from agentdocs import permissions
@@ -89,30 +88,6 @@ def _text(value: object, *, field: str, limit: int, required: bool = False) -> s
     return value
 
 
-# The event payload's links (`change.*` events: the activity feed and webhook receivers).
-def _change_url(change: ChangeRequest) -> str:
-    """The change request's page."""
-    return reverse(
-        "change",
-        kwargs={
-            "tenant": change.tenant.slug,
-            "project": change.project.slug,
-            "change_id": change.pk,
-        },
-    )
-
-
-def _change_api_url(change: ChangeRequest) -> str:
-    return reverse(
-        "api-change",
-        kwargs={
-            "tenant": change.tenant.slug,
-            "project": change.project.slug,
-            "change_id": change.pk,
-        },
-    )
-
-
 def _emit(change: ChangeRequest, *, action: str, actor: User, reason: str = "", **data) -> None:
     events.emit(
         type=f"change.{action}",
@@ -129,8 +104,6 @@ def _emit(change: ChangeRequest, *, action: str, actor: User, reason: str = "", 
             "proposer": change.proposer.get_username() if change.proposer else None,
             "base_version": change.base_version,
             "label": change.label or None,
-            "url": _change_url(change),
-            "api_url": _change_api_url(change),
             **data,
         },
     )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -58,22 +59,24 @@ def _subscribed(webhook: Webhook, event: Event, project_slug: str | None) -> boo
     return project_slug is not None and project_slug in webhook.projects
 
 
-def event_payload(event: Event) -> core.WebhookPayload:
+def event_payload(event: Event, *, data: dict[str, Any]) -> core.WebhookPayload:
     return core.payload(
         event_id=event.id,
         type=event.type,
         created_at=event.created_at,
         tenant=event.tenant.slug,
         project=event.project.slug if event.project is not None else None,
-        data=event.data,
+        data=data,
     )
 
 
-def deliveries_create(*, event: Event) -> list[int]:
+def deliveries_create(*, event: Event, data: dict[str, Any]) -> list[int]:
     """A delivery of ``event`` to each active webhook of its tenant that subscribes to it,
-    handed over once committed (`_hand_over`). Returns their ids; an event already
-    delivered to a webhook (the signal sent twice) makes no second delivery there. The
-    same few queries whatever the number of webhooks."""
+    handed over once committed (`_hand_over`); ``data`` is the payload's `data`, the
+    event's with its links (`agentdocs.links.event_data`: the face that knows the URL
+    conf builds them). Returns their ids; an event already delivered to a webhook (the
+    signal sent twice) makes no second delivery there. The same few queries whatever the
+    number of webhooks."""
     webhooks = [
         webhook
         for webhook in Webhook.objects.filter(tenant_id=event.tenant_id, active=True)
@@ -82,7 +85,7 @@ def deliveries_create(*, event: Event) -> list[int]:
     if not webhooks:
         return []
     now = timezone.now()
-    payload = dict(event_payload(event))
+    payload = dict(event_payload(event, data=data))
     retries = len(settings.AGENTDOCS_WEBHOOK_RETRY_SCHEDULE)
     with transaction.atomic():
         already = set(
@@ -112,10 +115,13 @@ def deliveries_create(*, event: Event) -> list[int]:
     return ids
 
 
-def event_committed_receiver(sender: Any, event: Event, **kwargs: Any) -> None:
-    """The change is committed already: a failure here is logged, never raised."""
+def event_committed_receiver(
+    sender: Any, event: Event, data: Callable[[Event], dict[str, Any]], **kwargs: Any
+) -> None:
+    """The change is committed already: a failure here is logged, never raised.
+    ``data`` makes the payload's `data` of the event (`agentdocs.links.event_data`)."""
     try:
-        deliveries_create(event=event)
+        deliveries_create(event=event, data=data(event))
     except Exception:
         logger.exception("Could not create the webhook deliveries of event %s.", event.pk)
 

@@ -17,7 +17,7 @@ from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected
 from agentdocs.core.hidden_characters import refuse_hidden
 from agentdocs.core.secret_scan import find_secret
 from agentdocs.models.documents import HiddenAcknowledgement, SecretAcknowledgement
-from agentdocs.services import policy as policy_service
+from agentdocs.selectors import policy as policy_selectors
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -134,7 +134,7 @@ def checked_body(
         lambda: _refuse_secret(text, field="body"),
         acknowledgement=acknowledgement,
         field="acknowledge_secret",
-        allowed=lambda: policy_service.secret_override_allowed(tenant_id=tenant_id()),
+        allowed=lambda: policy_selectors.secret_override_allowed(tenant_id=tenant_id()),
         key=policy_rules.SECRET_OVERRIDE_KEY,
         what="secret check",
         reason=reason,
@@ -147,7 +147,7 @@ def checked_body(
         lambda: refuse_hidden(text, field="body"),
         acknowledgement=hidden,
         field="acknowledge_hidden",
-        allowed=lambda: policy_service.hidden_override_allowed(tenant_id=tenant_id()),
+        allowed=lambda: policy_selectors.hidden_override_allowed(tenant_id=tenant_id()),
         key=policy_rules.HIDDEN_OVERRIDE_KEY,
         what="hidden-character check",
         reason=reason,

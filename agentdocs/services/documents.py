@@ -208,8 +208,6 @@ def _emit(
     project = document.project
     tenant = project.tenant
     data = events.document_data(
-        tenant=tenant,
-        project=project,
         path=document.path,
         version=document.version,
         sha256=document.sha256,

@@ -4,24 +4,21 @@ is sent for it once that transaction commits (never for a rolled-back change).
 Receivers of `event_committed` (webhook delivery) get `event=<Event>`; they must
 not raise, since the change they report has already happened.
 
-`Event.data` is the webhook payload's `data` object, so its shape per event type
-is declared here (the `…EventData` TypedDicts) and every service builds it
-through the helpers below. Each holds `links`: `page` (the page that shows the
-change: the document, or the history of a setting, recipe, membership or provider)
-and `api` (where the API serves the changed thing), as absolute paths
-("/t/acme/web/doc/agent.md"), which is also the activity feed's `url`.
+`Event.data` is the webhook payload's `data` object without its links, so its shape
+per event type is declared here (the `…EventData` TypedDicts) and every service builds
+it through the helpers below. It holds ids, never URLs: the links (`page` and `api`, the
+activity feed's `url`) are added where the URL conf is known, when the event is
+serialized (`agentdocs.links.event_data`, `event_page`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, NotRequired, TypedDict
-from urllib.parse import urlencode
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.dispatch import Signal
-from django.urls import reverse
 
 from agentdocs.models import Project, Tenant
 from agentdocs.models.events import Event
@@ -45,11 +42,6 @@ AUDIT_CHAIN_BROKEN = "audit.chain_broken"
 REPOSITORY_STATE_CHANGED = "repository.state_changed"
 
 
-class Links(TypedDict):
-    page: str
-    api: str
-
-
 class DocumentEventData(TypedDict):
     """`document.created`, `document.updated`, `document.deleted`, `document.restored`."""
 
@@ -58,7 +50,6 @@ class DocumentEventData(TypedDict):
     sha256: str
     actor: str
     reason: str
-    links: Links
     # `document.restored` only: the version whose text came back.
     restored_from: NotRequired[int]
 
@@ -74,7 +65,6 @@ class LabelEventData(TypedDict):
     previous_version: int | None
     actor: str
     reason: str
-    links: Links
 
 
 class SettingValue(TypedDict):
@@ -95,7 +85,6 @@ class SettingEventData(TypedDict):
     previous: SettingValue | None
     actor: str
     reason: str
-    links: Links
 
 
 class RecipeValue(TypedDict):
@@ -113,7 +102,6 @@ class RecipeEventData(TypedDict):
     previous: RecipeValue | None
     actor: str
     reason: str
-    links: Links
 
 
 class MembershipEventData(TypedDict):
@@ -126,7 +114,6 @@ class MembershipEventData(TypedDict):
     previous_role: str | None
     actor: str
     reason: str
-    links: Links
 
 
 class ProviderTarget(TypedDict):
@@ -144,7 +131,6 @@ class ProviderEventData(TypedDict):
     previous: ProviderTarget | None
     actor: str
     reason: str
-    links: Links
 
 
 class SkillEventData(TypedDict):
@@ -181,7 +167,6 @@ class BindingEventData(TypedDict):
     process: str
     problem_count: int
     actor: str
-    links: Links
 
 
 class AuditChainBrokenEventData(TypedDict):
@@ -194,7 +179,6 @@ class AuditChainBrokenEventData(TypedDict):
     reason: str
     columns: NotRequired[list[str]]
     checked: int
-    links: Links
 
 
 def _username(user: User | None) -> str:
@@ -269,8 +253,6 @@ def emit(
 
 def document_data(
     *,
-    tenant: Tenant,
-    project: Project,
     path: str,
     version: int,
     sha256: str,
@@ -283,14 +265,11 @@ def document_data(
         "sha256": sha256,
         "actor": actor.get_username(),
         "reason": reason,
-        "links": document_links(tenant_slug=tenant.slug, project_slug=project.slug, path=path),
     }
 
 
 def binding_data(
     *,
-    tenant: Tenant,
-    project: Project,
     record_id: int,
     process: str,
     problem_count: int,
@@ -302,75 +281,4 @@ def binding_data(
         "process": process,
         "problem_count": problem_count,
         "actor": actor.get_username() if actor is not None else "",
-        "links": binding_links(
-            tenant_slug=tenant.slug, project_slug=project.slug, record_id=record_id
-        ),
-    }
-
-
-# Links. Paths only: the webhook's receiver knows the server it registered with.
-
-
-def document_links(*, tenant_slug: str, project_slug: str, path: str) -> Links:
-    kwargs = {"tenant": tenant_slug, "project": project_slug, "path": path}
-    return {
-        "page": reverse("document", kwargs=kwargs),
-        "api": reverse("api-document", kwargs=kwargs),
-    }
-
-
-def setting_links(*, tenant_slug: str, project_slug: str | None, key: str) -> Links:
-    query = f"?{urlencode({'project': project_slug})}" if project_slug else ""
-    page = reverse("setting-history", kwargs={"tenant": tenant_slug, "key": key}) + query
-    if project_slug is None:
-        api = reverse("api-tenant-setting", kwargs={"tenant": tenant_slug, "key": key})
-    else:
-        api = reverse(
-            "api-project-setting",
-            kwargs={"tenant": tenant_slug, "project": project_slug, "key": key},
-        )
-    return {"page": page, "api": api}
-
-
-def recipe_links(*, tenant_slug: str, name: str) -> Links:
-    kwargs = {"tenant": tenant_slug, "name": name}
-    return {
-        "page": reverse("recipe-history", kwargs=kwargs),
-        "api": reverse("api-recipe", kwargs=kwargs),
-    }
-
-
-def membership_links(*, tenant_slug: str, username: str) -> Links:
-    kwargs = {"tenant": tenant_slug, "username": username}
-    return {
-        "page": reverse("membership-history", kwargs=kwargs),
-        "api": reverse("api-member", kwargs=kwargs),
-    }
-
-
-def provider_links(*, tenant_slug: str, name: str) -> Links:
-    kwargs = {"tenant": tenant_slug, "name": name}
-    return {
-        "page": reverse("provider-history", kwargs=kwargs),
-        "api": reverse("api-provider", kwargs=kwargs),
-    }
-
-
-def binding_links(*, tenant_slug: str, project_slug: str, record_id: int) -> Links:
-    return {
-        "page": reverse(
-            "binding",
-            kwargs={"tenant": tenant_slug, "project": project_slug, "record_id": record_id},
-        ),
-        "api": reverse(
-            "api-binding",
-            kwargs={"tenant": tenant_slug, "project": project_slug, "record": str(record_id)},
-        ),
-    }
-
-
-def audit_links(*, tenant_slug: str) -> Links:
-    return {
-        "page": reverse("tenant", kwargs={"tenant": tenant_slug}),
-        "api": reverse("api-audit-verify", kwargs={"tenant": tenant_slug}),
     }

@@ -1,4 +1,5 @@
-"""Export, Django side: the reads a render does, then the pure layout.
+"""Export, Django side: the reads a render does, then the pure layout (the skills' files
+and the size check are `agentdocs.selectors.export`'s).
 
 An export reads exactly what a Memory Block render reads (`memory_block_inputs`:
 one query, or none while the tenant's rows in the shared cache are current)
@@ -7,18 +8,13 @@ and hands it to `agentdocs.core.export.build_export`.
 
 from __future__ import annotations
 
-from django.conf import settings
-
 from agentdocs.core.cascade import resolve_cascade
-from agentdocs.core.errors import TooLarge
 from agentdocs.core.explain import Explanation, Shadowed, explain
 from agentdocs.core.export import Export, build_export, validate_format
-from agentdocs.core.memory_block import MemoryBlockInputs
-from agentdocs.core.skill_export import ExportedSkill
 from agentdocs.core.targets import LoadingTool
 from agentdocs.models import Project
 from agentdocs.selectors import repositories as repository_selectors
-from agentdocs.selectors import skills as skill_selectors
+from agentdocs.selectors.export import export_check_size, export_skills
 from agentdocs.services.memory_block import memory_block_inputs
 
 
@@ -51,26 +47,6 @@ def export_build(
     if within_limit:
         export_check_size(export)
     return export
-
-
-def export_over_limit(export: Export) -> bool:
-    return export.size > settings.AGENTDOCS_MAX_EXPORT_BYTES
-
-
-def export_check_size(export: Export) -> None:
-    """TooLarge naming `format` when the export's files hold more than
-    `AGENTDOCS_MAX_EXPORT_BYTES`: one answer of that size would hold a worker's memory
-    and the member's connection for as long as it takes."""
-    limit = settings.AGENTDOCS_MAX_EXPORT_BYTES
-    if export.size > limit:
-        raise TooLarge(
-            f"The {export.format} export's files hold {export.size:,} bytes; an export "
-            f"holds at most {limit:,}. Export one format at a time, or a recipe whose "
-            "documents are fewer.",
-            field="format",
-            size=export.size,
-            limit=limit,
-        )
 
 
 def export_explain(
@@ -112,32 +88,3 @@ def export_explain(
             ]
     scopes = {document.path: document.scope for document in inputs.context_documents}
     return explain(tool, export.files, path, scopes=scopes, shadowed_notes=shadowed, held=held)
-
-
-def export_skills(
-    *, tenant_id: int, inputs: MemoryBlockInputs, history: bool = False
-) -> list[ExportedSkill]:
-    """The skills ``inputs`` offer (the recipe's choice, each at the version the render
-    read: its labelled one, read by a label), with their files, for an export: one
-    query, two when a label selects an older version, none when no skill is offered.
-    With ``history``, each from the skills' history (an export rebuilt from a binding
-    record)."""
-    files = skill_selectors.skill_files_of(
-        tenant_id=tenant_id, skills=inputs.skills, history=history
-    )
-    # Read by a label: a skill at an older version than its live one is in its history
-    # (one more query, only then).
-    older = [skill for skill in inputs.skills if (skill.project, skill.name) not in files]
-    if older and not history:
-        files |= skill_selectors.skill_files_of(tenant_id=tenant_id, skills=older, history=True)
-    return [
-        ExportedSkill(
-            name=skill.name,
-            project=skill.project,
-            version=skill.version,
-            sha256=skill.sha256,
-            files=files[(skill.project, skill.name)],
-        )
-        for skill in inputs.skills
-        if (skill.project, skill.name) in files
-    ]

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.urls import reverse
 from django.utils import timezone
 
 from agentdocs.core.errors import InvalidInput, NotFound, TooManyLabels
@@ -53,18 +52,6 @@ def _reason(reason: object) -> str:
     return reason.strip()
 
 
-def _links(document: Document, name: str) -> events.Links:
-    kwargs = {
-        "tenant": document.project.tenant.slug,
-        "project": document.project.slug,
-        "path": document.path,
-    }
-    return {
-        "page": reverse("document", kwargs=kwargs),
-        "api": reverse("api-document-label", kwargs={**kwargs, "label": name}),
-    }
-
-
 def _emit(
     document: Document,
     *,
@@ -82,7 +69,6 @@ def _emit(
         "previous_version": previous,
         "actor": user.get_username(),
         "reason": reason,
-        "links": _links(document, name),
     }
     events.emit(
         type=type,

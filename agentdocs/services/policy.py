@@ -70,28 +70,6 @@ def _validate_security_setting(*, key: str, value: str, project: Project | None)
         raise InvalidInput(f"`{key}` is `on` or `off`.", field="value")
 
 
-def _override_allowed(*, tenant_id: int, key: str) -> bool:
-    value = (
-        Setting.objects.filter(tenant_id=tenant_id, project=None, key=key)
-        .values_list("value", flat=True)
-        .first()
-    )
-    return value != "off"
-
-
-def secret_override_allowed(*, tenant_id: int) -> bool:
-    """Whether the tenant lets a writer save a refused text by acknowledging it (on
-    unless the tenant set `security.secretOverride: off`)."""
-    return _override_allowed(tenant_id=tenant_id, key=policy_rules.SECRET_OVERRIDE_KEY)
-
-
-def hidden_override_allowed(*, tenant_id: int) -> bool:
-    """Whether the tenant lets a writer save a text holding hidden characters by
-    acknowledging them as intended (on unless the tenant set
-    `security.hiddenOverride: off`)."""
-    return _override_allowed(tenant_id=tenant_id, key=policy_rules.HIDDEN_OVERRIDE_KEY)
-
-
 def _validate_setting_value(value: object) -> str:
     if not isinstance(value, str):
         raise InvalidInput("The value must be a string.", field="value")
@@ -196,11 +174,6 @@ def _setting_changed(
         "previous": previous,
         "actor": user.get_username(),
         "reason": reason,
-        "links": events.setting_links(
-            tenant_slug=tenant.slug,
-            project_slug=project.slug if project is not None else None,
-            key=setting.key,
-        ),
     }
     events.emit(
         type=events.SETTING_CHANGED,
@@ -302,7 +275,6 @@ def _recipe_changed(
         "previous": previous,
         "actor": user.get_username(),
         "reason": reason,
-        "links": events.recipe_links(tenant_slug=recipe.tenant.slug, name=recipe.name),
     }
     events.emit(
         type=events.RECIPE_CHANGED,

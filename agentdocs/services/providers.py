@@ -108,7 +108,6 @@ def _provider_changed(
         "previous": previous,
         "actor": user.get_username(),
         "reason": reason,
-        "links": events.provider_links(tenant_slug=mapping.tenant.slug, name=mapping.name),
     }
     events.emit(
         type=events.PROVIDER_CHANGED,

@@ -24,7 +24,6 @@ from typing import Any, TypedDict
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.urls import reverse
 from django.utils import timezone
 
 from agentdocs.core import repositories as core
@@ -36,8 +35,8 @@ from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ApiToken, BindingRecord, Project, Repository, RepositoryCheck
 from agentdocs.selectors import repositories as selectors
+from agentdocs.selectors.export import export_skills
 from agentdocs.services import events
-from agentdocs.services.export import export_skills
 from agentdocs.services.memory_block import memory_block_inputs
 
 ExportKey = tuple[str, str, str]  # formats, recipe, profile
@@ -165,14 +164,6 @@ def _binding(project: Project, binding_id: int | None) -> BindingRecord | None:
     return record
 
 
-def repository_links(*, tenant_slug: str, project_slug: str, repository_id: int) -> events.Links:
-    kwargs = {"tenant": tenant_slug, "project": project_slug, "repository_id": repository_id}
-    return {
-        "page": reverse("repository", kwargs=kwargs),
-        "api": reverse("api-repository", kwargs=kwargs),
-    }
-
-
 def repository_report(
     *,
     project: Project,
@@ -298,7 +289,6 @@ class RepositoryEventData(TypedDict):
     previous: str | None
     kind: str
     actor: str
-    links: events.Links
 
 
 def _state_changed(repository: Repository, *, previous: str | None, user: User, kind: str) -> None:
@@ -313,11 +303,6 @@ def _state_changed(repository: Repository, *, previous: str | None, user: User, 
         "previous": previous,
         "kind": kind,
         "actor": user.get_username() if user.pk is not None else "",
-        "links": repository_links(
-            tenant_slug=project.tenant.slug,
-            project_slug=project.slug,
-            repository_id=repository.pk,
-        ),
     }
     events.emit(
         type=events.REPOSITORY_STATE_CHANGED,

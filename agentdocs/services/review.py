@@ -3,8 +3,8 @@
 `selectors.review`.
 
 A path the `review.required` patterns protect is changed through a change request
-(`services.changes`); a direct write answers 409 `review_required` with the URL to
-propose at. A tenant admin may write it anyway with ``bypass_review`` and a reason;
+(`services.changes`); a direct write answers 409 `review_required` (the faces add the URL to
+propose at). A tenant admin may write it anyway with ``bypass_review`` and a reason;
 the history row says so (`review_bypassed`).
 
 The tenant's value applies unless the project sets its own; an enforced tenant value
@@ -13,16 +13,10 @@ applies everywhere (a project cannot set an enforced key).
 
 from __future__ import annotations
 
-from django.urls import reverse
-
 from agentdocs.core import review as review_rules
 from agentdocs.core.errors import InvalidInput, ReviewRequired
 from agentdocs.models import Project
 from agentdocs.selectors import review as review_selectors
-
-
-def propose_url(project: Project) -> str:
-    return reverse("api-changes", kwargs={"tenant": project.tenant.slug, "project": project.slug})
 
 
 def review_gate(*, project: Project, path: str, bypass_review: bool, reason: str) -> bool:
@@ -41,7 +35,8 @@ def review_gate(*, project: Project, path: str, bypass_review: bool, reason: str
             f"{path} is protected by `{review_rules.REVIEW_REQUIRED_KEY}`: propose a change "
             "for review instead (a tenant admin may bypass review with a reason).",
             field="path",
-            propose_url=propose_url(project),
+            tenant=project.tenant.slug,
+            project=project.slug,
         )
     if not reason:
         raise InvalidInput(

@@ -16,13 +16,13 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from agentdocs.core.errors import InvalidInput, NotFound, TooManyTokens
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ApiToken, ChangeType, Membership, Scope, Tenant
 from agentdocs.models.history import mark_change
+from agentdocs.selectors import tokens as token_selectors
 
 KEY_PREFIX = "adt_"
 PREFIX_ALPHABET = string.ascii_letters + string.digits
@@ -158,21 +158,12 @@ def token_create(
     raise RuntimeError("could not find a free token prefix")
 
 
-def active_tokens(*, user: User, now: datetime) -> int:
-    """How many of the user's tokens still work: neither revoked nor expired."""
-    return (
-        ApiToken.objects.filter(user=user, revoked_at__isnull=True)
-        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
-        .count()
-    )
-
-
 def _require_room_for_a_token(*, user: User, now: datetime) -> None:
     """TooManyTokens when the user holds the most active tokens one person may. The
     user's row is locked first, so two creations at once cannot both take the last place."""
     User.objects.select_for_update().filter(pk=user.pk).first()
     limit = settings.AGENTDOCS_MAX_TOKENS_PER_USER
-    if active_tokens(user=user, now=now) >= limit:
+    if token_selectors.active_tokens(user=user, now=now) >= limit:
         raise TooManyTokens(
             f"You hold {limit} active API tokens, the most one person may: revoke one you "
             "no longer use, then create this one.",

@@ -26,10 +26,10 @@ from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors import outcomes as outcome_selectors
+from agentdocs.selectors import policy as policy_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import costs as cost_service
 from agentdocs.services import document_locks
-from agentdocs.services import policy as policy_service
 from agentdocs.web import hidden_characters
 from agentdocs.web.diffview import side_by_side
 from agentdocs.web.forms.documents import DocumentEditForm
@@ -92,7 +92,7 @@ def offers_acknowledgement(
     the text (and the tenant allows overrides), and while the user has it chosen."""
     if form["acknowledge_secret"].value():
         return True
-    return isinstance(refusal, SecretDetected) and policy_service.secret_override_allowed(
+    return isinstance(refusal, SecretDetected) and policy_selectors.secret_override_allowed(
         tenant_id=access.tenant.pk
     )
 

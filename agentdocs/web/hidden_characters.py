@@ -21,7 +21,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from agentdocs.core.errors import AgentdocsError, HiddenCharacters
 from agentdocs.core.hidden_characters import HiddenCharacter, count_hidden, find_hidden
-from agentdocs.services import policy as policy_service
+from agentdocs.selectors import policy as policy_selectors
 
 # How many a banner lists with their place (the editor's, whose textarea cannot mark them).
 LISTED_IN_BANNER = 20
@@ -147,6 +147,6 @@ def offers_acknowledgement(*, tenant_id: int, form: Form, refusal: AgentdocsErro
     has it chosen."""
     if form["acknowledge_hidden"].value():
         return True
-    return isinstance(refusal, HiddenCharacters) and policy_service.hidden_override_allowed(
+    return isinstance(refusal, HiddenCharacters) and policy_selectors.hidden_override_allowed(
         tenant_id=tenant_id
     )

@@ -14,7 +14,7 @@ from agentdocs.models import Event, Role
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from agentdocs.api.access import prefetched_access
 from agentdocs.api.authentication import TokenAccessAuthentication
 from agentdocs.core.errors import NotFound
 from agentdocs.models import ApiToken, Role
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
 from tests.conftest import api_token_key
 

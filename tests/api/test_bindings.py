@@ -10,7 +10,7 @@ import pytest
 from agentdocs.models import BindingRecord, Document
 from agentdocs.services import documents as document_service
 from agentdocs.services import providers as provider_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 pytestmark = pytest.mark.django_db
 

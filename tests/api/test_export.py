@@ -13,7 +13,7 @@ from agentdocs.core.export import PROVENANCE_START
 from agentdocs.models import Scope
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
 
 pytestmark = pytest.mark.django_db

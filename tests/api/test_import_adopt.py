@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agentdocs.models import ChangeRequest, Document
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from agentdocs.models import ChangeRequest, DocumentLabel, Role
 from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
 from agentdocs.services import policy as policy_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from tests.api.test_documents import assert_error
 
 pytestmark = pytest.mark.django_db

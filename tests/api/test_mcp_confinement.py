@@ -24,7 +24,7 @@ import requests
 from mcp import Client
 
 from agentdocs.models import ChangeRequest, Role
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from tests.api.test_mcp_http import (
     INITIALIZE,
     JSON_RPC_HEADERS,

@@ -24,7 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from agentdocs.models import ApiToken, BindingRecord, ChangeRequest, Document, Role, Scope
 from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
 from config.celery import app as celery_app
 from tests.cli.test_mcp import REPO, TOOLS, error_of, text_of

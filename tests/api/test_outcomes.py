@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from agentdocs.models import Outcome, Scope
 from agentdocs.services import audit_chain
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
 from tests.outcome_runs import bound_run
 

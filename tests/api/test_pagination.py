@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from agentdocs.management.commands.seed_large_tenant import build_large_tenant
 from agentdocs.models import Project
 from agentdocs.services import documents as document_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 pytestmark = pytest.mark.django_db
 

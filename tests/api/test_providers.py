@@ -74,7 +74,7 @@ def test_outsiders_get_404_for_everything(api, outsider, other_tenant, mapping):
 
 
 def test_a_project_of_another_tenant_cannot_be_mapped(api, admin, project, outsider):
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     globex = tenant_service.tenant_create(slug="globex", name="Globex", user=outsider)
     tenant_service.project_create(tenant=globex, slug="secret", name="S", user=outsider)

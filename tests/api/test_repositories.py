@@ -12,6 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from agentdocs.links import event_data
 from agentdocs.models import Event, Repository, RepositoryCheck
 from agentdocs.services import documents as document_service
 from agentdocs.services import tokens as token_service
@@ -268,7 +269,7 @@ def test_a_state_change_emits_repository_state_changed_once(api, writer, project
         ("in-sync", "edited-locally"),
     ]
     assert events[0].kind == "repository" and events[0].project == project
-    assert events[0].data["links"]["api"].endswith(f"/repositories/{events[0].data['id']}")
+    assert event_data(events[0])["links"]["api"].endswith(f"/repositories/{events[0].data['id']}")
     feed = client.get("/api/v1/tenants/acme/activity/?kind=repository").json()["results"]
     assert len(feed) == 2
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 from agentdocs.models import Document
 from agentdocs.selectors import search as search_selectors
 from agentdocs.services import documents as document_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from tests.conftest import need_service
 
 SEARCH = "/api/v1/tenants/acme/search/"

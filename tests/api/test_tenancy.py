@@ -8,7 +8,7 @@ from django.test import override_settings
 
 from agentdocs.core.errors import InvalidInput
 from agentdocs.models import Membership, Project, Tenant
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 pytestmark = pytest.mark.django_db
 

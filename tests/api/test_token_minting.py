@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from agentdocs.core.errors import TooManyTokens
 from agentdocs.models import ApiToken, Role
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
 from tests.conftest import need_service
 

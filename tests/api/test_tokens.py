@@ -147,7 +147,7 @@ def test_an_admin_needs_the_admin_scope_to_administer(admin, tenant):
 
 
 def test_a_tenant_token_works_only_in_its_tenant(outsider, other_tenant, admin, tenant):
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     tenant_service.membership_set(tenant=tenant, username="mallory", role="reader", actor=admin)
     key = new_key(outsider, tenant=other_tenant)

@@ -21,7 +21,7 @@ from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
 from agentdocs.services import render_cache
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
 from tests.conftest import api_token_key, need_service
 

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from agentdocs.models import Document
 from agentdocs.services import documents as svc
 from agentdocs.services import policy as policy_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 WEB_AGENT_MD = """\
 # Web agent notes

@@ -144,7 +144,7 @@ def test_an_unreachable_server_exits_2(repository):
 def test_adopt_starts_a_project_from_another_projects_synced_files(
     live_server, tenant, project, writer, admin, make_document, tmp_path
 ):
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     mobile = tenant_service.project_create(tenant=tenant, slug="mobile", name="Mobile", user=admin)
     make_document(mobile, "agent.md", "# Mobile rules\n\n- Ship behind a flag.\n")

@@ -17,7 +17,7 @@ from mcp import Client, StdioServerParameters
 
 from agentdocs.models import BindingRecord, ChangeRequest
 from agentdocs.services import documents as document_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from config.celery import app as celery_app
 from tests.cli.test_main import run_cli
 from tests.conftest import api_token_key

@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from agentdocs.core.audit_chain import chain_link
+from agentdocs.links import event_data
 from agentdocs.models import (
     AuditChainHead,
     Delivery,
@@ -203,7 +204,7 @@ def test_the_daily_task_emits_audit_chain_broken_for_admins_only(
     assert event.tenant == tenant
     assert event.data["model"] == "agentdocs.historicalsetting"
     assert event.data["id"] == row.pk
-    assert event.data["links"]["api"] == VERIFY
+    assert event_data(event)["links"]["api"] == VERIFY
     assert AuditChainHead.objects.get(tenant=tenant).broken_at["id"] == row.pk
     feed = "/api/v1/tenants/acme/activity/"
     seen = [item["type"] for item in api(admin).get(feed).json()["results"]]

@@ -18,7 +18,8 @@ from django.test import override_settings
 
 from agentdocs.core import signing
 from agentdocs.models import BindingRecord, SigningKey
-from agentdocs.services import signing_keys
+from agentdocs.selectors import signing as signing_selectors
+from agentdocs.services import signing as signing_keys
 
 REPO = Path(__file__).resolve().parents[2]
 URL = "/api/v1/tenants/acme/projects/web/memory-block/"
@@ -269,7 +270,7 @@ def test_the_private_key_is_stored_sealed_and_a_new_secret_rotates_it(db, settin
     assert again.key_id != pair.key_id
     row.refresh_from_db()
     assert row.retired_at is not None
-    assert [key["key_id"] for key in signing_keys.published_keys()] == [
+    assert [key["key_id"] for key in signing_selectors.published_keys()] == [
         pair.key_id,
         again.key_id,
     ]
@@ -330,6 +331,6 @@ def test_a_retired_key_stays_valid_for_the_cache_window(db, settings):
     assert old is None
     retired, _ = signing_keys.signing_key_rotate()
     assert retired is not None and retired.retired_at is not None
-    listed = {key["key_id"]: key for key in signing_keys.published_keys()}
+    listed = {key["key_id"]: key for key in signing_selectors.published_keys()}
     until = listed[retired.key_id]["valid_until"]
     assert until == (retired.retired_at + timedelta(seconds=60)).isoformat()

@@ -13,7 +13,7 @@ from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 backfill = importlib.import_module("agentdocs.migrations.0014_backfill_events").backfill
 

@@ -1,18 +1,23 @@
 """Every write service records its event in the write's transaction, with the data
-webhooks deliver; a refused write records none."""
+webhooks deliver (`delivered`: the stored ids with their links, built from the URL
+conf); a refused write records none."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 from agentdocs.core.errors import InvalidInput, SecretDetected, Unprocessable, VersionConflict
+from agentdocs.links import event_data as delivered
 from agentdocs.models import Event, Role
 from agentdocs.services import bindings as binding_service
+from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import events
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +56,7 @@ def test_document_writes_emit_created_updated_deleted_and_restored(project, writ
         ("document.restored", "document", "restored", 5),
     ]
     assert all(e.project_id == project.pk and e.target == "agent.md" for e in got)
-    assert got[0].data == {
+    assert delivered(got[0]) == {
         "path": "agent.md",
         "version": 1,
         "sha256": document_service.sha256_of("one\n"),
@@ -118,7 +123,7 @@ def test_settings_emit_setting_changed_with_scope_value_and_previous(tenant, pro
         ("setting.changed", "created", "memory.lang", project.pk),
         ("setting.changed", "deleted", "memory.tone", None),
     ]
-    assert got[1].data == {
+    assert delivered(got[1]) == {
         "key": "memory.tone",
         "scope": "tenant",
         "project": None,
@@ -134,7 +139,7 @@ def test_settings_emit_setting_changed_with_scope_value_and_previous(tenant, pro
         },
     }
     assert got[2].data["scope"] == "project" and got[2].data["project"] == "web"
-    assert got[2].data["links"] == {
+    assert delivered(got[2])["links"] == {
         "page": "/t/acme/-/history/settings/memory.lang/?project=web",
         "api": "/api/v1/tenants/acme/projects/web/settings/memory.lang",
     }
@@ -175,7 +180,7 @@ def test_recipes_emit_recipe_changed(tenant, admin, since):
         ("recipe.changed", "updated", "review"),
         ("recipe.changed", "deleted", "review"),
     ]
-    assert got[1].data == {
+    assert delivered(got[1]) == {
         "name": "review",
         "action": "updated",
         "params": {"agentDocument": "b.md"},
@@ -205,7 +210,7 @@ def test_memberships_emit_membership_changed_with_the_previous_role(tenant, admi
         ("membership.changed", "updated", "carol"),
         ("membership.changed", "deleted", "carol"),
     ]
-    assert got[0].data == {
+    assert delivered(got[0]) == {
         "username": "carol",
         "action": "updated",
         "role": "writer",
@@ -253,7 +258,7 @@ def test_providers_emit_provider_changed(tenant, project, admin, since):
         ("provider.changed", "updated"),
         ("provider.changed", "deleted"),
     ]
-    assert got[1].data == {
+    assert delivered(got[1]) == {
         "name": "ws/base",
         "action": "updated",
         "project": "web",
@@ -283,7 +288,7 @@ def test_a_binding_record_emits_binding_created_with_its_problem_count(
         str(record.pk),
         project.pk,
     )
-    assert event.data == {
+    assert delivered(event) == {
         "id": record.pk,
         "process": "ci",
         "problem_count": record.problem_count,
@@ -314,3 +319,61 @@ def test_the_signal_is_sent_once_the_write_commits(
     finally:
         events.event_committed.disconnect(receive)
     assert [e.type for e in sent] == ["document.created"]
+
+
+def test_an_event_stores_ids_and_its_payload_has_the_links_where_receivers_had_them(
+    tenant, project, writer, since
+):
+    doc = document_service.document_create(
+        project=project, path="agent.md", body="one\n", user=writer, reason="start"
+    )
+    doc = document_service.document_write(
+        document=doc, body="two\n", base_version=1, user=writer, reason="more"
+    ).document
+    document_service.document_revert(document=doc, version=1, user=writer, reason="back")
+    restored = since()[-1]
+    assert restored.type == "document.restored"
+    # Stored: no URL, only what the links are built from (the tenant, project and path).
+    assert "links" not in restored.data
+    assert "/" not in json.dumps(restored.data).replace("\\/", "")
+    # Delivered: the links in their place, before a restore's `restored_from` (the
+    # other keys in the stored order, which PostgreSQL's jsonb sorts its own way).
+    stored = [key for key in restored.data if key != "restored_from"]
+    assert list(delivered(restored)) == [*stored, "links", "restored_from"]
+    assert delivered(restored)["links"] == {
+        "page": "/t/acme/web/doc/agent.md",
+        "api": "/api/v1/tenants/acme/projects/web/documents/agent.md",
+    }
+
+
+def test_an_event_stored_with_its_links_keeps_them(tenant, project, writer):
+    stored = {"path": "a.md", "links": {"page": "/then/", "api": "/api/then"}}
+    event = events.emit(
+        type=events.DOCUMENT_UPDATED,
+        tenant=tenant,
+        project=project,
+        actor=writer,
+        target="a.md",
+        data=stored,
+    )
+    assert delivered(event) == stored
+
+
+def test_a_change_requests_payload_has_its_urls_after_its_label(project, writer, reader, since):
+    document_service.document_create(
+        project=project, path="agent.md", body="one\n", user=writer, reason="start"
+    )
+    change = change_service.change_propose(
+        project=project, path="agent.md", body="two\n", base_version=1, reason="r", user=reader
+    )
+    (opened,) = [event for event in since() if event.type == "change.opened"]
+    assert "url" not in opened.data and "api_url" not in opened.data
+    data = delivered(opened)
+    # Right after the label, the other keys in the stored order (jsonb's own on PostgreSQL).
+    stored = list(opened.data)
+    after = stored.index("label") + 1
+    assert list(data) == [*stored[:after], "url", "api_url", *stored[after:]]
+    assert (data["url"], data["api_url"]) == (
+        f"/t/acme/web/changes/{change.pk}/",
+        f"/api/v1/tenants/acme/projects/web/changes/{change.pk}",
+    )

@@ -12,7 +12,7 @@ from agentdocs.core.memory_block import ClientDocument, LayerKind, LayerState
 from agentdocs.models import Role, Setting
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from agentdocs.services.memory_block import read_state_key, render_memory_block
 
 # The read state is the caller's: these tests render as one token.

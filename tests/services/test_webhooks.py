@@ -15,6 +15,7 @@ from django.core.management import call_command
 from django.utils import timezone
 from standardwebhooks import Webhook as Verifier
 
+from agentdocs.links import event_data
 from agentdocs.models import Delivery, DeliveryAttempt, DeliveryState, Event, Webhook
 from agentdocs.services import deliveries as delivery_service
 from agentdocs.services import events as event_service
@@ -75,7 +76,15 @@ def test_a_committed_event_is_delivered_signed_with_the_event_id(
         "created_at": payload["created_at"],
         "tenant": "acme",
         "project": "web",
-        "data": {"path": "agent.md", "version": 2},
+        # The stored ids, with the links the URL conf gives them (`agentdocs.links`).
+        "data": {
+            "path": "agent.md",
+            "version": 2,
+            "links": {
+                "page": "/t/acme/web/doc/agent.md",
+                "api": "/api/v1/tenants/acme/projects/web/documents/agent.md",
+            },
+        },
     }
     assert payload["created_at"].endswith("Z")
     assert headers["Webhook-Id"] == event.id
@@ -519,7 +528,7 @@ def test_an_events_deliveries_are_made_in_the_same_queries_whatever_the_webhooks
     event = Event.objects.select_related("tenant", "project").get(pk=event.pk)
     # webhooks, those already made, savepoint, insert, release
     with django_assert_num_queries(5):
-        ids = delivery_service.deliveries_create(event=event)
+        ids = delivery_service.deliveries_create(event=event, data=event_data(event))
     assert len(ids) == count and webhook_receiver.received == []
-    assert delivery_service.deliveries_create(event=event) == []  # made once
+    assert delivery_service.deliveries_create(event=event, data=event_data(event)) == []
     assert Delivery.objects.filter(event_id=event.id).count() == count

@@ -12,7 +12,7 @@ import requests
 from mcp import Client
 
 from agentdocs.services import skills as skill_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from tests.api.test_mcp_http import INITIALIZE, JSON_RPC_HEADERS, bearer
 from tests.api.test_mcp_http import drive as drive_http
 from tests.cli.test_mcp import drive as drive_stdio

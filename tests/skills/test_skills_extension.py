@@ -16,7 +16,7 @@ import requests
 from agentdocs.mcp.skills_extension import SKILLS_EXTENSION
 from agentdocs.models import BindingRecord
 from agentdocs.services import skills as skill_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
 from tests.api.test_mcp_http import INITIALIZE, JSON_RPC_HEADERS, bearer
 from tests.conftest import api_token_key

@@ -139,7 +139,7 @@ def test_outsiders_get_404_on_binding_pages(browse, writer, outsider, other_tena
 
 
 def test_a_record_of_another_project_is_404(browse, admin, writer, tenant, bound_project):
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     tenant_service.project_create(tenant=tenant, slug="api", name="API", user=admin)
     bind(browse(writer))

@@ -351,7 +351,7 @@ def test_writer_cannot_edit_tenant_wide_documents(browse, writer, vance_md, proj
 def test_editing_the_tenant_wide_agent_md_shows_its_reach_first(
     browse, admin, tenant, project, vance_md, make_document
 ):
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     api = tenant_service.project_create(tenant=tenant, slug="api", name="API", user=admin)
     make_document(api, "agent.md", "# API's own\n")

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from agentdocs.models import Invitation, Membership
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
 from agentdocs.services import policy as policy_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 pytestmark = pytest.mark.django_db
 

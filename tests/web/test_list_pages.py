@@ -8,7 +8,7 @@ import re
 import pytest
 
 from agentdocs.services import documents as document_service
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 
 pytestmark = pytest.mark.django_db
 

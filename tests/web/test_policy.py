@@ -358,7 +358,7 @@ def test_readers_and_outsiders_cannot_use_the_recipe_form(browse, reader, outsid
 def test_a_recipe_page_links_the_first_projects_previews_whatever_their_number(
     browse, reader, admin, tenant, project
 ):
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
     from agentdocs.web.views.policy import PREVIEW_LINKS
 
     policy_service.recipe_create(tenant=tenant, name="coder", params={}, profiles={}, user=admin)

@@ -107,7 +107,7 @@ def test_list_pages_run_the_same_queries_with_3_and_300_rows(
     """The project page pages its documents (live and deleted), the tenant page its
     projects: 300 rows cost the queries 3 do."""
     settings.AGENTDOCS_RENDER_CACHE = False  # both counts on a cold render cache
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     def add(start: int, stop: int) -> None:
         for n in range(start, stop):

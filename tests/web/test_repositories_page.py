@@ -99,7 +99,7 @@ def test_outsiders_get_404_and_another_projects_repository_is_404(
     behind, _ = two_repositories
     assert browse(outsider).get(URL).status_code == 404
     assert browse(outsider).get(f"{URL}{behind.pk}/").status_code == 404
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     tenant_service.project_create(tenant=tenant, slug="api", name="API", user=admin)
     assert browse(reader).get(f"/t/acme/api/repositories/{behind.pk}/").status_code == 404
@@ -133,7 +133,7 @@ def test_the_pages_queries_do_not_grow_with_the_repositories(
 def test_the_tenant_page_counts_every_project_s_repositories_in_constant_queries(
     browse, reader, tenant, admin, writer, two_repositories
 ):
-    from agentdocs.services import tenants as tenant_service
+    from agentdocs.services import tenancy as tenant_service
 
     client = browse(reader)
     client.get("/t/acme/")

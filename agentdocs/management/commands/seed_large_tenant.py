@@ -141,8 +141,6 @@ def _document_event(row: Any, *, tenant: Tenant, project: Project) -> Event:
         reason=row.history_change_reason,
         version=row.version,
         data=events.document_data(
-            tenant=tenant,
-            project=project,
             path=row.path,
             version=row.version,
             sha256=row.sha256,
@@ -163,8 +161,6 @@ def _binding_event(record: BindingRecord, *, tenant: Tenant, project: Project) -
         actor=record.created_by,
         target=str(record.pk),
         data=events.binding_data(
-            tenant=tenant,
-            project=project,
             record_id=record.pk,
             process=record.process,
             problem_count=record.problem_count,

@@ -6,7 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from agentdocs.services import signing_keys
+from agentdocs.selectors.signing import published_keys
+from agentdocs.services.signing import signing_key_rotate
 
 
 class Command(BaseCommand):
@@ -17,10 +18,10 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        old, new = signing_keys.signing_key_rotate()
+        old, new = signing_key_rotate()
         if old is not None:
             self.stdout.write(f"Retired {old.key_id}.")
         self.stdout.write(f"Signing with {new.key_id} from now on.")
-        for key in signing_keys.published_keys():
+        for key in published_keys():
             until = key["valid_until"] or "now"
             self.stdout.write(f"  {key['key_id']}  valid {key['valid_from']} .. {until}")

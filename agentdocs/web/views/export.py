@@ -13,6 +13,7 @@ from agentdocs.core.errors import InvalidInput, NotFound, TooLarge
 from agentdocs.core.export import ALL, EXPORT_FORMATS, Export
 from agentdocs.core.labels import LATEST, validate_label_name
 from agentdocs.core.targets import TARGETS
+from agentdocs.selectors import export as export_selectors
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import export as export_service
@@ -63,7 +64,7 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
         status = 400
     if export is not None and request.GET.get("download") == "zip":
         try:
-            export_service.export_check_size(export)
+            export_selectors.export_check_size(export)
         except TooLarge as error:
             refusal, status = error, error.status
         else:
@@ -114,7 +115,7 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
             "files_page": page,
             "sources": export.sources[:SHOWN_SOURCES] if export is not None else (),
             "more_sources": max(len(export.sources) - SHOWN_SOURCES, 0) if export else 0,
-            "over_limit": export is not None and export_service.export_over_limit(export),
+            "over_limit": export is not None and export_selectors.export_over_limit(export),
             "limit": settings.AGENTDOCS_MAX_EXPORT_BYTES,
             "refusal": refusal,
             "sync_command": _sync_command(access, sync_formats, label=export_label),

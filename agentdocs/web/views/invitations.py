@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from agentdocs import permissions
 from agentdocs.core.errors import AgentdocsError
 from agentdocs.selectors import tenancy as tenancy_selectors
-from agentdocs.services import tenants as tenant_service
+from agentdocs.services import tenancy as tenant_service
 from agentdocs.web.pages import member_page
 from agentdocs.web.views.tenancy import home_page
 

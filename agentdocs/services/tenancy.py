@@ -219,7 +219,6 @@ def _membership_changed(
         "previous_role": previous_role,
         "actor": actor.get_username(),
         "reason": reason,
-        "links": events.membership_links(tenant_slug=tenant.slug, username=username),
     }
     events.emit(
         type=events.MEMBERSHIP_CHANGED,
