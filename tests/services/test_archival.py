@@ -300,9 +300,7 @@ def test_the_drain_task_hands_on_until_the_backlog_is_archived(bound, settings):
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_drains_at_once_take_disjoint_batches(
-    bound, settings, monkeypatch, archive_in_process
-):
+def test_drains_at_once_take_disjoint_batches(bound, settings, monkeypatch, archive_in_process):
     """A drain skips the records another holds (`FOR UPDATE SKIP LOCKED`): here the
     other is a transaction of this test's own, holding the oldest two."""
     from django.db import connection
