@@ -52,17 +52,19 @@ def archive_binding_records(record_ids: list[int]) -> int:
 
 
 @shared_task(bind=True, **ARCHIVE_RETRIES)
-def archive_pending_binding_records(self: Task) -> int:
-    """Archive the oldest unarchived binding records, one batch, and enqueue the next
-    drain on this queue while a backlog remains (`archival.archive_pending`). Returns
-    how many it archived."""
+def archive_pending_binding_records(self: Task, handed_on: bool = False) -> int:
+    """Archive the oldest unarchived binding records, one batch, and enqueue the drains
+    that follow it on this queue while a backlog remains (`archival.archive_pending`:
+    the first drain of a backlog starts several, each handing on to one). Returns how
+    many it archived."""
     queue = (self.request.delivery_info or {}).get("routing_key")
-    drained = archival.archive_pending(queue=queue)
-    if drained.more:
+    drained = archival.archive_pending(queue=queue, handed_on=handed_on)
+    for _ in range(drained.follow):
         try:
-            self.apply_async(queue=queue)
+            self.apply_async(kwargs={"handed_on": True}, queue=queue)
         except Exception:  # the broker: the next bind or the sweep takes the rest
             logger.exception("Could not enqueue the next archival drain.")
+            break
     return drained.archived
 
 

@@ -6,7 +6,7 @@ Needs PostgreSQL and Redis (the same ones the worker tests use):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/agentdocs \\
     REDIS_URL=redis://127.0.0.1:6379/0 \\
     .venv/bin/python bench/archive_throughput.py [--records 1000 10000] [--concurrency 2]
-        [--mode per-record batch] [--batch-size 500]
+        [--mode per-record batch] [--batch-size 500] [--drains 2] [--per-record-sample 5000]
 
 It creates a throwaway database (``test_<name>``, dropped afterwards). For each size,
 concurrency and mode it makes ``--records`` binding records while no worker runs (one
@@ -17,7 +17,13 @@ seconds, not the binding service's minutes), then enqueues their archival, start
 - ``per-record``: one ``archive_binding_record`` task per record, as every bind
   enqueued before batching (the task is kept for messages already queued);
 - ``batch``: what a bind enqueues now, one drain (``archive_pending_binding_records``),
-  which archives the backlog in batches of ``--batch-size`` and hands on to the next.
+  which archives the backlog in batches of ``--batch-size`` and hands on to
+  ``--drains`` drains that run at once (``AGENTDOCS_ARCHIVE_DRAINS``), each handing on
+  to its next while its batch was full.
+
+``--per-record-sample N`` has the per-record mode archive only the oldest N records of
+the backlog (one task each; the backlog is still ``--records`` long), for sizes where
+one task per record would take an hour; the batch mode always archives all of them.
 
 Throughput is counted between the first and the last ``archived_at`` (a batch's records
 share one), over the records archived after the first ones, so the worker's start-up is
@@ -51,6 +57,13 @@ def main(argv: list[str] | None = None) -> None:
         "--mode", nargs="+", choices=("per-record", "batch"), default=["per-record", "batch"]
     )
     parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--drains", type=int, default=2, help="AGENTDOCS_ARCHIVE_DRAINS")
+    parser.add_argument(
+        "--per-record-sample",
+        type=int,
+        default=None,
+        help="per-record mode: archive only the oldest N records of the backlog",
+    )
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument(
         "--prefetch-multiplier",
@@ -94,6 +107,8 @@ def main(argv: list[str] | None = None) -> None:
                         args.prefetch_multiplier,
                         mode=mode,
                         batch_size=args.batch_size,
+                        drains=args.drains,
+                        sample=args.per_record_sample,
                     )
     finally:
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
@@ -149,6 +164,8 @@ def run(
     *,
     mode: str = "batch",
     batch_size: int = 500,
+    drains: int = 2,
+    sample: int | None = None,
 ):
     from django.contrib.auth import get_user_model
     from django.db import connection
@@ -178,6 +195,7 @@ def run(
     # The first record's bind already enqueued a drain (on commit, outside a transaction).
     if mode == "per-record":
         _forget(queue)
+        ids = ids[:sample] if sample else ids
         for record_id in ids:
             celery_app.send_task(archival.ARCHIVE_TASK, args=(record_id,))
     else:
@@ -196,6 +214,7 @@ def run(
         "PYTHONPATH": str(ROOT),
         "LOG_LEVEL": "WARNING",
         "AGENTDOCS_ARCHIVE_BATCH_SIZE": str(batch_size),
+        "AGENTDOCS_ARCHIVE_DRAINS": str(drains),
     }
     worker = subprocess.Popen(
         [
@@ -224,8 +243,11 @@ def run(
         start_new_session=True,
     )
     worker_started = time.monotonic()
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    # The run's records: its project's, up to the last it waits for (ids ascend).
+    ours = BindingRecord.objects.filter(project=project, pk__lte=ids[-1])
     try:
-        pending = BindingRecord.objects.filter(pk__in=ids, archived_at__isnull=True)
+        pending = ours.filter(archived_at__isnull=True)
         while pending.exists():
             if time.monotonic() - worker_started > timeout:
                 raise SystemExit(f"Not every record was archived within {timeout:.0f}s.")
@@ -234,16 +256,14 @@ def run(
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=60)
-    span = BindingRecord.objects.filter(pk__in=ids).aggregate(
-        first=Min("archived_at"), last=Max("archived_at")
-    )
+    span = ours.aggregate(first=Min("archived_at"), last=Max("archived_at"))
     seconds = (span["last"] - span["first"]).total_seconds()
     # The records archived after the first UPDATE (a batch's share its time).
-    after_first = BindingRecord.objects.filter(pk__in=ids, archived_at__gt=span["first"]).count()
+    after_first = ours.filter(archived_at__gt=span["first"]).count()
     rate = after_first / seconds if seconds > 0 else float("inf")
     # The rate in each quarter of the run, in the order the records were archived: a
     # rate that falls within one run is a cost that grows as the backlog is worked off.
-    times = sorted(BindingRecord.objects.filter(pk__in=ids).values_list("archived_at", flat=True))
+    times = sorted(ours.values_list("archived_at", flat=True))
     quarter = len(times) // 4
     spans = (
         [
@@ -256,11 +276,12 @@ def run(
     batches = len(set(times))
     quarters = [f"{quarter / span:.0f}" for span in spans] if quarter > 1 else []
     print(
-        f"{mode}, concurrency {concurrency}: {records} records archived, "
+        f"{mode}, concurrency {concurrency}: {len(ids)} records archived"
+        f"{f' (of a backlog of {records})' if len(ids) < records else ''}, "
         f"{rate:.0f} records/s between first and last archive ({seconds:.2f}s); "
-        f"{wall:.2f}s wall from worker start ({records / wall:.0f} records/s); "
+        f"{wall:.2f}s wall from worker start ({len(ids) / wall:.0f} records/s); "
         f"seeding took {seed_seconds:.2f}s; {batches} UPDATEs; by quarter: "
-        f"{', '.join(quarters) or '-'} records/s",
+        f"{', '.join(quarters) or '-'} records/s; load average at worker start {load}",
         flush=True,
     )
 

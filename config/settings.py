@@ -458,6 +458,11 @@ AGENTDOCS_ARCHIVE_SWEEP_AFTER_SECONDS = env_int("AGENTDOCS_ARCHIVE_SWEEP_AFTER_S
 AGENTDOCS_ARCHIVE_BATCH_SIZE = env_int("AGENTDOCS_ARCHIVE_BATCH_SIZE", 500)
 if AGENTDOCS_ARCHIVE_BATCH_SIZE < 1:
     raise ImproperlyConfigured("AGENTDOCS_ARCHIVE_BATCH_SIZE must be at least 1.")
+# Drains that archive a backlog at once, each on a worker process of its own (they take
+# disjoint batches); a worker's --concurrency is how many processes it has.
+AGENTDOCS_ARCHIVE_DRAINS = env_int("AGENTDOCS_ARCHIVE_DRAINS", 2)
+if AGENTDOCS_ARCHIVE_DRAINS < 1:
+    raise ImproperlyConfigured("AGENTDOCS_ARCHIVE_DRAINS must be at least 1.")
 # Paged lists count their rows exactly up to this many; past it a page's `count` is this
 # number and `count_exact` is false (agentdocs/paging.py), so a page costs the same
 # however long the list.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from celery import current_app
@@ -55,8 +55,11 @@ def archive_bytes_bound(record: BindingRecordData) -> int:
 
 
 def archive_path(record: BindingRecord) -> str:
-    created = record.created_at.astimezone(UTC)
-    return f"{record.tenant.slug}/{record.project.slug}/{created:%Y-%m-%d}/{record.pk}.json"
+    return _path(record.tenant.slug, record.project.slug, record.created_at, record.pk)
+
+
+def _path(tenant: str, project: str, created_at: datetime, record_id: int) -> str:
+    return f"{tenant}/{project}/{created_at.astimezone(UTC):%Y-%m-%d}/{record_id}.json"
 
 
 def _stored_sha256(path: str) -> str | None:
@@ -67,19 +70,25 @@ def _stored_sha256(path: str) -> str | None:
 
 
 def _write_archive(path: str, content: bytes, expected: str) -> None:
-    """Leave exactly ``content`` at ``path``, whatever an earlier attempt left there."""
-    stored = _stored_sha256(path)
-    if stored == expected:
+    """Leave exactly ``content`` at ``path``, whatever an earlier attempt left there.
+
+    The common case is one save: the storage creates the file under its own name (the
+    filesystem with `O_EXCL`) and writes ``content``, so there is nothing to check. When
+    the name is taken, an earlier attempt left a file there, whole or cut short by a
+    worker killed mid-write: it is kept when it holds ``content``, else replaced."""
+    saved_as = default_storage.save(path, ContentFile(content))
+    if saved_as == path:
         return
-    if stored is not None:
-        # A worker killed mid-write leaves a partial file; it is ours to replace.
-        default_storage.delete(path)
+    default_storage.delete(saved_as)
+    if _stored_sha256(path) == expected:
+        return
+    default_storage.delete(path)
     saved_as = default_storage.save(path, ContentFile(content))
     if saved_as != path:
-        # Another attempt wrote the same path in between: keep one copy, and check it.
+        # Yet another attempt wrote the same path in between: keep one copy, and check it.
         default_storage.delete(saved_as)
-    if _stored_sha256(path) != expected:
-        raise OSError(f"The archive at {path} does not hold the record's canonical JSON.")
+        if _stored_sha256(path) != expected:
+            raise OSError(f"The archive at {path} does not hold the record's canonical JSON.")
 
 
 def binding_record_archive(*, record_id: int) -> bool:
@@ -97,13 +106,17 @@ def binding_records_archive(*, record_ids: Sequence[int]) -> int:
     return updated
 
 
+# What a claim reads of each record: its archive's path and content, nothing else.
+CLAIMED = ("id", "created_at", "record", "tenant__slug", "project__slug")
+Claimed = tuple[int, datetime, dict[str, Any], str, str]
+
+
 def _unarchived() -> QuerySet[BindingRecord]:
     """Unarchived records, oldest first, claimed with `FOR UPDATE SKIP LOCKED` on
     PostgreSQL: workers running batches at once take disjoint records, and a worker
     that dies mid-batch releases its claim with its connection."""
     return (
-        BindingRecord.objects.select_related("tenant", "project")
-        .filter(archived_at__isnull=True)
+        BindingRecord.objects.filter(archived_at__isnull=True)
         .select_for_update(skip_locked=True, of=("self",))
         .order_by("created_at", "id")
     )
@@ -113,50 +126,49 @@ def _archive_batch(claimed: QuerySet[BindingRecord]) -> tuple[int, int]:
     """Archive the ``claimed`` records in one transaction: how many were claimed, and how
     many this call set the archive fields of.
 
-    Each file is written and checked as a single record's archival would (a file left by
-    an earlier attempt is kept when it holds the record's canonical JSON, else replaced);
-    the batch's archive fields are then set in one conditional UPDATE. A record whose
-    file cannot be written is left unarchived for the retry and the sweep, after the
-    others are set, and the first such error is raised."""
+    The claim reads only what the files need (`CLAIMED`, as tuples: no model instances);
+    each file is written as a single record's archival would (a file left by an earlier
+    attempt is kept when it holds the record's canonical JSON, else replaced); the
+    batch's archive fields are then set in one conditional UPDATE. A record whose file
+    cannot be written is left unarchived for the retry and the sweep, after the others
+    are set, and the first such error is raised."""
     failed: Exception | None = None
     with transaction.atomic():
-        records = list(claimed)
-        archived = []
-        for record in records:
-            content = archive_bytes(record)
-            record.archive_sha256 = sha256_hex(content)
-            record.archive_path = archive_path(record)
+        rows: list[Claimed] = list(claimed.values_list(*CLAIMED))
+        archived: list[tuple[int, str, str]] = []
+        for record_id, created_at, record, tenant, project in rows:
+            content = canonical_json({"id": record_id, **record})
+            digest = sha256_hex(content)
+            path = _path(tenant, project, created_at, record_id)
             try:
-                _write_archive(record.archive_path, content, record.archive_sha256)
+                _write_archive(path, content, digest)
             except Exception as error:  # an object store raises its own error classes
-                logger.warning("Could not archive binding record %s: %s", record.pk, error)
+                logger.warning("Could not archive binding record %s: %s", record_id, error)
                 failed = failed or error
                 continue
-            archived.append(record)
-        now = timezone.now()
-        for record in archived:
-            record.archived_at = now
-        updated = _archive_fields_set(archived)
+            archived.append((record_id, path, digest))
+        updated = _archive_fields_set(archived, archived_at=timezone.now())
     if failed is not None:
         raise failed
-    return len(records), updated
+    return len(rows), updated
 
 
 ARCHIVE_FIELDS = ["archive_path", "archive_sha256", "archived_at"]
 
 
-def _archive_fields_set(records: list[BindingRecord]) -> int:
-    """Set the archive fields of ``records`` where they are still unarchived, in one
-    statement: by hand on PostgreSQL (`agentdocs.sql.archive`; `bulk_update`'s CASE per
-    row and field took longer to compile than the batch's files took to write), with
-    the ORM elsewhere."""
-    if not records:
+def _archive_fields_set(rows: list[tuple[int, str, str]], *, archived_at: datetime) -> int:
+    """Set the archive fields of each (id, path, sha256) of ``rows`` where the record is
+    still unarchived, in one statement: by hand on PostgreSQL (`agentdocs.sql.archive`;
+    `bulk_update`'s CASE per row and field took longer to compile than the batch's files
+    took to write), with the ORM elsewhere."""
+    if not rows:
         return 0
     if connection.vendor == "postgresql":
-        return archive_sql.archive_fields_set(
-            [(r.pk, r.archive_path, r.archive_sha256) for r in records],
-            archived_at=records[0].archived_at or timezone.now(),
-        )
+        return archive_sql.archive_fields_set(rows, archived_at=archived_at)
+    records = [
+        BindingRecord(pk=pk, archive_path=path, archive_sha256=digest, archived_at=archived_at)
+        for pk, path, digest in rows
+    ]
     return BindingRecord.objects.filter(archived_at__isnull=True).bulk_update(
         records, ARCHIVE_FIELDS
     )
@@ -165,21 +177,31 @@ def _archive_fields_set(records: list[BindingRecord]) -> int:
 @dataclass(frozen=True)
 class Drained:
     archived: int  # records whose archive fields this drain set
-    more: bool  # its batch was full: the next drain should follow
+    follow: int  # how many drains should follow it: none once its batch was not full
 
 
-def archive_pending(*, queue: str | None = None, batch_size: int | None = None) -> Drained:
+def archive_pending(
+    *, queue: str | None = None, batch_size: int | None = None, handed_on: bool = False
+) -> Drained:
     """One drain (`ARCHIVE_PENDING_TASK`) on ``queue``: archive the oldest unarchived
     records, one batch of at most ``batch_size`` (`AGENTDOCS_ARCHIVE_BATCH_SIZE`), and
-    say whether the next drain should follow (the batch was full).
+    say how many drains should follow.
 
-    The task enqueues the next drain only after a batch went through: with the storage
+    While batches come full, each drain hands on to one next. The first drain of a
+    backlog (not ``handed_on``) that finds its batch full hands on to
+    `AGENTDOCS_ARCHIVE_DRAINS` instead, so that many run at once on as many worker
+    processes, taking disjoint batches (`FOR UPDATE SKIP LOCKED`); each line of drains
+    ends at its first batch that is not full. A trickle of binds costs one drain each.
+
+    The task enqueues the next drains only after a batch went through: with the storage
     down, each drain fails and is retried with its backoff instead of handing on."""
     batch_size = batch_size or settings.AGENTDOCS_ARCHIVE_BATCH_SIZE
     # Forgotten before the claim: a record committed after it enqueues a drain of its own.
     cache.delete(_pending_key(queue))
     claimed, updated = _archive_batch(_unarchived()[:batch_size])
-    return Drained(archived=updated, more=claimed == batch_size)
+    if claimed < batch_size:
+        return Drained(archived=updated, follow=0)
+    return Drained(archived=updated, follow=1 if handed_on else settings.AGENTDOCS_ARCHIVE_DRAINS)
 
 
 def binding_record_archive_enqueue(*, record_id: int) -> None:

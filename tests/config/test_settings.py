@@ -123,6 +123,14 @@ def test_a_sign_in_throttle_setting_below_its_least_is_refused(name, value, leas
     assert f"{name} must be at least {least}, not {value}." in result.stderr
 
 
+@pytest.mark.parametrize("name", ["AGENTDOCS_ARCHIVE_BATCH_SIZE", "AGENTDOCS_ARCHIVE_DRAINS"])
+def test_an_archival_setting_below_one_is_refused(name):
+    result = run_manage("check", SECRET_KEY=secrets.token_urlsafe(50), **{name: "0"})
+
+    assert result.returncode != 0
+    assert f"{name} must be at least 1." in result.stderr
+
+
 def test_compose_runs_the_five_services(compose):
     services = compose["services"]
 

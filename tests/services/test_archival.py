@@ -6,11 +6,13 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import threading
 from datetime import timedelta
 
 import pytest
 from django.core.files.storage import FileSystemStorage, default_storage
 from django.core.management import call_command
+from django.db import connections, transaction
 from django.utils import timezone
 
 from agentdocs.models import BindingRecord
@@ -19,6 +21,7 @@ from agentdocs.services import archival
 from agentdocs.services import bindings as binding_service
 from agentdocs.tasks import archive_binding_record
 from config.celery import app as celery_app
+from tests.conftest import need_service
 
 pytestmark = pytest.mark.django_db
 
@@ -259,24 +262,71 @@ def test_a_batch_sets_each_record_once_with_its_own_archive(bound):
 
 
 def test_a_drain_archives_the_oldest_batch_and_asks_for_the_next_when_full(bound, settings):
-    record_ids = _unarchived_batch(bound, 5)
+    record_ids = _unarchived_batch(bound, 7)
     settings.AGENTDOCS_ARCHIVE_BATCH_SIZE = 2
-    drained = archival.archive_pending()
-    assert drained == archival.Drained(archived=2, more=True)
+    settings.AGENTDOCS_ARCHIVE_DRAINS = 3
+    # The first drain of a backlog starts several; each of those hands on to one.
+    assert archival.archive_pending() == archival.Drained(archived=2, follow=3)
     archived = BindingRecord.objects.filter(archived_at__isnull=False)
     assert sorted(archived.values_list("pk", flat=True)) == record_ids[:2]
-    assert archival.archive_pending(batch_size=10) == archival.Drained(archived=3, more=False)
-    assert archival.archive_pending() == archival.Drained(archived=0, more=False)
+    assert archival.archive_pending(handed_on=True) == archival.Drained(archived=2, follow=1)
+    assert archival.archive_pending(batch_size=10) == archival.Drained(archived=3, follow=0)
+    assert archival.archive_pending() == archival.Drained(archived=0, follow=0)
 
 
-def test_the_drain_task_hands_on_until_the_backlog_is_archived(bound, settings):
+def test_the_drain_task_hands_on_until_the_backlog_is_archived(bound, settings, archive_in_process):
     from agentdocs.tasks import archive_pending_binding_records
 
     record_ids = _unarchived_batch(bound, 7)
     settings.AGENTDOCS_ARCHIVE_BATCH_SIZE = 3
-    # In-process, the next drain runs inside this one: 3, then 3, then 1.
+    # In-process, the next drains run inside this one: 3, then 3 and 1, then none.
     assert archive_pending_binding_records.apply().get() == 3
     assert not BindingRecord.objects.filter(pk__in=record_ids, archived_at__isnull=True).exists()
+    assert sorted(p.name for p in archive_in_process.rglob("*.json")) == sorted(
+        f"{pk}.json" for pk in record_ids
+    )
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_drains_at_once_take_disjoint_batches(bound, settings, monkeypatch, archive_in_process):
+    """A drain skips the records another holds (`FOR UPDATE SKIP LOCKED`): here the
+    other is a transaction of this test's own, holding the oldest two."""
+    from django.db import connection
+
+    need_service(
+        "PostgreSQL",
+        connection.vendor == "postgresql",
+        "row locks are PostgreSQL's; set DATABASE_URL to a PostgreSQL database",
+    )
+    # Committed for real, each bind enqueues a drain at once: to a broker that keeps it.
+    celery_app.conf.task_always_eager = False  # the autouse fixture sets it back
+    monkeypatch.setattr(celery_app, "send_task", lambda name, args=(): None)
+    record_ids = _unarchived_batch(bound, 5)
+    settings.AGENTDOCS_ARCHIVE_BATCH_SIZE = 2
+    held = threading.Event()
+    release = threading.Event()
+
+    def hold_the_oldest_two() -> None:
+        with transaction.atomic():
+            list(archival._unarchived()[:2].values_list("id", flat=True))
+            held.set()
+            release.wait(timeout=30)
+        connections.close_all()
+
+    holder = threading.Thread(target=hold_the_oldest_two)
+    holder.start()
+    try:
+        assert held.wait(timeout=30)
+        assert archival.archive_pending() == archival.Drained(archived=2, follow=2)
+        assert archival.archive_pending(handed_on=True) == archival.Drained(archived=1, follow=0)
+    finally:
+        release.set()
+        holder.join()
+    left = BindingRecord.objects.filter(pk__in=record_ids, archived_at__isnull=True)
+    assert sorted(left.values_list("pk", flat=True)) == record_ids[:2]
+    assert archival.archive_pending() == archival.Drained(archived=2, follow=2)
+    assert len(list(archive_in_process.rglob("*.json"))) == 5
 
 
 def test_a_record_whose_file_fails_is_left_for_the_retry_and_the_others_are_archived(
