@@ -43,6 +43,8 @@ SKILL_CHANGED = "skill.changed"
 BINDING_CREATED = "binding.created"
 AUDIT_CHAIN_BROKEN = "audit.chain_broken"
 REPOSITORY_STATE_CHANGED = "repository.state_changed"
+OUTCOME_REPORTED = "outcome.reported"
+CHANGE_EVALS_ATTACHED = "change.evals_attached"
 
 
 class Links(TypedDict):
@@ -180,6 +182,25 @@ class BindingEventData(TypedDict):
     id: int
     process: str
     problem_count: int
+    actor: str
+    links: Links
+
+
+class ReportedOutcome(TypedDict):
+    id: int
+    name: str
+    value: float | bool
+    unit: str
+    supersedes: int | None
+
+
+class OutcomeEventData(TypedDict):
+    """`outcome.reported`: the outcomes one report recorded for the run (binding record
+    ``binding``) of ``process``; links to the run's record and its outcomes."""
+
+    binding: int
+    process: str
+    outcomes: list[ReportedOutcome]
     actor: str
     links: Links
 
@@ -364,6 +385,18 @@ def binding_links(*, tenant_slug: str, project_slug: str, record_id: int) -> Lin
         ),
         "api": reverse(
             "api-binding",
+            kwargs={"tenant": tenant_slug, "project": project_slug, "record": str(record_id)},
+        ),
+    }
+
+
+def outcome_links(*, tenant_slug: str, project_slug: str, record_id: int) -> Links:
+    return {
+        "page": binding_links(
+            tenant_slug=tenant_slug, project_slug=project_slug, record_id=record_id
+        )["page"],
+        "api": reverse(
+            "api-binding-outcomes",
             kwargs={"tenant": tenant_slug, "project": project_slug, "record": str(record_id)},
         ),
     }
