@@ -33,7 +33,6 @@ def fill(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
         ("agentdocs", "0029_change_evals"),
     ]
@@ -55,6 +54,16 @@ class Migration(migrations.Migration):
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.RunPython(fill, migrations.RunPython.noop, elidable=True),
+        migrations.AddIndex(
+            model_name="bindingrecord",
+            index=models.Index(fields=["project", "label", "process"], name="binding_record_label"),
+        ),
+        migrations.AddIndex(
+            model_name="bindingrecord",
+            index=models.Index(
+                fields=["project", "recipe", "process"], name="binding_record_recipe"
+            ),
+        ),
         migrations.CreateModel(
             name="RenderTurns",
             fields=[

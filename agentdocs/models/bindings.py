@@ -51,6 +51,9 @@ class BindingRecord(models.Model):
         indexes = [
             models.Index(fields=["project", "-created_at", "-id"]),
             models.Index(fields=["project", "process", "-created_at"]),
+            # Outcome cohorts' runs, counted from the index alone (`agentdocs.sql.cohorts`).
+            models.Index(fields=["project", "label", "process"], name="binding_record_label"),
+            models.Index(fields=["project", "recipe", "process"], name="binding_record_recipe"),
             models.Index(
                 fields=["created_at"],
                 condition=Q(archived_at__isnull=True),

@@ -3,13 +3,15 @@ needs, in one statement.
 
 Each binding record keeps what its run saw beside it (`label`, `recipe`,
 `document_versions`: `agentdocs.core.cohorts.run_cohorts`), so the grouping reads those
-columns and not the record's JSON. A cohort's runs are its distinct processes: the
-records are first summed per (cohort, process), a hash aggregate, then per cohort, which
-is cheaper than PostgreSQL's sort for COUNT(DISTINCT). A run's outcome of the metric
-counts while no later outcome supersedes it (the anti-join on ``supersedes_id``, only
-among the corrections of the metric, the only outcomes that can supersede one: few, read
-through the index on ``supersedes_id``). The ORM
-twin is in tests/sql/test_cohorts.py.
+columns and not the record's JSON. A cohort's runs are its distinct processes, counted
+apart from the sums (`runs`: by label or recipe an index-only scan of the record's
+(project, cohort, process) index, already in order), and the sums over the metric's
+outcomes joined to their records (`sums`): summing per (cohort, process) first costs
+about two and a half times as much at 100,000 runs (bench/README.md). A run's outcome
+of the metric counts while no later outcome supersedes it (the anti-join on
+``supersedes_id``, only among the corrections of the metric, the only outcomes that can
+supersede one: few, read through the index on ``supersedes_id``). The ORM twin is in
+tests/sql/test_cohorts.py.
 """
 
 from __future__ import annotations
@@ -64,25 +66,33 @@ def cohort_rows(
     if until is not None:
         window += " AND r.created_at < %s"
         window_params.append(until)
+    current = (
+        "NOT EXISTS (SELECT 1 FROM agentdocs_outcome s WHERE s.supersedes_id = o.id "
+        "AND s.supersedes_id IS NOT NULL AND s.project_id = %s AND s.name = %s)"
+    )
     sql = f"""
-        SELECT cohort, COUNT(*), SUM(n), SUM(t), SUM(sq) FROM (
-            SELECT {key} AS cohort, r.process, COUNT(m.value) AS n, SUM(m.value) AS t,
-                   SUM(m.value * m.value) AS sq
-            FROM agentdocs_bindingrecord r
-            LEFT JOIN (
-                SELECT o.binding_id, o.value FROM agentdocs_outcome o
-                WHERE o.project_id = %s AND o.name = %s AND NOT EXISTS (
-                    SELECT 1 FROM agentdocs_outcome s
-                    WHERE s.supersedes_id = o.id AND s.supersedes_id IS NOT NULL
-                      AND s.project_id = %s AND s.name = %s
-                )
-            ) m ON m.binding_id = r.id
-            WHERE r.project_id = %s{window}
-            GROUP BY 1, 2
-        ) runs
-        GROUP BY cohort
+        WITH runs AS (
+            SELECT cohort, COUNT(*) AS runs FROM (
+                SELECT DISTINCT {key} AS cohort, r.process FROM agentdocs_bindingrecord r
+                WHERE r.project_id = %s{window}
+            ) seen
+            GROUP BY cohort
+        ), sums AS (
+            SELECT {key} AS cohort, COUNT(*) AS n, SUM(o.value) AS t,
+                   SUM(o.value * o.value) AS sq
+            FROM agentdocs_outcome o
+            JOIN agentdocs_bindingrecord r ON r.id = o.binding_id
+            WHERE o.project_id = %s AND o.name = %s AND {current}
+              AND r.project_id = %s{window}
+            GROUP BY 1
+        )
+        SELECT runs.cohort, runs.runs, sums.n, sums.t, sums.sq
+        FROM runs LEFT JOIN sums ON runs.cohort IS NOT DISTINCT FROM sums.cohort
     """
     params: list[str | int | datetime] = [
+        *key_params,
+        project_id,
+        *window_params,
         *key_params,
         project_id,
         metric,
