@@ -186,7 +186,7 @@ def project_costs(*, project: Project, days: int = DEFAULT_DAYS) -> ProjectCosts
 class DocumentPageCost(TypedDict):
     """What a document costs, as its page says it: per process (its part of the block
     a process gets on its first turn; later turns carry a stub) and per day (the tokens
-    the hooks delivered of it over the last `days`, a day's share)."""
+    every turn delivered of it over the last `days`, a day's share)."""
 
     per_process: TextCost | None  # None: no part of the block without a recipe
     tokens_per_day: float

@@ -103,3 +103,19 @@ def test_another_tenants_renders_are_not_this_projects(
     assert api(outsider).get(URL).status_code == 404
     theirs = other_tenant.projects.get(slug="_vance")
     assert render_costs.counted_turns(project=theirs, since=project.created_at.date()) == []
+
+
+def test_the_embedded_default_disk_cache_counts_too(
+    client, project, api, reader, documents, auth, settings, tmp_path
+):
+    """Without Redis: each shape a counter of its own in the disk cache, listed in the
+    day's slots, and folded the same way."""
+    location = str(tmp_path / "shared")
+    settings.CACHES = {"default": {"BACKEND": "agentdocs.cache.DiskCache", "LOCATION": location}}
+    for process in ("p1", "p1", "p2"):
+        rest(client, auth, process)
+    assert render_costs.render_turns_fold(project_ids=[project.pk]) == 2  # full and stub
+    turns = dict(
+        (json.loads(row.shape)[1], row.turns) for row in RenderTurns.objects.filter(project=project)
+    )
+    assert turns == {1: 2, 0: 1}  # two first turns (in full), one later (stubs)
