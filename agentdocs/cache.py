@@ -33,6 +33,7 @@ full text again.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -242,3 +243,60 @@ def set_unanswered(key: str, value: Any, timeout: int) -> None:
         _unanswered.owed += 1
     except (RedisError, OSError):
         _drop_unanswered()
+
+
+# Counters in a hash, counted without waiting: what renders delivered
+# (`agentdocs.services.render_costs`).
+
+
+def hash_count_unanswered(key: str, field: str, ttl: int) -> None:
+    """Add one to ``field`` of the hash ``key`` (expiring ttl seconds after its last
+    count) without waiting: on Redis, HINCRBY and EXPIRE sent on this thread's
+    unanswered connection (`set_unanswered`), whose answers are read before the thread's
+    next cache read. It does not read the answers owed first, which would wait out the
+    read state's write sent just before. Any other cache: each field is a counter of
+    its own (the atomic `add`/`incr`), listed in the hash's slots when first counted."""
+    cache = caches[DEFAULT_CACHE_ALIAS]
+    if not isinstance(cache, RedisCache):
+        if _count(cache, _field_key(key, field), ttl) == 1:
+            slot = _count(cache, f"{key}|slots", ttl)
+            cache.set(f"{key}|slot|{slot}", field, ttl)
+        return
+    made = cache.make_and_validate_key(key)
+    try:
+        connection = _unanswered_connection(cache)
+        packed = connection.pack_commands([("HINCRBY", made, field, 1), ("EXPIRE", made, ttl)])
+        connection.send_packed_command(packed, check_health=False)
+        _unanswered.owed += 2
+    except (RedisError, OSError):
+        _drop_unanswered()
+
+
+def hash_counts(keys: Sequence[str]) -> dict[str, dict[str, int]]:
+    """Each hash of ``keys`` counted by `hash_count_unanswered`: its fields and counts."""
+    cache = caches[DEFAULT_CACHE_ALIAS]
+    settle_unanswered()
+    if isinstance(cache, RedisCache):
+        pipeline = cache.client.get_client().pipeline(transaction=False)
+        for key in keys:
+            pipeline.hgetall(cache.make_and_validate_key(key))
+        return {
+            key: {name.decode(): int(count) for name, count in found.items()}
+            for key, found in zip(keys, pipeline.execute(), strict=True)
+        }
+    counted: dict[str, dict[str, int]] = {}
+    for key in keys:
+        slots = int(cache.get(f"{key}|slots") or 0)
+        named = cache.get_many([f"{key}|slot|{slot}" for slot in range(1, slots + 1)])
+        fields = sorted(set(named.values()))
+        counts = cache.get_many([_field_key(key, field) for field in fields])
+        counted[key] = {
+            field: int(counts[_field_key(key, field)])
+            for field in fields
+            if _field_key(key, field) in counts
+        }
+    return counted
+
+
+def _field_key(key: str, field: str) -> str:
+    return f"{key}|field|{hashlib.sha256(field.encode()).hexdigest()[:32]}"

@@ -91,6 +91,17 @@ def binding_links(*, tenant: str, project: str, record_id: int) -> Links:
     }
 
 
+def outcome_links(*, tenant: str, project: str, record_id: int) -> Links:
+    """The run's page and its outcomes in the API (`outcome.reported`)."""
+    return {
+        "page": binding_links(tenant=tenant, project=project, record_id=record_id)["page"],
+        "api": reverse(
+            "api-binding-outcomes",
+            kwargs={"tenant": tenant, "project": project, "record": str(record_id)},
+        ),
+    }
+
+
 def audit_links(*, tenant: str) -> Links:
     return {
         "page": reverse("tenant", kwargs={"tenant": tenant}),
@@ -136,6 +147,8 @@ def _links(type: str, tenant: str, project: str | None, data: Mapping[str, Any])
         return provider_links(tenant=tenant, name=data["name"])
     if kind == "binding" and project is not None:
         return binding_links(tenant=tenant, project=project, record_id=data["id"])
+    if kind == "outcome" and project is not None:
+        return outcome_links(tenant=tenant, project=project, record_id=data["binding"])
     if kind == "audit":
         return audit_links(tenant=tenant)
     if kind == "repository" and project is not None:

@@ -7,7 +7,7 @@ import logging
 
 from celery import Task, shared_task
 
-from agentdocs.services import archival, audit_chain, audit_export
+from agentdocs.services import archival, audit_chain, audit_export, render_costs
 from agentdocs.services import deliveries as delivery_service
 
 logger = logging.getLogger(__name__)
@@ -142,3 +142,10 @@ def export_audit_chain(run_id: int) -> int | None:
     kept on the run. Returns the rows written (None: no such export)."""
     run = audit_export.audit_export_run(run_id=run_id)
     return None if run is None else run.written
+
+
+@shared_task(acks_late=True)
+def fold_render_turns() -> int:
+    """Write the render counters of the last days into the database (every few
+    minutes), so the costs over days outlive the cache's copy."""
+    return render_costs.render_turns_fold()

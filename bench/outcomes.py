@@ -58,6 +58,7 @@ def main() -> None:
 def _seed(project, user, runs: int) -> None:
     from django.utils import timezone
 
+    from agentdocs.core.cohorts import run_cohorts
     from agentdocs.models import BindingRecord, Outcome
 
     now = timezone.now()
@@ -69,6 +70,7 @@ def _seed(project, user, runs: int) -> None:
                 "label": "canary" if index % 10 == 0 else "production",
                 "layers": [{"kind": "agent", "path": "agent.md", "version": 1 + index % 4}],
             }
+            record = {"context": [], "memory_block": block}
             records.append(
                 BindingRecord(
                     tenant=project.tenant,
@@ -77,8 +79,9 @@ def _seed(project, user, runs: int) -> None:
                     created_by=user,
                     created_at=now,
                     schema="context-binding/v1",
-                    record={"context": [], "memory_block": block},
+                    record=record,
                     problem_count=0,
+                    **run_cohorts(record),
                 )
             )
         made = BindingRecord.objects.bulk_create(records)

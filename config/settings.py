@@ -417,6 +417,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "agentdocs.tasks.verify_audit_chains",
         "schedule": env_int("AGENTDOCS_AUDIT_VERIFY_EVERY_SECONDS", 24 * 3600),
     },
+    # Costs: the renders' per-day counters written into the database.
+    "render-turns-fold": {
+        "task": "agentdocs.tasks.fold_render_turns",
+        "schedule": env_int("AGENTDOCS_RENDER_TURNS_FOLD_EVERY_SECONDS", 300),
+    },
 }
 
 # agentdocs' own knobs.

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
+from agentdocs.core.cohorts import run_cohorts
 from agentdocs.core.outcomes import OutcomeReport, outcome_value
 from agentdocs.models import BindingRecord, Outcome, Project
 from agentdocs.services import outcomes as outcome_service
@@ -32,6 +33,7 @@ def bound_run(
     }
     if label is not None:
         block["label"] = label
+    record = {"process": process, "context": [], "memory_block": block}
     return BindingRecord.objects.create(
         tenant=project.tenant,
         project=project,
@@ -39,8 +41,9 @@ def bound_run(
         created_by=user,
         created_at=at or timezone.now(),
         schema="context-binding/v1",
-        record={"process": process, "context": [], "memory_block": block},
+        record=record,
         problem_count=0,
+        **run_cohorts(record),
     )
 
 

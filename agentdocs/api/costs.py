@@ -42,8 +42,9 @@ class ProjectCostList(APIView):
         description="For each recipe (none first, then the tenant's by name): the bytes and "
         "tokens of the Memory Block on a process's first turn (`full`: every layer in full) "
         "and on a later one (`stub`: every layer a stub), and each document's part. Over "
-        "the last `days` days (default 30): the turns the session hooks delivered (binding "
-        "records with a `delivery`), their tokens per document, and what the per-process "
+        "the last `days` days (default 30): every render for a process (REST, MCP, a "
+        "session hook's; counted per day) and the turns a hook served from its cache, "
+        "their tokens per document, and what the per-process "
         "dedup saved against sending the full block on every turn (`tokens_if_full` less "
         "`tokens_delivered`). Tokens are counted with `tokenizer`. Members read. 400 naming "
         "`days` when it is not a whole number from 1 to 365.",

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 from agentdocs.core.errors import InvalidInput
 
@@ -30,6 +30,54 @@ DEFAULT_STANDARDISED_EFFECT = 0.2
 PREFERRED_BASELINE = "production"
 
 Verdict = Literal["baseline", "better", "worse", "no difference yet"]
+
+
+class RunCohorts(TypedDict):
+    """What a run saw, as cohorts group runs: a binding record's `label`, `recipe` and
+    `document_versions` columns, derived from its record when it is stored (they are
+    not evidence: the record's signed bytes stay what they were)."""
+
+    label: str  # "" for none
+    recipe: str  # "" for none
+    # Each document's path to the version the run saw, as text.
+    document_versions: dict[str, str]
+
+
+def _text(value: object) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def run_cohorts(record: Mapping[str, Any]) -> RunCohorts:
+    """What a binding record's run saw: the Memory Block's label and recipe, and the
+    version of each document, from the block's layers first, then the manifest's
+    entries (`context[*].document`); the first that names a path wins."""
+    block = record.get("memory_block")
+    block = block if isinstance(block, Mapping) else {}
+    versions: dict[str, str] = {}
+    layers = block.get("layers")
+    for layer in layers if isinstance(layers, list) else []:
+        if isinstance(layer, Mapping) and isinstance(layer.get("path"), str):
+            version = _text(layer.get("version"))
+            if version is not None:
+                versions.setdefault(layer["path"], version)
+    entries = record.get("context")
+    seen: set[str] = set()
+    for entry in entries if isinstance(entries, list) else []:
+        document = entry.get("document") if isinstance(entry, Mapping) else None
+        if not isinstance(document, Mapping) or not isinstance(document.get("path"), str):
+            continue
+        path = document["path"]
+        if path in seen:
+            continue
+        seen.add(path)
+        version = _text(document.get("version"))
+        if version is not None:
+            versions.setdefault(path, version)
+    return {
+        "label": _text(block.get("label")) or "",
+        "recipe": _text(block.get("recipe")) or "",
+        "document_versions": versions,
+    }
 
 
 @dataclass(frozen=True)

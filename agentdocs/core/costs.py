@@ -18,7 +18,7 @@ renders it now (``fallback``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -168,6 +168,7 @@ class TurnCosts:
     _documents: dict[str, _Tally] = field(default_factory=dict)
     _held: dict[tuple[str, str], tuple[Piece, ...]] = field(default_factory=dict)
     _processes: set[str] = field(default_factory=set)
+    _counted_processes: int = 0
     _turns: int = 0
     # Texts read back already: most turns deliver a text some other turn did.
     _read: dict[str, tuple[tuple[Layer, ...], Piece | None]] = field(default_factory=dict)
@@ -206,12 +207,34 @@ class TurnCosts:
                 if piece.name != stub.name:
                     self._tally(piece.name).turns_stub += 1
 
-    def _sent(self, piece: Piece) -> None:
+    def add_counted(self, *, layers: Sequence[Layer], turns: int, first: int) -> None:
+        """``turns`` turns that each delivered ``layers`` (`counted_layers`), ``first``
+        of them a process's first; a stub is held against ``fallback`` (the counts do
+        not say which process held what)."""
+        self._counted_processes += first
+        self._turns += turns
+        for layer in layers:
+            if layer.state == FULL:
+                for piece in layer.pieces:
+                    self._sent(piece, turns)
+                continue
+            (stub,) = layer.pieces
+            held = self.fallback.get(layer.heading) or (stub,)
+            tally = self._tally(stub.name)
+            tally.turns_stub += turns
+            tally.bytes_delivered += stub.bytes * turns
+            tally.tokens_delivered += stub.tokens * turns
+            for piece in held:
+                self._tally(piece.name).tokens_if_full += piece.tokens * turns
+                if piece.name != stub.name:
+                    self._tally(piece.name).turns_stub += turns
+
+    def _sent(self, piece: Piece, turns: int = 1) -> None:
         tally = self._tally(piece.name)
-        tally.turns_full += 1
-        tally.bytes_delivered += piece.bytes
-        tally.tokens_delivered += piece.tokens
-        tally.tokens_if_full += piece.tokens
+        tally.turns_full += turns
+        tally.bytes_delivered += piece.bytes * turns
+        tally.tokens_delivered += piece.tokens * turns
+        tally.tokens_if_full += piece.tokens * turns
 
     def documents(self) -> list[DocumentCost]:
         """Per document, most tokens delivered first."""
@@ -234,7 +257,7 @@ class TurnCosts:
         delivered = sum(t.tokens_delivered for t in tallies)
         if_full = sum(t.tokens_if_full for t in tallies)
         return {
-            "processes": len(self._processes),
+            "processes": len(self._processes) + self._counted_processes,
             "turns": self._turns,
             "bytes_delivered": sum(t.bytes_delivered for t in tallies),
             "tokens_delivered": delivered,
@@ -266,3 +289,34 @@ def pieces_of(texts: Iterable[str]) -> dict[str, Piece]:
             for piece in pieces:
                 found.setdefault(piece.name, piece)
     return found
+
+
+# A turn as the render counts it (`agentdocs.services.render_costs`): its layers, each
+# [heading, state, [[document, bytes, tokens], ...]], what stood before them a layer
+# of heading "".
+ShapeLayer = tuple[str, str, list[tuple[str, int, int]]]
+
+
+def turn_layers(text: str) -> list[ShapeLayer]:
+    """A delivered text's layers as plain lists, for a counter's field."""
+    layers, before = delivered_layers(text)
+    found: list[ShapeLayer] = []
+    if before is not None:
+        found.append(("", FULL, [(before.name, before.bytes, before.tokens)]))
+    for layer in layers:
+        pieces = [(piece.name, piece.bytes, piece.tokens) for piece in layer.pieces]
+        found.append((layer.heading, layer.state, pieces))
+    return found
+
+
+def counted_layers(shape: object) -> tuple[Layer, ...]:
+    """`turn_layers` read back from JSON; () for what is not one."""
+    try:
+        return tuple(
+            Layer(
+                str(heading), str(state), tuple(Piece(str(n), int(b), int(t)) for n, b, t in pieces)
+            )
+            for heading, state, pieces in shape  # type: ignore[attr-defined]
+        )
+    except (TypeError, ValueError):
+        return ()

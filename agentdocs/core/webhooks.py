@@ -36,6 +36,8 @@ EVENT_TYPES: tuple[str, ...] = (
     "change.approved",
     "change.merged",
     "change.rejected",
+    "change.evals_attached",
+    "outcome.reported",
     "audit.chain_broken",
     "ping",
 )

@@ -23,6 +23,7 @@ from agentdocs.models.history import ChangeType, HistoryChangeType, mark_change
 from agentdocs.models.labels import DocumentLabel
 from agentdocs.models.outcomes import Outcome
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
+from agentdocs.models.render_turns import RenderTurns
 from agentdocs.models.repositories import Repository, RepositoryCheck
 from agentdocs.models.signing import SigningKey
 from agentdocs.models.skill_labels import SkillLabel
@@ -66,6 +67,7 @@ __all__ = [
     "Project",
     "ProviderMapping",
     "Recipe",
+    "RenderTurns",
     "Repository",
     "RepositoryCheck",
     "Review",

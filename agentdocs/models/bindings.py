@@ -38,12 +38,22 @@ class BindingRecord(models.Model):
     archive_enqueued_at = models.DateTimeField(null=True, blank=True)
     # The server's signature over the record's canonical JSON (`core.signing` token).
     signature = models.TextField(blank=True, default="")
+    # What the run saw, as outcome cohorts group runs (`agentdocs.core.cohorts.run_cohorts`
+    # of `record`), stored beside it so that a comparison reads these and not every
+    # record's JSON. Derived, not evidence: neither signed nor chained.
+    # "" for none.
+    label = models.TextField(blank=True, default="")
+    recipe = models.TextField(blank=True, default="")
+    document_versions = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["project", "-created_at", "-id"]),
             models.Index(fields=["project", "process", "-created_at"]),
+            # Outcome cohorts' runs, counted from the index alone (`agentdocs.sql.cohorts`).
+            models.Index(fields=["project", "label", "process"], name="binding_record_label"),
+            models.Index(fields=["project", "recipe", "process"], name="binding_record_recipe"),
             models.Index(
                 fields=["created_at"],
                 condition=Q(archived_at__isnull=True),

@@ -29,6 +29,7 @@ KINDS = (
     "binding",
     "repository",
     "change",
+    "outcome",
     "audit",
 )
 # What only tenant admins see in the activity feed, as they alone read these things

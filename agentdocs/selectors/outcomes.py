@@ -4,17 +4,15 @@ later outcome supersedes it), and the binding record a process's report goes to.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
-from django.db.models import Count, Expression, F, FilteredRelation, Q, QuerySet, Sum
-from django.db.models.fields.json import KT
+from django.db.models import Count, F, QuerySet
 
 from agentdocs.core.cohorts import CohortSums, Comparison, compare_cohorts
 from agentdocs.core.errors import NotFound
 from agentdocs.models import BindingRecord, Outcome, Project
 from agentdocs.sql import cohorts as cohort_sql
 
-CohortBy = Literal["label", "version", "recipe"]
+CohortBy = cohort_sql.CohortBy
 COHORTS_BY: tuple[CohortBy, ...] = ("label", "version", "recipe")
 
 
@@ -45,6 +43,7 @@ def binding_record_of_process(*, project: Project, process: str) -> BindingRecor
     """The newest binding record of ``process`` in the project: where its outcomes go."""
     record = (
         BindingRecord.objects.filter(project=project, process=process)
+        .select_related("tenant", "project")
         .order_by("-created_at", "-id")
         .first()
     )
@@ -54,15 +53,6 @@ def binding_record_of_process(*, project: Project, process: str) -> BindingRecor
             field="process",
         )
     return record
-
-
-def _cohort_key(by: CohortBy, document: str | None) -> Expression:
-    if by == "label":
-        return KT("record__memory_block__label")
-    if by == "recipe":
-        return KT("record__memory_block__recipe")
-    assert document is not None
-    return cohort_sql.document_version(document)
 
 
 def _key(value: object) -> str | None:
@@ -81,41 +71,25 @@ def outcome_cohorts(
     """The project's runs (binding records made in [since, until)) grouped by what they
     saw, each cohort with its count of runs (processes) and the count, sum and sum of
     squares of its runs' current ``metric`` outcomes; and whether the metric is a yes/no
-    (None: no run reported it). Two queries, whatever the number of runs."""
-    records = BindingRecord.objects.filter(project=project)
-    if since is not None:
-        records = records.filter(created_at__gte=since)
-    if until is not None:
-        records = records.filter(created_at__lt=until)
-    # One pass over the runs: each joined to its current outcome of the metric, if any.
-    current = Q(measured__isnull=False, measured__superseded_by__isnull=True)
-    rows = (
-        records.annotate(
-            cohort=_cohort_key(by, document),
-            measured=FilteredRelation("outcomes", condition=Q(outcomes__name=metric)),
+    (None: no run reported it). Two queries, whatever the number of runs
+    (`agentdocs.sql.cohorts`)."""
+    cohorts = [
+        CohortSums(
+            key=_key(row.key),
+            runs=row.runs,
+            with_metric=row.with_metric or 0,
+            total=float(row.total or 0.0),
+            squares=float(row.squares or 0.0),
         )
-        .values("cohort")
-        .annotate(
-            runs=Count("process", distinct=True),
-            with_metric=Count("measured", filter=current),
-            total=Sum("measured__value", filter=current),
-            squares=Sum(F("measured__value") * F("measured__value"), filter=current),
+        for row in cohort_sql.cohort_rows(
+            project_id=project.pk,
+            metric=metric,
+            by=by,
+            document=document,
+            since=since,
+            until=until,
         )
-        .order_by()
-    )
-    merged: dict[str | None, CohortSums] = {}
-    for row in rows:
-        cohort = _key(row["cohort"])
-        # A version read as 3 and as "3" (JSON's number and text) is one cohort.
-        before = merged.get(cohort, CohortSums(key=cohort, runs=0))
-        merged[cohort] = CohortSums(
-            key=cohort,
-            runs=before.runs + row["runs"],
-            with_metric=before.with_metric + row["with_metric"],
-            total=before.total + float(row["total"] or 0.0),
-            squares=before.squares + float(row["squares"] or 0.0),
-        )
-    cohorts = list(merged.values())
+    ]
     # Versions in their order (v9 before v10), others by name; the runs that saw none last.
     cohorts.sort(
         key=lambda c: (c.key is None, len(c.key or "") if by == "version" else 0, c.key or "")

@@ -32,6 +32,7 @@ from agentdocs.core.bindings import (
     stored_json_bytes,
     unversioned_source,
 )
+from agentdocs.core.cohorts import run_cohorts
 from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected, TooLarge
 from agentdocs.core.hook_delivery import (
     UNUSABLE_DELIVERY,
@@ -360,6 +361,7 @@ def binding_create(
             problem_count=record["problem_count"],
             memory_block_sha256=block["sha256"] if block is not None else "",
             signature=binding_record_sign(record=record),
+            **run_cohorts(record),
         )
         transaction.on_commit(_archive_later(stored.pk), robust=True)
         _binding_created(stored, tenant=tenant, project=project, user=user)

@@ -12,6 +12,7 @@ from agentdocs.core.errors import ChangeClosed
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ChangeEvals, ChangeRequest, ChangeType
 from agentdocs.models.history import mark_change
+from agentdocs.services import changes as change_service
 
 
 def change_evals_attach(
@@ -26,7 +27,7 @@ def change_evals_attach(
     with transaction.atomic():
         change = (
             ChangeRequest.objects.select_for_update(of=("self",))
-            .select_related("tenant")
+            .select_related("tenant", "project", "proposer")
             .get(pk=change.pk)
         )
         if not change.is_live:
@@ -45,4 +46,12 @@ def change_evals_attach(
         )
         mark_change(evals, user=user, reason=reason, change_type=ChangeType.CREATED)
         evals.save()
+        # The `change.*` events' data is made in one place, the change requests' service.
+        change_service._emit(
+            change,
+            action="evals_attached",
+            actor=user,
+            reason=reason,
+            evals={"id": evals.pk, "harness": harness, **summary},
+        )
     return evals

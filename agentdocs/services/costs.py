@@ -2,15 +2,15 @@
 stubs, for each recipe; and what the live deliveries of the last days carried, per
 document, with what the per-process dedup saved.
 
-It writes nothing, but it renders (previews, through `services.memory_block`), which
-the selectors' floor cannot call: it lives beside the render.
+It renders (previews, through `services.memory_block`), which the selectors' floor
+cannot call, and folds the render counters into the database before it reads them:
+it lives beside the render.
 
-The turns are the binding records a session hook leaves (`agentdocs hook context`,
-docs/hooks.md): each keeps the exact text it delivered (`delivery.output`), which
-`agentdocs.core.costs` reads back as documents. Those are the only turns the server
-records: a render through `POST .../memory-block/` or an MCP tool call writes no row
-(its hot path stays one cache round trip), so a process that renders without a hook
-is not in the figures over days.
+The turns over days are every render the server made (`POST .../memory-block/`, the
+MCP tools, a session hook's render), counted per day without a round trip of its own
+(`agentdocs.services.render_costs`), and the deliveries a session hook served from its
+cache while the server was down, which it keeps in binding records (`delivery.output`,
+read back as documents by `agentdocs.core.costs`). A preview is no turn.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from agentdocs.core.costs import (
     TextCost,
     TurnCosts,
     WindowTotals,
+    counted_layers,
     held_layers,
     text_cost,
 )
@@ -36,14 +37,16 @@ from agentdocs.core.memory_block import compose_memory_block
 from agentdocs.core.token_count import TOKENIZER
 from agentdocs.models import BindingRecord, Project, Recipe
 from agentdocs.services import memory_block as memory_block_service
+from agentdocs.services import render_costs
 
 MIN_DAYS = 1
 MAX_DAYS = 365
 DEFAULT_DAYS = 30
 # The most turns read for one answer, the newest; `truncated` says when more were left out.
 MAX_TURNS = 100_000
-# How a delivery's block was had when it carried one (`none` and `refused` carried none).
-_DELIVERED_BLOCK = ("server", "cache")
+# A delivery whose block the server rendered is counted with the renders; one the hook
+# served from its cache is not among them (`none` and `refused` carried none).
+_DELIVERED_BLOCK = ("cache",)
 
 
 class DocumentTurnCost(TypedDict):
@@ -114,10 +117,17 @@ def _delivered_text(tool: Any, event: Any, block: Any, output: Any) -> str | Non
 
 
 def _window(*, project: Project, days: int, fallback: dict[str, tuple[Piece, ...]]) -> WindowCost:
-    """The turns the hooks delivered in the last ``days`` days, the newest `MAX_TURNS`,
-    added up per document; a stub whose full turn is not among them is held against
-    ``fallback`` (the layers as they render now)."""
+    """The turns of the last ``days`` days, added up per document: every render the
+    server made (`render_costs`, counted per day), and the deliveries a session hook
+    served from its cache while the server was down (binding records, the newest
+    `MAX_TURNS`); a stub is held against ``fallback`` (the layers as they render now)
+    unless the same process's full turn is among those records."""
     since = timezone.now() - timedelta(days=days)
+    costs = TurnCosts(fallback=fallback)
+    for _recipe, first, layers, turns in render_costs.counted_turns(
+        project=project, since=timezone.localdate() - timedelta(days=days - 1)
+    ):
+        costs.add_counted(layers=counted_layers(layers), turns=turns, first=turns * first)
     delivered = BindingRecord.objects.filter(
         project=project, created_at__gte=since, record__has_key="delivery"
     )
@@ -125,7 +135,6 @@ def _window(*, project: Project, days: int, fallback: dict[str, tuple[Piece, ...
     cut = next(iter(newest[MAX_TURNS : MAX_TURNS + 1]), None)
     if cut is not None:
         delivered = delivered.filter(id__gt=cut)
-    costs = TurnCosts(fallback=fallback)
     texts: dict[tuple[Any, ...], str | None] = {}  # most deliveries repeat another's
     # The whole `delivery` object: a key inside it reads back differently on SQLite, whose
     # JSON_EXTRACT gives a string's content, which Django then decodes as JSON again.
@@ -177,7 +186,7 @@ def project_costs(*, project: Project, days: int = DEFAULT_DAYS) -> ProjectCosts
 class DocumentPageCost(TypedDict):
     """What a document costs, as its page says it: per process (its part of the block
     a process gets on its first turn; later turns carry a stub) and per day (the tokens
-    the hooks delivered of it over the last `days`, a day's share)."""
+    every turn delivered of it over the last `days`, a day's share)."""
 
     per_process: TextCost | None  # None: no part of the block without a recipe
     tokens_per_day: float

@@ -40,6 +40,8 @@ SKILL_CHANGED = "skill.changed"
 BINDING_CREATED = "binding.created"
 AUDIT_CHAIN_BROKEN = "audit.chain_broken"
 REPOSITORY_STATE_CHANGED = "repository.state_changed"
+OUTCOME_REPORTED = "outcome.reported"
+CHANGE_EVALS_ATTACHED = "change.evals_attached"
 
 
 class DocumentEventData(TypedDict):
@@ -166,6 +168,24 @@ class BindingEventData(TypedDict):
     id: int
     process: str
     problem_count: int
+    actor: str
+
+
+class ReportedOutcome(TypedDict):
+    id: int
+    name: str
+    value: float | bool
+    unit: str
+    supersedes: int | None
+
+
+class OutcomeEventData(TypedDict):
+    """`outcome.reported`: the outcomes one report recorded for the run (binding record
+    ``binding``) of ``process``; links to the run's record and its outcomes."""
+
+    binding: int
+    process: str
+    outcomes: list[ReportedOutcome]
     actor: str
 
 

@@ -42,7 +42,7 @@ from agentdocs.core.skill_index import (
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import RESERVED_PROJECT, Project
 from agentdocs.selectors.memory_block import CONTEXT_PATH_PREFIX, RenderRows, memory_block_rows
-from agentdocs.services import render_cache
+from agentdocs.services import render_cache, render_costs
 from agentdocs.services.documents import MAX_BODY_BYTES
 
 MAX_PROCESS_LENGTH = 200
@@ -456,4 +456,8 @@ def render_memory_block(
     # there is nothing to write.
     if process is not None and _needs_storing(stored, block.read_state):
         read_state_set(project=project, process=process, caller=caller, layers=block.read_state)
+    first = reset or not stored.layers
+    render_costs.render_counted(
+        project=project, recipe=recipe_name, block=block, first=first, memo=memo
+    )
     return block

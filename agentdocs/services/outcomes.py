@@ -13,6 +13,7 @@ from django.utils import timezone
 from agentdocs.core.errors import AlreadyExists, InvalidInput
 from agentdocs.core.outcomes import OutcomeReport
 from agentdocs.models import ApiToken, BindingRecord, ChangeType, Outcome, mark_change
+from agentdocs.services import events
 
 
 def _kind(is_bool: bool) -> str:
@@ -116,6 +117,7 @@ def outcome_report(
                 mark_change(outcome, user=user, reason=reason, change_type=ChangeType.CREATED)
                 outcome.save()
                 made.append(outcome)
+            _reported(binding, made, user=user)
     except IntegrityError:
         # Another report of the same name for the run came first (the constraints).
         raise AlreadyExists(
@@ -124,3 +126,33 @@ def outcome_report(
             field=reports[0].at("supersedes") if reports else None,
         ) from None
     return made
+
+
+def _reported(binding: BindingRecord, made: Sequence[Outcome], *, user: User) -> None:
+    """The `outcome.reported` event of one report: the activity feed's and webhooks'."""
+    tenant, project = binding.tenant, binding.project
+    data: events.OutcomeEventData = {
+        "binding": binding.pk,
+        "process": binding.process,
+        "outcomes": [
+            {
+                "id": outcome.pk,
+                "name": outcome.name,
+                "value": bool(outcome.value) if outcome.is_bool else outcome.value,
+                "unit": outcome.unit,
+                "supersedes": outcome.supersedes_id,
+            }
+            for outcome in made
+        ],
+        "actor": user.get_username(),
+    }
+    names = ", ".join(outcome.name for outcome in made)
+    events.emit(
+        type=events.OUTCOME_REPORTED,
+        tenant=tenant,
+        project=project,
+        actor=user,
+        target=binding.process,
+        reason=f"{names} of run {binding.process}",
+        data=data,
+    )

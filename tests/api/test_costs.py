@@ -1,6 +1,7 @@
 """`GET .../costs/`: the Memory Block per turn for each recipe, full and as stubs, and
-the tokens the session hooks delivered per document over the last days, with what the
-per-process dedup saved; against a fixture of delivered turns with hand-computed sizes."""
+the tokens delivered per document over the last days, with what the per-process dedup
+saved; against a fixture of turns a session hook delivered from its cache, with
+hand-computed sizes."""
 
 from __future__ import annotations
 
@@ -39,7 +40,9 @@ def block(*layers: str) -> str:
 
 
 def delivered(project, process: str, text: str, *, ago: timedelta = timedelta(hours=1)):
-    """A binding record as `agentdocs hook context` leaves one: what it delivered."""
+    """A binding record as `agentdocs hook context` leaves one when it served the block
+    from its cache, the server being down (a block the server rendered is counted with
+    the renders, tests/api/test_costs_renders.py): what it delivered."""
     output = hook_output(tool="claude-code", event="SessionStart", text=text)
     return BindingRecord.objects.create(
         tenant=project.tenant,
@@ -59,7 +62,7 @@ def delivered(project, process: str, text: str, *, ago: timedelta = timedelta(ho
                 "sha256": sha256_text(output),
                 "output": output,
                 "received": {"usable": True, "context_sha256": None, "context_bytes": None},
-                "block": "server",
+                "block": "cache",
             },
         },
     )

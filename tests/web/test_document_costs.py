@@ -28,7 +28,7 @@ def test_the_page_says_the_cost_per_process_and_per_day_beside_the_goal(
     size = len(LAYER.encode())
     assert f"{tokens} tokens · {size} bytes, sent in full on a process's first turn" in page
     per_day = round((tokens + count_tokens(AGENT_STUB)) / 30, 1)
-    assert f"{per_day} tokens, over the last 30 days (2 turns delivered by hooks)" in page
+    assert f"{per_day} tokens, over the last 30 days (2 turns delivered)" in page
     assert "one screen: 60 lines · 4.0\xa0KB" in page
 
 

@@ -274,6 +274,9 @@ def build_large_tenant(
                 archive_path=f"seed/{n}.json",
                 archive_sha256=template.archive_sha256 or "0" * 64,
                 archived_at=now,
+                label=template.label,
+                recipe=template.recipe,
+                document_versions=template.document_versions,
             )
             for n in range(records)
         ],
