@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentdocs import links
 from agentdocs.models import Delivery, Event
 from agentdocs.services import webhooks as webhook_service
 from tests.api.test_change_evals import AS_GOOD, attach
@@ -59,8 +60,10 @@ def test_a_report_is_one_outcome_event_in_the_feed_and_a_delivery(
         },
         {"id": made[1]["id"], "name": "cost", "value": 2.0, "unit": "", "supersedes": None},
     ]
-    assert event.data["links"]["page"] == f"/t/acme/web/bindings/{run.pk}/"
-    assert event.data["links"]["api"] == f"{BASE}/bindings/{run.pk}/outcomes"
+    assert "links" not in event.data  # ids only; the payload gets its links
+    payload_links = links.event_data(event)["links"]
+    assert payload_links["page"] == f"/t/acme/web/bindings/{run.pk}/"
+    assert payload_links["api"] == f"{BASE}/bindings/{run.pk}/outcomes"
     assert Delivery.objects.filter(event_id=event.pk).count() == 1
     feed = api(reader).get(FEED + "?kind=outcome").json()["results"]
     assert [(item["type"], item["url"]) for item in feed] == [
