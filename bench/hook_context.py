@@ -22,7 +22,9 @@ Then the server is stopped and the hook runs against the same address, served fr
 the cache: `hook down` (nothing listens: refused at once) and `hook slow` (a socket that
 accepts and never answers: the hook waits `--timeout`). Every hook run must exit 0 and
 write one JSON line; the figures are p50 and p90 in milliseconds, the ratios, and the
-load average at the start and the end. Traffic goes to 127.0.0.1 only.
+load average at the start and the end; beside them each process's CPU time (user and
+system, p50), which a loaded machine inflates far less than the wall time. Traffic goes
+to 127.0.0.1 only.
 
 The hook runs from bytecode, as an installed agentdocs does (pip compiles it at the
 install): agentdocs is compiled first, and `PYTHONDONTWRITEBYTECODE` is not passed on.
@@ -39,6 +41,7 @@ import compileall
 import http.client
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -65,27 +68,34 @@ from common import (
 AGENTDOCS_SCRIPT = Path(sys.executable).with_name("agentdocs")
 
 
-def _timed(argv: list[str], *, stdin: bytes = b"", env: dict[str, str] | None = None) -> float:
+def _run(
+    argv: list[str], *, stdin: bytes = b"", env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess, float, float]:
+    """The finished process, its wall time and its CPU time (user + system), in seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     result = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return result, elapsed, cpu
+
+
+def _timed(argv: list[str], *, stdin: bytes = b"") -> tuple[float, float]:
+    result, elapsed, cpu = _run(argv, stdin=stdin)
     if result.returncode != 0:
         raise SystemExit(f"{argv[-4:]} exited {result.returncode}: {result.stderr[-500:]!r}")
-    return elapsed
+    return elapsed, cpu
 
 
-def _hook(env: dict[str, str], session: str, source: str, timeout: float) -> float:
+def _hook(env: dict[str, str], session: str, source: str, timeout: float) -> tuple[float, float]:
     stdin = json.dumps(
         {"session_id": session, "hook_event_name": "SessionStart", "source": source}
     ).encode()
     argv = [sys.executable, "-m", "agentdocs.cli", "hook", "context", "--tool", "claude-code"]
     if AGENTDOCS_SCRIPT.is_file():  # what the installed hook runs: `agentdocs hook context`
         argv = [str(AGENTDOCS_SCRIPT), *argv[3:]]
-    started = time.perf_counter()
-    result = subprocess.run(
-        [*argv, "--timeout", str(timeout)], input=stdin, capture_output=True, env=env, check=False
-    )
-    elapsed = time.perf_counter() - started
+    result, elapsed, cpu = _run([*argv, "--timeout", str(timeout)], stdin=stdin, env=env)
     lines = result.stdout.decode("utf-8").splitlines()
     if (
         result.returncode != 0
@@ -93,7 +103,7 @@ def _hook(env: dict[str, str], session: str, source: str, timeout: float) -> flo
         or "hookSpecificOutput" not in json.loads(lines[0])
     ):
         raise SystemExit(f"the hook's output is not the valid form: {result.stdout[-500:]!r}")
-    return elapsed
+    return elapsed, cpu
 
 
 def _ping(url: str, token: str) -> float:
@@ -147,7 +157,8 @@ def measure(
     *,
     bytecode: bool = True,
     also: Path | None = None,
-) -> dict[str, list]:
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall times of every row, and CPU times of the rows that are processes."""
     url = target["url"].rstrip("/")
     env = _hook_environment(target, url, REPO, bytecode=bytecode)
     other = _hook_environment(target, url, also, bytecode=bytecode) if also else None
@@ -155,56 +166,57 @@ def measure(
         f"import requests; requests.get({url + '/api/v1/ping'!r}, "
         f"headers={{'Authorization': 'Bearer {target['token']}'}}, timeout=5).raise_for_status()"
     )
-    rows: dict[str, list[float]] = {
-        "python -c pass": [],
-        "GET ping": [],
-        "GET ping (process)": [],
-        "hook startup": [],
-        "hook resume": [],
-    }
+    rows: dict[str, list[float]] = {"python -c pass": [], "GET ping": []}
+    cpu: dict[str, list[float]] = {"python -c pass": []}
+
+    def add(name: str, timed: tuple[float, float]) -> None:
+        rows.setdefault(name, []).append(timed[0])
+        cpu.setdefault(name, []).append(timed[1])
+
     _hook(env, "bench-warm", "startup", timeout)  # the keys fetched once, as in use
     if other is not None:
-        rows[f"hook startup ({also})"] = []
-        rows[f"hook resume ({also})"] = []
         _hook(other, "bench-other-warm", "startup", timeout)
     for run in range(runs):
-        rows["python -c pass"].append(_timed([sys.executable, "-c", "pass"]))
+        add("python -c pass", _timed([sys.executable, "-c", "pass"]))
         rows["GET ping"].append(_ping(url, target["token"]))
-        rows["GET ping (process)"].append(_timed([sys.executable, "-c", ping_process]))
-        rows["hook startup"].append(_hook(env, f"bench-{run}", "startup", timeout))
-        rows["hook resume"].append(_hook(env, f"bench-{run}", "resume", timeout))
+        add("GET ping (process)", _timed([sys.executable, "-c", ping_process]))
+        add("hook startup", _hook(env, f"bench-{run}", "startup", timeout))
+        add("hook resume", _hook(env, f"bench-{run}", "resume", timeout))
         if other is not None:
             for source in ("startup", "resume"):
-                seconds = _hook(other, f"bench-other-{run}", source, timeout)
-                rows[f"hook {source} ({also})"].append(seconds)
+                add(f"hook {source} ({also})", _hook(other, f"bench-other-{run}", source, timeout))
     if server is not None:
         stop(server)
         port = urlsplit(url).port
-        rows["hook down"] = [_hook(env, f"bench-{run}", "compact", timeout) for run in range(runs)]
+        for run in range(runs):
+            add("hook down", _hook(env, f"bench-{run}", "compact", timeout))
         with socket.socket() as silent:
             silent.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             silent.bind((HOST, port))
             silent.listen(64)
-            rows["hook slow"] = [
-                _hook(env, f"bench-{run}", "compact", timeout) for run in range(max(3, runs // 4))
-            ]
-    return rows
+            for run in range(max(3, runs // 4)):
+                add("hook slow", _hook(env, f"bench-{run}", "compact", timeout))
+    return rows, cpu
 
 
-def report(rows: dict[str, list[float]], timeout: float) -> bool:
+def report(rows: dict[str, list[float]], cpu: dict[str, list[float]], timeout: float) -> bool:
     width = max(22, *(len(name) + 2 for name in rows))
-    print(f"{'':{width}}{'runs':>6}{'p50 ms':>10}{'p90 ms':>10}")
+    print(f"{'':{width}}{'runs':>6}{'p50 ms':>10}{'p90 ms':>10}{'CPU p50 ms':>12}")
     for name, values in rows.items():
-        print(f"{name:{width}}{len(values):>6}{_ms(values, 0.5):>10.1f}{_ms(values, 0.9):>10.1f}")
+        used = f"{_ms(cpu[name], 0.5):>12.1f}" if name in cpu else f"{'-':>12}"
+        wall = f"{_ms(values, 0.5):>10.1f}{_ms(values, 0.9):>10.1f}"
+        print(f"{name:{width}}{len(values):>6}{wall}{used}")
     p50 = {name: statistics.median(values) for name, values in rows.items()}
     floor = p50["python -c pass"] + p50["GET ping"]
     ok = True
     for name in [name for name in rows if name.startswith(("hook startup", "hook resume"))]:
         ratio = p50[name] / floor
         ok = ok and (ratio <= 3 or name not in ("hook startup", "hook resume"))
+        cpu_ratio = statistics.median(cpu[name]) / statistics.median(cpu["python -c pass"])
         print(
             f"{name} / (python -c pass + GET ping): {ratio:.2f}x (target <= 3x; against the "
-            f"ping process: {p50[name] / (p50['python -c pass'] + p50['GET ping (process)']):.2f}x)"
+            f"ping process: {p50[name] / (p50['python -c pass'] + p50['GET ping (process)']):.2f}x;"
+            f" CPU {cpu_ratio:.2f}x python -c pass's)"
         )
     for name in ("hook down", "hook slow"):
         if name in rows:
@@ -250,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             "project": args.project,
         }
         rows = measure(target, args.runs, args.timeout, bytecode=args.bytecode, also=args.also)
-        ok = report(rows, args.timeout)
+        ok = report(*rows, args.timeout)
     else:
         with tempfile.TemporaryDirectory(prefix="agentdocs-bench-hook-") as folder:
             env = app_environment(f"sqlite:///{Path(folder) / 'bench.sqlite3'}", redis_url=None)
@@ -262,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows = measure(
                     target, args.runs, args.timeout, server, bytecode=args.bytecode, also=args.also
                 )
-                ok = report(rows, args.timeout)
+                ok = report(*rows, args.timeout)
             finally:
                 stop(server)
     print(f"load average at the start {load_before}, now {load_average()}")
