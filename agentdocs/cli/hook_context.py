@@ -47,8 +47,9 @@ from agentdocs.client.blocks import (
     Unavailable,
 )
 from agentdocs.client.cache import BlockCache, CacheKey, default_cache_dir
-from agentdocs.core import hook_delivery, signing, targets
+from agentdocs.core import hook_delivery, signing
 from agentdocs.core.hook_delivery import Delivery, HookCall
+from agentdocs.core.session_hooks import CONTEXT_HOOKS
 
 DEFAULT_HOOK_TIMEOUT_SECONDS = 3.0
 LOCK_FILE = "agentdocs.lock.json"
@@ -68,7 +69,7 @@ RESET_LATER_MESSAGE = (
 
 def configure(parser: argparse.ArgumentParser) -> None:
     env = os.environ
-    parser.add_argument("--tool", required=True, help=f"one of {', '.join(targets.CONTEXT_HOOKS)}")
+    parser.add_argument("--tool", required=True, help=f"one of {', '.join(CONTEXT_HOOKS)}")
     parser.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
     parser.add_argument("--url", default=env.get("AGENTDOCS_URL"), help="default: $AGENTDOCS_URL")
     parser.add_argument(
@@ -167,20 +168,20 @@ def synced_files(
 ) -> dict[str, tuple[str, str | None]]:
     """The file ``tool`` loads natively, when the last sync wrote it: its state against
     the lock file (`in-sync`, `edited-locally` or `missing`) and, in sync, its text."""
-    entry = targets.CONTEXT_HOOKS.get(tool)
+    hook = CONTEXT_HOOKS.get(tool)
     files = lock.get("files")
-    if entry is None or not isinstance(files, dict) or entry.main not in files:
+    if hook is None or not isinstance(files, dict) or hook.main not in files:
         return {}
     try:
-        data = (folder / entry.main).read_bytes()
+        data = (folder / hook.main).read_bytes()
     except OSError:
-        return {entry.main: (hook_delivery.MISSING, None)}
-    if hashlib.sha256(data).hexdigest() != files[entry.main]:
-        return {entry.main: (hook_delivery.EDITED, None)}
+        return {hook.main: (hook_delivery.MISSING, None)}
+    if hashlib.sha256(data).hexdigest() != files[hook.main]:
+        return {hook.main: (hook_delivery.EDITED, None)}
     try:
-        return {entry.main: (hook_delivery.IN_SYNC, data.decode("utf-8"))}
+        return {hook.main: (hook_delivery.IN_SYNC, data.decode("utf-8"))}
     except UnicodeDecodeError:
-        return {entry.main: (hook_delivery.EDITED, None)}
+        return {hook.main: (hook_delivery.EDITED, None)}
 
 
 def _session_marker(cache: BlockCache, key: CacheKey, session: str) -> str:
@@ -381,8 +382,8 @@ def _bind(binding: Any, call: HookCall, outcome: Outcome, output: str, timeout: 
 def run_context(args: argparse.Namespace, raw: bytes) -> int:
     """The hook: one JSON object on stdout, one line on stderr, exit 0."""
     started = time.monotonic() - seconds_since_start()
-    if args.tool not in targets.CONTEXT_HOOKS:
-        known = ", ".join(targets.CONTEXT_HOOKS)
+    if args.tool not in CONTEXT_HOOKS:
+        known = ", ".join(CONTEXT_HOOKS)
         write(
             sys.stderr,
             f"agentdocs: {args.tool!r} has no documented hook that adds context ({known})\n",

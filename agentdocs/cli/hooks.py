@@ -1,18 +1,15 @@
-"""`agentdocs hooks install|uninstall|list` and `agentdocs hook session-start`.
+"""`agentdocs hooks install|uninstall|list`: agents' session hooks in a repository.
 
-    agentdocs hooks install --tool TOOL [--dir .]
+    agentdocs hooks install --tool TOOL [--dir .] [--deliver]
     agentdocs hooks uninstall --tool TOOL [--dir .]
     agentdocs hooks list [--dir .]
-    agentdocs hook session-start --tool TOOL [--dir .]
 
 `hooks install` adds a session-start hook to the tool's hook settings in the repository
 (`.claude/settings.json`, ...; the registry's `session_hook` says which file and how),
 keeping every other key and hook; installing twice changes nothing, and a file that is
 not a JSON object is left alone (exit 2). `uninstall` takes out exactly what `install`
-added. The hook runs `agentdocs hook session-start`, which reads the session's id from
-the JSON the tool writes to its stdin, binds the run (`agentdocs.cli.quiet_bind`) and
-always exits 0 with one line on stderr: a hook must never keep an agent from starting,
-and stdout is the agent's context (Claude Code) or must be JSON (Gemini CLI).
+added. The hook runs `agentdocs hook session-start` (`agentdocs.cli.hook`), which binds
+the session; `--deliver` adds the hooks that run `agentdocs hook context`.
 """
 
 from __future__ import annotations
@@ -21,11 +18,9 @@ import argparse
 import json
 import os
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
-from agentdocs.cli import hook_context
 from agentdocs.cli.base import EXIT_OK, EXIT_USAGE, CommandError, command, write
 from agentdocs.core import targets
 from agentdocs.core.hook_settings import (
@@ -36,15 +31,13 @@ from agentdocs.core.hook_settings import (
     hook_installed,
     hook_remove,
 )
-from agentdocs.core.targets import SessionHook, Target
-
-# The hook input is a small JSON object; more than this is not one.
-MAX_HOOK_INPUT_BYTES = 1024 * 1024
-STDIN_WAIT_SECONDS = 2.0
-MAX_PROCESS_ID_LENGTH = 200
+from agentdocs.core.session_hooks import SessionHook
+from agentdocs.core.targets import Target
 
 
-def _hook_target(name: str) -> Target:
+def hook_target(name: str) -> Target:
+    """The registry's entry ``name`` names (its hook's tool, its format, or a tool it
+    serves) when it has a session hook; else CommandError (exit 2) naming those that do."""
     entry = targets.named(name)
     if entry is None or entry.session_hook is None:
         known = ", ".join(targets.SESSION_HOOKS)
@@ -57,7 +50,7 @@ def _hook_target(name: str) -> Target:
     return entry
 
 
-def _session_hook(entry: Target) -> SessionHook:
+def session_hook(entry: Target) -> SessionHook:
     assert entry.session_hook is not None
     return entry.session_hook
 
@@ -135,8 +128,8 @@ def _configure_hooks(parser: argparse.ArgumentParser) -> None:
 
 
 def _context_target(name: str) -> Target:
-    entry = _hook_target(name)
-    if _session_hook(entry).context_events:
+    entry = hook_target(name)
+    if session_hook(entry).context_events:
         return entry
     known = ", ".join(targets.CONTEXT_HOOKS)
     raise CommandError(
@@ -148,8 +141,8 @@ def _context_target(name: str) -> Target:
 def _change_context(args: argparse.Namespace, *, install: bool) -> int:
     """Install (or take out) the context hooks of ``--deliver``; an uninstall takes out
     the session-start hook as well."""
-    entry = _context_target(args.tool) if install else _hook_target(args.tool)
-    hook = _session_hook(entry)
+    entry = _context_target(args.tool) if install else hook_target(args.tool)
+    hook = session_hook(entry)
     path = args.dir / hook.file
     settings = _read_settings(path)
     existed = settings is not None
@@ -195,9 +188,9 @@ def _change_context(args: argparse.Namespace, *, install: bool) -> int:
 
 
 def _change(args: argparse.Namespace, *, install: bool) -> int:
-    if args.deliver or (not install and _session_hook(_hook_target(args.tool)).context_events):
+    if args.deliver or (not install and session_hook(hook_target(args.tool)).context_events):
         return _change_context(args, install=install)
-    hook = _session_hook(_hook_target(args.tool))
+    hook = session_hook(hook_target(args.tool))
     path = args.dir / hook.file
     settings = _read_settings(path)
     existed = settings is not None
@@ -231,7 +224,7 @@ def _change(args: argparse.Namespace, *, install: bool) -> int:
 def _list(args: argparse.Namespace) -> int:
     rows = [("TOOL", "FILE", "EVENT", "DELIVER", "STATE")]
     for name, entry in targets.SESSION_HOOKS.items():
-        hook = _session_hook(entry)
+        hook = session_hook(entry)
         path = args.dir / hook.file
         try:
             settings = _read_settings(path)
@@ -282,82 +275,3 @@ def run_hooks(args: argparse.Namespace) -> int:
     if args.action == "list":
         return _list(args)
     return _change(args, install=args.action == "install")
-
-
-# The hook itself
-
-
-def _read_hook_input() -> bytes:
-    """What the tool wrote to stdin, read for at most `STDIN_WAIT_SECONDS` (a terminal,
-    or a pipe nobody closes, gives nothing rather than a wait)."""
-    stream = sys.stdin
-    if stream is None or stream.isatty():
-        return b""
-    chunks: list[bytes] = []
-
-    def read() -> None:
-        chunks.append(stream.buffer.read(MAX_HOOK_INPUT_BYTES + 1))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    reader.join(STDIN_WAIT_SECONDS)
-    return chunks[0] if chunks else b""
-
-
-def session_id_from(raw: bytes, hook: SessionHook) -> str | None:
-    """The session's id in the hook input, or None when there is none to use."""
-    if not raw or len(raw) > MAX_HOOK_INPUT_BYTES:
-        return None
-    try:
-        payload = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(payload, dict):
-        return None
-    for key in hook.session_keys:
-        value = payload.get(key)
-        if isinstance(value, str) and value.strip() and len(value) <= MAX_PROCESS_ID_LENGTH:
-            return value.strip()
-    return None
-
-
-def _configure_hook(parser: argparse.ArgumentParser) -> None:
-    events = parser.add_subparsers(dest="event", metavar="EVENT", required=True)
-    start = events.add_parser(
-        "session-start", help="bind the session that is starting (run by the tool's hook)"
-    )
-    start.add_argument("--tool", required=True, help=f"one of {', '.join(targets.SESSION_HOOKS)}")
-    start.add_argument("--dir", type=Path, default=Path("."), help="the repository (default: .)")
-    context = events.add_parser(
-        "context",
-        help="write the Memory Block in the form the tool reads (run by `--deliver` hooks)",
-    )
-    hook_context.configure(context)
-
-
-@command("hook", help="what an installed hook runs; always exits 0", configure=_configure_hook)
-def run_hook(args: argparse.Namespace) -> int:
-    if args.event == "context":
-        return hook_context.run_context(args, _read_hook_input())
-    try:
-        line = _session_start(args)
-    except CommandError as error:
-        line = f"agentdocs: not bound: {error.message}"
-    except Exception as error:  # whatever it is, the agent goes on
-        line = f"agentdocs: not bound: {type(error).__name__}: {error}"
-    write(sys.stderr, line + "\n")
-    return EXIT_OK
-
-
-def _session_start(args: argparse.Namespace) -> str:
-    entry = _hook_target(args.tool)
-    hook = _session_hook(entry)
-    session = session_id_from(_read_hook_input(), hook)
-    # Only session-start binds through a child process: `hook context` skips its imports.
-    from agentdocs.cli.quiet_bind import bind_quietly
-
-    process = session or hook_context.new_process_id(hook.tool)
-    line = bind_quietly(repo=args.dir, tool=entry.format, process=process)
-    if session is None:
-        line += " (no session id in the hook's input: a new id was used)"
-    return line

@@ -47,7 +47,7 @@ COMMAND_MODULES = {
     "context": "context",
     "explain": "explain",
     "hooks": "hooks",
-    "hook": "hooks",
+    "hook": "hook",
     "import": "imports",
     "mcp": "mcp",
     "outcome": "outcomes",

@@ -3,7 +3,8 @@
 `ResilientBlocks.turn` renders the turn (`POST .../memory-block/`). When it
 succeeds, the records of runs served from the cache are uploaded first and the
 cached block is refreshed with a conditional preview (`GET .../memory-block/` with
-`If-None-Match`, answered 304 without a render while nothing changed). When the
+`If-None-Match`, answered 304 without a render while nothing changed), unless the
+turn's text is the cached block itself (a full render of an unchanged block). When the
 server cannot be reached, times out or answers 5xx, the cached block is served,
 with one warning, and the run is kept as a pending binding record
 (`served_from: cache` and the sha256 of the text served). A 4xx answer (a bad
@@ -150,23 +151,28 @@ class ResilientBlocks:
             answer = response.json()
             text = answer["text"]
         self.upload_pending(key)
-        self.refresh(key)
+        sha256 = text_sha256(text)
+        cached = self.cache.get(key)
+        # A full render of an unchanged block is the cached block itself, byte for byte:
+        # the cache is up to date without asking the server again.
+        if cached is None or not cached.revalidable or cached.sha256 != sha256:
+            self.refresh(key, cached)
         return Turn(
             text=text,
             answer=answer,
             served_from="server",
-            sha256=text_sha256(text),
+            sha256=sha256,
             signature=response.headers.get(SIGNATURE_HEADER),
         )
 
-    def refresh(self, key: CacheKey) -> CachedBlock | None:
-        """The cached block for ``key``, brought up to date with a conditional preview;
-        the one kept when the server cannot say (the turn was served all the same)."""
-        cached = self.cache.get(key)
+    def refresh(self, key: CacheKey, cached: CachedBlock | None) -> CachedBlock | None:
+        """The cached block for ``key`` (``cached``, what the cache holds), brought up
+        to date with a conditional preview; the one kept when the server cannot say (the
+        turn was served all the same)."""
         headers = {"Accept": "text/plain"}
         # A block kept without its signature is fetched again whole, to get one.
-        if cached is not None and cached.etag and cached.signature:
-            headers["If-None-Match"] = cached.etag
+        if cached is not None and cached.revalidable:
+            headers["If-None-Match"] = str(cached.etag)
         params = {name: value for name, value in key.as_dict().items() if name in PREVIEW_KEYS}
         try:
             response = self._send(

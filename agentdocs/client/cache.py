@@ -88,6 +88,12 @@ class CachedBlock:
     # The server's signature of the text (`Agentdocs-Signature`), when it sent one.
     signature: str | None = None
 
+    @property
+    def revalidable(self) -> bool:
+        """Kept with the preview's ETag and the server's signature: asked again with
+        `If-None-Match` rather than fetched whole."""
+        return bool(self.etag and self.signature)
+
 
 @dataclass(frozen=True)
 class PendingRecord:

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict
 
-from agentdocs.core import targets
 from agentdocs.core.layer_headings import AGENT_NOTES_PREFIX, CONTEXT_HEADING, POLICY_HEADING
+from agentdocs.core.session_hooks import CONTEXT_HOOKS
 
 # The JSON every supported tool reads context from at session start.
 FORMAT_ADDITIONAL_CONTEXT = "json/hookSpecificOutput.additionalContext"
@@ -84,8 +84,7 @@ def hook_call(tool: str, raw: bytes, *, default_event: str = "SessionStart") -> 
 
 
 def adds_context(tool: str, event: str) -> bool:
-    entry = targets.CONTEXT_HOOKS.get(tool)
-    hook = entry.session_hook if entry is not None else None
+    hook = CONTEXT_HOOKS.get(tool)
     if hook is None:
         return False
     return any(e.event == event and e.adds_context for e in hook.context_events)

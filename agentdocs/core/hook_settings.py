@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Literal
 
-from agentdocs.core.targets import ContextEvent, SessionHook
+from agentdocs.core.session_hooks import ContextEvent, SessionHook
 
 # Every handler agentdocs installs runs one of these, and no other handler does:
 # `session-start` binds the run, `context` delivers the Memory Block (`--deliver`).

@@ -34,6 +34,13 @@ from dataclasses import dataclass
 from typing import Literal, TypedDict
 
 from agentdocs.core import tool_scoping
+from agentdocs.core.session_hooks import (
+    CLAUDE_SESSION_START,
+    CODEX_SESSION_START,
+    CURSOR_SESSION_START,
+    GEMINI_SESSION_START,
+    SessionHook,
+)
 from agentdocs.core.tool_scoping import ScopingStyle
 
 ALL = "all"
@@ -52,10 +59,6 @@ Order = Literal["root-first", "load-order"]
 # only the closest to the file (`closest`: it shadows the ones above it).
 Reach = Literal["path", "closest"]
 Effect = Literal["cut", "warn"]
-# How a tool's hook file holds its handlers: `groups` (Claude Code, Gemini CLI, Codex):
-# `{"hooks": {EVENT: [{"matcher": ..., "hooks": [{"type": "command", "command": ...}]}]}}`;
-# `flat` (Cursor): `{"version": 1, "hooks": {EVENT: [{"command": ...}]}}`.
-HookShape = Literal["groups", "flat"]
 
 
 class LimitDict(TypedDict):
@@ -125,44 +128,6 @@ class Limit:
             "effect": self.effect,
             "source": self.source,
         }
-
-
-@dataclass(frozen=True)
-class ContextEvent:
-    """A hook event at which a tool (re)builds its context, where `agentdocs hooks install
-    --deliver` runs `agentdocs hook context`. ``matcher``: the group's matcher (None: every
-    occurrence). ``adds_context``: whether the tool reads `additionalContext` from this
-    event's output (else only an advisory `systemMessage`)."""
-
-    event: str
-    matcher: str | None
-    adds_context: bool = True
-
-
-@dataclass(frozen=True)
-class SessionHook:
-    """A tool's documented hook that runs a command when an agent session starts.
-
-    ``tool``: the name `agentdocs hooks --tool` takes. ``file``: the repository's hook
-    settings file, JSON. ``event``: the event's key in it. ``session_keys``: the keys of
-    the JSON the tool writes to the hook's stdin that hold the session's id, the first
-    present winning. ``matcher``: the matcher of the group agentdocs adds (None: the
-    hook runs on every start, resume and clear). ``note``: what else the tool needs
-    before it runs the hook. ``source``: where the tool documents all this.
-    """
-
-    tool: str
-    file: str
-    event: str
-    shape: HookShape
-    session_keys: tuple[str, ...]
-    source: str
-    matcher: str | None = None
-    note: str = ""
-    # The events `--deliver` installs the context hook on (empty: the tool documents no
-    # hook that adds context), and where the tool documents their output.
-    context_events: tuple[ContextEvent, ...] = ()
-    context_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -438,62 +403,6 @@ WINDSURF_TOTAL = Limit(
     source="https://docs.windsurf.com/windsurf/cascade/memories#rules "
     "(rules beyond 12,000 characters in total are truncated, global rules first)",
 )
-CLAUDE_SESSION_START = SessionHook(
-    tool="claude-code",
-    file=".claude/settings.json",
-    event="SessionStart",
-    shape="groups",
-    session_keys=("session_id",),
-    source="https://code.claude.com/docs/en/hooks#sessionstart "
-    "(settings.json hooks; the input on stdin carries session_id)",
-    context_events=(ContextEvent("SessionStart", "startup|resume|clear|compact"),),
-    context_source="https://code.claude.com/docs/en/hooks#sessionstart (source: startup, "
-    "resume, clear or compact; JSON hookSpecificOutput.additionalContext is added to the "
-    "context)",
-)
-GEMINI_SESSION_START = SessionHook(
-    tool="gemini-cli",
-    file=".gemini/settings.json",
-    event="SessionStart",
-    shape="groups",
-    session_keys=("session_id",),
-    source="https://geminicli.com/docs/hooks/reference/ "
-    "(settings.json hooks; SessionStart's input carries session_id)",
-    context_events=(
-        ContextEvent("SessionStart", None),
-        ContextEvent("PreCompress", None, adds_context=False),
-    ),
-    context_source="https://geminicli.com/docs/hooks/reference/ (stdout must be JSON only; "
-    "SessionStart's hookSpecificOutput.additionalContext is added to the context; "
-    "PreCompress is advisory)",
-)
-CODEX_SESSION_START = SessionHook(
-    tool="codex",
-    file=".codex/hooks.json",
-    event="SessionStart",
-    shape="groups",
-    session_keys=("session_id",),
-    source="https://developers.openai.com/codex/hooks "
-    "(<repo>/.codex/hooks.json; the input on stdin carries session_id)",
-    note="Codex runs a project's hooks only once you trust them (untrusted, `codex exec` "
-    "skips them silently); versions before hooks were on by default also need "
-    "`[features] hooks = true` in config.toml (`codex_hooks` in older ones)",
-    context_events=(ContextEvent("SessionStart", "startup|resume|clear|compact"),),
-    context_source="https://developers.openai.com/codex/hooks (SessionStart's source: "
-    "startup, resume, clear or compact; JSON hookSpecificOutput.additionalContext)",
-)
-CURSOR_SESSION_START = SessionHook(
-    tool="cursor",
-    file=".cursor/hooks.json",
-    event="sessionStart",
-    shape="flat",
-    session_keys=("session_id", "conversation_id"),
-    source="https://cursor.com/docs/agent/hooks "
-    "(.cursor/hooks.json, version 1; sessionStart's input carries session_id)",
-    note="Cursor runs it in versions whose hooks accept sessionStart "
-    "(some versions' validator refused it as an unknown hook type)",
-)
-
 DEVIN_PER_FILE = Limit(
     tool="Devin Desktop",
     applies_to="each",
@@ -534,7 +443,7 @@ TARGETS: tuple[Target, ...] = (
         id="codex",
         tool="Codex, and every tool that reads AGENTS.md",
         docs="https://agents.md",
-        main="AGENTS.md",
+        main=CODEX_SESSION_START.main,
         scoping=tool_scoping.NONE,
         limits=(CODEX_AGENTS_MD,),
         session_hook=CODEX_SESSION_START,
@@ -550,7 +459,7 @@ TARGETS: tuple[Target, ...] = (
         id="claude-code",
         tool="Claude Code",
         docs="https://code.claude.com/docs/en/memory",
-        main="CLAUDE.md",
+        main=CLAUDE_SESSION_START.main,
         scoping=tool_scoping.CLAUDE,
         rules_dir=".claude/rules/",
         always_in_main=True,
@@ -564,7 +473,7 @@ TARGETS: tuple[Target, ...] = (
         id="gemini-cli",
         tool="Gemini CLI",
         docs="https://google-gemini.github.io/gemini-cli/docs/cli/gemini-md.html",
-        main="GEMINI.md",
+        main=GEMINI_SESSION_START.main,
         scoping=tool_scoping.NONE,
         session_hook=GEMINI_SESSION_START,
         nested=GEMINI_NESTED,
@@ -596,7 +505,7 @@ TARGETS: tuple[Target, ...] = (
         id="cursor",
         tool="Cursor",
         docs="https://cursor.com/docs/context/rules",
-        main=".cursor/rules/agentdocs.mdc",
+        main=CURSOR_SESSION_START.main,
         scoping=tool_scoping.CURSOR,
         rules_dir=".cursor/rules/",
         rule_suffix=".mdc",

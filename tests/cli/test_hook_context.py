@@ -577,10 +577,35 @@ def test_an_outsider_cannot_read_a_session_timeline(server, repo, client, outsid
 
 # Import weight
 
-# What no `--help` or hook run may import: the MCP SDK, pydantic (which it brings), Django.
-# The hook and `--help` import none of these: the MCP SDK and its pydantic, Django, and
+# What no `--help` or hook run may import: the MCP SDK and its pydantic, Django, and
 # `requests` (the client talks HTTP with the standard library, agentdocs.client.http).
 HEAVY = ("pydantic", "pydantic_core", "mcp", "django", "requests", "urllib3")
+# What `agentdocs hook context` imports besides the standard library, and nothing more:
+# the hook sits on every session's start (bench/hook_context.py). Not the target
+# registry (`agentdocs.core.targets`, the hooks' declarations are
+# `agentdocs.core.session_hooks`), nor the renderer, the export or another command's
+# module. A module added to the hook's path on purpose is added here.
+HOOK_PATH = {
+    "agentdocs",
+    "agentdocs.cli",
+    "agentdocs.cli.main",
+    "agentdocs.cli.base",
+    "agentdocs.cli.hook",
+    "agentdocs.cli.hook_context",
+    "agentdocs.client",
+    "agentdocs.client.http",
+    "agentdocs.client.blocks",
+    "agentdocs.client.cache",
+    "agentdocs.core",
+    "agentdocs.core.hook_delivery",
+    "agentdocs.core.layer_headings",
+    "agentdocs.core.session_hooks",
+    "agentdocs.core.signing",
+}
+# The packages outside the standard library it may import: `cryptography` (the block's
+# Ed25519 signature) and what the interpreter's start loads (the virtual environment's
+# `.pth` files).
+HOOK_PACKAGES = ("cryptography", "_cffi_backend", "_distutils_hack", "sitecustomize")
 
 
 def _imported(
@@ -607,7 +632,7 @@ def _imported(
     imported = {
         line.split("|")[-1].strip()
         for line in result.stderr.decode().splitlines()
-        if line.startswith("import time:")
+        if line.startswith("import time:") and "imported package" not in line  # the header
     }
     assert "agentdocs.cli.main" in imported, result.stderr[-2000:]
     return imported
@@ -615,6 +640,19 @@ def _imported(
 
 def _heavy(imported: set[str]) -> set[str]:
     return {name for name in imported if name.split(".")[0] in HEAVY}
+
+
+def _off_the_hook_path(imported: set[str]) -> set[str]:
+    """What ``imported`` holds beyond the standard library, `HOOK_PATH` and
+    `HOOK_PACKAGES` (a failed import, such as `copy`'s of `org.python`, is listed too)."""
+    return {
+        name
+        for name in imported
+        if name.split(".")[0] not in sys.stdlib_module_names
+        and name.split(".")[0] not in (*HOOK_PACKAGES, "org")
+        and not name.startswith("__editable__")
+        and name not in HOOK_PATH
+    }
 
 
 @pytest.mark.parametrize(
@@ -632,6 +670,36 @@ def test_the_hook_and_help_import_no_heavy_module(tmp_path, argv):
     assert not _heavy(_imported(argv, cwd=tmp_path, env={}))
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["hook", "--help"],
+        ["hook", "context", "--help"],
+        ["hook", "context", "--tool", "claude-code", "--url", "http://127.0.0.1:9"],
+        ["hook", "context", "--tool", "nonesuch"],
+    ],
+)
+def test_the_context_hook_imports_only_its_own_path(tmp_path, argv):
+    imported = _imported(argv, cwd=tmp_path, env={})
+    assert "agentdocs.core.targets" not in imported
+    assert not _off_the_hook_path(imported)
+
+
+def test_the_hook_path_check_sees_the_registry_creep_back(tmp_path):
+    """Were the hook to import the target registry again (or the renderer), the check
+    above would see it."""
+    imported = _imported(
+        [],
+        cwd=tmp_path,
+        env={},
+        python=(
+            "-c",
+            "import agentdocs.cli.main, agentdocs.core.targets, agentdocs.core.memory_block",
+        ),
+    )
+    assert {"agentdocs.core.targets", "agentdocs.core.memory_block"} <= _off_the_hook_path(imported)
+
+
 def test_a_hook_that_renders_verifies_and_binds_imports_no_heavy_module(server, repo):
     """The whole path against a live server: render, the keys, the signature, the bind."""
     for source in ("startup", "compact"):
@@ -643,6 +711,7 @@ def test_a_hook_that_renders_verifies_and_binds_imports_no_heavy_module(server, 
         )
         assert {"agentdocs.core.signing", "agentdocs.client.http"} <= imported
         assert not _heavy(imported)
+        assert not _off_the_hook_path(imported)
     assert BindingRecord.objects.filter(process="s-i").count() == 2
 
 

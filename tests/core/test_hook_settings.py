@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from agentdocs.core import targets
+from agentdocs.core import session_hooks, targets
 from agentdocs.core.hook_settings import (
     HookSettingsError,
     hook_add,
@@ -26,6 +26,17 @@ def test_every_hook_is_reachable_by_its_tool_and_its_format():
         assert targets.named(entry.format) is entry
     assert targets.named("windsurf").session_hook is None
     assert targets.named("emacs") is None
+
+
+def test_the_hook_reads_the_registrys_own_declarations():
+    """`agentdocs hook context` reads `session_hooks` without the registry: the same
+    hooks, the same objects, in the registry's order, and each entry's main file."""
+    assert list(session_hooks.SESSION_HOOKS) == list(targets.SESSION_HOOKS)
+    assert list(session_hooks.CONTEXT_HOOKS) == list(targets.CONTEXT_HOOKS)
+    for name, entry in targets.SESSION_HOOKS.items():
+        hook = session_hooks.SESSION_HOOKS[name]
+        assert entry.session_hook is hook
+        assert entry.main == hook.main
 
 
 @pytest.mark.parametrize(
