@@ -1,28 +1,31 @@
-"""The review gate of a label: move or remove it, or, when the document's path is under
-`review.required` and the member may not bypass review, propose the move or the removal
-as a change request (merging it moves or removes the label, `services.changes`).
+"""The review gate of a label, a document's or a skill's: move or remove it, or, when
+the document's path (the skill's `skills/<name>`) is under `review.required` and the
+member may not bypass review, propose the move or the removal as a change request
+(merging it moves or removes the label, `services.changes`).
 
 The label's name and the member's right to move it are checked before, once
-(`permissions.movable_label_for`). Above both `services.labels` (the move itself)
-and `services.changes` (the proposal), so that neither imports the other back.
+(`permissions.movable_label_for`, `movable_skill_label_for`). Above both
+`services.labels` / `services.skill_labels` (the move itself) and `services.changes`
+(the proposal), so that neither imports the other back.
 """
 
 from __future__ import annotations
 
 from django.contrib.auth.models import User
 
-from agentdocs.models import ChangeRequest, Document
+from agentdocs.core.skills import skill_path
+from agentdocs.models import ChangeRequest, Document, Skill
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors import review as review_selectors
+from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.services import changes as change_service
 from agentdocs.services import labels as label_service
+from agentdocs.services import skill_labels as skill_label_service
 
 
 def _review_required(document: Document, *, may_bypass_review: bool) -> bool:
-    """Whether a change of the document's labels by this member goes through review: its
-    path is under `review.required` and the member may not bypass review."""
-    return not may_bypass_review and review_selectors.review_required(
-        project=document.project, path=document.path
+    return review_selectors.review_required_for(
+        project=document.project, path=document.path, may_bypass_review=may_bypass_review
     )
 
 
@@ -73,4 +76,58 @@ def label_remove_request(
             removal=True,
         )
     label_service.label_remove(document=document, name=name, user=user, reason=reason)
+    return None
+
+
+def _skill_review_required(skill: Skill, *, may_bypass_review: bool) -> bool:
+    return review_selectors.review_required_for(
+        project=skill.project, path=skill_path(skill.name), may_bypass_review=may_bypass_review
+    )
+
+
+def skill_label_request(
+    *,
+    skill: Skill,
+    name: str,
+    version: object,
+    user: User,
+    reason: object = "",
+    may_bypass_review: bool,
+) -> skill_label_service.SkillLabelMoved | ChangeRequest:
+    """A skill's label moved, or proposed as a change request, through the gate of a
+    document's (`label_request`; the skill's path is `skills/<name>`)."""
+    if _skill_review_required(skill, may_bypass_review=may_bypass_review):
+        return change_service.change_propose_label(
+            skill=skill,
+            label=name,
+            version=skill_label_selectors.skill_version_for_label(skill=skill, version=version),
+            reason=reason,
+            user=user,
+        )
+    return skill_label_service.skill_label_move(
+        skill=skill, name=name, version=version, user=user, reason=reason
+    )
+
+
+def skill_label_remove_request(
+    *,
+    skill: Skill,
+    name: str,
+    user: User,
+    reason: object = "",
+    may_bypass_review: bool,
+) -> ChangeRequest | None:
+    """A skill's label removed (None), or its removal proposed, as a document's
+    (`label_remove_request`)."""
+    if _skill_review_required(skill, may_bypass_review=may_bypass_review):
+        label = skill_label_selectors.skill_label_get(skill=skill, name=name)
+        return change_service.change_propose_label(
+            skill=skill,
+            label=name,
+            version=label.version,
+            reason=reason,
+            user=user,
+            removal=True,
+        )
+    skill_label_service.skill_label_remove(skill=skill, name=name, user=user, reason=reason)
     return None

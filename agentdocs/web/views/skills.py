@@ -21,7 +21,7 @@ from agentdocs.models import Skill
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import skills as skill_service
-from agentdocs.web.diffview import side_by_side
+from agentdocs.web.diffview import file_diffs
 from agentdocs.web.document_pages import version_param
 from agentdocs.web.forms.skills import SkillEditForm
 from agentdocs.web.guideline import measure
@@ -155,16 +155,7 @@ def skill_diff(request: HttpRequest, tenant: str, project: str, name: str) -> Ht
     for number in (old_version, new_version):
         if number not in rows:
             skill_selectors.skill_version(skill=skill, version=number)  # raises NotFound
-    old, new = rows[old_version].files, rows[new_version].files
-    files = []
-    for path in sorted(set(old) | set(new)):
-        before, after = old.get(path), new.get(path)
-        if before == after:
-            continue
-        status = "added" if before is None else "removed" if after is None else "modified"
-        files.append(
-            {"path": path, "status": status, "diff": side_by_side(before or "", after or "")}
-        )
+    files = file_diffs(rows[old_version].files, rows[new_version].files)
     return render(
         request,
         "agentdocs/skill_diff.html",
