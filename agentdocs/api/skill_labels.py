@@ -180,7 +180,7 @@ class SkillLabelDetail(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        done = label_review.skill_label_request(
+        done = label_review.label_request(
             skill=skill,
             name=checked,
             version=data["version"],
@@ -209,7 +209,7 @@ class SkillLabelDetail(APIView):
         access, skill, checked = self._movable(request, tenant, project, name, label)
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
-        proposed = label_review.skill_label_remove_request(
+        proposed = label_review.label_remove_request(
             skill=skill,
             name=checked,
             user=access.user,
