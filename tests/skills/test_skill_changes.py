@@ -309,3 +309,15 @@ def test_reading_a_skill_change_does_not_grow_with_its_files(
         assert client.get(f"{BASE}/changes/{few['id']}").status_code == 200
     with django_assert_max_num_queries(len(counted.captured_queries)):
         assert client.get(f"{BASE}/changes/{many['id']}").status_code == 200
+
+
+def test_under_review_a_writer_s_revert_proposes_the_old_files(
+    api, handoff, bundle, writer, reviewed
+):
+    response = api(writer).post(
+        skill_url("handoff", rest="/revert"), {"version": 1, "reason": "back"}, format="json"
+    )
+    assert response.status_code == 202, response.content
+    change = ChangeRequest.objects.get(pk=response.json()["id"])
+    assert change.base_version == 2 and change.files == bundle()
+    assert change.reason == "back" and Skill.objects.get(pk=handoff.pk).version == 2
