@@ -23,7 +23,7 @@ onto the first's result, or answers `merge_conflict`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,6 +179,21 @@ def _latest_record(project: Project, process: str) -> BindingRecord | None:
     )
 
 
+def _base(read: Callable[[], Any], version: int, *, holds: str) -> Any:
+    """The history row of the version a proposal is based on, as ``read`` reads it:
+    NotFound or InvalidInput (a deletion) naming `base_version`."""
+    try:
+        base = read()
+    except NotFound as error:
+        raise NotFound(error.detail, field="base_version") from None
+    if base.is_deleted:
+        raise InvalidInput(
+            f"Version {version} is a deletion; base the change on a version with {holds}.",
+            field="base_version",
+        )
+    return base
+
+
 def change_propose(
     *,
     project: Project,
@@ -212,15 +227,11 @@ def change_propose(
             "(restore a deleted one first).",
             field="path",
         )
-    try:
-        base = document_selectors.document_version(document=document, version=base_version)
-    except NotFound as error:
-        raise NotFound(error.detail, field="base_version") from None
-    if base.is_deleted:
-        raise InvalidInput(
-            f"Version {base_version} is a deletion; base the change on a version with text.",
-            field="base_version",
-        )
+    base = _base(
+        lambda: document_selectors.document_version(document=document, version=base_version),
+        base_version,
+        holds="text",
+    )
     if base.body == body:
         raise InvalidInput(
             f"The body is the text of version {base_version}: it proposes no change.",
@@ -328,16 +339,11 @@ def change_propose_skill(
                 "a deleted one first, or propose a new one with base version 0).",
                 field="name",
             )
-        try:
-            base = skill_selectors.skill_version(skill=skill, version=base_version)
-        except NotFound as error:
-            raise NotFound(error.detail, field="base_version") from None
-        if base.is_deleted:
-            raise InvalidInput(
-                f"Version {base_version} is a deletion; base the change on a version with files.",
-                field="base_version",
-            )
-        base_files = base.files
+        base_files = _base(
+            lambda: skill_selectors.skill_version(skill=skill, version=base_version),
+            base_version,
+            holds="files",
+        ).files
     if base_files == checked.files:
         raise InvalidInput(
             f"The files are those of version {base_version}: they propose no change.",
