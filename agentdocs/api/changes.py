@@ -270,7 +270,8 @@ class ChangeDetailSerializer(ChangeSerializer):
 
     body = serializers.CharField(source="change.body")
     current_version = serializers.IntegerField(
-        allow_null=True, help_text="The document's version now; null when it was deleted"
+        allow_null=True,
+        help_text="The document's (or skill's) version now; null when it was deleted",
     )
     mergeable = serializers.BooleanField(
         help_text="Open or approved, and merges onto the current version without conflicts"
