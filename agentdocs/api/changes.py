@@ -20,12 +20,13 @@ from rest_framework.views import APIView
 from agentdocs import permissions
 from agentdocs.api.access import request_project_access
 from agentdocs.api.common import ListView
-from agentdocs.api.document_history import DiffHunkSerializer
+from agentdocs.api.document_history import DiffSerializer, FileDiffSerializer
 from agentdocs.api.documents import AcknowledgeHiddenField
 from agentdocs.api.memory_block import PlainTextRenderer
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.api.schema import CHANGE_MERGE_ERROR, errors, json_errors
 from agentdocs.api.serializers import (
+    FilesField,
     JSONIntegerField,
     ReasonField,
     StrictSerializer,
@@ -34,12 +35,13 @@ from agentdocs.api.serializers import (
     validated,
 )
 from agentdocs.core import evals as eval_rules
-from agentdocs.core.diffs import Diff
+from agentdocs.core.diffs import Diff, FileDiff
 from agentdocs.models import ChangeRequest, ChangeState, ReviewDecision, Scope
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import change_evals as evals_selectors
 from agentdocs.selectors import changes as change_selectors
 from agentdocs.selectors import review as review_selectors
+from agentdocs.selectors.changes import MergePreview
 from agentdocs.services import change_evals as evals_service
 from agentdocs.services import changes as change_service
 
@@ -80,6 +82,11 @@ class ChangeSerializer(serializers.Serializer):
         "`remove` (merging removes the label, which pointed at `base_version` when "
         "proposed); null for a change of the body"
     )
+    skill = serializers.SerializerMethodField(
+        help_text="A skill's change request: the skill's name (`path` is then "
+        "`skills/<name>`; merging writes its next version, or moves or removes its "
+        "`label`); null for a document's"
+    )
     process = serializers.SerializerMethodField(
         help_text="Proposed by an agent: the process (session) it came from, as its renders "
         "and binding records name it; null otherwise"
@@ -92,6 +99,9 @@ class ChangeSerializer(serializers.Serializer):
     )
     url = serializers.SerializerMethodField(help_text="The change request's page")
     api_url = serializers.SerializerMethodField(help_text="This resource")
+
+    def get_skill(self, change: ChangeRequest) -> str | None:
+        return change.skill or None
 
     def get_process(self, change: ChangeRequest) -> str | None:
         return change.process or None
@@ -130,24 +140,36 @@ class CommentSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
-class ChangeDiffSerializer(serializers.Serializer):
+class ChangeDiffSerializer(DiffSerializer):
     class Meta:
         ref_name = "ChangeDiff"
 
     from_version = serializers.IntegerField(help_text="The version the proposal is compared with")
-    diff = serializers.CharField(help_text="Unified diff text")
-    hunks = DiffHunkSerializer(many=True)
-    added = serializers.IntegerField()
-    removed = serializers.IntegerField()
     truncated = serializers.BooleanField(
         help_text="The hunks and the text stop before the end: at most "
         f"{change_selectors.DIFF_MAX_CHANGED_LINES:,} changed lines and "
         f"{change_selectors.DIFF_MAX_SHOWN_BYTES // 1024} KiB of line text are shown; "
         "`whole_diff_url` has all of it"
     )
-    shown_changed_lines = serializers.IntegerField()
     whole_diff_url = serializers.CharField(
         help_text="The whole unified diff, unbounded, as text/plain"
+    )
+
+
+class ChangeFilesSerializer(serializers.Serializer):
+    """A skill's change request compared with a version of the skill, file by file."""
+
+    class Meta:
+        ref_name = "ChangeFiles"
+
+    from_version = serializers.IntegerField(
+        allow_null=True,
+        help_text="The version the proposal is compared with (null: a new skill, compared "
+        "with no files)",
+    )
+    files = FileDiffSerializer(many=True, help_text="The files that differ, by path")
+    whole_diff_url = serializers.CharField(
+        help_text="The whole unified diff of every file, unbounded, as text/plain"
     )
 
 
@@ -248,7 +270,8 @@ class ChangeDetailSerializer(ChangeSerializer):
 
     body = serializers.CharField(source="change.body")
     current_version = serializers.IntegerField(
-        allow_null=True, help_text="The document's version now; null when it was deleted"
+        allow_null=True,
+        help_text="The document's (or skill's) version now; null when it was deleted",
     )
     mergeable = serializers.BooleanField(
         help_text="Open or approved, and merges onto the current version without conflicts"
@@ -264,8 +287,20 @@ class ChangeDetailSerializer(ChangeSerializer):
         "change, removed from the tenant, or deleted",
     )
     approvals_required = serializers.IntegerField(help_text="`review.approvals` in force")
-    diff_against_base = ChangeDiffSerializer()
+    diff_against_base = ChangeDiffSerializer(
+        allow_null=True, help_text="Null for a skill's change request (`files_against_base`)"
+    )
     diff_against_current = ChangeDiffSerializer(allow_null=True)
+    files_against_base = ChangeFilesSerializer(
+        allow_null=True,
+        help_text="A skill's change request: its files against the base version's, file by "
+        "file; null for a document's",
+    )
+    files_against_current = ChangeFilesSerializer(
+        allow_null=True,
+        help_text="A skill's change request: its files against the skill's current ones; "
+        "null for a document's, and once the skill is gone",
+    )
     diff_truncated = serializers.BooleanField(
         help_text="Either diff stops before its end (see their `truncated` and `whole_diff_url`)"
     )
@@ -321,13 +356,62 @@ def _diff_data(
     return {"from_version": version, **diff.as_dict(), "whole_diff_url": whole}
 
 
+def _files_data(
+    files: list[FileDiff] | None, version: int | None, *, change: ChangeRequest, against: str
+) -> dict[str, Any] | None:
+    if files is None:
+        return None
+    whole = _whole_diff_url(change, against=against)
+    return {
+        "from_version": version,
+        "files": [file.as_dict() for file in files],
+        "whole_diff_url": whole,
+    }
+
+
+def _diffs_data(change: ChangeRequest, preview: MergePreview) -> dict[str, Any]:
+    """The change's diffs against its base and the current version: a document's text,
+    or a skill's files one by one."""
+    if change.is_skill:
+        skill = preview.skill
+        current = skill.version if preview.current_files is not None and skill else None
+        base_files, current_files = change_selectors.change_file_diffs(change, preview)
+        return {
+            "current_version": current,
+            "diff_against_base": None,
+            "diff_against_current": None,
+            "files_against_base": _files_data(
+                base_files, change.base_version or None, change=change, against="base"
+            ),
+            "files_against_current": _files_data(
+                current_files, current, change=change, against="current"
+            ),
+            "diff_truncated": any(
+                file.diff.truncated for file in [*base_files, *(current_files or [])]
+            ),
+        }
+    against_base, against_current = change_selectors.change_diffs(change, preview)
+    document = preview.document
+    current = None if document is None or document.is_deleted else document.version
+    return {
+        "current_version": current,
+        "diff_against_base": _diff_data(
+            against_base, change.base_version, change=change, against="base"
+        ),
+        "diff_against_current": _diff_data(
+            against_current, current, change=change, against="current"
+        ),
+        "files_against_base": None,
+        "files_against_current": None,
+        "diff_truncated": against_base.truncated
+        or (against_current is not None and against_current.truncated),
+    }
+
+
 def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
     """Everything the change request's page and API show, as plain data."""
     preview = change_selectors.merge_preview(change)
-    against_base, against_current = change_selectors.change_diffs(change, preview)
     conflicts, conflicts_truncated = change_selectors.change_conflicts(preview)
-    document = preview.document
-    current = None if document is None or document.is_deleted else document.version
     policy = review_selectors.review_policy(project=change.project)
     reviews = list(change.reviews.select_related("reviewer"))
     approvals = change_service.approvals(change, reviews=reviews, protected=policy.protected_labels)
@@ -336,21 +420,13 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
     return {
         "change": change,
         "preview": preview,
-        "current_version": current,
+        **_diffs_data(change, preview),
         "mergeable": change.is_live and preview.mergeable,
         "approvals": [approval.reviewer for approval in approvals if approval.counts],
         "approvals_not_counting": [
             approval.reviewer for approval in approvals if not approval.counts
         ],
         "approvals_required": policy.approvals,
-        "diff_against_base": _diff_data(
-            against_base, change.base_version, change=change, against="base"
-        ),
-        "diff_against_current": _diff_data(
-            against_current, current, change=change, against="current"
-        ),
-        "diff_truncated": against_base.truncated
-        or (against_current is not None and against_current.truncated),
         "conflicts": conflicts,
         "conflicts_truncated": conflicts_truncated,
         "reviews": [
@@ -410,9 +486,22 @@ class ChangeListCreate(ListView):
         class Meta:
             ref_name = "ChangePropose"
 
-        path = TextField()
-        body = TextField()
-        base_version = JSONIntegerField(help_text="The version the body was written against")
+        path = TextField(required=False, help_text="The document's path (with `body`)")
+        body = TextField(required=False, help_text="The document's proposed text")
+        skill = TextField(
+            required=False,
+            help_text="Instead of `path` and `body`: the name of the project's skill whose "
+            "next version `files` proposes",
+        )
+        files = FilesField(
+            required=False,
+            help_text="With `skill`: every file of the proposed version, its path mapped to "
+            "its text (the whole set: a file left out is removed)",
+        )
+        base_version = JSONIntegerField(
+            help_text="The version the body (or the files) was written against; for a skill, "
+            "0 proposes a new one"
+        )
         reason = ReasonField()
         acknowledge_hidden = AcknowledgeHiddenField()
         process = TextField(
@@ -421,6 +510,24 @@ class ChangeListCreate(ListView):
             help_text="Proposed by an agent: its process id (as its renders name it); the "
             "change keeps it with that process's latest binding record",
         )
+
+        def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+            """A document's change (`path`, `body`) or a skill's (`skill`, `files`)."""
+            given = set(self.initial_data) if isinstance(self.initial_data, dict) else set()
+            wanted, other = (
+                (("skill", "files"), ("path", "body", "acknowledge_hidden"))
+                if "skill" in given
+                else (("path", "body"), ("files",))
+            )
+            for name in other:
+                if name in given:
+                    raise serializers.ValidationError(
+                        {name: [f"`{name}` is not part of this change: {' and '.join(wanted)}."]}
+                    )
+            for name in wanted:
+                if name not in data:
+                    raise serializers.ValidationError({name: [f"`{name}` is required."]})
+            return data
 
     OutputSerializer = ChangeSerializer
 
@@ -448,7 +555,9 @@ class ChangeListCreate(ListView):
         tags=["changes"],
         summary="Propose a change",
         description="Proposes `body` for the document at `path`, written against "
-        "`base_version`, for writers of the project to review (tenant admins for `_vance`). "
+        "`base_version`, or `files` as the next version of the project's `skill`, for "
+        "writers of the project to review (tenant admins for `_vance`). A skill's files pass "
+        "the checks of a skill write (422 naming the file: `files/<path>`). "
         "Any member may propose, with a token of any scope. 404 if there is no such "
         "document or version; 422 if the body looks like it holds a secret, or holds hidden "
         "characters (`hidden_characters`; see `acknowledge_hidden`).",
@@ -459,9 +568,14 @@ class ChangeListCreate(ListView):
         access = _access(request, tenant, project)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        change = change_service.change_propose(
-            project=access.project, user=access.user, **serializer.validated_data
-        )
+        data = dict(serializer.validated_data)
+        if "skill" in data:
+            data.pop("acknowledge_hidden", None)
+            change = change_service.change_propose_skill(
+                project=access.project, user=access.user, name=data.pop("skill"), **data
+            )
+        else:
+            change = change_service.change_propose(project=access.project, user=access.user, **data)
         return Response(
             ChangeSerializer(change, context={"request": request}).data,
             status=status.HTTP_201_CREATED,

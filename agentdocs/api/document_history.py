@@ -229,6 +229,35 @@ class DiffHunkSerializer(serializers.Serializer):
     lines = DiffLineSerializer(many=True)
 
 
+class DiffSerializer(serializers.Serializer):
+    """A bounded diff (`core.diffs.Diff.as_dict`): what a document's diff, a skill file's
+    and a change request's show alike."""
+
+    diff = serializers.CharField(help_text="Unified diff text")
+    hunks = DiffHunkSerializer(many=True)
+    added = serializers.IntegerField(help_text="Lines added in the whole diff")
+    removed = serializers.IntegerField(help_text="Lines removed in the whole diff")
+    truncated = serializers.BooleanField(
+        help_text="The hunks and the unified text stop before the end of a long diff"
+    )
+    shown_changed_lines = serializers.IntegerField(
+        help_text="How many of the added and removed lines the hunks show"
+    )
+
+
+class FileDiffSerializer(DiffSerializer):
+    """One file of a skill that differs between two bundles (`core.diffs.FileDiff`)."""
+
+    class Meta:
+        ref_name = "SkillFileDiff"
+
+    path = serializers.CharField()
+    status = serializers.ChoiceField(
+        choices=["added", "removed", "modified"],
+        help_text="The file is new, gone, or changed",
+    )
+
+
 class DocumentDiff(APIView):
     class QuerySerializer(_QuerySerializer):
         # `from` is a Python keyword, so it is added in get_fields.
@@ -239,22 +268,12 @@ class DocumentDiff(APIView):
             fields["from"] = _query_version("from", help_text="The version to diff from")
             return fields
 
-    class OutputSerializer(serializers.Serializer):
+    class OutputSerializer(DiffSerializer):
         class Meta:
             ref_name = "Diff"
 
         path = serializers.CharField()
         to = serializers.IntegerField()
-        diff = serializers.CharField(help_text="Unified diff text")
-        hunks = DiffHunkSerializer(many=True)
-        added = serializers.IntegerField(help_text="Lines added in the whole diff")
-        removed = serializers.IntegerField(help_text="Lines removed in the whole diff")
-        truncated = serializers.BooleanField(
-            help_text="The hunks and the unified text stop before the end of a long diff"
-        )
-        shown_changed_lines = serializers.IntegerField(
-            help_text="How many of the added and removed lines the hunks show"
-        )
 
         def get_fields(self) -> dict[str, serializers.Field]:
             fields = super().get_fields()

@@ -177,9 +177,29 @@ class ProjectImport(APIView):
         return Response(self.OutputSerializer(result, context={"request": request}).data)
 
 
+class ProposeFileSerializer(ImportFileSerializer):
+    class Meta:
+        ref_name = "ProposeFile"
+
+    base_sha256 = TextField(
+        required=False,
+        default="",
+        help_text="A file of an exported skill (under a tool's skills folder): the sha256 "
+        "it had when it was synced (the lock file's); its edit is proposed against the "
+        "skill's version that held it",
+    )
+
+
 class ProposeInputSerializer(ProjectImport.InputSerializer):
     class Meta:
         ref_name = "ProjectProposeInput"
+
+    files = serializers.ListField(
+        child=ProposeFileSerializer(),
+        allow_empty=False,
+        max_length=MAX_FILES,
+        help_text=f"At most {MAX_FILES} files, each path once",
+    )
 
     process = TextField(
         required=False,
@@ -205,7 +225,9 @@ class ProjectPropose(APIView):
         "document it came from (`propose`), based on the version the provenance names and "
         "three-way merged onto the current one when the document was saved since; an "
         "unedited section is `unchanged`; what no document holds (the Policy section, text "
-        "outside the sections) is `skipped`, saying why. Other files are `skipped`: this "
+        "outside the sections) is `skipped`, saying why. The edited files of an exported "
+        "skill (each with its `base_sha256`) become one change request of the skill, based "
+        "on the version that held them as synced. Other files are `skipped`: this "
         "writes no document. Any member may propose, with a token of any scope; "
         "422 if an edit looks like it holds a secret (nothing is proposed).",
         request=InputSerializer,
@@ -226,6 +248,9 @@ class ProjectPropose(APIView):
             dry_run=data["dry_run"],
             reason=data["reason"],
             process=data["process"],
+            base_hashes={
+                file["path"]: file["base_sha256"] for file in data["files"] if file["base_sha256"]
+            },
         )
         plan = [import_service.round_trip_entry(entry) for entry in result.entries]
         return Response(

@@ -28,23 +28,20 @@ from agentdocs.api.pagination import Pagination
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, VersionField, optional_body
 from agentdocs.core.labels import LATEST, validate_label_name
-from agentdocs.models import ChangeRequest, Document, DocumentLabel
+from agentdocs.models import ChangeRequest, Document, Skill
 from agentdocs.paging import Prepended
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.services import label_review
 
 
-class LabelSerializer(serializers.Serializer):
-    class Meta:
-        ref_name = "DocumentLabel"
+class LabelFieldsSerializer(serializers.Serializer):
+    """What a label says of itself, a document's or a skill's (each adds what it labels)."""
 
     # `label` is also a Field attribute (its title) to the type checker, not to DRF.
     label = serializers.CharField(  # type: ignore[assignment]
         source="name", help_text="The label's name (a slug)"
     )
     name = serializers.CharField(help_text="Same as `label`")
-    path = serializers.CharField(source="document.path", help_text="The document's path")
-    document = serializers.CharField(source="document.path", help_text="Same as `path`")
     version = serializers.IntegerField(help_text="The version the label points at")
     moved_by = serializers.CharField(
         source="moved_by.username", allow_null=True, help_text="Who moved it last"
@@ -55,18 +52,31 @@ class LabelSerializer(serializers.Serializer):
     )
 
 
-class LatestSerializer(serializers.Serializer):
-    class Meta:
-        ref_name = "DocumentLabelLatest"
+class LatestFieldsSerializer(serializers.Serializer):
+    """`latest`, the implicit label, as `latest_entry` makes it."""
 
     label = serializers.CharField(help_text="`latest`")  # type: ignore[assignment]
     name = serializers.CharField(help_text="Same as `label`")
-    path = serializers.CharField()
-    document = serializers.CharField()
-    version = serializers.IntegerField(help_text="The document's current version")
+    version = serializers.IntegerField(help_text="The current version")
     moved_by = serializers.CharField(allow_null=True, help_text="Who wrote the current version")
     moved_at = serializers.DateTimeField(help_text="When the current version was written")
     reason = serializers.CharField(allow_null=True, help_text="Always null: latest moves itself")
+
+
+class LabelSerializer(LabelFieldsSerializer):
+    class Meta:
+        ref_name = "DocumentLabel"
+
+    path = serializers.CharField(source="document.path", help_text="The document's path")
+    document = serializers.CharField(source="document.path", help_text="Same as `path`")
+
+
+class LatestSerializer(LatestFieldsSerializer):
+    class Meta:
+        ref_name = "DocumentLabelLatest"
+
+    path = serializers.CharField()
+    document = serializers.CharField()
 
 
 class LabelListSerializer(serializers.Serializer):
@@ -87,17 +97,61 @@ class LabelListSerializer(serializers.Serializer):
     )
 
 
-def _latest(document: Document) -> dict[str, Any]:
+def latest_entry(labelled: Document | Skill, **what: str) -> dict[str, Any]:
+    """`latest` of a document or a skill (``what``: the fields naming it), as listed."""
     return {
         "label": LATEST,
         "name": LATEST,
-        "path": document.path,
-        "document": document.path,
-        "version": document.version,
-        "moved_by": document.updated_by.username if document.updated_by else None,
-        "moved_at": document.updated_at,
+        **what,
+        "version": labelled.version,
+        "moved_by": labelled.updated_by.username if labelled.updated_by else None,
+        "moved_at": labelled.updated_at,
         "reason": None,
     }
+
+
+def _latest(document: Document) -> dict[str, Any]:
+    return latest_entry(document, path=document.path, document=document.path)
+
+
+def labels_page(
+    view: ListView,
+    request: Request,
+    *,
+    latest: Any,
+    rows: Any,
+    serializer: type[serializers.Serializer],
+) -> dict[str, Any]:
+    """One page of a document's or a skill's labels, as every list pages: `latest` first
+    (on the first page), then the named ``rows``; `labels` holds the page's named ones."""
+    paged_rows = Prepended([latest], rows)
+    paginator = view.pagination_class()
+    page = paginator.paginate_queryset(paged_rows, request, view=view)
+    labels = serializer([row for row in page if row is not latest], many=True).data
+    paged = paginator.get_paginated_response(
+        [latest, *labels] if page and page[0] is latest else list(labels)
+    )
+    return {"latest": latest, "labels": labels, **paged.data}
+
+
+def label_moved_response(
+    request: Request, done: Any, serializer: type[serializers.Serializer]
+) -> Response:
+    """A move's answer: 202 with the change request review opened instead, else the
+    label, 201 when it is new, 200 when it moved."""
+    if isinstance(done, ChangeRequest):
+        body = ChangeSerializer(done, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED)
+    code = status.HTTP_201_CREATED if done.created else status.HTTP_200_OK
+    return Response(serializer(done.label).data, status=code)
+
+
+def label_removed_response(request: Request, proposed: ChangeRequest | None) -> Response:
+    """A removal's answer: 202 with the change request review opened instead, else 204."""
+    if proposed is not None:
+        body = ChangeSerializer(proposed, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED)
+    return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 PAGE_PARAMETER = OpenApiParameter(
@@ -133,16 +187,14 @@ class DocumentLabelList(ListView):
     )
     def get(self, request: Request, tenant: str, project: str, path: str) -> Response:
         _, document = request_document(request, tenant, project, path)
-        latest = LatestSerializer(_latest(document)).data
-        rows = Prepended([latest], label_selectors.label_rows(document=document))
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(rows, request, view=self)
-        labels = LabelSerializer([row for row in page if row is not latest], many=True).data
-        paged = paginator.get_paginated_response(
-            [latest, *labels] if page and page[0] is latest else list(labels)
+        page = labels_page(
+            self,
+            request,
+            latest=LatestSerializer(_latest(document)).data,
+            rows=label_selectors.label_rows(document=document),
+            serializer=LabelSerializer,
         )
-        body = {"path": document.path, "latest": latest, "labels": labels, **paged.data}
-        return Response(body)
+        return Response({"path": document.path, **page})
 
 
 LABEL_PARAMETER = OpenApiParameter(
@@ -225,12 +277,7 @@ class DocumentLabelDetail(APIView):
             reason=data["reason"],
             may_bypass_review=access.may_bypass_review,
         )
-        if isinstance(done, ChangeRequest):
-            body = ChangeSerializer(done, context={"request": request}).data
-            return Response(body, status=status.HTTP_202_ACCEPTED)
-        moved: DocumentLabel = done.label
-        code = status.HTTP_201_CREATED if done.created else status.HTTP_200_OK
-        return Response(self.OutputSerializer(moved).data, status=code)
+        return label_moved_response(request, done, self.OutputSerializer)
 
     @extend_schema(
         tags=["labels"],
@@ -258,7 +305,4 @@ class DocumentLabelDetail(APIView):
             reason=serializer.validated_data["reason"],
             may_bypass_review=access.may_bypass_review,
         )
-        if proposed is not None:
-            body = ChangeSerializer(proposed, context={"request": request}).data
-            return Response(body, status=status.HTTP_202_ACCEPTED)
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        return label_removed_response(request, proposed)

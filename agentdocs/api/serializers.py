@@ -183,6 +183,22 @@ class JSONObjectField(serializers.DictField):
         return data if isinstance(value, dict) else value
 
 
+@extend_schema_field({"type": "object", "additionalProperties": {"type": "string"}})
+class FilesField(JSONObjectField):
+    """A skill's whole bundle: each file's path mapped to its text, as a write and a
+    change request send it; the service checks them."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("child", serializers.JSONField())
+        kwargs.setdefault(
+            "help_text",
+            "Every file of the skill, its path mapped to its text: `SKILL.md` and files "
+            "under `scripts/`, `references/` and `assets/`. Text only (a binary file is "
+            "422 `binary_file`).",
+        )
+        super().__init__(**kwargs)
+
+
 _shared = threading.local()
 
 

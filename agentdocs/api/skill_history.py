@@ -12,16 +12,24 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs.api.access import request_project_access
+from agentdocs.api.changes import ChangeSerializer
 from agentdocs.api.common import ListView, base_version
-from agentdocs.api.document_history import DiffHunkSerializer
+from agentdocs.api.document_history import FileDiffSerializer
 from agentdocs.api.schema import IF_MATCH_OPTIONAL, errors, etag_header
 from agentdocs.api.serializers import ReasonField, StrictSerializer, VersionField, validated
-from agentdocs.api.skills import SkillFileSerializer, SkillSerializer, skill_files, skill_response
-from agentdocs.core.diffs import diff_texts
+from agentdocs.api.skills import (
+    SkillFileSerializer,
+    SkillSerializer,
+    proposed_response,
+    skill_files,
+    skill_response,
+)
+from agentdocs.core.diffs import bundle_diffs
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.skills import skill_body_warnings
+from agentdocs.models import ChangeRequest
 from agentdocs.selectors import skills as skill_selectors
-from agentdocs.services import skills as skill_service
+from agentdocs.services import skill_review
 
 
 class SkillVersionSerializer(serializers.Serializer):
@@ -107,20 +115,6 @@ class _VersionPathSerializer(serializers.Serializer):
     version = VersionField(error_messages={"invalid": "`version` must be a positive number."})
 
 
-class SkillFileDiffSerializer(serializers.Serializer):
-    path = serializers.CharField()
-    status = serializers.ChoiceField(
-        choices=["added", "removed", "modified"],
-        help_text="The file is new in `to`, gone from it, or changed",
-    )
-    diff = serializers.CharField(help_text="Unified diff text")
-    hunks = DiffHunkSerializer(many=True)
-    added = serializers.IntegerField()
-    removed = serializers.IntegerField()
-    truncated = serializers.BooleanField()
-    shown_changed_lines = serializers.IntegerField()
-
-
 class SkillDiff(APIView):
     class QuerySerializer(_QuerySerializer):
         to = _query_version("to", help_text="Defaults to the current version")
@@ -136,7 +130,7 @@ class SkillDiff(APIView):
 
         name = serializers.CharField()
         to = serializers.IntegerField()
-        files = SkillFileDiffSerializer(many=True, help_text="The files that differ, by path")
+        files = FileDiffSerializer(many=True, help_text="The files that differ, by path")
 
         def get_fields(self) -> dict[str, serializers.Field]:
             fields = super().get_fields()
@@ -165,23 +159,20 @@ class SkillDiff(APIView):
         for number in (from_version, to_version):
             if number not in rows:
                 skill_selectors.skill_version(skill=skill, version=number)  # raises NotFound
-        old, new = rows[from_version].files, rows[to_version].files
-        files = []
-        for path in sorted(set(old) | set(new)):
-            before, after = old.get(path), new.get(path)
-            if before == after:
-                continue
-            diff = diff_texts(
-                before or "",
-                after or "",
-                old_label=f"{skill.name}@{from_version}/{path}",
-                new_label=f"{skill.name}@{to_version}/{path}",
-            )
-            change = "added" if before is None else "removed" if after is None else "modified"
-            files.append({"path": path, "status": change, **diff.as_dict()})
+        files = bundle_diffs(
+            rows[from_version].files,
+            rows[to_version].files,
+            old_label=f"{skill.name}@{from_version}",
+            new_label=f"{skill.name}@{to_version}",
+        )
         return Response(
             self.OutputSerializer(
-                {"name": skill.name, "from": from_version, "to": to_version, "files": files}
+                {
+                    "name": skill.name,
+                    "from": from_version,
+                    "to": to_version,
+                    "files": [file.as_dict() for file in files],
+                }
             ).data
         )
 
@@ -215,9 +206,15 @@ class SkillRevert(APIView):
         description="Writes a new version whose files are `version`'s (a deleted skill "
         "comes back). With `base_version` or If-Match, 412 if the skill has moved on. The "
         "old files pass today's checks (422 naming the file). 423 while another user holds "
-        "the skill's lock. The project's own skill only.",
+        "the skill's lock. The project's own skill only. Under `review.required`, a member "
+        "who may not bypass review opens a change request proposing that version's files "
+        "instead, and gets 202 with it.",
         request=InputSerializer,
-        responses={200: OutputSerializer, **errors(404, 412, 413, 422, 423)},
+        responses={
+            200: OutputSerializer,
+            202: ChangeSerializer,
+            **errors(404, 412, 413, 422, 423),
+        },
         parameters=[IF_MATCH_OPTIONAL, etag_header(200)],
     )
     def post(self, request: Request, tenant: str, project: str, name: str) -> Response:
@@ -232,11 +229,14 @@ class SkillRevert(APIView):
         base = data.get("base_version")
         if base is None and request.headers.get("If-Match"):
             base = base_version(request, None)
-        written = skill_service.skill_revert(
+        written = skill_review.skill_revert_request(
             skill=skill,
             version=data["version"],
             user=access.user,
             reason=data["reason"],
             base_version=base,
+            may_bypass_review=access.may_bypass_review,
         )
+        if isinstance(written, ChangeRequest):
+            return proposed_response(request, written)
         return skill_response(written.skill)

@@ -4,7 +4,9 @@
 `latest` is implicit (the newest version): listed, never moved. Moving or removing is
 writing the project's skills (tenant admins in `_vance`); a label
 `review.protectedLabels` names (default `production`) is moved and removed by
-reviewers (tenant admins) only. Reads see the skill the project offers (its own, else
+reviewers (tenant admins) only; under `review.required` a move or removal by a member
+who may not bypass review opens a change request (202), as a document's label's. Reads
+see the skill the project offers (its own, else
 its tenant's); moves change the project's own skill, as writes do. A skill carries at
 most `AGENTDOCS_MAX_LABELS_PER_DOCUMENT` labels (409 `too_many_labels` past it).
 """
@@ -13,57 +15,48 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs import permissions
 from agentdocs.api.access import request_project_access
+from agentdocs.api.changes import ChangeSerializer
 from agentdocs.api.common import ListView
-from agentdocs.api.labels import PAGE_PARAMETER, PAGE_SIZE_PARAMETER
+from agentdocs.api.labels import (
+    LABEL_PARAMETER,
+    PAGE_PARAMETER,
+    PAGE_SIZE_PARAMETER,
+    LabelFieldsSerializer,
+    LatestFieldsSerializer,
+    label_moved_response,
+    label_removed_response,
+    labels_page,
+    latest_entry,
+)
 from agentdocs.api.schema import errors
 from agentdocs.api.serializers import ReasonField, StrictSerializer, VersionField, optional_body
 from agentdocs.core.labels import LATEST, validate_label_name
 from agentdocs.models import Skill
-from agentdocs.paging import Prepended
 from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.selectors import skills as skill_selectors
-from agentdocs.services import skill_labels as skill_label_service
+from agentdocs.services import label_review
 
 
-class SkillLabelSerializer(serializers.Serializer):
+class SkillLabelSerializer(LabelFieldsSerializer):
     class Meta:
         ref_name = "SkillLabel"
 
-    # `label` is also a Field attribute (its title) to the type checker, not to DRF.
-    label = serializers.CharField(  # type: ignore[assignment]
-        source="name", help_text="The label's name (a slug)"
-    )
-    name = serializers.CharField(help_text="Same as `label`")
     skill = serializers.CharField(source="skill.name", help_text="The skill's name")
-    version = serializers.IntegerField(help_text="The version the label points at")
-    moved_by = serializers.CharField(
-        source="moved_by.username", allow_null=True, help_text="Who moved it last"
-    )
-    moved_at = serializers.DateTimeField(help_text="When it was moved last")
-    reason = serializers.CharField(
-        allow_null=True, help_text="Why, as the mover said (null for `latest`)"
-    )
 
 
-class SkillLatestSerializer(serializers.Serializer):
+class SkillLatestSerializer(LatestFieldsSerializer):
     class Meta:
         ref_name = "SkillLabelLatest"
 
-    label = serializers.CharField(help_text="`latest`")  # type: ignore[assignment]
-    name = serializers.CharField(help_text="Same as `label`")
     skill = serializers.CharField()
-    version = serializers.IntegerField(help_text="The skill's current version")
-    moved_by = serializers.CharField(allow_null=True, help_text="Who wrote the current version")
-    moved_at = serializers.DateTimeField(help_text="When the current version was written")
-    reason = serializers.CharField(allow_null=True, help_text="Always null: latest moves itself")
 
 
 class SkillLabelListSerializer(serializers.Serializer):
@@ -88,23 +81,7 @@ class SkillLabelListSerializer(serializers.Serializer):
 
 
 def _latest(skill: Skill) -> dict[str, Any]:
-    return {
-        "label": LATEST,
-        "name": LATEST,
-        "skill": skill.name,
-        "version": skill.version,
-        "moved_by": skill.updated_by.username if skill.updated_by else None,
-        "moved_at": skill.updated_at,
-        "reason": None,
-    }
-
-
-LABEL_PARAMETER = OpenApiParameter(
-    "label",
-    str,
-    OpenApiParameter.PATH,
-    description="The label's name: a slug (lowercase letters, digits, hyphens), not `latest`",
-)
+    return latest_entry(skill, skill=skill.name)
 
 
 class SkillLabelList(ListView):
@@ -125,22 +102,14 @@ class SkillLabelList(ListView):
     def get(self, request: Request, tenant: str, project: str, name: str) -> Response:
         access = request_project_access(request, tenant, project)
         skill = skill_selectors.skill_get(project=access.project, name=name)
-        latest = SkillLatestSerializer(_latest(skill)).data
-        rows = Prepended([latest], skill_label_selectors.skill_label_rows(skill=skill))
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(rows, request, view=self)
-        labels = SkillLabelSerializer([row for row in page if row is not latest], many=True).data
-        paged = paginator.get_paginated_response(
-            [latest, *labels] if page and page[0] is latest else list(labels)
+        page = labels_page(
+            self,
+            request,
+            latest=SkillLatestSerializer(_latest(skill)).data,
+            rows=skill_label_selectors.skill_label_rows(skill=skill),
+            serializer=SkillLabelSerializer,
         )
-        body = {
-            "skill": skill.name,
-            "project": skill.project.slug,
-            "latest": latest,
-            "labels": labels,
-            **paged.data,
-        }
-        return Response(body)
+        return Response({"skill": skill.name, "project": skill.project.slug, **page})
 
 
 class SkillLabelDetail(APIView):
@@ -193,10 +162,17 @@ class SkillLabelDetail(APIView):
         "(tenant admins), else 403 naming `label`. `latest` or a name that is not a slug: "
         "400 naming `label`; a version the skill never had: 404 naming `version`, a "
         "deletion 400. A new label on a skill that carries "
-        "`AGENTDOCS_MAX_LABELS_PER_DOCUMENT` (default 50) is 409 `too_many_labels`. Moves "
-        "do not go through change requests (skills have none yet).",
+        "`AGENTDOCS_MAX_LABELS_PER_DOCUMENT` (default 50) is 409 `too_many_labels`. Under "
+        "`review.required` (the skill's path is `skills/<name>`), a move by a member who may "
+        "not bypass review opens a change request naming the label and answers 202 with "
+        "it; merging it moves the label.",
         request=InputSerializer,
-        responses={200: OutputSerializer, 201: OutputSerializer, **errors(400, 404, 409)},
+        responses={
+            200: OutputSerializer,
+            201: OutputSerializer,
+            202: ChangeSerializer,
+            **errors(400, 404, 409),
+        },
         parameters=[LABEL_PARAMETER],
     )
     def put(self, request: Request, tenant: str, project: str, name: str, label: str) -> Response:
@@ -204,15 +180,15 @@ class SkillLabelDetail(APIView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        done = skill_label_service.skill_label_move(
+        done = label_review.label_request(
             skill=skill,
             name=checked,
             version=data["version"],
             user=access.user,
             reason=data["reason"],
+            may_bypass_review=access.may_bypass_review,
         )
-        code = status.HTTP_201_CREATED if done.created else status.HTTP_200_OK
-        return Response(self.OutputSerializer(done.label).data, status=code)
+        return label_moved_response(request, done, self.OutputSerializer)
 
     @extend_schema(
         tags=["skills"],
@@ -220,9 +196,11 @@ class SkillLabelDetail(APIView):
         operation_id="skill_label_destroy",
         description="Readers asking for the label get `latest` again. Rights as for a move "
         "(writers; a protected label only reviewers, else 403 naming `label`; in `_vance` "
-        "only tenant admins); 404 naming `label` when the skill has no such label.",
+        "only tenant admins); 404 naming `label` when the skill has no such label. Under "
+        "`review.required`, a removal by a member who may not bypass review opens a change "
+        "request naming the label with `label_action` `remove` and answers 202 with it.",
         request=DeleteInputSerializer,
-        responses={204: None, **errors(400, 404)},
+        responses={204: None, 202: ChangeSerializer, **errors(400, 404)},
         parameters=[LABEL_PARAMETER],
     )
     def delete(
@@ -231,7 +209,11 @@ class SkillLabelDetail(APIView):
         access, skill, checked = self._movable(request, tenant, project, name, label)
         serializer = self.DeleteInputSerializer(data=optional_body(request.data))
         serializer.is_valid(raise_exception=True)
-        skill_label_service.skill_label_remove(
-            skill=skill, name=checked, user=access.user, reason=serializer.validated_data["reason"]
+        proposed = label_review.label_remove_request(
+            skill=skill,
+            name=checked,
+            user=access.user,
+            reason=serializer.validated_data["reason"],
+            may_bypass_review=access.may_bypass_review,
         )
-        return Response(status=status.HTTP_204_NO_CONTENT)
+        return label_removed_response(request, proposed)

@@ -6,18 +6,19 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs.api.access import request_project_access
+from agentdocs.api.changes import ChangeSerializer
 from agentdocs.api.common import ListView, base_version, etag_matches, versioned_etag
 from agentdocs.api.documents import LabelQuerySerializer, MergeField, MergeQuerySerializer
 from agentdocs.api.schema import IF_MATCH, IF_NONE_MATCH, MERGE_CONFLICT, errors, etag_header
 from agentdocs.api.serializers import (
-    JSONObjectField,
+    FilesField,
     ReasonField,
     StrictSerializer,
     TextField,
@@ -27,30 +28,14 @@ from agentdocs.api.serializers import (
 )
 from agentdocs.core.errors import LockState
 from agentdocs.core.skills import skill_body_warnings
-from agentdocs.models import Skill
+from agentdocs.models import ChangeRequest, Skill
 from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.selectors import skills as skill_selectors
-from agentdocs.services import document_locks
-from agentdocs.services import skills as skill_service
+from agentdocs.services import document_locks, skill_review
 
 
 def skill_etag(skill: Skill) -> str:
     return versioned_etag(version=skill.version, sha256=skill.sha256)
-
-
-@extend_schema_field({"type": "object", "additionalProperties": {"type": "string"}})
-class FilesField(JSONObjectField):
-    """The whole bundle: each file's path mapped to its text; the service checks them."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("child", serializers.JSONField())
-        kwargs.setdefault(
-            "help_text",
-            "Every file of the skill, its path mapped to its text: `SKILL.md` and files "
-            "under `scripts/`, `references/` and `assets/`. Text only (a binary file is "
-            "422 `binary_file`).",
-        )
-        super().__init__(**kwargs)
 
 
 class SkillSummarySerializer(serializers.Serializer):
@@ -112,6 +97,13 @@ class SkillSerializer(SkillSummarySerializer):
         return document_locks.lock_state(skill)
 
 
+def proposed_response(request: Request, change: ChangeRequest) -> Response:
+    """202 with the change request a write opened instead of writing, under
+    `review.required` (as a label's move answers)."""
+    body = ChangeSerializer(change, context={"request": request}).data
+    return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
 def skill_response(skill: Skill, *, status_code: int = 200) -> Response:
     response = Response(SkillSerializer(skill).data, status=status_code)
     response["ETag"] = skill_etag(skill)
@@ -149,9 +141,12 @@ class SkillListCreate(ListView):
         "422 naming the file (`files/<path>`, and `#<field>` for `SKILL.md`'s frontmatter) "
         "when the bundle breaks the Agent Skills specification (`invalid_skill`), holds a "
         "binary file (`binary_file`), a secret or hidden characters; 413 over "
-        "`AGENTDOCS_SKILL_MAX_FILE_BYTES` or `AGENTDOCS_SKILL_MAX_BYTES`.",
+        "`AGENTDOCS_SKILL_MAX_FILE_BYTES` or `AGENTDOCS_SKILL_MAX_BYTES`. Under "
+        "`review.required` (the skill's path is `skills/<name>`), a member who may not "
+        "bypass review opens a change request proposing the skill instead (base version "
+        "0) and gets 202 with it.",
         request=InputSerializer,
-        responses={201: SkillSerializer, **errors(404, 409, 413, 422)},
+        responses={201: SkillSerializer, 202: ChangeSerializer, **errors(404, 409, 413, 422)},
         parameters=[etag_header(201)],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
@@ -159,9 +154,14 @@ class SkillListCreate(ListView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         access.require_write()
-        written = skill_service.skill_create(
-            project=access.project, user=access.user, **serializer.validated_data
+        written = skill_review.skill_create_request(
+            project=access.project,
+            user=access.user,
+            may_bypass_review=access.may_bypass_review,
+            **serializer.validated_data,
         )
+        if isinstance(written, ChangeRequest):
+            return proposed_response(request, written)
         return skill_response(written.skill, status_code=status.HTTP_201_CREATED)
 
 
@@ -239,10 +239,14 @@ class SkillDetail(APIView):
         "`merge_conflict` with the `conflicts` (each naming its file's `path`) and nothing "
         "is written. 423 while another user holds the skill's lock. The project's own "
         "skill only (a tenant skill is written in `_vance`, by tenant admins). Refusals as "
-        "for create: 422 naming the file, 413 over a cap.",
+        "for create: 422 naming the file, 413 over a cap. Under `review.required` (the "
+        "skill's path is `skills/<name>`), a member who may not bypass review opens a change "
+        "request with these files based on the version named instead, and gets 202 with it; "
+        "merging it writes the version (three-way, file by file).",
         request=WriteInputSerializer,
         responses={
             200: OutputSerializer,
+            202: ChangeSerializer,
             **errors(400, 404, 412, 413, 422, 423, 428),
             409: MERGE_CONFLICT,
         },
@@ -255,7 +259,7 @@ class SkillDetail(APIView):
         data = serializer.validated_data
         access.require_write()
         skill = skill_selectors.own_skill_get(project=access.project, name=name)
-        written = skill_service.skill_write(
+        written = skill_review.skill_write_request(
             skill=skill,
             files=data["files"],
             base_version=base_version(request, data.get("version")),
@@ -263,7 +267,10 @@ class SkillDetail(APIView):
             reason=data["reason"],
             merge=bool(data["merge"])
             or bool(validated(MergeQuerySerializer, request.query_params)["merge"]),
+            may_bypass_review=access.may_bypass_review,
         )
+        if isinstance(written, ChangeRequest):
+            return proposed_response(request, written)
         return skill_response(written.skill)
 
     @extend_schema(
@@ -272,9 +279,10 @@ class SkillDetail(APIView):
         description="Marks the skill deleted as a new version; its history stays and it "
         "can be reverted. Base version as for PUT (412, 428). A deleted project skill no "
         "longer replaces the tenant's of the same name. 423 while another user holds the "
-        "skill's lock.",
+        "skill's lock. Under `review.required`, 409 `review_required` for a member who may "
+        "not bypass review.",
         request=DeleteInputSerializer,
-        responses={200: DeleteOutputSerializer, **errors(404, 412, 423, 428)},
+        responses={200: DeleteOutputSerializer, **errors(404, 409, 412, 423, 428)},
         parameters=[IF_MATCH],
     )
     def delete(self, request: Request, tenant: str, project: str, name: str) -> Response:
@@ -284,10 +292,11 @@ class SkillDetail(APIView):
         data = serializer.validated_data
         access.require_write()
         skill = skill_selectors.own_skill_get(project=access.project, name=name)
-        skill = skill_service.skill_delete(
+        skill = skill_review.skill_delete_request(
             skill=skill,
             base_version=base_version(request, data.get("version")),
             user=access.user,
             reason=data["reason"],
+            may_bypass_review=access.may_bypass_review,
         )
         return Response(self.DeleteOutputSerializer(skill).data)

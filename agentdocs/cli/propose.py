@@ -12,8 +12,10 @@ one line per section, then each change request it opened, with its page:
     change #12 agent.md  http://127.0.0.1:8000/t/acme/web/changes/12/
 
 The server maps each edited section back to the document it came from (by the file's
-provenance line) and opens a change request on it; it writes no document. Tenant and
-project default to the lock's.
+provenance line) and opens a change request on it; the edited files of an exported
+skill (`.claude/skills/<name>/...`, sent with the digest the lock records for each)
+become one change request of that skill, based on the version they were synced at. It
+writes no document and no skill. Tenant and project default to the lock's.
 
 Exit codes as `agentdocs sync`: 0 when every local edit was proposed (or there is
 none), 1 when some edit could not be (the plan says why: the Policy section, a file
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from agentdocs.cli.base import (
     EXIT_FAILURE,
@@ -46,9 +49,11 @@ from agentdocs.cli.sync import (
     defaults_from_lock,
     drift,
     fetch_export,
+    locked_files,
     read_lock,
     repository_folder,
 )
+from agentdocs.core.targets import skill_owner
 
 
 def _configure_propose(parser: argparse.ArgumentParser) -> None:
@@ -63,6 +68,16 @@ def _configure_propose(parser: argparse.ArgumentParser) -> None:
         help="the agent process the edits came from (default: $AGENTDOCS_PROCESS): each "
         "change request names it and its binding record",
     )
+
+
+def _file(folder: Path, path: str, synced: str | None) -> dict[str, str]:
+    """An edited file as sent: a skill's file (under a tool's skills folder, written
+    byte for byte, without provenance) with the digest the sync wrote it at, so the
+    server finds the skill's version it was edited on."""
+    entry = {"path": path, "content": read_text(folder, path)}
+    if synced and skill_owner(path) is not None:
+        entry["base_sha256"] = synced
+    return entry
 
 
 @command(
@@ -90,8 +105,9 @@ def run_propose(args: argparse.Namespace) -> int:
     if not edited:
         write(sys.stderr, "nothing to propose: no file is edited locally\n")
         return EXIT_OK
+    locked = locked_files(lock)
     payload: dict[str, object] = {
-        "files": [{"path": path, "content": read_text(folder, path)} for path in edited],
+        "files": [_file(folder, path, locked.get(path)) for path in edited],
         "dry_run": args.dry_run,
     }
     if args.reason:

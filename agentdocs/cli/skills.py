@@ -265,6 +265,20 @@ def validate_name(name: str) -> str:
         ) from None
 
 
+def _proposed(answer: dict[str, Any], name: str) -> bool:
+    """Whether the server opened a change request instead of writing (the skill is under
+    `review.required`: 202 with the change request), said on stdout. The folder stays
+    based on the version it was."""
+    if "skill" not in answer or "state" not in answer:
+        return False
+    write(
+        sys.stdout,
+        f"proposed {name} as change #{answer.get('id')} for review (review.required): "
+        f"{answer.get('url')}\n",
+    )
+    return True
+
+
 def _push(args: argparse.Namespace) -> int:
     folder = Path(args.dir)
     if not (folder / SKILL_FILE).is_file():
@@ -280,6 +294,8 @@ def _push(args: argparse.Namespace) -> int:
     payload: dict[str, Any] = {"files": files, "reason": args.reason}
     if current is None or (current["project"] != args.project and args.force):
         created = _request(client, "POST", _skills_path(args), json={"name": name, **payload})
+        if _proposed(created, name):
+            return EXIT_OK
         write_state(folder, args, created)
         write(sys.stdout, f"created {name} v{created['version']} in {args.project}\n")
         return EXIT_OK
@@ -317,6 +333,8 @@ def _push(args: argparse.Namespace) -> int:
                 f"{name!r} changed on the server while pushing: {refused.message}"
             ) from None
         raise
+    if _proposed(written, name):
+        return EXIT_OK
     write_state(folder, args, written)
     if written["version"] == base:
         write(sys.stdout, f"unchanged {name} v{base}: the server has these files\n")

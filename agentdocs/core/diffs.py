@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal, TypedDict, cast
 
@@ -366,3 +366,76 @@ def unified_diff(
             if tag in ("replace", "insert"):
                 out += ["+" + text for text in new_lines[j1:j2]]
     return "\n".join(out) + "\n" if groups else ""
+
+
+FileStatus = Literal["added", "removed", "modified"]
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """One file of two bundles (a skill's versions) that differs: its path, whether it
+    was added, removed or changed, and its diff."""
+
+    path: str
+    status: FileStatus
+    diff: Diff
+
+    def as_dict(self) -> dict[str, object]:
+        return {"path": self.path, "status": self.status, **self.diff.as_dict()}
+
+
+def bundle_changes(
+    old: Mapping[str, str], new: Mapping[str, str]
+) -> list[tuple[str, FileStatus, str, str]]:
+    """``(path, status, old text, new text)`` of each file that differs, by path (a file
+    one side lacks is empty there)."""
+    changes: list[tuple[str, FileStatus, str, str]] = []
+    for path in sorted(set(old) | set(new)):
+        before, after = old.get(path), new.get(path)
+        if before == after:
+            continue
+        status: FileStatus = (
+            "added" if before is None else "removed" if after is None else "modified"
+        )
+        changes.append((path, status, before or "", after or ""))
+    return changes
+
+
+def bundle_diffs(
+    old: Mapping[str, str],
+    new: Mapping[str, str],
+    *,
+    old_label: str,
+    new_label: str,
+    max_changed_lines: int | None = MAX_CHANGED_LINES,
+    max_bytes: int | None = MAX_SHOWN_BYTES,
+) -> list[FileDiff]:
+    """The files that differ from ``old`` to ``new`` (bundles: path to text), each
+    diffed and bounded as `diff_texts`, labelled ``<label>/<path>``."""
+    return [
+        FileDiff(
+            path,
+            status,
+            diff_texts(
+                before,
+                after,
+                old_label=f"{old_label}/{path}",
+                new_label=f"{new_label}/{path}",
+                max_changed_lines=max_changed_lines,
+                max_bytes=max_bytes,
+            ),
+        )
+        for path, status, before, after in bundle_changes(old, new)
+    ]
+
+
+def bundle_unified_diff(
+    old: Mapping[str, str], new: Mapping[str, str], *, old_label: str, new_label: str
+) -> str:
+    """The whole unified diff of two bundles, file after file, unbounded: a patch."""
+    return "".join(
+        unified_diff(
+            before, after, old_label=f"{old_label}/{path}", new_label=f"{new_label}/{path}"
+        )
+        for path, _status, before, after in bundle_changes(old, new)
+    )

@@ -318,14 +318,23 @@ class SkillMergeConflict(AgentdocsError):
     status = 409
 
     def __init__(
-        self, *, conflicts: list[ConflictData], base_version: int, current_version: int
+        self,
+        *,
+        conflicts: list[ConflictData],
+        base_version: int,
+        current_version: int,
+        detail: str | None = None,
     ) -> None:
+        """``detail`` replaces the message; its ``{files}`` is the files in conflict."""
         paths = sorted({conflict.get("path", "") for conflict in conflicts})
         count = len(conflicts)
+        files = ", ".join(f"`{p}`" for p in paths)
         super().__init__(
-            f"Your change (based on version {base_version}) and version {current_version} "
+            detail.format(files=files)
+            if detail
+            else f"Your change (based on version {base_version}) and version {current_version} "
             f"change the same lines in {count} place{'s' if count != 1 else ''} "
-            f"({', '.join(f'`{p}`' for p in paths)}). Nothing was written: resolve each "
+            f"({files}). Nothing was written: resolve each "
             f"conflict and save again based on version {current_version}.",
             field=f"files/{paths[0]}",
             conflicts=conflicts,

@@ -99,6 +99,16 @@ def validate_skill_name(name: object, *, field: str = "name") -> str:
     return name
 
 
+SKILLS_FOLDER = "skills"
+
+
+def skill_path(name: str) -> str:
+    """Where change requests and `review.required` name the skill ``name``:
+    `skills/<name>`, as if its folder were a document's path (patterns such as
+    `skills/**`, `skills/deploy` or, in `_vance`, `_vance/**` protect it)."""
+    return f"{SKILLS_FOLDER}/{name}"
+
+
 def bundle_sha256(files: Mapping[str, str]) -> str:
     """The bundle's digest: sha256 of its manifest, each path with its file's sha256
     (sorted), as JSON: equal bundles have equal digests whatever order they came in."""

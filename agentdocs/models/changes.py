@@ -1,4 +1,5 @@
-"""Change requests: a proposed new body for a document, reviewed before it is merged.
+"""Change requests: a proposed new body for a document (or new files for a skill, or
+a label's move), reviewed before it is merged.
 
 A change request names the document (project and path), the version its body was
 written against (`base_version`) and the proposed body. Writers of the project (tenant
@@ -71,6 +72,12 @@ class ChangeRequest(models.Model):
     # With `label`: a removal under review (issue 34); merging it removes the label.
     # ``base_version`` is then the version the label pointed at when it was proposed.
     label_removal = models.BooleanField(default=False)
+    # A change request of a skill (issue 37): the skill's name; ``path`` is then the
+    # skill's path for review (`core.skills.skill_path`), and ``files`` the whole
+    # proposed bundle (``body`` its `SKILL.md`), or with ``label`` a move or removal of
+    # the skill's label. ``base_version`` 0 proposes a new skill.
+    skill = models.CharField(max_length=64, blank=True, default="")
+    files = models.JSONField(null=True, blank=True, default=None)
     # Proposed by an agent: the process (session) it came from, as its renders and binding
     # records name it, and that process's latest binding record in the project when it
     # proposed (null when it had none).
@@ -79,13 +86,22 @@ class ChangeRequest(models.Model):
         BindingRecord, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
 
-    # The body (and a label change's label and removal, and the process it came from)
+    # The body (and a label change's label and removal, a skill's name and files, and
+    # the process it came from)
     # never changes after the proposal: history keeps the states, not copies of it. A
     # column added to a chained history table would also change the hash of every row
     # already chained (`services.audit_chain.row_values`).
     history = HistoricalRecords(
         bases=[HistoryChangeType],
-        excluded_fields=["body", "label", "label_removal", "process", "binding_record"],
+        excluded_fields=[
+            "body",
+            "label",
+            "label_removal",
+            "skill",
+            "files",
+            "process",
+            "binding_record",
+        ],
     )
 
     class Meta:
@@ -95,7 +111,8 @@ class ChangeRequest(models.Model):
                 condition=Q(state__in=ChangeState.values), name="change_request_state_known"
             ),
             models.CheckConstraint(
-                condition=Q(base_version__gte=1), name="change_request_base_version_positive"
+                condition=Q(base_version__gte=1) | (Q(base_version=0) & ~Q(skill="")),
+                name="change_request_base_version_positive",
             ),
         ]
         indexes = [
@@ -110,6 +127,10 @@ class ChangeRequest(models.Model):
     @property
     def is_live(self) -> bool:
         return self.state in LIVE_STATES
+
+    @property
+    def is_skill(self) -> bool:
+        return bool(self.skill)
 
     @property
     def label_action(self) -> str | None:

@@ -17,10 +17,11 @@ from agentdocs.models.documents import Document
 from agentdocs.models.history import HistoryChangeType
 
 
-class DocumentLabel(models.Model):
-    """The version of ``document`` that readers asking for ``name`` get."""
+class Label(models.Model):
+    """What every label holds, a document's or a skill's: its name, the version it points
+    at, who moved it last, when and why. Each kind adds what it labels and its
+    constraints; each has its own history table (`inherit`)."""
 
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="labels")
     name = models.CharField(max_length=64)
     version = models.PositiveIntegerField()
     moved_by = models.ForeignKey(
@@ -29,10 +30,19 @@ class DocumentLabel(models.Model):
     moved_at = models.DateTimeField(default=timezone.now)
     reason = models.TextField(blank=True, default="")
 
-    history = HistoricalRecords(bases=[HistoryChangeType])
+    history = HistoricalRecords(bases=[HistoryChangeType], inherit=True)
 
     class Meta:
+        abstract = True
         ordering = ["name"]
+
+
+class DocumentLabel(Label):
+    """The version of ``document`` that readers asking for ``name`` get."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="labels")
+
+    class Meta(Label.Meta):
         constraints = [
             models.UniqueConstraint(fields=["document", "name"], name="document_label_unique"),
             models.CheckConstraint(condition=Q(version__gte=1), name="document_label_version"),

@@ -1,5 +1,5 @@
 """Labels of skills: a name (`production`, `canary`, ...) pointing at one version of a
-skill, as `DocumentLabel` is of a document.
+skill, as `DocumentLabel` is of a document (both hold what `Label` declares).
 
 `latest` is implicit (the newest version) and never stored. A label is moved and
 removed only through `agentdocs.services.skill_labels`; every move is a history row
@@ -8,32 +8,19 @@ removed only through `agentdocs.services.skill_labels`; every move is a history 
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
-from simple_history.models import HistoricalRecords
 
-from agentdocs.models.history import HistoryChangeType
+from agentdocs.models.labels import Label
 from agentdocs.models.skills import Skill
 
 
-class SkillLabel(models.Model):
+class SkillLabel(Label):
     """The version of ``skill`` that readers asking for ``name`` get."""
 
     skill = models.ForeignKey(Skill, on_delete=models.CASCADE, related_name="labels")
-    name = models.CharField(max_length=64)
-    version = models.PositiveIntegerField()
-    moved_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
-    )
-    moved_at = models.DateTimeField(default=timezone.now)
-    reason = models.TextField(blank=True, default="")
 
-    history = HistoricalRecords(bases=[HistoryChangeType])
-
-    class Meta:
-        ordering = ["name"]
+    class Meta(Label.Meta):
         constraints = [
             models.UniqueConstraint(fields=["skill", "name"], name="skill_label_unique"),
             models.CheckConstraint(condition=Q(version__gte=1), name="skill_label_version"),

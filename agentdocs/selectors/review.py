@@ -93,3 +93,11 @@ def review_policy(*, project: Project) -> ReviewPolicy:
 
 def review_required(*, project: Project, path: str) -> bool:
     return review_policy(project=project).protects(project=project, path=path)
+
+
+def review_required_for(*, project: Project, path: str, may_bypass_review: bool) -> bool:
+    """Whether a change of ``path`` (a document's, or a skill's `skills/<name>`) by a
+    member goes through a change request: the path is under `review.required` and the
+    member may not bypass review (`Access.may_bypass_review`). The one gate of label
+    moves and removals and of skill writes."""
+    return not may_bypass_review and review_required(project=project, path=path)

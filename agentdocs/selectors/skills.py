@@ -3,7 +3,8 @@ wins (a project skill replaces the tenant one of the same name), and their versi
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import hashlib
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -210,3 +211,19 @@ def skills_offered_by_name(*, project: Project, names: Collection[str]) -> dict[
     for skill in rows:
         found.setdefault(skill.name, skill)
     return found
+
+
+def skill_version_holding(*, skill: Skill, digests: Mapping[str, str]) -> Any | None:
+    """The newest version of ``skill`` whose files at the paths of ``digests`` have those
+    sha256 digests (what a sync wrote, as its lock file records them): the version a
+    local edit of those files was made on. None when no version held them all. Reads
+    the history newest first, one row at a time, and stops at the first that holds them."""
+
+    def holds(files: Mapping[str, str]) -> bool:
+        return all(
+            path in files and hashlib.sha256(files[path].encode("utf-8")).hexdigest() == digest
+            for path, digest in digests.items()
+        )
+
+    rows = skill.history.filter(is_deleted=False).order_by("-version", "-history_id")
+    return next((row for row in rows.iterator(chunk_size=20) if holds(row.files)), None)

@@ -23,7 +23,7 @@ onto the first's result, or answers `merge_conflict`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ from django.utils import timezone
 from agentdocs import permissions
 from agentdocs.core import evals as eval_rules
 from agentdocs.core.errors import (
+    AlreadyExists,
     ChangeClosed,
     EvalsMissing,
     EvalsRegressed,
@@ -43,10 +44,13 @@ from agentdocs.core.errors import (
     NotApproved,
     NotFound,
     OwnChange,
+    SkillMergeConflict,
 )
 from agentdocs.core.hidden_characters import find_hidden, has_hidden
 from agentdocs.core.merge import three_way
 from agentdocs.core.paths import validate_path
+from agentdocs.core.skill_merge import merge_bundles
+from agentdocs.core.skills import SKILL_FILE, skill_path, validate_skill_name
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import (
     BindingRecord,
@@ -58,14 +62,18 @@ from agentdocs.models import (
     Project,
     Review,
     ReviewDecision,
+    Skill,
 )
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import change_evals as evals_selectors
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import review as review_selectors
+from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import document_checks, events
 from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
+from agentdocs.services import skill_labels as skill_label_service
+from agentdocs.services import skills as skill_service
 from agentdocs.services.memory_block import validate_process
 
 MAX_REASON = 500
@@ -104,6 +112,7 @@ def _emit(change: ChangeRequest, *, action: str, actor: User, reason: str = "", 
             "proposer": change.proposer.get_username() if change.proposer else None,
             "base_version": change.base_version,
             "label": change.label or None,
+            "skill": change.skill or None,
             **data,
         },
     )
@@ -143,6 +152,21 @@ def _latest_record(project: Project, process: str) -> BindingRecord | None:
     )
 
 
+def _base(read: Callable[[], Any], version: int, *, holds: str) -> Any:
+    """The history row of the version a proposal is based on, as ``read`` reads it:
+    NotFound or InvalidInput (a deletion) naming `base_version`."""
+    try:
+        base = read()
+    except NotFound as error:
+        raise NotFound(error.detail, field="base_version") from None
+    if base.is_deleted:
+        raise InvalidInput(
+            f"Version {version} is a deletion; base the change on a version with {holds}.",
+            field="base_version",
+        )
+    return base
+
+
 def change_propose(
     *,
     project: Project,
@@ -176,33 +200,34 @@ def change_propose(
             "(restore a deleted one first).",
             field="path",
         )
-    try:
-        base = document_selectors.document_version(document=document, version=base_version)
-    except NotFound as error:
-        raise NotFound(error.detail, field="base_version") from None
-    if base.is_deleted:
-        raise InvalidInput(
-            f"Version {base_version} is a deletion; base the change on a version with text.",
-            field="base_version",
-        )
+    base = _base(
+        lambda: document_selectors.document_version(document=document, version=base_version),
+        base_version,
+        holds="text",
+    )
     if base.body == body:
         raise InvalidInput(
             f"The body is the text of version {base_version}: it proposes no change.",
             field="body",
         )
+    change = ChangeRequest(
+        tenant=project.tenant,
+        project=project,
+        path=path,
+        body=body,
+        base_version=base_version,
+        reason=reason,
+        proposer=user,
+        hidden_acknowledgement=checked.hidden_acknowledgement,
+        process=process,
+        binding_record=_latest_record(project, process) if process else None,
+    )
+    return _open(change, user=user, reason=reason)
+
+
+def _open(change: ChangeRequest, *, user: User, reason: str) -> ChangeRequest:
+    """Save a new change request with its history row and its `change.opened` event."""
     with transaction.atomic():
-        change = ChangeRequest(
-            tenant=project.tenant,
-            project=project,
-            path=path,
-            body=body,
-            base_version=base_version,
-            reason=reason,
-            proposer=user,
-            hidden_acknowledgement=checked.hidden_acknowledgement,
-            process=process,
-            binding_record=_latest_record(project, process) if process else None,
-        )
         mark_change(change, user=user, reason=reason, change_type=ChangeType.CREATED)
         change.save()
         _emit(change, action="opened", actor=user, reason=reason)
@@ -211,35 +236,101 @@ def change_propose(
 
 def change_propose_label(
     *,
-    document: Document,
+    document: Document | None = None,
+    skill: Skill | None = None,
     label: str,
     version: int,
     reason: object,
     user: User,
     removal: bool = False,
 ) -> ChangeRequest:
-    """Propose moving the label ``label`` of ``document`` to ``version`` (checked by
-    `services.label_review`): a change request whose body is that version's text and whose
-    merge moves the label instead of writing a version. With ``removal``, proposing to
-    remove the label, which points at ``version``: merging it removes the label."""
+    """Propose moving the label ``label`` of ``document`` (or of ``skill``) to
+    ``version`` (checked by `services.label_review`): a change request whose body (and
+    a skill's files) is that version's and whose merge moves the label instead of
+    writing a version. With ``removal``, proposing to remove the label, which points at
+    ``version``: merging it removes the label."""
     reason = _text(reason, field="reason", limit=MAX_REASON)
-    base = document_selectors.document_version(document=document, version=version)
-    with transaction.atomic():
-        change = ChangeRequest(
-            tenant=document.project.tenant,
-            project=document.project,
-            path=document.path,
-            body=base.body,
-            base_version=version,
-            reason=reason,
-            proposer=user,
-            label=label,
-            label_removal=removal,
+    change = ChangeRequest(
+        base_version=version, reason=reason, proposer=user, label=label, label_removal=removal
+    )
+    if skill is not None:
+        files = skill_selectors.skill_version(skill=skill, version=version).files
+        _for_skill(change, skill.project, skill.name, files)
+    else:
+        assert document is not None
+        change.tenant, change.project = document.project.tenant, document.project
+        change.path = document.path
+        change.body = document_selectors.document_version(document=document, version=version).body
+    return _open(change, user=user, reason=reason)
+
+
+def _for_skill(change: ChangeRequest, project: Project, name: str, files: dict[str, str]) -> None:
+    change.tenant, change.project = project.tenant, project
+    change.skill, change.path = name, skill_path(name)
+    change.files, change.body = files, files.get(SKILL_FILE, "")
+
+
+def change_propose_skill(
+    *,
+    project: Project,
+    name: str,
+    files: object,
+    base_version: object,
+    reason: object,
+    user: User,
+    process: str = "",
+) -> ChangeRequest:
+    """Propose ``files`` as the next version of the project's skill ``name``, written
+    against ``base_version`` (0: a new skill). The files pass every check a skill write
+    makes (`skill_check`: the specification, caps, secrets, hidden characters), each
+    refusal naming its file; the base version is one with files (404, 400 naming
+    `base_version`); the same files as the base propose nothing (400 naming `files`)."""
+    validate_skill_name(name)
+    if process:
+        process = validate_process(process)
+    reason = _text(reason, field="reason", limit=MAX_REASON)
+    checked = skill_service.skill_check(name=name, files=files)
+    if not isinstance(base_version, int) or isinstance(base_version, bool) or base_version < 0:
+        raise InvalidInput(
+            "`base_version` must be a version number (0 for a new skill).", field="base_version"
         )
-        mark_change(change, user=user, reason=reason, change_type=ChangeType.CREATED)
-        change.save()
-        _emit(change, action="opened", actor=user, reason=reason)
-    return change
+    skill = Skill.objects.filter(project=project, name=name).first()
+    live = skill is not None and not skill.is_deleted
+    if base_version == 0 and live:
+        assert skill is not None
+        raise AlreadyExists(
+            f"The skill {name!r} exists (version {skill.version}): propose its next version "
+            "based on the version you changed.",
+            field="base_version",
+            current_version=skill.version,
+        )
+    base_files: dict[str, str] = {}
+    if base_version:
+        if skill is None or not live:
+            raise NotFound(
+                f"No skill {name!r} in this project; a change request changes one (restore "
+                "a deleted one first, or propose a new one with base version 0).",
+                field="name",
+            )
+        base_files = _base(
+            lambda: skill_selectors.skill_version(skill=skill, version=base_version),
+            base_version,
+            holds="files",
+        ).files
+    if base_files == checked.files:
+        raise InvalidInput(
+            f"The files are those of version {base_version}: they propose no change.",
+            field="files",
+        )
+    change = ChangeRequest(
+        base_version=base_version,
+        reason=reason,
+        proposer=user,
+        process=process,
+        binding_record=_latest_record(project, process) if process else None,
+    )
+    _for_skill(change, project, name, checked.files)
+    return _open(change, user=user, reason=reason)
 
 
 @dataclass(frozen=True)
@@ -387,6 +478,8 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
                 approvals_required=needed,
             )
         _require_evals(change, policy)
+        if change.is_skill:
+            return _merge_skill(change, names=names, user=user)
         document = (
             Document.objects.select_for_update(of=("self",))
             .select_related("project")
@@ -422,38 +515,115 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
             change_request_id=change.pk,
         ).document
         change.merged_version = saved.version
-        change.merged_by = user
-        _set_state(change, ChangeState.MERGED, user=user, reason=f"merged as v{saved.version}")
-        _emit(change, action="merged", actor=user, reason=change.reason, approved_by=names)
-        return change
+        return _merged(change, names=names, user=user, done=f"merged as v{saved.version}")
 
 
 def _merge_label(
-    change: ChangeRequest, *, document: Document, names: list[str], user: User
+    change: ChangeRequest,
+    *,
+    document: Document | None = None,
+    skill: Skill | None = None,
+    names: list[str],
+    user: User,
 ) -> ChangeRequest:
-    """Merging a label move: the label moves to the proposed version, with the proposer
-    as who moved it; merging a removal removes the label. No version is written."""
+    """Merging a label move: the label (of ``document`` or ``skill``) moves to the
+    proposed version, with the proposer as who moved it; merging a removal removes the
+    label. No version is written."""
     reason = _merge_reason(change, names=names, user=user)
+    author = change.proposer or user
     if change.label_removal:
-        label_service.label_remove(
-            document=document, name=change.label, user=change.proposer or user, reason=reason
-        )
+        if skill is not None:
+            skill_label_service.skill_label_remove(
+                skill=skill, name=change.label, user=author, reason=reason
+            )
+        else:
+            assert document is not None
+            label_service.label_remove(
+                document=document, name=change.label, user=author, reason=reason
+            )
         change.merged_version = None
         done = f"removed {change.label}"
     else:
-        label_service.label_move(
-            document=document,
-            name=change.label,
-            version=change.base_version,
-            user=change.proposer or user,
-            reason=reason,
-        )
+        if skill is not None:
+            skill_label_service.skill_label_move(
+                skill=skill,
+                name=change.label,
+                version=change.base_version,
+                user=author,
+                reason=reason,
+            )
+        else:
+            assert document is not None
+            label_service.label_move(
+                document=document,
+                name=change.label,
+                version=change.base_version,
+                user=author,
+                reason=reason,
+            )
         change.merged_version = change.base_version
         done = f"moved {change.label} to v{change.base_version}"
+    return _merged(change, names=names, user=user, done=done)
+
+
+def _merged(change: ChangeRequest, *, names: list[str], user: User, done: str) -> ChangeRequest:
     change.merged_by = user
     _set_state(change, ChangeState.MERGED, user=user, reason=done)
     _emit(change, action="merged", actor=user, reason=change.reason, approved_by=names)
     return change
+
+
+def _merge_skill(change: ChangeRequest, *, names: list[str], user: User) -> ChangeRequest:
+    """Merging a skill's change request: its files merged onto the skill's current
+    version, three-way and file by file (`core.skill_merge`), and saved through the
+    skills' one write path with the proposer as author (a new skill, for base version
+    0, is created); a label's change moves or removes the skill's label. Conflicts
+    answer 409 `merge_conflict`, each naming its file, and change nothing."""
+    skill = (
+        Skill.objects.select_for_update(of=("self",))
+        .select_related("project__tenant")
+        .filter(project_id=change.project_id, name=change.skill)
+        .first()
+    )
+    gone = skill is None or skill.is_deleted
+    if gone and (change.label or change.base_version):
+        raise NotFound(
+            f"The skill {change.skill!r} was deleted since the proposal; restore it to merge.",
+            field="name",
+        )
+    if change.label:
+        return _merge_label(change, skill=skill, names=names, user=user)
+    files = change.files or {}
+    author = change.proposer or user
+    reason = _merge_reason(change, names=names, user=user)
+    if gone:
+        saved = skill_service.skill_create(
+            project=change.project, name=change.skill, files=files, user=author, reason=reason
+        ).skill
+    else:
+        assert skill is not None
+        base = {}
+        if change.base_version:
+            base = skill_selectors.skill_version(skill=skill, version=change.base_version).files
+        made = merge_bundles(base, skill.files, files)
+        if not made.clean:
+            raise SkillMergeConflict(
+                conflicts=made.conflicts,
+                base_version=change.base_version,
+                current_version=skill.version,
+                detail=f"Change #{change.pk} and version {skill.version} (saved since version "
+                f"{change.base_version}) change the same lines of {{files}}; nothing was "
+                "merged. Propose the change again against the current version.",
+            )
+        saved = skill_service.skill_write(
+            skill=skill,
+            files=made.files,
+            base_version=skill.version,
+            user=author,
+            reason=reason,
+        ).skill
+    change.merged_version = saved.version
+    return _merged(change, names=names, user=user, done=f"merged as v{saved.version}")
 
 
 def change_withdraw(*, change: ChangeRequest, user: User, reason: object = "") -> ChangeRequest:

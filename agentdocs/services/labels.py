@@ -16,11 +16,14 @@ labels at once cannot both pass (moving an existing label adds none).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from agentdocs.core.errors import InvalidInput, NotFound, TooManyLabels
@@ -91,45 +94,79 @@ def _with_project(document: Document, *, lock: bool = False) -> Document:
     return rows.get(pk=document.pk)
 
 
-def _require_room(document: Document) -> None:
-    """TooManyLabels when the document (its row locked) carries as many labels as one may."""
+def require_room(labels: QuerySet[Any], *, what: str) -> None:
+    """TooManyLabels when the labelled row (locked by the caller) carries as many
+    ``labels`` as one may: a document's or a skill's."""
     limit = settings.AGENTDOCS_MAX_LABELS_PER_DOCUMENT
-    if DocumentLabel.objects.filter(document=document).count() >= limit:
+    if labels.count() >= limit:
         raise TooManyLabels(
-            f"The document {document.path!r} carries the most labels one may ({limit}, "
+            f"{what} carries the most labels one may ({limit}, "
             "AGENTDOCS_MAX_LABELS_PER_DOCUMENT); remove one, or move one it has, instead.",
             field="label",
             limit=limit,
         )
 
 
+def label_row_move(
+    labels: QuerySet[Any],
+    *,
+    new: Callable[[], Any],
+    what: str,
+    name: str,
+    version: int,
+    user: User,
+    reason: str,
+) -> tuple[Any, int | None]:
+    """Point the label ``name`` among ``labels`` (a document's or a skill's, its row
+    locked by the caller) at ``version``, made by ``new`` when there is none and room
+    for one (`require_room`), with its history row. The label and the version it
+    pointed at before (None: it is new)."""
+    label = labels.select_for_update(of=("self",)).filter(name=name).first()
+    previous = None if label is None else label.version
+    if label is None:
+        require_room(labels, what=what)
+        label = new()
+    label.version = version
+    label.moved_by = user
+    label.moved_at = timezone.now()
+    label.reason = reason
+    change_type = ChangeType.CREATED if previous is None else ChangeType.UPDATED
+    mark_change(label, user=user, reason=reason, change_type=change_type)
+    label.save()
+    return label, previous
+
+
+def label_row_remove(
+    labels: QuerySet[Any], *, what: str, name: str, user: User, reason: str
+) -> int:
+    """Remove the label ``name`` among ``labels`` with its history row; the version it
+    pointed at. NotFound naming `label` when there is none."""
+    found = labels.select_for_update().filter(name=name).first()
+    if found is None:
+        raise NotFound(f"{what} has no label {name!r}.", field="label")
+    mark_change(found, user=user, reason=reason, change_type=ChangeType.DELETED)
+    found.delete()
+    return found.version
+
+
 def label_move(
     *, document: Document, name: str, version: object, user: User, reason: object = ""
 ) -> LabelMoved:
     """Point the label ``name`` of ``document`` at ``version`` (creating it when new,
-    when the document has room for one more: `_require_room`)."""
+    when the document has room for one more: `require_room`)."""
     reason = _reason(reason)
     with transaction.atomic():
         document = _with_project(document, lock=True)
         number = label_selectors.version_for_label(document=document, version=version)
-        label = (
-            DocumentLabel.objects.select_for_update(of=("self",))
-            .filter(document=document, name=name)
-            .first()
+        label, previous = label_row_move(
+            document.labels.all(),
+            new=lambda: DocumentLabel(document=document, name=name),
+            what=f"The document {document.path!r}",
+            name=name,
+            version=number,
+            user=user,
+            reason=reason,
         )
-        created = label is None
-        previous = None if label is None else label.version
-        if label is None:
-            _require_room(document)
-            label = DocumentLabel(document=document, name=name)
-        label.document = document
-        label.version = number
-        label.moved_by = user
-        label.moved_at = timezone.now()
-        label.reason = reason
-        change_type = ChangeType.CREATED if created else ChangeType.UPDATED
-        mark_change(label, user=user, reason=reason, change_type=change_type)
-        label.save()
         render_cache.render_inputs_changed(tenant_id=document.project.tenant_id)
         _emit(
             document,
@@ -140,7 +177,7 @@ def label_move(
             user=user,
             reason=reason,
         )
-        return LabelMoved(label=label, created=created)
+        return LabelMoved(label=label, created=previous is None)
 
 
 def label_remove(*, document: Document, name: str, user: User, reason: object = "") -> None:
@@ -148,14 +185,13 @@ def label_remove(*, document: Document, name: str, user: User, reason: object = 
     reason = _reason(reason)
     with transaction.atomic():
         document = _with_project(document, lock=True)
-        label = DocumentLabel.objects.select_for_update().filter(document=document, name=name)
-        found = label.first()
-        if found is None:
-            raise NotFound(f"The document {document.path!r} has no label {name!r}.", field="label")
-        found.document = document
-        previous = found.version
-        mark_change(found, user=user, reason=reason, change_type=ChangeType.DELETED)
-        found.delete()
+        previous = label_row_remove(
+            document.labels.all(),
+            what=f"The document {document.path!r}",
+            name=name,
+            user=user,
+            reason=reason,
+        )
         render_cache.render_inputs_changed(tenant_id=document.project.tenant_id)
         _emit(
             document,

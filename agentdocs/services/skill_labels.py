@@ -9,24 +9,23 @@ checked there, once: `permissions.movable_skill_label_for`.
 
 A skill carries at most `AGENTDOCS_MAX_LABELS_PER_DOCUMENT` labels, as a document: a
 new one past it is 409 `too_many_labels`, counted under the skill's row lock so that
-two new labels at once cannot both pass (moving an existing label adds none).
+two new labels at once cannot both pass (moving an existing label adds none). The
+rows are moved and removed as a document's are (`services.labels.label_row_move`,
+`label_row_remove`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.utils import timezone
 
-from agentdocs.core.errors import NotFound, TooManyLabels
-from agentdocs.models import ChangeType, Skill, SkillLabel
-from agentdocs.models.history import mark_change
+from agentdocs.models import Skill, SkillLabel
 from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.services import events, render_cache
 from agentdocs.services.documents import validate_reason
+from agentdocs.services.labels import label_row_move, label_row_remove
 
 LABEL_MOVED = "label_moved"
 LABEL_REMOVED = "label_removed"
@@ -82,45 +81,24 @@ def _locked(skill: Skill) -> Skill:
     )
 
 
-def _require_room(skill: Skill) -> None:
-    """TooManyLabels when the skill (its row locked) carries as many labels as one may."""
-    limit = settings.AGENTDOCS_MAX_LABELS_PER_DOCUMENT
-    if SkillLabel.objects.filter(skill=skill).count() >= limit:
-        raise TooManyLabels(
-            f"The skill {skill.name!r} carries the most labels one may ({limit}, "
-            "AGENTDOCS_MAX_LABELS_PER_DOCUMENT); remove one, or move one it has, instead.",
-            field="label",
-            limit=limit,
-        )
-
-
 def skill_label_move(
     *, skill: Skill, name: str, version: object, user: User, reason: object = ""
 ) -> SkillLabelMoved:
     """Point the label ``name`` of ``skill`` at ``version`` (creating it when new, when
-    the skill has room for one more: `_require_room`)."""
+    the skill has room for one more), as a document's (`services.labels`)."""
     reason = validate_reason(reason)
     with transaction.atomic():
         skill = _locked(skill)
         number = skill_label_selectors.skill_version_for_label(skill=skill, version=version)
-        label = (
-            SkillLabel.objects.select_for_update(of=("self",))
-            .filter(skill=skill, name=name)
-            .first()
+        label, previous = label_row_move(
+            skill.labels.all(),
+            new=lambda: SkillLabel(skill=skill, name=name),
+            what=f"The skill {skill.name!r}",
+            name=name,
+            version=number,
+            user=user,
+            reason=reason,
         )
-        created = label is None
-        previous = None if label is None else label.version
-        if label is None:
-            _require_room(skill)
-            label = SkillLabel(skill=skill, name=name)
-        label.skill = skill
-        label.version = number
-        label.moved_by = user
-        label.moved_at = timezone.now()
-        label.reason = reason
-        change_type = ChangeType.CREATED if created else ChangeType.UPDATED
-        mark_change(label, user=user, reason=reason, change_type=change_type)
-        label.save()
         render_cache.render_inputs_changed(tenant_id=skill.project.tenant_id)
         _emit(
             skill,
@@ -131,7 +109,7 @@ def skill_label_move(
             user=user,
             reason=reason,
         )
-        return SkillLabelMoved(label=label, created=created)
+        return SkillLabelMoved(label=label, created=previous is None)
 
 
 def skill_label_remove(*, skill: Skill, name: str, user: User, reason: object = "") -> None:
@@ -139,13 +117,13 @@ def skill_label_remove(*, skill: Skill, name: str, user: User, reason: object = 
     reason = validate_reason(reason)
     with transaction.atomic():
         skill = _locked(skill)
-        found = SkillLabel.objects.select_for_update().filter(skill=skill, name=name).first()
-        if found is None:
-            raise NotFound(f"The skill {skill.name!r} has no label {name!r}.", field="label")
-        found.skill = skill
-        previous = found.version
-        mark_change(found, user=user, reason=reason, change_type=ChangeType.DELETED)
-        found.delete()
+        previous = label_row_remove(
+            skill.labels.all(),
+            what=f"The skill {skill.name!r}",
+            name=name,
+            user=user,
+            reason=reason,
+        )
         render_cache.render_inputs_changed(tenant_id=skill.project.tenant_id)
         _emit(
             skill,

@@ -15,9 +15,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
+from typing import Any
 
 from django.core.cache import cache
 
@@ -25,6 +26,7 @@ from agentdocs.core.diffs import (
     MAX_CHANGED_LINES,
     MAX_EXACT_PAIRS,
     MAX_SHOWN_BYTES,
+    bundle_changes,
     changed_counts,
     equal_pairs,
     line_opcodes,
@@ -322,3 +324,13 @@ def whole_unified_diff(old: str, new: str, *, old_label: str, new_label: str) ->
         text = unified_diff(old, new, old_label=old_label, new_label=new_label)
         cache.set(key, text, CACHE_SECONDS)
     return text
+
+
+def file_diffs(old: Mapping[str, str], new: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Each file that differs between two bundles (a skill's versions, a skill's change
+    request and its base), by path, with its status and side-by-side view: what the
+    skill diff page and a skill's change request page show."""
+    return [
+        {"path": path, "status": status, "diff": side_by_side(before, after)}
+        for path, status, before, after in bundle_changes(old, new)
+    ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from agentdocs.models import Skill
+from agentdocs.services import policy as policy_service
 from agentdocs.services import skills as skill_service
 from tests.skills.conftest import skill_md
 
@@ -62,3 +63,39 @@ def test_a_long_file_scrolls_in_its_box_on_a_phone(signed_in, project, writer):
     page.locator('[data-skill-file="scripts/run.sh"] summary').click()
     expect(page.locator('[data-skill-file="scripts/run.sh"] pre')).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+
+
+def test_under_review_a_skill_save_is_a_change_request_reviewed_file_by_file(
+    signed_in, project, tenant, writer, admin
+):
+    """`review.required` on skills: bob's save opens a change request whose page shows
+    each changed file's diff; alice approves and merges it as the skill's next version."""
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="review.required", value='["skills/"]', user=admin
+    )
+    skill_service.skill_create(
+        project=project,
+        name="handoff",
+        files={"SKILL.md": skill_md("handoff"), "scripts/run.sh": "#!/bin/sh\necho hand\n"},
+        user=writer,
+    )
+    bob = signed_in(writer)
+    bob.goto("/t/acme/web/skills/handoff/edit/")
+    bob.get_by_label("Markdown").fill(
+        skill_md("handoff", "Hand over, with care.", body="# Steps\n\n1. Write it.\n")
+    )
+    bob.get_by_label("Reason for this change").fill("with care")
+    bob.get_by_role("button", name="Save").click()
+    expect(bob.get_by_text("proposed as change #")).to_be_visible()
+    expect(bob.locator("[data-change-skill]")).to_have_text("handoff")
+    expect(bob.locator('[data-skill-diff="SKILL.md"]')).to_contain_text("with care")
+    expect(bob.locator('[data-skill-diff="scripts/run.sh"]')).to_have_count(0)
+    assert Skill.objects.get(name="handoff").version == 1
+
+    alice = signed_in(admin)
+    alice.goto(bob.url)
+    alice.get_by_role("button", name="Approve").click()
+    alice.get_by_role("button", name="Merge").click()
+    expect(alice.get_by_text("the skill handoff is now version 2")).to_be_visible()
+    skill = Skill.objects.get(name="handoff")
+    assert skill.version == 2 and skill.description == "Hand over, with care."

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentdocs.models import Skill
+from agentdocs.models import ChangeRequest, Skill
+from agentdocs.services import policy as policy_service
 from agentdocs.services import skills as skill_service
 from tests.cli.test_main import run_cli
 from tests.conftest import api_token_key
@@ -261,3 +262,24 @@ def test_a_folder_that_already_holds_the_servers_files_pulls_and_pushes(tmp_path
     assert out(result) == "unchanged handoff v1: the server has these files\n"
     (folder / ".agentdocs-skill.json").unlink()
     assert skills(tmp_path, env, "pull", "handoff").returncode == 0
+
+
+def test_push_of_a_protected_skill_proposes_it_for_review(tmp_path, env, handoff, tenant, admin):
+    """Under `review.required` a writer's push opens a change request (202): the command
+    says so with its page, writes no version, and the folder stays based on v1."""
+    assert skills(tmp_path, env, "pull", "handoff").returncode == 0
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="review.required", value='["skills/"]', user=admin
+    )
+    (tmp_path / "handoff/references/notes/deep.md").write_text("# Deeper\n")
+    result = skills(tmp_path, env, "push", "handoff", "--reason", "deeper")
+    assert result.returncode == 0, err(result)
+    [change] = ChangeRequest.objects.all()
+    assert out(result) == (
+        f"proposed handoff as change #{change.pk} for review (review.required): "
+        f"{env['AGENTDOCS_URL']}/t/acme/web/changes/{change.pk}/\n"
+    )
+    assert change.base_version == 1 and change.files["references/notes/deep.md"] == "# Deeper\n"
+    assert Skill.objects.get(pk=handoff.pk).version == 1
+    state = json.loads((tmp_path / "handoff/.agentdocs-skill.json").read_text())
+    assert state["version"] == 1

@@ -91,14 +91,51 @@ def test_sync_writes_the_skills_byte_for_byte_locks_and_checks_them(server, tmp_
     assert (tmp_path / ".agents/skills/review/SKILL.md").exists()
 
 
-def test_propose_says_a_skills_edit_is_pushed_not_proposed(server, tmp_path):
+def test_propose_sends_a_skills_local_edit_as_a_change_request_of_the_skill(
+    server, tmp_path, handoff, writer
+):
     assert run(tmp_path, server, *SYNC).returncode == 0
-    (tmp_path / ".claude/skills/handoff/scripts/run.sh").write_text("echo mine\n")
+    # The skill moves on meanwhile (a reference added): v2 still holds the script as
+    # synced, so the edit is based on v2, its files with the edited script.
+    skill_service.skill_write(
+        skill=handoff,
+        files={**HANDOFF, "references/notes.md": "# Notes\n"},
+        base_version=1,
+        user=writer,
+    )
+    # The same edit in both tools' folders is one proposal.
+    for folder in (".claude", ".agents"):
+        (tmp_path / f"{folder}/skills/handoff/scripts/run.sh").write_text("echo mine\n")
+    result = run(tmp_path, server, "propose", "--reason", "mine")
+    assert result.returncode == 0, result.stderr
+    lines = out(result)
+    assert (
+        "propose    .agents/skills/handoff/scripts/run.sh → skills/handoff  (edited here: "
+        "proposes a change to the skill handoff, based on v2)" in lines
+    )
+    [change] = ChangeRequest.objects.all()
+    assert f"change #{change.pk} skills/handoff  " in lines[-1]
+    assert change.skill == "handoff" and change.base_version == 2
+    assert change.files == {
+        **HANDOFF,
+        "references/notes.md": "# Notes\n",
+        "scripts/run.sh": "echo mine\n",
+    }
+    assert change.proposer == writer and "mine" in change.reason
+    assert Skill.objects.get(pk=handoff.pk).version == 2  # nothing written
+    # Proposing again finds the open change request instead of opening another.
+    again = run(tmp_path, server, "propose")
+    assert again.returncode == 0 and "already proposed as change" in again.stdout.decode()
+    assert ChangeRequest.objects.count() == 1
+
+
+def test_propose_skips_a_skill_file_edited_differently_in_two_folders(server, tmp_path):
+    assert run(tmp_path, server, *SYNC).returncode == 0
+    (tmp_path / ".claude/skills/handoff/scripts/run.sh").write_text("echo one\n")
+    (tmp_path / ".agents/skills/handoff/scripts/run.sh").write_text("echo two\n")
     result = run(tmp_path, server, "propose")
     assert result.returncode == 1
-    [line] = out(result)
-    assert line.startswith("skipped    .claude/skills/handoff/scripts/run.sh → -")
-    assert "skills have no change requests yet; `agentdocs skills push`" in line
+    assert all("edited differently in two folders" in line for line in out(result))
     assert not ChangeRequest.objects.exists()
 
 

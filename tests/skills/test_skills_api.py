@@ -379,10 +379,11 @@ def test_a_write_runs_a_constant_number_of_queries_whatever_the_files(
     client = api(writer)
     client.get(skills_url())  # the token's first use is behind us
     changed = {**files, "references/0.md": "y\n"}
-    # token and access, the skill, its row lock, the write, its history row, the
-    # chain head (moved in one statement; its link stored by the history row's
-    # trigger), the event: 9, whatever the number of files.
-    with django_assert_num_queries(9):
+    # token and access, the skill, the review policy (`review.required`), its row
+    # lock, the write, its history row, the chain head (moved in one statement; its
+    # link stored by the history row's trigger), the event: 10, whatever the number
+    # of files.
+    with django_assert_num_queries(10):
         response = client.put(skill_url("handoff"), {"files": changed, "version": 1}, format="json")
     assert response.status_code == 200
 

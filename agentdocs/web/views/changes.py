@@ -27,7 +27,7 @@ from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import review as review_selectors
 from agentdocs.services import changes as change_service
 from agentdocs.web import hidden_characters
-from agentdocs.web.diffview import SideBySide, side_by_side
+from agentdocs.web.diffview import SideBySide, file_diffs, side_by_side
 from agentdocs.web.forms.changes import ChangeCommentForm, ChangeProposeForm, ChangeReviewForm
 from agentdocs.web.pages import form_page, list_page, member_page
 
@@ -136,7 +136,9 @@ def _change_page(
     invalid = any(form is not None and form.errors for form in (review_form, comment_form))
     preview = change_selectors.merge_preview(change)
     document = preview.document
-    current = document if document is not None and not document.is_deleted else None
+    current: Any = document if document is not None and not document.is_deleted else None
+    if change.is_skill:
+        current = preview.skill if preview.current_files is not None else None
     policy = review_selectors.review_policy(project=change.project)
     needed = policy.approvals
     reviews = list(change.reviews.select_related("reviewer"))
@@ -157,13 +159,12 @@ def _change_page(
         "change": change,
         "document": document,
         "current": current,
-        "diff_base": _bounded_diff(preview.base_body, change.body),
+        **_diffs(change, current, preview),
         "base_label": f"Version {change.base_version}",
-        "diff_current": _diff_against_current(current, change, preview),
         "mergeable": change.is_live and preview.mergeable,
         "conflicts": conflicts,
         "conflicts_truncated": conflicts_truncated,
-        "conflict_count": len(preview.result.conflicts) if preview.result is not None else 0,
+        "conflict_count": len(preview.conflicts),
         "approvers": approvers,
         "approvals_not_counting": [
             approval.reviewer for approval in approvals if not approval.counts
@@ -187,6 +188,24 @@ def _change_page(
         context,
         status=refusal.status if refusal is not None else (400 if invalid else 200),
     )
+
+
+def _diffs(
+    change: ChangeRequest, current: Any, preview: change_selectors.MergePreview
+) -> dict[str, Any]:
+    """The page's diffs: a document's text against its base and the current version;
+    a skill's files, one by one (as the skill's diff page shows them)."""
+    if not change.is_skill:
+        return {
+            "diff_base": _bounded_diff(preview.base_body, change.body),
+            "diff_current": _diff_against_current(current, change, preview),
+        }
+    files = change.files or {}
+    merged = preview.bundle.files if preview.mergeable and preview.bundle else files
+    return {
+        "files_base": file_diffs(preview.base_files, files),
+        "files_current": None if current is None else file_diffs(current.files, merged),
+    }
 
 
 def _diff_against_current(
@@ -297,12 +316,13 @@ def _merge(request: HttpRequest, access: ProjectAccess, change: ChangeRequest) -
         merged = change_service.change_merge(change=change, user=access.user)
     except AgentdocsError as error:
         return _change_page(request, access, change, refusal=error)
+    what = f"the skill {merged.skill}" if merged.is_skill else merged.path
     if merged.label_action == "remove":
-        done = f"the label {merged.label} of {merged.path} is removed"
+        done = f"the label {merged.label} of {what} is removed"
     elif merged.label_action == "move":
-        done = f"the label {merged.label} of {merged.path} is at version {merged.merged_version}"
+        done = f"the label {merged.label} of {what} is at version {merged.merged_version}"
     else:
-        done = f"{merged.path} is now version {merged.merged_version}"
+        done = f"{what} is now version {merged.merged_version}"
     return _done(request, merged, f"Merged change #{merged.pk}: {done}.")
 
 

@@ -17,11 +17,11 @@ from agentdocs import permissions
 from agentdocs.core.agent_files import split_frontmatter
 from agentdocs.core.errors import AgentdocsError
 from agentdocs.core.skills import SKILL_FILE, body_warnings, skill_body_warnings
-from agentdocs.models import Skill
+from agentdocs.models import ChangeRequest, Skill
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import skills as skill_selectors
-from agentdocs.services import skills as skill_service
-from agentdocs.web.diffview import side_by_side
+from agentdocs.services import skill_review
+from agentdocs.web.diffview import file_diffs
 from agentdocs.web.document_pages import version_param
 from agentdocs.web.forms.skills import SkillEditForm
 from agentdocs.web.guideline import measure
@@ -126,15 +126,20 @@ def skill_edit(request: HttpRequest, tenant: str, project: str, name: str) -> Ht
     if not form.is_valid():
         return _edit_page(request, access, skill, form)
     try:
-        written = skill_service.skill_write(
+        written = skill_review.skill_write_request(
             skill=skill,
             files={**skill.files, SKILL_FILE: form.cleaned_data["body"]},
             base_version=form.cleaned_data["base_version"],
             user=access.user,
             reason=form.cleaned_data["reason"],
+            may_bypass_review=access.may_bypass_review,
         )
     except AgentdocsError as error:
         return _edit_page(request, access, skill, form, refusal=_beside_the_editor(error))
+    if isinstance(written, ChangeRequest):
+        # Under `review.required`: the save is a proposal for review.
+        messages.info(request, f"{name} is protected by review: proposed as change #{written.pk}.")
+        return redirect("change", tenant=tenant, project=project, change_id=written.pk)
     version = written.skill.version
     if version == form.cleaned_data["base_version"]:
         messages.info(request, f"No changes: {name} is still version {version}.")
@@ -155,16 +160,7 @@ def skill_diff(request: HttpRequest, tenant: str, project: str, name: str) -> Ht
     for number in (old_version, new_version):
         if number not in rows:
             skill_selectors.skill_version(skill=skill, version=number)  # raises NotFound
-    old, new = rows[old_version].files, rows[new_version].files
-    files = []
-    for path in sorted(set(old) | set(new)):
-        before, after = old.get(path), new.get(path)
-        if before == after:
-            continue
-        status = "added" if before is None else "removed" if after is None else "modified"
-        files.append(
-            {"path": path, "status": status, "diff": side_by_side(before or "", after or "")}
-        )
+    files = file_diffs(rows[old_version].files, rows[new_version].files)
     return render(
         request,
         "agentdocs/skill_diff.html",

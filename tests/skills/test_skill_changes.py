@@ -1,0 +1,323 @@
+"""Change requests of skills (issue 37): a proposed next version of a skill, all its
+files, through the change-request API with a document's lifecycle (review, approve,
+reject, merge; a stale base merged three-way file by file, conflicts per file), and
+`review.required` on skills (`skills/<name>`): a write or a label's move by a member
+who may not bypass review answers 202 with a change request instead."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from agentdocs.models import ChangeRequest, Event, Role, Skill, SkillLabel
+from agentdocs.services import policy as policy_service
+from agentdocs.services import skill_labels as skill_label_service
+from agentdocs.services import skills as skill_service
+from agentdocs.services import tenancy as tenant_service
+from tests.api.test_documents import assert_error
+from tests.skills.conftest import skill_md, skill_url
+
+pytestmark = pytest.mark.django_db
+
+BASE = "/api/v1/tenants/acme/projects/web"
+# The script as version 2 of `handoff` has it.
+V2 = {"scripts/run.sh": "#!/bin/sh\necho handoff v2\n"}
+
+
+@pytest.fixture
+def handoff(project, writer, bundle):
+    """The skill `handoff` at version 2 (v2 changed its script), labelled canary at v1."""
+    skill = skill_service.skill_create(
+        project=project, name="handoff", files=bundle(), user=writer, reason="first"
+    ).skill
+    skill = skill_service.skill_write(
+        skill=skill,
+        files=bundle(**V2),
+        base_version=1,
+        user=writer,
+        reason="second",
+    ).skill
+    skill_label_service.skill_label_move(skill=skill, name="canary", version=1, user=writer)
+    return skill
+
+
+@pytest.fixture
+def erin(tenant, admin):
+    """A second writer, to review what bob proposes."""
+    get_user_model().objects.create_user(username="erin", password="erin-password")
+    tenant_service.membership_set(tenant=tenant, username="erin", role=Role.WRITER, actor=admin)
+    return get_user_model().objects.get(username="erin")
+
+
+@pytest.fixture
+def reviewed(tenant, admin):
+    """Every skill is under `review.required`."""
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="review.required", value='["skills/"]', user=admin
+    )
+
+
+def propose(api, user, files, *, base_version=2, name="handoff", base=BASE, **extra):
+    payload = {"skill": name, "files": files, "base_version": base_version, "reason": "tidy"}
+    return api(user).post(f"{base}/changes/", {**payload, **extra}, format="json")
+
+
+def review(api, user, change_id, decision="approve", base=BASE):
+    return api(user).post(
+        f"{base}/changes/{change_id}/reviews", {"decision": decision}, format="json"
+    )
+
+
+def merge(api, user, change_id, base=BASE):
+    return api(user).post(f"{base}/changes/{change_id}/merge", format="json")
+
+
+def test_a_proposed_version_of_a_skill_is_reviewed_and_merged_as_its_next_version(
+    api, handoff, bundle, reader, writer, admin
+):
+    files = bundle(**V2, **{"references/notes.md": "# Notes\n"})
+    files["SKILL.md"] = skill_md("handoff", body="# Steps\n\n1. Write it down.\n2. Say so.\n")
+    response = propose(api, reader, files)
+    assert response.status_code == 201, response.content
+    change = response.json()
+    assert change["skill"] == "handoff" and change["path"] == "skills/handoff"
+    assert change["base_version"] == 2 and change["state"] == "open"
+    assert change["label"] is None and change["proposer"] == "carol"
+    opened = Event.objects.get(type="change.opened")
+    assert opened.data["skill"] == "handoff" and opened.target == str(change["id"])
+    assert Skill.objects.get(pk=handoff.pk).version == 2  # nothing written yet
+
+    detail = api(reader).get(f"{BASE}/changes/{change['id']}").json()
+    assert detail["diff_against_base"] is None and detail["current_version"] == 2
+    against_base = detail["files_against_base"]
+    assert against_base["from_version"] == 2
+    by_path = {file["path"]: file for file in against_base["files"]}
+    assert set(by_path) == {"SKILL.md", "references/notes.md"}
+    assert by_path["references/notes.md"]["status"] == "added"
+    assert by_path["SKILL.md"]["status"] == "modified" and by_path["SKILL.md"]["added"] == 1
+    assert "+2. Say so." in by_path["SKILL.md"]["diff"]
+    assert detail["mergeable"] is True and detail["conflicts"] == []
+    whole = api(reader).get(against_base["whole_diff_url"])
+    assert whole.status_code == 200 and "+++ handoff (change #" in whole.content.decode()
+
+    assert review(api, writer, change["id"]).status_code == 201
+    merged = merge(api, admin, change["id"])
+    assert merged.status_code == 200, merged.content
+    body = merged.json()
+    assert body["state"] == "merged" and body["merged_version"] == 3
+    skill = Skill.objects.get(pk=handoff.pk)
+    assert skill.version == 3 and skill.files == files
+    record = skill.history.get(version=3)
+    assert record.history_user.username == "carol"
+    assert f"change #{change['id']}" in record.history_change_reason
+    assert "approved by bob" in record.history_change_reason
+    types = list(
+        Event.objects.filter(kind="change").order_by("created_at").values_list("type", flat=True)
+    )
+    assert types == ["change.opened", "change.approved", "change.merged"]
+
+
+def test_a_stale_proposal_is_merged_file_by_file_onto_the_current_version(
+    api, handoff, bundle, reader, writer, admin
+):
+    # Based on v2, carol adds a reference; bob then changes the script (v3).
+    files = bundle(**V2, **{"references/a.md": "A\n"})
+    change = propose(api, reader, files).json()
+    skill_service.skill_write(
+        skill=handoff,
+        files=bundle(**{"scripts/run.sh": "#!/bin/sh\necho handoff v3\n"}),
+        base_version=2,
+        user=writer,
+        reason="v3",
+    )
+    detail = api(reader).get(f"{BASE}/changes/{change['id']}").json()
+    assert detail["mergeable"] is True and detail["current_version"] == 3
+    assert [f["path"] for f in detail["files_against_current"]["files"]] == [
+        "references/a.md",
+        "scripts/run.sh",
+    ]
+    review(api, writer, change["id"])
+    assert merge(api, admin, change["id"]).status_code == 200
+    skill = Skill.objects.get(pk=handoff.pk)
+    assert skill.version == 4
+    assert skill.files["scripts/run.sh"] == "#!/bin/sh\necho handoff v3\n"  # theirs kept
+    assert skill.files["references/a.md"] == "A\n"  # yours added
+
+
+def test_overlapping_edits_are_conflicts_named_by_file_and_nothing_is_merged(
+    api, handoff, bundle, reader, writer, admin
+):
+    change = propose(api, reader, bundle(**{"scripts/run.sh": "#!/bin/sh\necho carol\n"})).json()
+    skill_service.skill_write(
+        skill=handoff,
+        files=bundle(**{"scripts/run.sh": "#!/bin/sh\necho bob\n"}),
+        base_version=2,
+        user=writer,
+        reason="v3",
+    )
+    detail = api(reader).get(f"{BASE}/changes/{change['id']}").json()
+    assert detail["mergeable"] is False
+    assert [conflict["path"] for conflict in detail["conflicts"]] == ["scripts/run.sh"]
+    review(api, writer, change["id"])
+    refused = merge(api, admin, change["id"])
+    body = assert_error(refused, 409, "merge_conflict", "files/scripts/run.sh")
+    assert body["conflicts"][0]["path"] == "scripts/run.sh"
+    assert f"Change #{change['id']}" in body["detail"]
+    assert Skill.objects.get(pk=handoff.pk).version == 3
+    assert ChangeRequest.objects.get(pk=change["id"]).state == "approved"
+
+
+def test_a_rejected_skill_change_is_closed_and_writes_nothing(api, handoff, bundle, reader, writer):
+    change = propose(api, reader, bundle(**{"references/a.md": "A\n"})).json()
+    assert review(api, writer, change["id"], "reject").status_code == 201
+    assert ChangeRequest.objects.get(pk=change["id"]).state == "rejected"
+    assert_error(merge(api, writer, change["id"]), 409, "change_closed")
+    assert Skill.objects.get(pk=handoff.pk).version == 2
+
+
+def test_bad_proposals_are_refused_naming_the_field_and_open_nothing(api, handoff, bundle, reader):
+    assert_error(propose(api, reader, bundle(), path="agent.md"), 400, "invalid", "path")
+    no_files = api(reader).post(
+        f"{BASE}/changes/", {"skill": "handoff", "base_version": 2}, format="json"
+    )
+    assert_error(no_files, 400, "invalid", "files")
+    binary = propose(api, reader, bundle(**{"assets/logo.png": "\x89PNG\r\n"}))
+    assert binary.status_code == 422 and binary.json()["field"].startswith("files/assets/logo.png")
+    assert_error(propose(api, reader, bundle(), base_version=9), 404, "not_found", "base_version")
+    same = propose(api, reader, bundle(**V2))
+    assert_error(same, 400, "invalid", "files")
+    assert_error(propose(api, reader, bundle("ghost"), name="ghost"), 404, "not_found", "name")
+    assert not ChangeRequest.objects.exists()
+
+
+def test_an_outsider_gets_404_for_a_skill_change(
+    api, handoff, bundle, reader, outsider, other_tenant
+):
+    assert propose(api, outsider, bundle()).status_code == 404
+    change = propose(api, reader, bundle(**{"references/a.md": "A\n"})).json()
+    assert api(outsider).get(f"{BASE}/changes/{change['id']}").status_code == 404
+    assert review(api, outsider, change["id"]).status_code == 404
+
+
+def test_under_review_a_writer_s_write_answers_202_with_a_change_request(
+    api, handoff, bundle, writer, admin, erin, reviewed
+):
+    files = bundle(**V2, **{"references/a.md": "A\n"})
+    response = api(writer).put(
+        skill_url("handoff"), {"files": files, "version": 2, "reason": "add a"}, format="json"
+    )
+    assert response.status_code == 202, response.content
+    change = response.json()
+    assert change["skill"] == "handoff" and change["base_version"] == 2
+    assert change["state"] == "open" and change["reason"] == "add a"
+    assert Skill.objects.get(pk=handoff.pk).version == 2
+    # An admin bypasses review: the write is a version.
+    direct = api(admin).put(
+        skill_url("handoff"),
+        {"files": bundle(**V2, **{"references/b.md": "B\n"}), "version": 2, "reason": "b"},
+        format="json",
+    )
+    assert direct.status_code == 200 and direct.json()["version"] == 3
+    # The proposal merges onto v3, file by file.
+    review(api, erin, change["id"])
+    assert merge(api, erin, change["id"]).status_code == 200
+    skill = Skill.objects.get(pk=handoff.pk)
+    assert {"references/a.md", "references/b.md"} <= set(skill.files)
+    # Deleting a protected skill is an admin's.
+    deleted = api(writer).delete(skill_url("handoff"), {"version": 4}, format="json")
+    assert_error(deleted, 409, "review_required", "name")
+
+
+def test_under_review_a_new_skill_is_proposed_and_merging_creates_it(
+    api, project, bundle, writer, erin, reviewed
+):
+    response = api(writer).post(
+        f"{BASE}/skills/", {"name": "deploy", "files": bundle("deploy")}, format="json"
+    )
+    assert response.status_code == 202, response.content
+    change = response.json()
+    assert change["base_version"] == 0 and change["skill"] == "deploy"
+    assert not Skill.objects.filter(name="deploy").exists()
+    detail = api(erin).get(f"{BASE}/changes/{change['id']}").json()
+    assert detail["files_against_base"]["from_version"] is None
+    assert detail["files_against_current"] is None and detail["mergeable"] is True
+    review(api, erin, change["id"])
+    merged = merge(api, erin, change["id"])
+    assert merged.status_code == 200 and merged.json()["merged_version"] == 1
+    skill = Skill.objects.get(name="deploy")
+    assert skill.files == bundle("deploy") and skill.history.get().history_user == writer
+
+
+def test_under_review_a_skill_label_move_and_removal_are_change_requests(
+    api, handoff, writer, erin, reviewed
+):
+    moved = api(writer).put(
+        skill_url("handoff", rest="/labels/staging"), {"version": 1}, format="json"
+    )
+    assert moved.status_code == 202, moved.content
+    assert moved.json()["label"] == "staging" and moved.json()["label_action"] == "move"
+    removed = api(writer).delete(skill_url("handoff", rest="/labels/canary"), format="json")
+    assert removed.status_code == 202, removed.content
+    assert removed.json()["label_action"] == "remove" and removed.json()["base_version"] == 1
+    assert set(SkillLabel.objects.values_list("name", flat=True)) == {"canary"}
+    for change in (moved.json(), removed.json()):
+        review(api, erin, change["id"])
+        assert merge(api, erin, change["id"]).status_code == 200
+    assert dict(SkillLabel.objects.values_list("name", "version")) == {"staging": 1}
+
+
+def test_protected_labels_and_vance_skills_are_refused_to_a_writer(
+    api, handoff, vance, bundle, writer, admin, reviewed
+):
+    production = api(writer).put(
+        skill_url("handoff", rest="/labels/production"), {"version": 2}, format="json"
+    )
+    assert_error(production, 403, "forbidden", "label")
+    skill_service.skill_create(project=vance, name="shared", files=bundle("shared"), user=admin)
+    vance_move = api(writer).put(
+        skill_url("shared", project="_vance", rest="/labels/canary"), {"version": 1}, format="json"
+    )
+    assert vance_move.status_code == 403
+    by_admin = api(admin).put(
+        skill_url("shared", project="_vance", rest="/labels/canary"), {"version": 1}, format="json"
+    )
+    assert by_admin.status_code == 201, by_admin.content
+
+
+def test_an_approval_of_a_skill_change_counts_only_while_its_reviewer_may_review(
+    api, tenant, handoff, bundle, reader, admin, erin
+):
+    change = propose(api, reader, bundle(**{"references/a.md": "A\n"})).json()
+    review(api, erin, change["id"])
+    tenant_service.membership_set(tenant=tenant, username="erin", role=Role.READER, actor=admin)
+    detail = api(reader).get(f"{BASE}/changes/{change['id']}").json()
+    assert detail["approvals"] == [] and detail["approvals_not_counting"] == ["erin"]
+    assert_error(merge(api, admin, change["id"]), 409, "not_approved")
+    assert Skill.objects.get(pk=handoff.pk).version == 2
+
+
+def test_reading_a_skill_change_does_not_grow_with_its_files(
+    api, handoff, bundle, reader, django_assert_max_num_queries
+):
+    few = propose(api, reader, bundle(**{"references/a.md": "A\n"})).json()
+    many = propose(
+        api, reader, bundle(**{f"references/{n}.md": f"{n}\n" for n in range(40)})
+    ).json()
+    client = api(reader)
+    client.get(f"{BASE}/changes/{few['id']}")
+    with django_assert_max_num_queries(16) as counted:
+        assert client.get(f"{BASE}/changes/{few['id']}").status_code == 200
+    with django_assert_max_num_queries(len(counted.captured_queries)):
+        assert client.get(f"{BASE}/changes/{many['id']}").status_code == 200
+
+
+def test_under_review_a_writer_s_revert_proposes_the_old_files(
+    api, handoff, bundle, writer, reviewed
+):
+    response = api(writer).post(
+        skill_url("handoff", rest="/revert"), {"version": 1, "reason": "back"}, format="json"
+    )
+    assert response.status_code == 202, response.content
+    change = ChangeRequest.objects.get(pk=response.json()["id"])
+    assert change.base_version == 2 and change.files == bundle()
+    assert change.reason == "back" and Skill.objects.get(pk=handoff.pk).version == 2
