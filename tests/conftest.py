@@ -216,7 +216,8 @@ def empty_tables(alias: str = "default") -> list[str]:
     not flush's one `TRUNCATE` of all 60: that makes and syncs a new file for every table
     and its indexes, and took seconds per test on a loaded machine, as long as most tests
     run. The foreign keys Django makes are checked at the commit, so the order of the
-    deletes does not matter. Returns the tables emptied."""
+    deletes does not matter; no table has a trigger on DELETE (one that refused them
+    would need TRUNCATE here). Returns the tables emptied."""
     from django.db import transaction
 
     connection = connections[alias]
