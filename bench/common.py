@@ -238,12 +238,21 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+# A migrated database to copy instead of starting empty: the test suite's template
+# (tests/conftest.py names it here under pytest-xdist), so a benchmark's smoke run
+# (tests/test_benchmarks_run.py) finds its migrations applied, as a copy takes a second
+# and the migrations many. Unset, as when a person runs a benchmark, nothing changes.
+TEMPLATE_VARIABLE = "AGENTDOCS_TEST_TEMPLATE_DATABASE"
+
+
 def recreate_database(admin_url: str, name: str) -> None:
     import psycopg
 
+    template = os.environ.get(TEMPLATE_VARIABLE)
+    copy = f' TEMPLATE "{template}"' if template else ""
     with psycopg.connect(admin_url, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        connection.execute(f'CREATE DATABASE "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"{copy}')
 
 
 def drop_database(admin_url: str, name: str) -> None:

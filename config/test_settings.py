@@ -75,3 +75,13 @@ if "MEDIA_ROOT" not in os.environ:
 if not REDIS_URL:  # noqa: F405
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     AGENTDOCS_RENDER_CACHE = env_bool("AGENTDOCS_RENDER_CACHE", False)
+
+# On PostgreSQL a commit of the tests' own connections does not wait for its WAL to
+# reach the disk (an fsync, 10 ms or more a commit on the development machine): a
+# transactional test commits every write, and the template database's migrations
+# commit each migration. What a commit makes visible to other connections is the same;
+# only a crash of the server could lose the last of them, and the test database is
+# thrown away anyway.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
+    _options = DATABASES["default"].setdefault("OPTIONS", {})  # noqa: F405
+    _options["options"] = f"{_options.get('options', '')} -c synchronous_commit=off".strip()

@@ -35,6 +35,7 @@ def need_service(name: str, available: bool, reason: str) -> None:
 
 
 TEMPLATE_COMMENT = "agentdocs test template of run "
+TEMPLATE_VARIABLE = "AGENTDOCS_TEST_TEMPLATE_DATABASE"  # bench/common.py reads it
 
 
 def _template_name(test_name: str, worker: str) -> str:
@@ -135,7 +136,11 @@ def _cloned_test_database(request, blocker, worker: str):
                 cursor.execute("SELECT pg_advisory_unlock(hashtext(%s))", [template])
         connection.settings_dict["NAME"] = test_name
         settings.DATABASES["default"]["NAME"] = test_name
+    # The benchmarks' smoke runs copy it too instead of migrating a database of their
+    # own (bench/common.py, `recreate_database`): the processes a test starts inherit it.
+    os.environ[TEMPLATE_VARIABLE] = template
     yield
+    os.environ.pop(TEMPLATE_VARIABLE, None)
     with blocker.unblock():
         creation.destroy_test_db(old_name, verbosity=verbosity)
 
@@ -166,10 +171,19 @@ def pytest_sessionfinish(session):
 # Test files whose tests run one after another on one worker under pytest-xdist (as
 # `python3 dev.py test` runs): the benchmarks' smoke runs each load the machine with a
 # server and its clients; MCP Inspector keeps its settings in one HOME folder
-# (tests/mcp_ts/.inspector-home).
+# (tests/mcp_ts/.inspector-home). The others start servers once for their module (a
+# module-scoped fixture): dealt out test by test, every worker would start its own.
 SERIAL_GROUPS = {
     "tests/test_benchmarks_run.py": "benchmarks",
     "tests/api/test_mcp_ts.py": "mcp_ts",
+    # migrates a SQLite database, seeds the demo, serves it with runserver
+    "tests/test_newcomer.py": "newcomer",
+    # migrates a SQLite database, serves it with gunicorn
+    "tests/test_shared_cache.py": "shared_cache",
+    # two gunicorn servers on the test database
+    "tests/test_scaling_out.py": "scaling_out",
+    # a gunicorn server on the test database
+    "tests/cli/test_offline_block.py": "offline_block",
 }
 
 
@@ -188,6 +202,74 @@ def pytest_xdist_make_scheduler(config, log):
             return SERIAL_GROUPS.get(nodeid.split("::", 1)[0], nodeid)
 
     return SerialGroupsScheduling(config, log)
+
+
+# What `migrate` itself writes (its post_migrate signal): Django's flush empties these
+# and has the signal write them again, with new ids; they are left as migrate left them.
+MIGRATE_WRITES = frozenset({"django_content_type", "auth_permission"})
+
+
+def empty_tables(alias: str = "default") -> list[str]:
+    """Empty, on PostgreSQL, every table a test wrote rows to, as a transactional test's
+    end does: what `manage.py flush` leaves (but the tables of MIGRATE_WRITES, untouched
+    instead of emptied and written again). A `DELETE` of the few tables that hold rows,
+    not flush's one `TRUNCATE` of all 60: that makes and syncs a new file for every table
+    and its indexes, and took seconds per test on a loaded machine, as long as most tests
+    run. The foreign keys Django makes are checked at the commit, so the order of the
+    deletes does not matter; no table has a trigger on DELETE (one that refused them
+    would need TRUNCATE here). Returns the tables emptied."""
+    from django.db import transaction
+
+    connection = connections[alias]
+    quote = connection.ops.quote_name
+    tables = [
+        table
+        for table in connection.introspection.django_table_names(
+            only_existing=True, include_views=False
+        )
+        if table not in MIGRATE_WRITES
+    ]
+    if not tables:
+        return []
+    with transaction.atomic(using=alias), connection.cursor() as cursor:
+        cursor.execute(
+            " UNION ALL ".join(
+                f"SELECT %s WHERE EXISTS (SELECT 1 FROM {quote(table)})" for table in tables
+            ),
+            tables,
+        )
+        holding = [row[0] for row in cursor.fetchall()]
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        for table in holding:
+            cursor.execute(f"DELETE FROM {quote(table)}")
+    return holding
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _transactional_tests_end_with_deletes():
+    """A transactional test (`transactional_db`, `live_server`, `django_db(transaction=
+    True)`) ends with `empty_tables()` on PostgreSQL instead of Django's flush; with
+    `available_apps` or `serialized_rollback`, and on SQLite (whose flush is a DELETE
+    already), with Django's own."""
+    from django.test import TransactionTestCase
+
+    flush = TransactionTestCase._fixture_teardown
+
+    def teardown(self) -> None:
+        aliases = self._databases_names(include_mirrors=False)
+        if (
+            self.available_apps is not None
+            or self.serialized_rollback
+            or any(connections[alias].vendor != "postgresql" for alias in aliases)
+        ):
+            flush(self)
+            return
+        for alias in aliases:
+            empty_tables(alias)
+
+    TransactionTestCase._fixture_teardown = teardown
+    yield
+    TransactionTestCase._fixture_teardown = flush
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -20,13 +20,12 @@ from collections.abc import Iterator
 import pytest
 from django.conf import settings
 from django.core.cache import cache
-from django.core.management import call_command
 from django.db import connection
 
 from agentdocs.models import Project
 from agentdocs.services import render_cache
 from tests.app_servers import AGENT_NOTES, AppServer, Cast, app_environment, layer_states, seed
-from tests.conftest import need_service
+from tests.conftest import empty_tables, need_service
 
 # `django_db` has the test database made (pytest-django makes only the ones tests ask
 # for); the tests themselves only speak HTTP.
@@ -91,7 +90,7 @@ def servers(
             first.stop()
             second.stop()
             connection.close()
-            call_command("flush", interactive=False, verbosity=0)
+            empty_tables()  # as a transactional test ends
 
 
 def _render(server: AppServer, cast: Cast, token: str, process: str):

@@ -18,12 +18,11 @@ from pathlib import Path
 import pytest
 import requests
 from django.conf import settings
-from django.core.management import call_command
 from django.db import connection
 
 from tests.app_servers import AGENT_NOTES, AppServer, Cast, app_environment, seed
 from tests.cli.test_main import run_cli
-from tests.conftest import need_service
+from tests.conftest import empty_tables, need_service
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db]
 
@@ -59,7 +58,7 @@ def server(
         finally:
             app.stop()
             connection.close()
-            call_command("flush", interactive=False, verbosity=0)
+            empty_tables()  # as a transactional test ends
 
 
 # Process ids of this run: the read state of an earlier run's may still be kept.
