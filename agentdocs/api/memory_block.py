@@ -445,7 +445,7 @@ class MemoryBlockView(APIView):
         },
         parameters=[RETRY_AFTER, SIGNATURE],
     )
-    def post(self, request: Request, tenant: str, project: str) -> Response:
+    def post(self, request: Request, tenant: str, project: str) -> HttpResponseBase:
         # A plain body's input is known before any parser runs; any other body goes
         # through DRF's parsers and the serializer, which answer its refusals.
         body = _json_body(request)
