@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
             # columns with each other, not with the unprofiled times below.
             names = list(parts)
             print(
-                f"{'profiled ' + args.timer + ' ms per request':<46}"
+                f"{args.timer + ' time, profiled ms per request':<46}"
                 + "".join(f"{n:>12}" for n in names)
             )
             for label, _, _ in PARTS:
