@@ -102,11 +102,22 @@ def wsgi_request(method: str, path: str, headers: dict[str, str], body: bytes = 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--requests", type=int, default=2000, help="per scenario and round")
+    parser.add_argument("--rounds", type=int, default=1, help="alternating rounds (1)")
+    parser.add_argument(
+        "--only", default="", help="the scenarios to run, comma-separated (all; ping always)"
+    )
     parser.add_argument(
         "--profile", default="", help="scenarios to profile, comma-separated (ping,full)"
     )
     parser.add_argument("--top", type=int, default=40)
+    parser.add_argument(
+        "--timer",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="what the profiles count: this process's CPU time (cpu, the default: on a "
+        "shared machine the wall clock mostly measures the other processes) or wall time",
+    )
     parser.add_argument("--postgres", default="postgres://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--database", default="agentdocs_bench_profile")
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/15")
@@ -200,33 +211,51 @@ def main(argv: list[str] | None = None) -> int:
                 status, _ = scenario(-n - 1)
                 if not status.startswith(expected.get(name, "200")):
                     raise SystemExit(f"{name}: {status}")
-        means, cpu = {}, {}
+        wanted = [name for name in args.only.split(",") if name] or list(scenarios)
+        unknown = sorted(set(wanted) - set(scenarios))
+        if unknown:
+            raise SystemExit(f"--only: no scenario {', '.join(unknown)} ({', '.join(scenarios)})")
+        if "ping" not in wanted:
+            wanted.insert(0, "ping")
+        elapsed = dict.fromkeys(wanted, 0.0)
+        used = dict.fromkeys(wanted, 0.0)
         profiled = [name for name in args.profile.split(",") if name]
+        timer = time.process_time if args.timer == "cpu" else time.perf_counter
+        profilers = {name: cProfile.Profile(timer) for name in profiled if name in wanted}
+        # Alternating rounds: a change of the machine's load falls on every scenario alike.
+        for round_number in range(args.rounds):
+            for name in wanted:
+                scenario, profiler = scenarios[name], profilers.get(name)
+                first = round_number * args.requests
+                began, began_cpu = time.perf_counter(), time.process_time()
+                if profiler:
+                    profiler.enable()
+                for n in range(first, first + args.requests):
+                    scenario(n)
+                if profiler:
+                    profiler.disable()
+                elapsed[name] += time.perf_counter() - began
+                used[name] += time.process_time() - began_cpu
+        total = args.requests * args.rounds
+        means = {name: seconds / total * 1000 for name, seconds in elapsed.items()}
+        cpu = {name: seconds / total * 1000 for name, seconds in used.items()}
         parts: dict[str, dict[str, float]] = {}
-        for name, scenario in scenarios.items():
-            profiler = cProfile.Profile() if name in profiled else None
-            began, began_cpu = time.perf_counter(), time.process_time()
-            if profiler:
-                profiler.enable()
-            for n in range(args.requests):
-                scenario(n)
-            if profiler:
-                profiler.disable()
-            means[name] = (time.perf_counter() - began) / args.requests * 1000
-            cpu[name] = (time.process_time() - began_cpu) / args.requests * 1000
-            if profiler:
-                out = io.StringIO()
-                stats = pstats.Stats(profiler, stream=out)
-                stats.sort_stats("cumulative").print_stats(args.top)
-                stats.sort_stats("tottime").print_stats(args.top)
-                print(f"=== profile of {name} ===")
-                print(out.getvalue())
-                parts[name] = parts_of(stats, args.requests)
+        for name, profiler in profilers.items():
+            out = io.StringIO()
+            stats = pstats.Stats(profiler, stream=out)
+            stats.sort_stats("cumulative").print_stats(args.top)
+            stats.sort_stats("tottime").print_stats(args.top)
+            print(f"=== profile of {name} ===")
+            print(out.getvalue())
+            parts[name] = parts_of(stats, total)
         if parts:
             # Profiled milliseconds (cProfile inflates Python-heavy parts): compare the
             # columns with each other, not with the unprofiled times below.
             names = list(parts)
-            print(f"{'profiled ms per request':<46}" + "".join(f"{n:>12}" for n in names))
+            print(
+                f"{args.timer + ' time, profiled ms per request':<46}"
+                + "".join(f"{n:>12}" for n in names)
+            )
             for label, _, _ in PARTS:
                 print(f"{label:<46}" + "".join(f"{parts[n].get(label, 0.0):>12.3f}" for n in names))
             print()

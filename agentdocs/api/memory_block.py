@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import weakref
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import orjson
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpResponse, HttpResponseBase
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -29,7 +32,7 @@ from rest_framework.views import APIView
 from agentdocs import ratelimit
 from agentdocs.api.access import caller, request_project_access
 from agentdocs.api.common import etag_matches
-from agentdocs.api.renderers import Encoded, JSONRenderer
+from agentdocs.api.renderers import Encoded, JSONRenderer, json_bytes
 from agentdocs.api.schema import (
     IF_NONE_MATCH,
     JSON,
@@ -50,6 +53,7 @@ from agentdocs.core.errors import InvalidInput
 from agentdocs.core.labels import validate_label_name
 from agentdocs.core.memory_block import ClientDocument, MemoryBlock, MemoryBlockAccount
 from agentdocs.core.shapes import Doc
+from agentdocs.core.storable import NUL
 from agentdocs.models import Scope
 from agentdocs.permissions import ProjectAccess
 from agentdocs.services import memory_block as memory_block_service
@@ -70,6 +74,7 @@ class PlainTextRenderer(BaseRenderer):
         return json.dumps(data).encode("utf-8")
 
 
+ResponseT = TypeVar("ResponseT", bound=HttpResponseBase)
 SIGNATURE_HEADER = "Agentdocs-Signature"
 SIGNATURE = OpenApiParameter(
     SIGNATURE_HEADER,
@@ -83,7 +88,7 @@ SIGNATURE = OpenApiParameter(
 )
 
 
-def _signed(response: Response, signature: str) -> Response:
+def _signed(response: ResponseT, signature: str) -> ResponseT:
     """The server's signature of the block, in the header whatever the representation
     (docs/evidence.md: `agentdocs verify BLOCK_FILE --signature SIG`)."""
     response[SIGNATURE_HEADER] = signature
@@ -197,6 +202,87 @@ def paths_field() -> PathsField:
     )
 
 
+# The render's input on its hot path, without a DRF serializer (`plain_input`).
+
+_POST_FIELDS = frozenset(
+    {"process", "recipe", "profile", "client_document", "reset", "paths", "label"}
+)
+_CLIENT_DOCUMENT_FIELDS = frozenset({"name", "body"})
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _plain_text(value: object) -> bool:
+    """A string `TextField` and the parsers keep as it is: no NUL, no lone surrogate."""
+    return type(value) is str and NUL not in value and _SURROGATE.search(value) is None
+
+
+def _plain_name(value: object) -> bool:
+    return value is None or _plain_text(value)
+
+
+def plain_input(payload: Any) -> dict[str, Any] | None:
+    """The validated input of a render request that `PostInputSerializer` accepts as it
+    is, the same values it gives; None for anything else, which the serializer (and, on
+    the REST API, the parsers before it) then judges, refusals included. A serializer
+    per render cost a sixth of a render's CPU (bench/README.md, issue 40's third pass);
+    this never refuses, so every refusal keeps its code, sentence, field and order."""
+    if type(payload) is not dict or not payload.keys() <= _POST_FIELDS:
+        return None
+    process = payload.get("process")
+    recipe = payload.get("recipe")
+    profile = payload.get("profile")
+    reset = payload.get("reset", False)
+    label = payload.get("label")
+    if not (_plain_text(process) and _plain_name(recipe) and _plain_name(profile)):
+        return None
+    if type(reset) is not bool or not _plain_name(label):
+        return None
+    client = payload.get("client_document")
+    paths: Any = payload.get("paths", ())
+    if type(paths) is list:
+        if not all(_plain_text(path) for path in paths):
+            return None
+    elif paths is not None and "paths" in payload:
+        return None
+    if client is not None:
+        if type(client) is not dict or client.keys() != _CLIENT_DOCUMENT_FIELDS:
+            return None
+        if not (_plain_text(client["name"]) and _plain_text(client["body"])):
+            return None
+    try:
+        if type(paths) is list:
+            paths = memory_block_service.validate_paths(paths)
+        if client is not None:
+            client = memory_block_service.validate_client_document(
+                name=client["name"], body=client["body"]
+            )
+        if label:
+            label = validate_label_name(label)
+        process = memory_block_service.validate_process(process)
+    except InvalidInput:
+        return None
+    return {
+        "process": process,
+        "recipe": recipe,
+        "profile": profile,
+        "client_document": client,
+        "reset": reset,
+        "paths": paths,
+        "label": label,
+    }
+
+
+def _json_body(request: Request) -> Any:
+    """The body of a request sent as `application/json`, parsed by orjson; None for any
+    other, or for what orjson refuses (DRF's parsers then read it, refusals included)."""
+    if request.META.get("CONTENT_TYPE") != "application/json":
+        return None
+    try:
+        return orjson.loads(request._request.body)
+    except (orjson.JSONDecodeError, RequestDataTooBig):
+        return None
+
+
 class MemoryBlockAnswer(MemoryBlockAccount):
     """A rendered block (`MemoryBlock.as_dict()`) and the names it was rendered with.
 
@@ -255,6 +341,17 @@ class MemoryBlockView(APIView):
 
     renderer_classes = [JSONRenderer, PlainTextRenderer, BrowsableAPIRenderer]
 
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        # An agent's usual Accept, without weighing it against three renderers: what
+        # DRF's negotiation chooses for it.
+        if (
+            request.META.get("HTTP_ACCEPT") == JSONRenderer.media_type
+            and not request.META.get("QUERY_STRING")
+            and self.format_kwarg is None
+        ):
+            return JSONRenderer(), JSONRenderer.media_type
+        return super().perform_content_negotiation(request, force)
+
     def finalize_response(self, request: Request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         if response.status_code >= 400 and isinstance(
@@ -293,14 +390,23 @@ class MemoryBlockView(APIView):
 
     @classmethod
     def render_turn(
-        cls, request: Request, tenant: str, project: str, payload: Any
+        cls,
+        request: Request,
+        tenant: str,
+        project: str,
+        payload: Any,
+        *,
+        plain: dict[str, Any] | None = None,
     ) -> tuple[MemoryBlock, dict[str, Any], ProjectAccess]:
         """A turn's render as POST makes it, from the caller's ``payload``: access, the
         input's rules, the rate limits; the block, the validated input and the access. Also how
         `/mcp/` serves the `get_memory_block` tool call (`agentdocs.api.mcp_backend`),
-        whose token scope the caller checks."""
+        whose token scope the caller checks. ``plain``: ``payload``'s `plain_input`,
+        when the caller has it already."""
+        data = plain if plain is not None else plain_input(payload)
         access = request_project_access(request, tenant, project)
-        data = validated(cls.PostInputSerializer, payload)
+        if data is None:
+            data = validated(cls.PostInputSerializer, payload)
         render_caller = caller(request)
         block = memory_block_service.render_memory_block(
             project=access.project,
@@ -339,8 +445,13 @@ class MemoryBlockView(APIView):
         },
         parameters=[RETRY_AFTER, SIGNATURE],
     )
-    def post(self, request: Request, tenant: str, project: str) -> Response:
-        block, data, access = self.render_turn(request, tenant, project, request.data)
+    def post(self, request: Request, tenant: str, project: str) -> HttpResponseBase:
+        # A plain body's input is known before any parser runs; any other body goes
+        # through DRF's parsers and the serializer, which answer its refusals.
+        body = _json_body(request)
+        plain = plain_input(body) if body is not None else None
+        payload = body if plain is not None else request.data
+        block, data, access = self.render_turn(request, tenant, project, payload, plain=plain)
         recipe, profile = data["recipe"] or None, data["profile"] or None
         signature = memory_block_sign(
             tenant=access.tenant.slug,
@@ -352,7 +463,13 @@ class MemoryBlockView(APIView):
             return _signed(Response(block.text), signature)
         output = self._output(block, process=data["process"], recipe=recipe, profile=profile)
         body = {**output, "context": encoded_context(block.context), "signature": signature}
-        return _signed(Response(body), signature)
+        # JSON as it is accepted (no `indent`): written here, without DRF's rendering.
+        encoded = (
+            json_bytes(body) if request.accepted_media_type == JSONRenderer.media_type else None
+        )
+        if encoded is None:
+            return _signed(Response(body), signature)
+        return _signed(HttpResponse(encoded, content_type=JSONRenderer.media_type), signature)
 
     @extend_schema(
         tags=["memory-block"],

@@ -673,6 +673,49 @@ def _context(
     return made
 
 
+def _policy(
+    inputs: MemoryBlockInputs, memo: MutableMapping[Hashable, Any] | None
+) -> tuple[Layer, tuple[HiddenCharactersAccount, ...]]:
+    """The policy layer and the hidden characters of the `memory.*` values in force,
+    kept in ``memo`` under the settings themselves (by value)."""
+    key = ("policy", inputs.settings, inputs.structure)
+    if memo is not None and key in memo:
+        kept: tuple[Layer, tuple[HiddenCharactersAccount, ...]] = memo[key]
+        return kept
+    policy = merge_policy(inputs.settings)
+    hidden = _hidden_in((setting.key, setting.value) for setting in policy.values)
+    made = _policy_layer(policy, inputs.structure), hidden
+    if memo is not None:
+        memo[key] = made
+    return made
+
+
+def _agent_notes(
+    inputs: MemoryBlockInputs, memo: MutableMapping[Hashable, Any] | None
+) -> tuple[CascadeResult | None, Layer, tuple[HiddenCharactersAccount, ...]]:
+    """The cascade's result, the agent notes layer and the hidden characters of the
+    winning document, kept in ``memo`` under the candidates themselves (by value: the
+    bundled default is read anew on every render)."""
+    options = inputs.options
+    key = ("agent_notes", options.agent_document, inputs.agent_candidates, inputs.structure)
+    if memo is not None and key in memo:
+        kept: tuple[CascadeResult | None, Layer, tuple[HiddenCharactersAccount, ...]]
+        kept = memo[key]
+        return kept
+    cascade = (
+        resolve_cascade(options.agent_document, inputs.agent_candidates)
+        if options.agent_document is not None
+        else None
+    )
+    hidden: tuple[HiddenCharactersAccount, ...] = ()
+    if cascade is not None and cascade.winner is not None:
+        hidden = _hidden_in([(cascade.winner.path, cascade.winner.body)])
+    made = cascade, _agent_notes_layer(options, cascade, inputs.structure), hidden
+    if memo is not None:
+        memo[key] = made
+    return made
+
+
 def _labelled(
     layers: tuple[Layer, ...],
     label: str,
@@ -715,16 +758,12 @@ def compose_memory_block(
     text is the same with or without it.
     """
     options = inputs.options
-    cascade = (
-        resolve_cascade(options.agent_document, inputs.agent_candidates)
-        if options.agent_document is not None
-        else None
-    )
+    cascade, agent_notes, agent_hidden = _agent_notes(inputs, memo)
     loaded, context_layer, context_hidden = _context(inputs, memo)
-    policy = merge_policy(inputs.settings)
+    policy_layer, policy_hidden = _policy(inputs, memo)
     layers: tuple[Layer, ...] = (
-        _policy_layer(policy, inputs.structure),
-        _agent_notes_layer(options, cascade, inputs.structure),
+        policy_layer,
+        agent_notes,
         _client_notes_layer(options, inputs.client_document, inputs.structure),
         context_layer,
     )
@@ -745,10 +784,7 @@ def compose_memory_block(
         for layer in layers
         if layer.state in _SENT_STATES and layer.text_sha256
     }
-    hidden = _hidden_in((setting.key, setting.value) for setting in policy.values)
-    if cascade is not None and cascade.winner is not None:
-        # One scan of one document per render.
-        hidden += _hidden_in([(cascade.winner.path, cascade.winner.body)])
+    hidden = policy_hidden + agent_hidden
     client = inputs.client_document
     if client is not None and options.use_client_document:
         hidden += _hidden_in([(client.name, client.body)])

@@ -253,7 +253,7 @@ def memory_block_inputs(
         recipe_name=recipe_name,
         profile_name=profile_name,
         client_document=client_document,
-        process=None,
+        state_key=None,
         paths=paths,
         label=label,
     )
@@ -266,17 +266,15 @@ def _inputs_and_read_state(
     recipe_name: str | None,
     profile_name: str | None,
     client_document: ClientDocument | None,
-    process: str | None,
-    caller: str = "",
+    state_key: str | None,
     paths: tuple[str, ...] = (),
     rate_limit: ratelimit.Windows | None = None,
     label: str | None = None,
 ) -> tuple[MemoryBlockInputs, StoredReadState, dict[Hashable, Any]]:
-    """The render's inputs, for a ``process`` its read state, and the memo of the rows
-    they came from (`render_cache.Rows`): one cache round trip, which also counts the
-    render against ``rate_limit``."""
+    """The render's inputs, the read state stored under ``state_key`` (`read_state_key`;
+    None: none), and the memo of the rows they came from (`render_cache.Rows`): one
+    cache round trip, which also counts the render against ``rate_limit``."""
     recipe = recipe_name or None
-    state_key = read_state_key(project=project, process=process, caller=caller) if process else None
     cached, found = render_cache.cached_rows(
         tenant_id=project.tenant_id,
         project_id=project.pk,
@@ -350,11 +348,13 @@ def _stored_read_state(stored: Any) -> StoredReadState:
 
 
 def read_state_set(*, project: Project, process: str, caller: str, layers: dict[str, str]) -> None:
+    _read_state_store(read_state_key(project=project, process=process, caller=caller), layers)
+
+
+def _read_state_store(key: str, layers: dict[str, str]) -> None:
     # Not waited for: a lost read state only means the next turn is sent in full.
     set_unanswered(
-        read_state_key(project=project, process=process, caller=caller),
-        {"layers": layers, "stored_at": time.time()},
-        settings.AGENTDOCS_READ_STATE_TTL_SECONDS,
+        key, {"layers": layers, "stored_at": time.time()}, settings.AGENTDOCS_READ_STATE_TTL_SECONDS
     )
 
 
@@ -435,15 +435,16 @@ def render_memory_block(
     stored versions) and the read state `replay_read_state(layers)`, it gives
     byte-identical text.
     """
+    state_key = None
     if not preview:
         process = validate_process(process)
+        state_key = read_state_key(project=project, process=process, caller=caller)
     inputs, stored, memo = _inputs_and_read_state(
         project=project,
         recipe_name=recipe_name,
         profile_name=profile_name,
         client_document=client_document,
-        process=None if preview else process,
-        caller=caller,
+        state_key=state_key,
         paths=paths,
         rate_limit=rate_limit,
         label=label,
@@ -454,8 +455,8 @@ def render_memory_block(
     # After a reset the process holds exactly what this turn sent. When that is what
     # the stored state says already (nothing changed since it was last sent in full),
     # there is nothing to write.
-    if process is not None and _needs_storing(stored, block.read_state):
-        read_state_set(project=project, process=process, caller=caller, layers=block.read_state)
+    if state_key is not None and _needs_storing(stored, block.read_state):
+        _read_state_store(state_key, block.read_state)
     first = reset or not stored.layers
     render_costs.render_counted(
         project=project, recipe=recipe_name, block=block, first=first, memo=memo

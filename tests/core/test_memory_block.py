@@ -569,7 +569,7 @@ def test_a_kept_context_renders_what_a_fresh_one_does():
         ),
         memo=memo,
     )
-    assert again.context is memo[next(k for k in memo if k[3] == 1024)][0]
+    assert again.context is memo[next(k for k in memo if k[0] == "context" and k[3] == 1024)][0]
 
 
 def test_a_kept_context_is_never_served_for_other_documents():
