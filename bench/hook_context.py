@@ -87,38 +87,29 @@ def _adopt_orphans() -> bool:
         return False
 
 
-def _hook_orphans() -> list[int]:
-    """Our children that are a hook's detached bind (a fork of `hook context`)."""
+def _hook_orphans(server: subprocess.Popen | None) -> list[int]:
+    """Our children other than the server: what the hooks left behind, running or done
+    (a zombie's `stat` still names its parent, its `cmdline` is empty)."""
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            command = (stat.parent / "cmdline").read_bytes()
         except (OSError, ValueError, IndexError):
             continue
-        if parent == os.getpid() and b"hook\0context\0" in command:
-            found.append(int(stat.parent.name))
+        pid = int(stat.parent.name)
+        if parent == os.getpid() and (server is None or pid != server.pid):
+            found.append(pid)
     return found
 
 
-def _wait_for_bind() -> float | None:
-    """Seconds from now until the hook's detached bind is done (and reaped: one done
-    already is a zombie of ours); None when it left none."""
+def _wait_for_bind(server: subprocess.Popen | None) -> float | None:
+    """Seconds from now until the hook's detached bind is done; None when it left none."""
     started = time.perf_counter()
-    waited = False
-    for pid in _hook_orphans():
-        waited = True
+    orphans = _hook_orphans(server)
+    for pid in orphans:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, 0)
-    while True:
-        try:
-            pid, _status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            break
-        if pid == 0:
-            break
-        waited = True
-    return time.perf_counter() - started if waited else None
+    return time.perf_counter() - started if orphans else None
 
 
 def _run(
@@ -226,7 +217,7 @@ def measure(
         rows.setdefault(name, []).append(timed[0])
         cpu.setdefault(name, []).append(timed[1])
         if name.startswith("hook") and adopted:
-            bind = _wait_for_bind()
+            bind = _wait_for_bind(server)
             if bind is not None:
                 rows.setdefault(f"{name}: bind after exit", []).append(bind)
 
@@ -235,7 +226,7 @@ def measure(
     _hook(env, "bench-warm", "startup", timeout)  # the keys fetched once, as in use
     if other is not None:
         _hook(other, "bench-other-warm", "startup", timeout)
-    _wait_for_bind()
+    _wait_for_bind(server)
     for run in range(runs):
         add("python -c pass", _timed([sys.executable, "-c", "pass"]))
         rows["GET ping"].append(_ping(url, target["token"]))
