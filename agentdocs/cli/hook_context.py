@@ -21,13 +21,16 @@ Stdout carries exactly one JSON object in the form the tool reads from that hook
 (`agentdocs.core.hook_delivery`) and nothing else; diagnostics go to stderr, one line;
 the exit status is always 0. What was written is bound as a binding record with a
 `delivery` section (the exact bytes, their sha256, and what the tool makes of them),
-uploaded at once, or kept and uploaded with a later call when the server is down.
+uploaded by a detached child once the hook has exited (at once, before the exit, where
+there is no `os.fork` or with `AGENTDOCS_HOOK_BIND=wait`), or kept and uploaded with a
+later call when the server is down or does not answer within `--timeout`.
 No Django here.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -61,6 +64,8 @@ NOT_VERIFIED = (
     "Ask the person running this session to check the agentdocs server."
 )
 NOT_DELIVERED = "agentdocs: the house rules could not be delivered ({why})."
+# `wait`: the binding record is uploaded before the hook exits, not by a detached child.
+BIND_ENV = "AGENTDOCS_HOOK_BIND"
 RESET_LATER_MESSAGE = (
     "agentdocs: the history is being compacted; the full house rules are sent again at "
     "this session's next start"
@@ -353,11 +358,9 @@ def delivery_of(call: HookCall, outcome: Outcome, output: str) -> Delivery:
     return delivery
 
 
-def _bind(binding: Any, call: HookCall, outcome: Outcome, output: str, timeout: float) -> str:
-    """Upload the delivery's binding record within ``timeout``, or keep it for a later
-    call; in words."""
-    blocks, key, session = binding
-    blocks.timeout = timeout
+def _record(binding: Any, call: HookCall, outcome: Outcome, output: str) -> dict[str, Any]:
+    """The binding record of what was written: the delivery, exact bytes and all."""
+    _blocks, _key, session = binding
     record: dict[str, Any] = {
         "process": session,
         "manifest": {},
@@ -366,6 +369,14 @@ def _bind(binding: Any, call: HookCall, outcome: Outcome, output: str, timeout: 
     if outcome.turn is not None:
         record["served_from"] = outcome.turn.served_from
         record["served_sha256"] = outcome.turn.sha256
+    return record
+
+
+def _bind(binding: Any, outcome: Outcome, record: dict[str, Any], timeout: float) -> str:
+    """Upload the delivery's binding record within ``timeout``, or keep it for a later
+    call; in words."""
+    blocks, key, _session = binding
+    blocks.timeout = timeout
     if outcome.block == "server":
         try:
             response = blocks.bind(record)
@@ -379,8 +390,43 @@ def _bind(binding: Any, call: HookCall, outcome: Outcome, output: str, timeout: 
     return "bound later (kept until the server answers)"
 
 
+def _bind_in_background() -> bool:
+    """Whether the bind is left to a detached child: where `os.fork` is had (not on
+    Windows) and `AGENTDOCS_HOOK_BIND=wait` does not ask for it before the exit."""
+    return hasattr(os, "fork") and os.environ.get(BIND_ENV) != "wait"
+
+
+def _bind_detached(binding: Any, outcome: Outcome, record: dict[str, Any], timeout: float) -> None:
+    """Bind in a child that outlives this process, so that the hook exits as soon as
+    its output is written: the tool waits for the hook's exit and its pipes' close, not
+    for the record. The child is a session of its own with stdin, stdout and stderr on
+    /dev/null (the tool waits for every process holding its pipes), does what `_bind`
+    does within ``timeout`` (a record it cannot upload is kept for a later call) and
+    exits whatever happens."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        child = os.fork()
+    except OSError:  # no process to spare: the record waits for a later call
+        with contextlib.suppress(OSError):
+            binding[0].cache.add_pending(binding[1], record)
+        return
+    if child != 0:
+        return
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        _bind(binding, outcome, record, timeout)
+    finally:
+        os._exit(0)
+
+
 def run_context(args: argparse.Namespace, raw: bytes) -> int:
-    """The hook: one JSON object on stdout, one line on stderr, exit 0."""
+    """The hook: one JSON object on stdout, one line on stderr, exit 0; the binding
+    record of what was written uploaded after the exit (`_bind_detached`), or before it
+    with `AGENTDOCS_HOOK_BIND=wait`."""
     started = time.monotonic() - seconds_since_start()
     if args.tool not in CONTEXT_HOOKS:
         known = ", ".join(CONTEXT_HOOKS)
@@ -398,16 +444,22 @@ def run_context(args: argparse.Namespace, raw: bytes) -> int:
         outcome = Outcome(text=NOT_DELIVERED.format(why=why), block="none", line=why)
     output = hook_delivery.hook_output(tool=call.tool, event=call.event, text=outcome.text)
     write(sys.stdout, output)
-    bound = ""
-    if binding is not None:
-        try:
-            bound = "; " + _bind(binding, call, outcome, output, _remaining(args, started))
-        except Exception as error:
-            bound = f"; not bound: {type(error).__name__}: {error}"
     session = call.session or "(no session id)"
-    write(
-        sys.stderr,
-        f"agentdocs: {call.tool} {call.event} {call.source or '-'} {session}: "
-        f"{outcome.line}{bound}\n",
-    )
+    line = f"agentdocs: {call.tool} {call.event} {call.source or '-'} {session}: {outcome.line}"
+    if binding is None:
+        write(sys.stderr, line + "\n")
+        return 0
+    background = outcome.block == "server" and _bind_in_background()
+    try:
+        record = _record(binding, call, outcome, output)
+        if background:
+            bound = "binding in the background"
+        else:
+            bound = _bind(binding, outcome, record, _remaining(args, started))
+    except Exception as error:
+        background = False
+        bound = f"not bound: {type(error).__name__}: {error}"
+    write(sys.stderr, f"{line}; {bound}\n")
+    if background:
+        _bind_detached(binding, outcome, record, _remaining(args, started))
     return 0

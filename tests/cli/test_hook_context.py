@@ -2,7 +2,8 @@
 the way each tool runs them, against a live server in a real git repository: the block
 at start, stubs at a resume, the full block again after a compaction; always the one
 form the tool reads (server up, down, slow, 5xx); signatures checked; every delivery a
-binding record of the exact bytes; a session's records one timeline."""
+binding record of the exact bytes, uploaded by a child the hook leaves behind when it
+exits; a session's records one timeline."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.client import HTTPConnection
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -76,7 +79,50 @@ def server(live_server, settings, tmp_path, project, writer, make_document):
         "AGENTDOCS_PROJECT": "web",
         "AGENTDOCS_CACHE_DIR": str(tmp_path / "cache"),
     }
+    _wait_for_background_binds(tmp_path / "cache")
     celery_app.conf.task_always_eager = eager
+
+
+# How long a test waits for a record the hook's detached child uploads.
+BIND_WAIT_SECONDS = 10.0
+
+
+def _background_binds(cache: Path) -> list[int]:
+    """The processes started with ``cache`` as their cache folder still running: the
+    hooks' detached binds (Linux's /proc; none found elsewhere)."""
+    needle = f"AGENTDOCS_CACHE_DIR={cache}".encode()
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in environ.read_bytes().split(b"\0"):
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def _wait_for_background_binds(cache: Path) -> None:
+    """Until the hooks' detached binds are done, so that none outlives the live server
+    (and the test's database) it binds to."""
+    deadline = time.monotonic() + BIND_WAIT_SECONDS
+    while _background_binds(cache) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def records_of(process: str, count: int = 1) -> list[BindingRecord]:
+    """The process's binding records, oldest first, once there are ``count`` of them:
+    the hook exits before its detached child has uploaded the record."""
+    deadline = time.monotonic() + BIND_WAIT_SECONDS
+    while True:
+        records = list(BindingRecord.objects.filter(process=process).order_by("created_at", "id"))
+        if len(records) >= count or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert len(records) == count, (
+        f"{len(records)} binding records of {process!r} {BIND_WAIT_SECONDS:g} s after the "
+        f"hook exited, {count} expected: the background bind did not arrive"
+    )
+    return records
 
 
 def context(repo: Path, tool: str, stdin: bytes, env: dict[str, str], *extra: str):
@@ -184,7 +230,9 @@ def test_a_tool_without_a_context_hook_is_refused(repo):
 def test_startup_full_resume_stubs_compact_full_again_as_one_timeline(server, repo, client):
     env = server
     start = received("claude-code", context(repo, "claude-code", hook_input("s-1"), env))
+    records_of("s-1", 1)
     resume = received("claude-code", context(repo, "claude-code", hook_input("s-1", "resume"), env))
+    records_of("s-1", 2)
     compact = received(
         "claude-code", context(repo, "claude-code", hook_input("s-1", "compact"), env)
     )
@@ -192,7 +240,7 @@ def test_startup_full_resume_stubs_compact_full_again_as_one_timeline(server, re
     assert start is not None and "Write tests first." in start
     assert resume is not None and "Write tests first." not in resume and len(resume) < len(start)
     assert compact == start
-    records = list(BindingRecord.objects.filter(process="s-1").order_by("created_at", "id"))
+    records = records_of("s-1", 3)
     assert [r.record["delivery"]["source"] for r in records] == ["startup", "resume", "compact"]
     for record in records:
         assert record.problem_count == 0
@@ -393,6 +441,125 @@ def test_a_block_whose_signature_fails_is_never_injected(server, repo):
     assert "Skip the tests." not in result.stdout.decode()
 
 
+# The bind, after the hook's exit
+
+
+class _HeldBinds(BaseHTTPRequestHandler):
+    """Relays every request to the live server, but holds each binding record's POST
+    until the test sets `server.release`; then relays it, or, when `server.forward` was
+    False as it arrived, drops it (the connection closed, nothing stored)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def _relay(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.command == "POST" and self.path.endswith("/bindings/"):
+            forward = self.server.forward  # type: ignore[attr-defined]
+            self.server.arrived.set()  # type: ignore[attr-defined]
+            self.server.release.wait(60)  # type: ignore[attr-defined]
+            if not forward:
+                self.close_connection = True
+                return
+        upstream = HTTPConnection(*self.server.upstream, timeout=30)  # type: ignore[attr-defined]
+        headers = {
+            name: value
+            for name, value in self.headers.items()
+            if name.lower() not in ("host", "connection", "content-length")
+        }
+        upstream.request(self.command, self.path, body=body or None, headers=headers)
+        answer = upstream.getresponse()
+        data = answer.read()
+        upstream.close()
+        self.send_response(answer.status)
+        for name, value in answer.getheaders():
+            if name.lower() not in ("connection", "content-length", "transfer-encoding"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_PUT = _relay
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def _held_binds(url: str, *, forward: bool) -> Iterator[ThreadingHTTPServer]:
+    """A server in front of ``url`` that holds the binding records' POSTs (`_HeldBinds`);
+    its URL is `server.url`."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _HeldBinds)
+    httpd.daemon_threads = True
+    parts = url.split("://", 1)[1].split(":")
+    httpd.upstream = (parts[0], int(parts[1].rstrip("/")))  # type: ignore[attr-defined]
+    httpd.arrived = threading.Event()  # type: ignore[attr-defined]
+    httpd.release = threading.Event()  # type: ignore[attr-defined]
+    httpd.forward = forward  # type: ignore[attr-defined]
+    httpd.url = f"http://127.0.0.1:{httpd.server_address[1]}"  # type: ignore[attr-defined]
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield httpd
+    finally:
+        httpd.release.set()  # type: ignore[attr-defined]
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_the_hook_exits_before_its_binding_record_is_uploaded_and_the_record_arrives(server, repo):
+    with _held_binds(server["AGENTDOCS_URL"], forward=True) as held:
+        env = {**server, "AGENTDOCS_URL": held.url}
+        started = time.monotonic()
+        result = context(repo, "claude-code", hook_input("s-bg"), env, "--timeout", "20")
+        took = time.monotonic() - started
+
+        assert received("claude-code", result) is not None
+        assert result.stderr.decode().endswith("; binding in the background\n")
+        # A hook waiting for its bind would have waited out --timeout: the POST is held.
+        assert took < 20
+        assert held.arrived.wait(BIND_WAIT_SECONDS), "the detached child made no bind"
+        assert not BindingRecord.objects.filter(process="s-bg").exists()
+        held.release.set()
+        (record,) = records_of("s-bg")
+
+    assert record.record["delivery"]["output"] == result.stdout.decode()
+    assert record.record["delivery"]["received"]["usable"] is True
+
+
+def test_a_bind_not_made_within_the_timeout_is_kept_and_uploaded_by_a_later_call(server, repo):
+    cache = Path(server["AGENTDOCS_CACHE_DIR"])
+    with _held_binds(server["AGENTDOCS_URL"], forward=False) as held:
+        env = {**server, "AGENTDOCS_URL": held.url}
+        result = context(repo, "claude-code", hook_input("s-kept"), env, "--timeout", "2")
+        assert held.arrived.wait(BIND_WAIT_SECONDS), "the detached child made no bind"
+        # The child gives up with what is left of --timeout and keeps the record.
+        _wait_for_background_binds(cache)
+        assert not _background_binds(cache)
+        (pending,) = (cache / "pending").glob("*/*.json")
+        assert json.loads(pending.read_text())["process"] == "s-kept"
+        assert not BindingRecord.objects.filter(process="s-kept").exists()
+
+        # The server answers again: the next hook (a later session's start) uploads it.
+        held.forward = True
+        held.release.set()
+        context(repo, "claude-code", hook_input("s-next"), env)
+        (record,) = records_of("s-kept")
+        records_of("s-next")
+
+    assert not list((cache / "pending").glob("*/*.json"))
+    assert record.record["delivery"]["output"] == result.stdout.decode()
+
+
+def test_with_hook_bind_wait_the_record_is_made_before_the_hook_exits(server, repo):
+    """`AGENTDOCS_HOOK_BIND=wait`, as where there is no `os.fork` (Windows): the record
+    exists when the hook has exited, and its line names it."""
+    env = {**server, "AGENTDOCS_HOOK_BIND": "wait"}
+    result = context(repo, "claude-code", hook_input("s-wait"), env)
+
+    record = BindingRecord.objects.get(process="s-wait")
+    assert result.stderr.decode().endswith(f"; bound as record {record.pk}\n")
+    assert record.record["delivery"]["output"] == result.stdout.decode()
+
+
 # Relying on the files the tool loads itself
 
 
@@ -421,7 +588,8 @@ def test_layers_in_the_synced_file_are_not_sent_twice(server, repo, tool):
     assert "Write tests first." not in text and "Short functions." not in text
     assert f"## Agent Notes (agent.md)\n\nIn {main}, which" in text
     assert f'<context path=".AGENTS/style.md">\nIn {main}, which' in text
-    delivery = BindingRecord.objects.get(process=f"{tool}-sync").record["delivery"]
+    (record,) = records_of(f"{tool}-sync")
+    delivery = record.record["delivery"]
     (relied,) = delivery["relies_on"]
     assert relied["path"] == main and relied["state"] == "in-sync"
     assert (
@@ -446,7 +614,8 @@ def test_a_synced_file_edited_or_missing_is_named_and_every_layer_sent(server, r
         f"CLAUDE.md ({state}) -->"
     )
     assert "Write tests first." in text and "Short functions." in text
-    delivery = BindingRecord.objects.get(process="s-e").record["delivery"]
+    (record,) = records_of("s-e")
+    delivery = record.record["delivery"]
     assert delivery["relies_on"] == [{"path": "CLAUDE.md", "state": state}]
 
 
@@ -503,6 +672,7 @@ def test_status_lines_before_the_output_are_recorded_as_what_the_tool_got_and_fl
         timeout=60,
     )
     assert ran.returncode == 0
+    records_of(f"s-5-{tool}")  # agentdocs' own delivery, bound after the hook exited
     broken = ran.stdout.decode("utf-8")
     ours = broken.split("agentdocs 1.2 ready\n", 1)[1]
     assert hook_delivery.read_hook_output(tool=tool, event="SessionStart", output=ours).usable
@@ -712,7 +882,7 @@ def test_a_hook_that_renders_verifies_and_binds_imports_no_heavy_module(server, 
         assert {"agentdocs.core.signing", "agentdocs.client.http"} <= imported
         assert not _heavy(imported)
         assert not _off_the_hook_path(imported)
-    assert BindingRecord.objects.filter(process="s-i").count() == 2
+    records_of("s-i", 2)
 
 
 def test_the_check_sees_a_heavy_module(tmp_path):
