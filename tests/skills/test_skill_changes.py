@@ -430,3 +430,18 @@ def test_under_review_a_revert_answers_409_and_the_old_files_are_proposed(
     change = ChangeRequest.objects.get(pk=proposed.json()["id"])
     assert change.base_version == 2 and change.files == bundle()
     assert change.reason == "back" and Skill.objects.get(pk=handoff.pk).version == 2
+
+
+def test_under_review_an_import_of_a_skill_answers_409_and_imports_nothing(
+    api, project, bundle, writer, reviewed
+):
+    """As an imported protected document: the import's write is a direct write."""
+    files = [
+        {"path": f".claude/skills/deploy/{path}", "content": text}
+        for path, text in bundle("deploy").items()
+    ]
+    response = api(writer).post(f"{BASE}/import/", {"files": files}, format="json")
+    assert_review_required(response)
+    assert not Skill.objects.filter(name="deploy").exists()
+    plan = api(writer).post(f"{BASE}/import/", {"files": files, "dry_run": True}, format="json")
+    assert plan.status_code == 200, plan.content
