@@ -12,22 +12,20 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs.api.access import request_project_access
-from agentdocs.api.changes import ChangeSerializer
 from agentdocs.api.common import ListView, base_version
 from agentdocs.api.document_history import FileDiffSerializer
+from agentdocs.api.documents import BypassReviewField
 from agentdocs.api.schema import IF_MATCH_OPTIONAL, errors, etag_header
 from agentdocs.api.serializers import ReasonField, StrictSerializer, VersionField, validated
 from agentdocs.api.skills import (
     SkillFileSerializer,
     SkillSerializer,
-    proposed_response,
     skill_files,
     skill_response,
 )
 from agentdocs.core.diffs import bundle_diffs
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.skills import skill_body_warnings
-from agentdocs.models import ChangeRequest
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import skill_review
 
@@ -197,6 +195,7 @@ class SkillRevert(APIView):
             allow_null=True,
             error_messages={"invalid": "The base version must be a positive integer."},
         )
+        bypass_review = BypassReviewField()
 
     OutputSerializer = SkillSerializer
 
@@ -206,15 +205,12 @@ class SkillRevert(APIView):
         description="Writes a new version whose files are `version`'s (a deleted skill "
         "comes back). With `base_version` or If-Match, 412 if the skill has moved on. The "
         "old files pass today's checks (422 naming the file). 423 while another user holds "
-        "the skill's lock. The project's own skill only. Under `review.required`, a member "
-        "who may not bypass review opens a change request proposing that version's files "
-        "instead, and gets 202 with it.",
+        "the skill's lock. The project's own skill only. Under `review.required`, 409 "
+        "`review_required` naming `name` with `propose_url`, for everyone: propose that "
+        "version's files with `POST .../changes/` instead, or, a tenant admin, send "
+        "`bypass_review` with a `reason`.",
         request=InputSerializer,
-        responses={
-            200: OutputSerializer,
-            202: ChangeSerializer,
-            **errors(404, 412, 413, 422, 423),
-        },
+        responses={200: OutputSerializer, **errors(400, 403, 404, 409, 412, 413, 422, 423)},
         parameters=[IF_MATCH_OPTIONAL, etag_header(200)],
     )
     def post(self, request: Request, tenant: str, project: str, name: str) -> Response:
@@ -223,6 +219,8 @@ class SkillRevert(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         access.require_write()
+        if data["bypass_review"]:
+            access.require_bypass_review()
         skill = skill_selectors.own_skill_get(
             project=access.project, name=name, include_deleted=True
         )
@@ -235,8 +233,6 @@ class SkillRevert(APIView):
             user=access.user,
             reason=data["reason"],
             base_version=base,
-            may_bypass_review=access.may_bypass_review,
+            bypass_review=data["bypass_review"],
         )
-        if isinstance(written, ChangeRequest):
-            return proposed_response(request, written)
         return skill_response(written.skill)

@@ -13,9 +13,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agentdocs.api.access import request_project_access
-from agentdocs.api.changes import ChangeSerializer
 from agentdocs.api.common import ListView, base_version, etag_matches, versioned_etag
-from agentdocs.api.documents import LabelQuerySerializer, MergeField, MergeQuerySerializer
+from agentdocs.api.documents import (
+    BypassReviewField,
+    LabelQuerySerializer,
+    MergeField,
+    MergeQuerySerializer,
+)
 from agentdocs.api.schema import IF_MATCH, IF_NONE_MATCH, MERGE_CONFLICT, errors, etag_header
 from agentdocs.api.serializers import (
     FilesField,
@@ -28,7 +32,7 @@ from agentdocs.api.serializers import (
 )
 from agentdocs.core.errors import LockState
 from agentdocs.core.skills import skill_body_warnings
-from agentdocs.models import ChangeRequest, Skill
+from agentdocs.models import Skill
 from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import document_locks, skill_review
@@ -97,13 +101,6 @@ class SkillSerializer(SkillSummarySerializer):
         return document_locks.lock_state(skill)
 
 
-def proposed_response(request: Request, change: ChangeRequest) -> Response:
-    """202 with the change request a write opened instead of writing, under
-    `review.required` (as a label's move answers)."""
-    body = ChangeSerializer(change, context={"request": request}).data
-    return Response(body, status=status.HTTP_202_ACCEPTED)
-
-
 def skill_response(skill: Skill, *, status_code: int = 200) -> Response:
     response = Response(SkillSerializer(skill).data, status=status_code)
     response["ETag"] = skill_etag(skill)
@@ -118,6 +115,7 @@ class SkillListCreate(ListView):
         name = TextField(help_text="The skill's name; `SKILL.md`'s `name` must be the same")
         files = FilesField()
         reason = ReasonField()
+        bypass_review = BypassReviewField()
 
     OutputSerializer = SkillSummarySerializer
 
@@ -141,12 +139,13 @@ class SkillListCreate(ListView):
         "422 naming the file (`files/<path>`, and `#<field>` for `SKILL.md`'s frontmatter) "
         "when the bundle breaks the Agent Skills specification (`invalid_skill`), holds a "
         "binary file (`binary_file`), a secret or hidden characters; 413 over "
-        "`AGENTDOCS_SKILL_MAX_FILE_BYTES` or `AGENTDOCS_SKILL_MAX_BYTES`. Under "
-        "`review.required` (the skill's path is `skills/<name>`), a member who may not "
-        "bypass review opens a change request proposing the skill instead (base version "
-        "0) and gets 202 with it.",
+        "`AGENTDOCS_SKILL_MAX_FILE_BYTES` or `AGENTDOCS_SKILL_MAX_BYTES`. "
+        "`review.required` protecting the skill (its path is `skills/<name>`) answers 409 "
+        "`review_required` naming `name` with `propose_url`, for everyone: propose the "
+        "files with `POST .../changes/` (`{skill, files, base_version, reason}`) instead, "
+        "or, a tenant admin, send `bypass_review` with a `reason`.",
         request=InputSerializer,
-        responses={201: SkillSerializer, 202: ChangeSerializer, **errors(404, 409, 413, 422)},
+        responses={201: SkillSerializer, **errors(400, 403, 404, 409, 413, 422)},
         parameters=[etag_header(201)],
     )
     def post(self, request: Request, tenant: str, project: str) -> Response:
@@ -154,14 +153,11 @@ class SkillListCreate(ListView):
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         access.require_write()
+        if serializer.validated_data["bypass_review"]:
+            access.require_bypass_review()
         written = skill_review.skill_create_request(
-            project=access.project,
-            user=access.user,
-            may_bypass_review=access.may_bypass_review,
-            **serializer.validated_data,
+            project=access.project, user=access.user, **serializer.validated_data
         )
-        if isinstance(written, ChangeRequest):
-            return proposed_response(request, written)
         return skill_response(written.skill, status_code=status.HTTP_201_CREATED)
 
 
@@ -180,6 +176,7 @@ class SkillDetail(APIView):
             "current version (three-way, file by file, by lines) instead of answering 412; "
             "overlapping edits answer 409 `merge_conflict`. Same as `?merge=1`."
         )
+        bypass_review = BypassReviewField()
 
     class DeleteInputSerializer(StrictSerializer):
         class Meta:
@@ -187,6 +184,7 @@ class SkillDetail(APIView):
 
         reason = ReasonField()
         version = VersionField(required=False, help_text="Base version, or If-Match")
+        bypass_review = BypassReviewField()
 
     class DeleteOutputSerializer(SkillSummarySerializer):
         class Meta:
@@ -239,15 +237,16 @@ class SkillDetail(APIView):
         "`merge_conflict` with the `conflicts` (each naming its file's `path`) and nothing "
         "is written. 423 while another user holds the skill's lock. The project's own "
         "skill only (a tenant skill is written in `_vance`, by tenant admins). Refusals as "
-        "for create: 422 naming the file, 413 over a cap. Under `review.required` (the "
-        "skill's path is `skills/<name>`), a member who may not bypass review opens a change "
-        "request with these files based on the version named instead, and gets 202 with it; "
-        "merging it writes the version (three-way, file by file).",
+        "for create: 422 naming the file, 413 over a cap. "
+        "`review.required` protecting the skill (its path is `skills/<name>`) answers 409 "
+        "`review_required` naming `name` with `propose_url`, for everyone: propose the "
+        "files with `POST .../changes/` (`{skill, files, base_version, reason}`) instead, "
+        "or, a tenant admin, send `bypass_review` with a `reason`."
+        " (merging the change request writes the version, three-way, file by file).",
         request=WriteInputSerializer,
         responses={
             200: OutputSerializer,
-            202: ChangeSerializer,
-            **errors(400, 404, 412, 413, 422, 423, 428),
+            **errors(400, 403, 404, 412, 413, 422, 423, 428),
             409: MERGE_CONFLICT,
         },
         parameters=[IF_MATCH, MergeQuerySerializer, etag_header(200)],
@@ -258,6 +257,8 @@ class SkillDetail(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         access.require_write()
+        if data["bypass_review"]:
+            access.require_bypass_review()
         skill = skill_selectors.own_skill_get(project=access.project, name=name)
         written = skill_review.skill_write_request(
             skill=skill,
@@ -267,10 +268,8 @@ class SkillDetail(APIView):
             reason=data["reason"],
             merge=bool(data["merge"])
             or bool(validated(MergeQuerySerializer, request.query_params)["merge"]),
-            may_bypass_review=access.may_bypass_review,
+            bypass_review=data["bypass_review"],
         )
-        if isinstance(written, ChangeRequest):
-            return proposed_response(request, written)
         return skill_response(written.skill)
 
     @extend_schema(
@@ -279,10 +278,11 @@ class SkillDetail(APIView):
         description="Marks the skill deleted as a new version; its history stays and it "
         "can be reverted. Base version as for PUT (412, 428). A deleted project skill no "
         "longer replaces the tenant's of the same name. 423 while another user holds the "
-        "skill's lock. Under `review.required`, 409 `review_required` for a member who may "
-        "not bypass review.",
+        "skill's lock. Under `review.required`, 409 `review_required` naming `name` (a "
+        "deletion is not proposed), unless a tenant admin sends `bypass_review` with a "
+        "`reason`.",
         request=DeleteInputSerializer,
-        responses={200: DeleteOutputSerializer, **errors(404, 409, 412, 423, 428)},
+        responses={200: DeleteOutputSerializer, **errors(400, 403, 404, 409, 412, 423, 428)},
         parameters=[IF_MATCH],
     )
     def delete(self, request: Request, tenant: str, project: str, name: str) -> Response:
@@ -291,12 +291,14 @@ class SkillDetail(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         access.require_write()
+        if data["bypass_review"]:
+            access.require_bypass_review()
         skill = skill_selectors.own_skill_get(project=access.project, name=name)
         skill = skill_review.skill_delete_request(
             skill=skill,
             base_version=base_version(request, data.get("version")),
             user=access.user,
             reason=data["reason"],
-            may_bypass_review=access.may_bypass_review,
+            bypass_review=data["bypass_review"],
         )
         return Response(self.DeleteOutputSerializer(skill).data)

@@ -39,14 +39,22 @@ class ConnectionFailed(CommandError):
 
 
 class ServerRefused(CommandError):
-    """The server answered with an error (4xx or 5xx); ``status`` is its HTTP status."""
+    """The server answered with an error (4xx or 5xx); ``status`` is its HTTP status,
+    ``code`` its body's `error` (`review_required`, ...), if any."""
 
     def __init__(
-        self, message: str, *, status: int, exit_code: int = EXIT_FAILURE, field: str | None = None
+        self,
+        message: str,
+        *,
+        status: int,
+        exit_code: int = EXIT_FAILURE,
+        field: str | None = None,
+        code: str | None = None,
     ) -> None:
         super().__init__(message, exit_code=exit_code)
         self.status = status
         self.field = field
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -164,6 +172,7 @@ class ServerClient:
                 self.describe_error(response),
                 status=response.status_code,
                 field=self.error_field(response),
+                code=self.error_field(response, key="error"),
             )
         try:
             return response.json()
@@ -173,13 +182,13 @@ class ServerClient:
             ) from None
 
     @staticmethod
-    def error_field(response: http.Response) -> str | None:
-        """The field an error names (its body's `field`), if any."""
+    def error_field(response: http.Response, key: str = "field") -> str | None:
+        """The field an error names (its body's `field`; or its ``key``), if any."""
         try:
             body = response.json()
         except ValueError:
             return None
-        field = body.get("field") if isinstance(body, dict) else None
+        field = body.get(key) if isinstance(body, dict) else None
         return field if isinstance(field, str) else None
 
     @staticmethod

@@ -265,18 +265,42 @@ def validate_name(name: str) -> str:
         ) from None
 
 
-def _proposed(answer: dict[str, Any], name: str) -> bool:
-    """Whether the server opened a change request instead of writing (the skill is under
-    `review.required`: 202 with the change request), said on stdout. The folder stays
-    based on the version it was."""
-    if "skill" not in answer or "state" not in answer:
-        return False
+def _write_or_propose(
+    client: ServerClient,
+    args: argparse.Namespace,
+    name: str,
+    method: str,
+    path: str,
+    payload: dict[str, Any],
+    *,
+    base: int,
+) -> Any:
+    """The written skill; or None when the skill is under `review.required` (409
+    `review_required`): then the files are proposed as a change request
+    (`POST .../changes/`, based on ``base``, 0 for a new skill), said on stdout. The
+    folder stays based on the version it was."""
+    try:
+        return _request(client, method, path, json=payload)
+    except ServerRefused as refused:
+        if refused.status != 409 or refused.code != "review_required":
+            raise
+    change = _request(
+        client,
+        "POST",
+        ServerClient.project_path(args.tenant, args.project, "changes/"),
+        json={
+            "skill": name,
+            "files": payload["files"],
+            "base_version": base,
+            "reason": args.reason,
+        },
+    )
     write(
         sys.stdout,
-        f"proposed {name} as change #{answer.get('id')} for review (review.required): "
-        f"{answer.get('url')}\n",
+        f"proposed {name} as change #{change.get('id')} for review (review.required): "
+        f"{change.get('url')}\n",
     )
-    return True
+    return None
 
 
 def _push(args: argparse.Namespace) -> int:
@@ -293,8 +317,10 @@ def _push(args: argparse.Namespace) -> int:
     current = _server_skill(client, args, name)
     payload: dict[str, Any] = {"files": files, "reason": args.reason}
     if current is None or (current["project"] != args.project and args.force):
-        created = _request(client, "POST", _skills_path(args), json={"name": name, **payload})
-        if _proposed(created, name):
+        created = _write_or_propose(
+            client, args, name, "POST", _skills_path(args), {"name": name, **payload}, base=0
+        )
+        if created is None:
             return EXIT_OK
         write_state(folder, args, created)
         write(sys.stdout, f"created {name} v{created['version']} in {args.project}\n")
@@ -326,14 +352,16 @@ def _push(args: argparse.Namespace) -> int:
         )
     try:
         path = _skills_path(args, quote(name, safe=""))
-        written = _request(client, "PUT", path, json={**payload, "version": base})
+        written = _write_or_propose(
+            client, args, name, "PUT", path, {**payload, "version": base}, base=base
+        )
     except ServerRefused as refused:
         if refused.status == 412:  # written between our read and our write
             raise CommandError(
                 f"{name!r} changed on the server while pushing: {refused.message}"
             ) from None
         raise
-    if _proposed(written, name):
+    if written is None:
         return EXIT_OK
     write_state(folder, args, written)
     if written["version"] == base:

@@ -138,7 +138,8 @@ class ProviderEventData(TypedDict):
 class SkillEventData(TypedDict):
     """`skill.changed` (activity only, no webhook yet): a new version of a skill's
     bundle; ``action`` is its change type (created, written, deleted, reverted,
-    restored)."""
+    restored); ``review_bypassed``: a tenant admin wrote the skill `review.required`
+    protects without a change request (`bypass_review`)."""
 
     name: str
     action: str
@@ -147,6 +148,7 @@ class SkillEventData(TypedDict):
     files: int
     actor: str
     reason: str
+    review_bypassed: bool
 
 
 class SkillLabelEventData(TypedDict):

@@ -19,13 +19,16 @@ from agentdocs.models import Project
 from agentdocs.selectors import review as review_selectors
 
 
-def review_gate(*, project: Project, path: str, bypass_review: bool, reason: str) -> bool:
+def review_gate(
+    *, project: Project, path: str, bypass_review: bool, reason: str, field: str = "path"
+) -> bool:
     """Let a direct write of ``path`` through, or raise `ReviewRequired`.
 
     Returns whether the write bypasses review (for its history row). ``bypass_review``
     on a path nothing protects changes nothing and is not recorded. Who may ask to
     bypass is decided before the write, by `Access.require_bypass_review` in the view
-    (`permissions.document_for`): a service is handed a request already allowed."""
+    (`permissions.document_for`): a service is handed a request already allowed.
+    ``field`` is the input the refusal names (a skill's is its `name`)."""
     if not isinstance(bypass_review, bool):
         raise InvalidInput("`bypass_review` is true or false.", field="bypass_review")
     if not review_selectors.review_required(project=project, path=path):
@@ -34,7 +37,7 @@ def review_gate(*, project: Project, path: str, bypass_review: bool, reason: str
         raise ReviewRequired(
             f"{path} is protected by `{review_rules.REVIEW_REQUIRED_KEY}`: propose a change "
             "for review instead (a tenant admin may bypass review with a reason).",
-            field="path",
+            field=field,
             tenant=project.tenant.slug,
             project=project.slug,
         )

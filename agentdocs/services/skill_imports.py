@@ -8,7 +8,8 @@ order; a copy that differs from it is skipped, saying so. A skill the project al
 offers with the same files (its own, or its tenant's from `_vance`) is `unchanged`, so
 importing what `agentdocs sync` wrote changes nothing; otherwise the project's own
 skill is created (replacing the tenant's of that name in this project) or written as
-its next version, through the one write path (`agentdocs.services.skills`), each
+its next version, through the one write path (`agentdocs.services.skills`, behind
+the review gate of `services.skill_review`: under `review.required`, 409), each
 file checked first: a refusal names the file and nothing is imported.
 """
 
@@ -25,6 +26,7 @@ from agentdocs.core.skills import bundle_sha256
 from agentdocs.core.targets import skill_owner, skills_folders
 from agentdocs.models import Project, Skill
 from agentdocs.selectors import skills as skill_selectors
+from agentdocs.services import skill_review
 from agentdocs.services import skills as skill_service
 
 SKILL_TARGET = "skills/{name}"
@@ -141,13 +143,15 @@ def skill_import_apply(
     for step in steps:
         why = f"{reason}; imported from {step.source}" if reason else f"imported from {step.source}"
         try:
+            # Through the review gate, as an imported document: a skill under
+            # `review.required` is 409 `review_required` and nothing is imported.
             if step.action == "create":
-                skill_service.skill_create(
+                skill_review.skill_create_request(
                     project=project, name=step.name, files=step.files, user=user, reason=why
                 )
             elif step.action == "update":
                 assert step.current is not None
-                skill_service.skill_write(
+                skill_review.skill_write_request(
                     skill=step.current,
                     files=step.files,
                     base_version=step.current.version,

@@ -123,6 +123,7 @@ def _save_version(
     change_type: ChangeType,
     is_deleted: bool = False,
     merged_with: int | None = None,
+    review_bypassed: bool = False,
 ) -> Skill:
     if checked is not None:
         skill.files = checked.files
@@ -139,11 +140,13 @@ def _save_version(
     # A skill's name and description are in the skills index of the project's renders
     # (of every project's, for a `_vance` skill): the cached render rows are retired.
     render_cache.render_inputs_changed(tenant_id=skill.project.tenant_id)
-    _emit(skill, user=user, reason=reason, change_type=change_type)
+    _emit(skill, user=user, reason=reason, change_type=change_type, review_bypassed=review_bypassed)
     return skill
 
 
-def _emit(skill: Skill, *, user: User, reason: str, change_type: ChangeType) -> None:
+def _emit(
+    skill: Skill, *, user: User, reason: str, change_type: ChangeType, review_bypassed: bool
+) -> None:
     """The version's event, in the write's transaction (the activity feed)."""
     project = skill.project
     data: events.SkillEventData = {
@@ -154,6 +157,7 @@ def _emit(skill: Skill, *, user: User, reason: str, change_type: ChangeType) -> 
         "files": len(skill.files),
         "actor": user.get_username(),
         "reason": reason,
+        "review_bypassed": review_bypassed,
     }
     events.emit(
         type=events.SKILL_CHANGED,
@@ -169,7 +173,13 @@ def _emit(skill: Skill, *, user: User, reason: str, change_type: ChangeType) -> 
 
 
 def skill_create(
-    *, project: Project, name: str, files: Mapping[str, str], user: User, reason: str = ""
+    *,
+    project: Project,
+    name: str,
+    files: Mapping[str, str],
+    user: User,
+    reason: str = "",
+    review_bypassed: bool = False,
 ) -> SkillWritten:
     """Create a skill (version 1); a deleted one of the same name comes back as its next
     version. AlreadyExists (409) when the project has a live one."""
@@ -188,7 +198,12 @@ def skill_create(
                 )
             skill = existing or Skill(project=project, name=name, version=0)
             saved = _save_version(
-                skill, checked=checked, user=user, reason=reason, change_type=ChangeType.CREATED
+                skill,
+                checked=checked,
+                user=user,
+                reason=reason,
+                change_type=ChangeType.CREATED,
+                review_bypassed=review_bypassed,
             )
     except IntegrityError:
         raise AlreadyExists(f"The skill {name!r} exists.", field="name") from None
@@ -203,6 +218,7 @@ def skill_write(
     user: User,
     reason: str = "",
     merge: bool = False,
+    review_bypassed: bool = False,
 ) -> SkillWritten:
     """Replace the whole file set as a new version; the identical bundle writes none.
 
@@ -234,6 +250,7 @@ def skill_write(
             reason=reason,
             change_type=ChangeType.WRITTEN,
             merged_with=merged_with,
+            review_bypassed=review_bypassed,
         )
     return SkillWritten(
         skill=saved,
@@ -243,7 +260,14 @@ def skill_write(
     )
 
 
-def skill_delete(*, skill: Skill, base_version: int, user: User, reason: str = "") -> Skill:
+def skill_delete(
+    *,
+    skill: Skill,
+    base_version: int,
+    user: User,
+    reason: str = "",
+    review_bypassed: bool = False,
+) -> Skill:
     """Delete as a new version: every earlier version stays restorable (revert)."""
     reason = validate_reason(reason)
     with transaction.atomic():
@@ -257,6 +281,7 @@ def skill_delete(*, skill: Skill, base_version: int, user: User, reason: str = "
             reason=reason,
             change_type=ChangeType.DELETED,
             is_deleted=True,
+            review_bypassed=review_bypassed,
         )
 
 
@@ -267,6 +292,7 @@ def skill_revert(
     user: User,
     reason: str = "",
     base_version: int | None = None,
+    review_bypassed: bool = False,
 ) -> SkillWritten:
     """Make an earlier version's bundle current again, as a new version (a deleted skill
     comes back). The old bundle passes today's checks like any write."""
@@ -294,5 +320,6 @@ def skill_revert(
             user=user,
             reason=reason or f"Revert to version {version}",
             change_type=change_type,
+            review_bypassed=review_bypassed,
         )
     return SkillWritten(skill=saved, warnings=checked.warnings)

@@ -68,8 +68,9 @@ def test_a_long_file_scrolls_in_its_box_on_a_phone(signed_in, project, writer):
 def test_under_review_a_skill_save_is_a_change_request_reviewed_file_by_file(
     signed_in, project, tenant, writer, admin
 ):
-    """`review.required` on skills: bob's save opens a change request whose page shows
-    each changed file's diff; alice approves and merges it as the skill's next version."""
+    """`review.required` on skills, as the document editor: bob's "Propose a change"
+    opens a change request whose page shows each changed file's diff; alice approves and
+    merges it as the skill's next version, and may "Save without review" with a reason."""
     policy_service.setting_set(
         tenant=tenant, project=None, key="review.required", value='["skills/"]', user=admin
     )
@@ -85,8 +86,9 @@ def test_under_review_a_skill_save_is_a_change_request_reviewed_file_by_file(
         skill_md("handoff", "Hand over, with care.", body="# Steps\n\n1. Write it.\n")
     )
     bob.get_by_label("Reason for this change").fill("with care")
-    bob.get_by_role("button", name="Save").click()
-    expect(bob.get_by_text("proposed as change #")).to_be_visible()
+    expect(bob.get_by_role("button", name="Save without review")).to_have_count(0)
+    bob.get_by_role("button", name="Propose a change").click()
+    expect(bob.get_by_text("Proposed change #")).to_be_visible()
     expect(bob.locator("[data-change-skill]")).to_have_text("handoff")
     expect(bob.locator('[data-skill-diff="SKILL.md"]')).to_contain_text("with care")
     expect(bob.locator('[data-skill-diff="scripts/run.sh"]')).to_have_count(0)
@@ -99,3 +101,12 @@ def test_under_review_a_skill_save_is_a_change_request_reviewed_file_by_file(
     expect(alice.get_by_text("the skill handoff is now version 2")).to_be_visible()
     skill = Skill.objects.get(name="handoff")
     assert skill.version == 2 and skill.description == "Hand over, with care."
+
+    alice.goto("/t/acme/web/skills/handoff/edit/")
+    alice.get_by_label("Markdown").fill(skill_md("handoff", "Hand over, now."))
+    alice.get_by_role("button", name="Save without review").click()
+    expect(alice.get_by_text("Bypassing review needs a reason")).to_be_visible()
+    assert Skill.objects.get(name="handoff").version == 2
+    alice.get_by_label("Reason for this change").fill("urgent")
+    alice.get_by_role("button", name="Save without review").click()
+    expect(alice.get_by_text("Saved handoff as version 3.")).to_be_visible()

@@ -265,8 +265,9 @@ def test_a_folder_that_already_holds_the_servers_files_pulls_and_pushes(tmp_path
 
 
 def test_push_of_a_protected_skill_proposes_it_for_review(tmp_path, env, handoff, tenant, admin):
-    """Under `review.required` a writer's push opens a change request (202): the command
-    says so with its page, writes no version, and the folder stays based on v1."""
+    """Under `review.required` a direct write answers 409 `review_required`: the push
+    proposes the files through `changes/` instead, says so with the change's page, writes
+    no version, and the folder stays based on v1."""
     assert skills(tmp_path, env, "pull", "handoff").returncode == 0
     policy_service.setting_set(
         tenant=tenant, project=None, key="review.required", value='["skills/"]', user=admin
@@ -283,3 +284,23 @@ def test_push_of_a_protected_skill_proposes_it_for_review(tmp_path, env, handoff
     assert Skill.objects.get(pk=handoff.pk).version == 1
     state = json.loads((tmp_path / "handoff/.agentdocs-skill.json").read_text())
     assert state["version"] == 1
+
+
+def test_push_of_a_new_protected_skill_proposes_it_as_a_new_skill(
+    tmp_path, env, project, tenant, admin
+):
+    """A skill the project has none of, under `review.required`: proposed with base
+    version 0, nothing created."""
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="review.required", value='["skills/"]', user=admin
+    )
+    folder = tmp_path / "deploy"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(skill_md("deploy"))
+    result = skills(tmp_path, env, "push", "deploy", "--reason", "new")
+    assert result.returncode == 0, err(result)
+    [change] = ChangeRequest.objects.all()
+    assert out(result).startswith(f"proposed deploy as change #{change.pk} for review")
+    assert change.base_version == 0 and change.skill == "deploy"
+    assert change.reason == "new" and not Skill.objects.filter(name="deploy").exists()
+    assert not (folder / ".agentdocs-skill.json").exists()

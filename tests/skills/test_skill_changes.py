@@ -1,8 +1,10 @@
 """Change requests of skills (issue 37): a proposed next version of a skill, all its
 files, through the change-request API with a document's lifecycle (review, approve,
 reject, merge; a stale base merged three-way file by file, conflicts per file), and
-`review.required` on skills (`skills/<name>`): a write or a label's move by a member
-who may not bypass review answers 202 with a change request instead."""
+`review.required` on skills (`skills/<name>`), as on documents: a direct write answers
+409 `review_required` naming `name` with `propose_url`, for everyone, unless a tenant
+admin bypasses review with a reason; the files are proposed through `changes/`. A
+label's move by a member who may not bypass review answers 202 with a change request."""
 
 from __future__ import annotations
 
@@ -199,45 +201,137 @@ def test_an_outsider_gets_404_for_a_skill_change(
     assert review(api, outsider, change["id"]).status_code == 404
 
 
-def test_under_review_a_writer_s_write_answers_202_with_a_change_request(
+def assert_review_required(response):
+    body = assert_error(response, 409, "review_required", "name")
+    assert body["propose_url"] == f"{BASE}/changes/", body
+    return body
+
+
+def bypassed_events(name="handoff"):
+    return [
+        event.data["review_bypassed"]
+        for event in Event.objects.filter(type="skill.changed", target=name).order_by("version")
+    ]
+
+
+def test_under_review_a_direct_write_answers_409_and_the_files_are_proposed(
     api, handoff, bundle, writer, admin, erin, reviewed
 ):
     files = bundle(**V2, **{"references/a.md": "A\n"})
-    response = api(writer).put(
-        skill_url("handoff"), {"files": files, "version": 2, "reason": "add a"}, format="json"
-    )
-    assert response.status_code == 202, response.content
-    change = response.json()
+    payload = {"files": files, "version": 2, "reason": "add a"}
+    # Everyone, a tenant admin too, is refused a direct write: nothing is written.
+    for user in (writer, admin):
+        assert_review_required(api(user).put(skill_url("handoff"), payload, format="json"))
+    assert Skill.objects.get(pk=handoff.pk).version == 2
+    assert not ChangeRequest.objects.exists()
+    # The member proposes the files through the changes API.
+    proposed = propose(api, writer, files, reason="add a")
+    assert proposed.status_code == 201, proposed.content
+    change = proposed.json()
     assert change["skill"] == "handoff" and change["base_version"] == 2
     assert change["state"] == "open" and change["reason"] == "add a"
-    assert Skill.objects.get(pk=handoff.pk).version == 2
-    # An admin bypasses review: the write is a version.
+    # A tenant admin bypasses review with a reason: the write is a version, and its
+    # event says review was bypassed.
     direct = api(admin).put(
         skill_url("handoff"),
-        {"files": bundle(**V2, **{"references/b.md": "B\n"}), "version": 2, "reason": "b"},
+        {
+            "files": bundle(**V2, **{"references/b.md": "B\n"}),
+            "version": 2,
+            "reason": "hotfix",
+            "bypass_review": True,
+        },
         format="json",
     )
-    assert direct.status_code == 200 and direct.json()["version"] == 3
+    assert direct.status_code == 200, direct.content
+    assert direct.json()["version"] == 3
+    assert bypassed_events()[-1] is True and bypassed_events()[0] is False
     # The proposal merges onto v3, file by file.
     review(api, erin, change["id"])
     assert merge(api, erin, change["id"]).status_code == 200
     skill = Skill.objects.get(pk=handoff.pk)
     assert {"references/a.md", "references/b.md"} <= set(skill.files)
-    # Deleting a protected skill is an admin's.
-    deleted = api(writer).delete(skill_url("handoff"), {"version": 4}, format="json")
-    assert_error(deleted, 409, "review_required", "name")
+    assert bypassed_events()[-1] is False
+    # Deleting a protected skill is refused as well (a deletion is not proposed).
+    for user in (writer, admin):
+        assert_review_required(
+            api(user).delete(skill_url("handoff"), {"version": 4}, format="json")
+        )
+    assert not Skill.objects.get(pk=handoff.pk).is_deleted
 
 
-def test_under_review_a_new_skill_is_proposed_and_merging_creates_it(
-    api, project, bundle, writer, erin, reviewed
+def test_under_review_bypassing_needs_a_tenant_admin_and_a_reason(
+    api, handoff, bundle, writer, admin, outsider, reviewed
 ):
-    response = api(writer).post(
-        f"{BASE}/skills/", {"name": "deploy", "files": bundle("deploy")}, format="json"
+    files = bundle(**V2, **{"references/a.md": "A\n"})
+    no_reason = api(admin).put(
+        skill_url("handoff"),
+        {"files": files, "version": 2, "bypass_review": True},
+        format="json",
     )
-    assert response.status_code == 202, response.content
-    change = response.json()
-    assert change["base_version"] == 0 and change["skill"] == "deploy"
+    assert_error(no_reason, 400, "invalid", "reason")
+    by_writer = api(writer).put(
+        skill_url("handoff"),
+        {"files": files, "version": 2, "reason": "now", "bypass_review": True},
+        format="json",
+    )
+    assert_error(by_writer, 403, "forbidden", "bypass_review")
+    not_boolean = api(admin).put(
+        skill_url("handoff"),
+        {"files": files, "version": 2, "reason": "now", "bypass_review": "yes"},
+        format="json",
+    )
+    assert not_boolean.status_code == 400 and not_boolean.json()["field"] == "bypass_review"
+    other_tenant = api(outsider).put(
+        skill_url("handoff"),
+        {"files": files, "version": 2, "reason": "now", "bypass_review": True},
+        format="json",
+    )
+    assert other_tenant.status_code == 404, other_tenant.content
+    assert Skill.objects.get(pk=handoff.pk).version == 2
+    # Delete and revert take the same bypass.
+    reverted = api(admin).post(
+        skill_url("handoff", rest="/revert"),
+        {"version": 1, "reason": "back", "bypass_review": True},
+        format="json",
+    )
+    assert reverted.status_code == 200, reverted.content
+    assert reverted.json()["version"] == 3
+    deleted = api(admin).delete(
+        skill_url("handoff"),
+        {"version": 3, "reason": "gone", "bypass_review": True},
+        format="json",
+    )
+    assert deleted.status_code == 200, deleted.content
+    assert Skill.objects.get(pk=handoff.pk).is_deleted
+    assert bypassed_events()[-2:] == [True, True]
+
+
+def test_bypass_review_on_an_unprotected_skill_changes_nothing_and_is_not_recorded(
+    api, handoff, bundle, admin
+):
+    response = api(admin).put(
+        skill_url("handoff"),
+        {"files": bundle(), "version": 2, "reason": "back", "bypass_review": True},
+        format="json",
+    )
+    assert response.status_code == 200 and response.json()["version"] == 3
+    assert bypassed_events()[-1] is False
+
+
+def test_under_review_a_new_skill_is_refused_proposed_and_merging_creates_it(
+    api, project, bundle, writer, admin, erin, reviewed
+):
+    for user in (writer, admin):
+        assert_review_required(
+            api(user).post(
+                f"{BASE}/skills/", {"name": "deploy", "files": bundle("deploy")}, format="json"
+            )
+        )
     assert not Skill.objects.filter(name="deploy").exists()
+    proposed = propose(api, writer, bundle("deploy"), name="deploy", base_version=0)
+    assert proposed.status_code == 201, proposed.content
+    change = proposed.json()
+    assert change["base_version"] == 0 and change["skill"] == "deploy"
     detail = api(erin).get(f"{BASE}/changes/{change['id']}").json()
     assert detail["files_against_base"]["from_version"] is None
     assert detail["files_against_current"] is None and detail["mergeable"] is True
@@ -246,6 +340,14 @@ def test_under_review_a_new_skill_is_proposed_and_merging_creates_it(
     assert merged.status_code == 200 and merged.json()["merged_version"] == 1
     skill = Skill.objects.get(name="deploy")
     assert skill.files == bundle("deploy") and skill.history.get().history_user == writer
+    # A tenant admin creates one directly with a reason.
+    created = api(admin).post(
+        f"{BASE}/skills/",
+        {"name": "ship", "files": bundle("ship"), "reason": "urgent", "bypass_review": True},
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    assert bypassed_events("ship") == [True]
 
 
 def test_under_review_a_skill_label_move_and_removal_are_change_requests(
@@ -311,13 +413,35 @@ def test_reading_a_skill_change_does_not_grow_with_its_files(
         assert client.get(f"{BASE}/changes/{many['id']}").status_code == 200
 
 
-def test_under_review_a_writer_s_revert_proposes_the_old_files(
-    api, handoff, bundle, writer, reviewed
+def test_under_review_a_revert_answers_409_and_the_old_files_are_proposed(
+    api, handoff, bundle, writer, admin, reviewed
 ):
-    response = api(writer).post(
-        skill_url("handoff", rest="/revert"), {"version": 1, "reason": "back"}, format="json"
-    )
-    assert response.status_code == 202, response.content
-    change = ChangeRequest.objects.get(pk=response.json()["id"])
+    for user in (writer, admin):
+        assert_review_required(
+            api(user).post(
+                skill_url("handoff", rest="/revert"),
+                {"version": 1, "reason": "back"},
+                format="json",
+            )
+        )
+    assert Skill.objects.get(pk=handoff.pk).version == 2
+    proposed = propose(api, writer, bundle(), reason="back")
+    assert proposed.status_code == 201, proposed.content
+    change = ChangeRequest.objects.get(pk=proposed.json()["id"])
     assert change.base_version == 2 and change.files == bundle()
     assert change.reason == "back" and Skill.objects.get(pk=handoff.pk).version == 2
+
+
+def test_under_review_an_import_of_a_skill_answers_409_and_imports_nothing(
+    api, project, bundle, writer, reviewed
+):
+    """As an imported protected document: the import's write is a direct write."""
+    files = [
+        {"path": f".claude/skills/deploy/{path}", "content": text}
+        for path, text in bundle("deploy").items()
+    ]
+    response = api(writer).post(f"{BASE}/import/", {"files": files}, format="json")
+    assert_review_required(response)
+    assert not Skill.objects.filter(name="deploy").exists()
+    plan = api(writer).post(f"{BASE}/import/", {"files": files, "dry_run": True}, format="json")
+    assert plan.status_code == 200, plan.content

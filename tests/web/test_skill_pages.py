@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentdocs.models import Skill
+from agentdocs.models import ChangeRequest, Skill
+from agentdocs.services import policy as policy_service
 from agentdocs.services import skills as skill_service
 from tests.skills.conftest import skill_md
 
@@ -30,10 +31,46 @@ def review(vance, admin):
     return skill_service.skill_create(project=vance, name="review", files=files, user=admin).skill
 
 
-def edit(client, body: str, *, base: int, reason: str = ""):
+def edit(client, body: str, *, base: int, reason: str = "", **extra: str):
     return client.post(
-        "/t/acme/web/skills/handoff/edit/", {"body": body, "base_version": base, "reason": reason}
+        "/t/acme/web/skills/handoff/edit/",
+        {"body": body, "base_version": base, "reason": reason, **extra},
     )
+
+
+def test_a_protected_skill_s_editor_proposes_and_an_admin_saves_without_review(
+    browse, tenant, writer, admin, handoff
+):
+    """`review.required` as in the document editor: "Propose a change" opens a change
+    request; a plain save is refused (409 `review_required`); a tenant admin's "Save
+    without review" needs a reason; a writer may not ask for it."""
+    policy_service.setting_set(
+        tenant=tenant, project=None, key="review.required", value='["skills/"]', user=admin
+    )
+    client = browse(writer)
+    text = client.get("/t/acme/web/skills/handoff/edit/").content.decode()
+    assert "Propose a change" in text and "Save without review" not in text
+    assert (
+        "Save without review"
+        in browse(admin).get("/t/acme/web/skills/handoff/edit/").content.decode()
+    )
+    body = skill_md("handoff", "With care.")
+    refused = edit(client, body, base=1, reason="care")
+    assert refused.status_code == 409 and "review.required" in refused.content.decode()
+    assert edit(client, body, base=1, reason="care", bypass_review="on").status_code == 403
+    assert Skill.objects.get(pk=handoff.pk).version == 1
+    proposed = edit(client, body, base=1, reason="care", propose="on")
+    [change] = ChangeRequest.objects.all()
+    assert proposed.status_code == 302 and proposed["Location"].endswith(f"/changes/{change.pk}/")
+    assert change.skill == "handoff" and change.base_version == 1
+    assert (
+        change.files["SKILL.md"] == body
+        and change.files["scripts/run.sh"] == FILES["scripts/run.sh"]
+    )
+    no_reason = edit(browse(admin), body, base=1, bypass_review="on")
+    assert no_reason.status_code == 400 and "needs a reason" in no_reason.content.decode()
+    saved = edit(browse(admin), body, base=1, reason="urgent", bypass_review="on")
+    assert saved.status_code == 302 and Skill.objects.get(pk=handoff.pk).version == 2
 
 
 def test_the_list_shows_the_projects_and_the_tenants_skills(browse, reader, handoff, review):

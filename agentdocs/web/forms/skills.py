@@ -12,3 +12,7 @@ class SkillEditForm(forms.Form):
     body = BodyField()
     reason = ReasonField()
     base_version = version_field(widget=forms.HiddenInput)
+    # A protected skill (`review.required`): "Propose a change" opens a change request
+    # with the files; a tenant admin's "Save without review" writes them (with a reason).
+    propose = forms.BooleanField(required=False)
+    bypass_review = forms.BooleanField(required=False)

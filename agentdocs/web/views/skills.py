@@ -16,10 +16,11 @@ from django.views.decorators.http import require_http_methods
 from agentdocs import permissions
 from agentdocs.core.agent_files import split_frontmatter
 from agentdocs.core.errors import AgentdocsError
-from agentdocs.core.skills import SKILL_FILE, body_warnings, skill_body_warnings
-from agentdocs.models import ChangeRequest, Skill
+from agentdocs.core.skills import SKILL_FILE, body_warnings, skill_body_warnings, skill_path
+from agentdocs.models import Skill
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import skills as skill_selectors
+from agentdocs.services import changes as change_service
 from agentdocs.services import skill_review
 from agentdocs.web.diffview import file_diffs
 from agentdocs.web.document_pages import version_param
@@ -96,6 +97,7 @@ def _edit_page(
             "measure": measure(body),
             "preview_html": render_markdown(body),
             "warnings": body_warnings(split_frontmatter(body)[2]),
+            "review_path": skill_path(skill.name),
         },
         form=form,
         refusal=refusal,
@@ -125,21 +127,33 @@ def skill_edit(request: HttpRequest, tenant: str, project: str, name: str) -> Ht
     form = SkillEditForm(request.POST)
     if not form.is_valid():
         return _edit_page(request, access, skill, form)
+    files = {**skill.files, SKILL_FILE: form.cleaned_data["body"]}
+    if form.cleaned_data["bypass_review"]:
+        access.require_bypass_review()
     try:
+        if form.cleaned_data["propose"]:
+            # A protected skill (`review.required`): the save is a proposal for review,
+            # as the document editor's "Propose a change".
+            change = change_service.change_propose_skill(
+                project=access.project,
+                name=name,
+                files=files,
+                base_version=form.cleaned_data["base_version"],
+                reason=form.cleaned_data["reason"],
+                user=access.user,
+            )
+            messages.success(request, f"Proposed change #{change.pk} to {name} for review.")
+            return redirect("change", tenant=tenant, project=project, change_id=change.pk)
         written = skill_review.skill_write_request(
             skill=skill,
-            files={**skill.files, SKILL_FILE: form.cleaned_data["body"]},
+            files=files,
             base_version=form.cleaned_data["base_version"],
             user=access.user,
             reason=form.cleaned_data["reason"],
-            may_bypass_review=access.may_bypass_review,
+            bypass_review=form.cleaned_data["bypass_review"],
         )
     except AgentdocsError as error:
         return _edit_page(request, access, skill, form, refusal=_beside_the_editor(error))
-    if isinstance(written, ChangeRequest):
-        # Under `review.required`: the save is a proposal for review.
-        messages.info(request, f"{name} is protected by review: proposed as change #{written.pk}.")
-        return redirect("change", tenant=tenant, project=project, change_id=written.pk)
     version = written.skill.version
     if version == form.cleaned_data["base_version"]:
         messages.info(request, f"No changes: {name} is still version {version}.")
