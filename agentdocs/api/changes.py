@@ -7,6 +7,7 @@ only the `read` scope); writers of the path review and merge (tenant admins for
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.urls import reverse
@@ -511,9 +512,16 @@ class ChangeListCreate(ListView):
             "change keeps it with that process's latest binding record",
         )
 
-        def validate(self, data: dict[str, Any]) -> dict[str, Any]:
-            """A document's change (`path`, `body`) or a skill's (`skill`, `files`)."""
-            given = set(self.initial_data) if isinstance(self.initial_data, dict) else set()
+        def run_validation(self, data: Any = serializers.empty) -> Any:
+            """A document's change (`path`, `body`) or a skill's (`skill`, `files`): which
+            fields were given is read from ``data`` itself, since `validated` runs a shared
+            instance that never sees it as `initial_data`."""
+            checked = super().run_validation(data)
+            given = set(data) if isinstance(data, Mapping) else set()
+            return self.kind_fields(checked, given)
+
+        @staticmethod
+        def kind_fields(data: dict[str, Any], given: set[str]) -> dict[str, Any]:
             wanted, other = (
                 (("skill", "files"), ("path", "body", "acknowledge_hidden"))
                 if "skill" in given

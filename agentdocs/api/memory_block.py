@@ -49,7 +49,7 @@ from agentdocs.api.serializers import (
     validated,
 )
 from agentdocs.core.context import ContextAccount, LoadedContext
-from agentdocs.core.errors import InvalidInput
+from agentdocs.core.errors import AgentdocsError, InvalidInput
 from agentdocs.core.labels import validate_label_name
 from agentdocs.core.memory_block import ClientDocument, MemoryBlock, MemoryBlockAccount
 from agentdocs.core.shapes import Doc
@@ -259,8 +259,8 @@ def plain_input(payload: Any) -> dict[str, Any] | None:
         if label:
             label = validate_label_name(label)
         process = memory_block_service.validate_process(process)
-    except InvalidInput:
-        return None
+    except AgentdocsError:  # any refusal (a secret, hidden characters ...) is judged
+        return None  # after the access check, by the serializer, as before
     return {
         "process": process,
         "recipe": recipe,
