@@ -5,6 +5,7 @@ without any script and within a phone's and a laptop's width."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from agentdocs.services import labels as label_service
 from tests.outcome_runs import cohort_of
@@ -23,8 +24,9 @@ def test_the_verdict_is_drawn_and_fits_the_screen(signed_in, reader, canary, wid
     page = signed_in(reader, viewport={"width": width, "height": 900}, java_script_enabled=False)
     page.goto("/t/acme/web/runs/")
     page.get_by_role("link", name="Outcomes").first.click()
+    page.wait_for_url("**/t/acme/web/outcomes/**")
     chart = page.locator("svg.outcome-cohorts")
-    assert chart.is_visible()
+    expect(chart).to_be_visible()
     assert chart.locator("circle.oc-value").count() == 2
     table = page.get_by_role("table", name="task_success by label")
     canary_row = table.locator("tr", has_text="canary")

@@ -4,6 +4,7 @@ its table pushes the page wider than a phone or a laptop screen."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.timeline_runs import bind_fifty_runs, deliver
 
@@ -18,7 +19,7 @@ def test_the_runs_chart_fits_the_screen(signed_in, reader, fifty_runs, width):
     page = signed_in(reader, viewport={"width": width, "height": 900}, java_script_enabled=False)
     page.goto("/t/acme/web/runs/")
     chart = page.locator("svg.timeline")
-    assert chart.is_visible()
+    expect(chart).to_be_visible()
     assert chart.locator("g.tl-bar").count() >= 3
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
@@ -41,7 +42,7 @@ def test_the_run_numbers_sit_over_their_own_bars_and_a_legend_explains_the_colou
     one = chart.locator("text.tl-tick", has_text="1").first.bounding_box()
     assert first["x"] < one["x"] + one["width"] / 2 < first["x"] + column
     legend = page.get_by_role("list", name="Legend")
-    assert legend.is_visible()
+    expect(legend).to_be_visible()
     assert "one colour per version" in legend.inner_text()
 
 
@@ -58,7 +59,7 @@ def test_a_session_is_reached_from_the_runs_page_and_its_timeline_fits_the_scree
     page.get_by_role("link", name="s-1").click()
 
     timeline = page.get_by_role("table", name="Deliveries of session s-1")
-    assert timeline.is_visible()
+    expect(timeline).to_be_visible()
     rows = timeline.locator("tbody tr")
     assert rows.count() == 3
     assert [rows.nth(i).locator("strong").inner_text() for i in range(3)] == [
