@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 import pytest
 from django.conf import settings
@@ -296,6 +297,20 @@ def _client_cache_folder(tmp_path_factory):
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = previous
+
+
+@pytest.fixture(autouse=True)
+def _rate_limit_clock_stands_still(monkeypatch):
+    """The rate limits' clock stands still for the length of a test: a test that spends
+    a limit of "1/min" in two requests counts them in one window, wherever in the minute
+    a slow run puts them (a window's end between them let the second through). Servers a
+    test starts in a process of their own keep the real clock."""
+    from types import SimpleNamespace
+
+    from agentdocs import ratelimit
+
+    standing = time.time()
+    monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: standing))
 
 
 @pytest.fixture(autouse=True)

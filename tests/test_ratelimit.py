@@ -5,8 +5,6 @@ the requests interleave, and a refused render reads nothing."""
 from __future__ import annotations
 
 import threading
-import time
-from types import SimpleNamespace
 
 import pytest
 from django.core.cache import cache, caches
@@ -92,7 +90,7 @@ def postgres(transactional_db):
     )
 
 
-def test_concurrent_renders_get_exactly_the_limit(postgres, reader, project, settings, monkeypatch):
+def test_concurrent_renders_get_exactly_the_limit(postgres, reader, project, settings):
     settings.AGENTDOCS_RENDER_CACHE = True
     settings.AGENTDOCS_RATE_LIMITS = {"render": "10/min"}
     client, _ = _client(reader)
@@ -110,10 +108,8 @@ def test_concurrent_renders_get_exactly_the_limit(postgres, reader, project, set
         finally:
             connections.close_all()
 
-    # The limit's clock set aside, standing still: every request counts in one window of
-    # a minute, wherever in the minute the run falls (no wait for the next one).
-    standing = time.time()
-    monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: standing))
+    # The limit's clock stands still (tests/conftest.py): every request counts in one
+    # window of a minute, wherever in the minute the run falls.
     threads = [threading.Thread(target=run, args=(n,)) for n in range(6)]
     for thread in threads:
         thread.start()
