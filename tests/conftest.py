@@ -3,6 +3,7 @@ reader; in tenant `globex` an outsider (admin there, nobody in acme)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import time
@@ -425,10 +426,11 @@ class WebhookReceiver:
     """Answers each request with the next scripted (status, body), then with ``default``;
     a scripted status of None holds the request until ``release()``."""
 
-    def __init__(self, server) -> None:
+    def __init__(self, server, path: str = "/hook") -> None:
         import threading
 
         self.server = server
+        self.path = path
         self.lock = threading.Lock()
         self.released = threading.Event()
         self.script: list[tuple[int | None, str]] = []
@@ -438,7 +440,7 @@ class WebhookReceiver:
 
     @property
     def url(self) -> str:
-        return self.server.url_for("/hook")
+        return self.server.url_for(self.path)
 
     def answer(self, *script: tuple[int | None, str]) -> None:
         self.script.extend(script)
@@ -459,20 +461,33 @@ class WebhookReceiver:
         return Response(body, status=status)
 
 
-@pytest.fixture
-def webhook_receiver():
+@pytest.fixture(scope="session")
+def _webhook_server():
+    """One receiving server per worker: stopping a server waits out its poll (up to half
+    a second), which a hundred tests paid each."""
     from pytest_httpserver import HTTPServer
 
     server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
     server.start()
-    receiver = WebhookReceiver(server)
-    server.expect_request("/hook", method="POST").respond_with_handler(receiver.handle)
+    yield server
+    server.stop()
+
+
+_receivers = itertools.count(1)
+
+
+@pytest.fixture
+def webhook_receiver(_webhook_server):
+    """A receiver of this test's own: a path no earlier test's webhook names, so a late
+    delivery of an earlier test is answered 500 and never recorded here."""
+    path = f"/hook/{next(_receivers)}"
+    receiver = WebhookReceiver(_webhook_server, path)
+    _webhook_server.expect_request(path, method="POST").respond_with_handler(receiver.handle)
     try:
         yield receiver
     finally:
         receiver.release()
-        server.clear()
-        server.stop()
+        _webhook_server.clear()
 
 
 @pytest.fixture
