@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from agentdocs.models import Skill
 from agentdocs.services import skills as skill_service
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 
 @pytest.fixture

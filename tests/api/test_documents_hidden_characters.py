@@ -13,7 +13,7 @@ import pytest
 from agentdocs.models import ChangeRequest, Document
 from agentdocs.services import documents as document_service
 from tests.api.test_documents import assert_error
-from tests.api.test_import import f, post_import
+from tests.api.test_imports import f, post_import
 
 pytestmark = pytest.mark.django_db
 

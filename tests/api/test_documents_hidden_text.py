@@ -38,7 +38,7 @@ from agentdocs.models import (
 )
 from tests.api.test_documents import assert_error
 from tests.conftest import api_token_key
-from tests.core.test_hidden_text_corpus import CORPUS
+from tests.core.test_hidden_characters_corpus import CORPUS
 from tests.web.conftest import browse as browse  # the pages' signed-in client, shared
 
 pytestmark = pytest.mark.django_db

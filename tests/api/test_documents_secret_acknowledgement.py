@@ -9,7 +9,7 @@ import pytest
 from agentdocs.models import Document
 from agentdocs.services import documents as document_service
 from tests.api.test_documents import assert_error
-from tests.services.test_secret_acknowledgement import PLAIN_BODY, SECRET_BODY
+from tests.services.test_documents_secret_acknowledgement import PLAIN_BODY, SECRET_BODY
 
 pytestmark = pytest.mark.django_db
 

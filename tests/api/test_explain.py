@@ -11,8 +11,7 @@ from agentdocs.core import targets
 from agentdocs.core.agent_files import render_scoped
 from agentdocs.core.explain import explain, folder_of
 from agentdocs.core.export import ExportFile
-
-from .conftest import BASE
+from tests.export_projects import BASE
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,7 @@ import zipfile
 import pytest
 
 from agentdocs.core.targets import EXPORT_FORMATS
-
-from .conftest import BASE
+from tests.export_projects import BASE
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,7 @@ from agentdocs.core.targets import (
     TOOLS_BY_SLUG,
     named,
 )
-
-from .conftest import BASE, export
+from tests.export_projects import BASE, export
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import BASE
+from tests.export_projects import BASE
 
 pytestmark = pytest.mark.django_db
 

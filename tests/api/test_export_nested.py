@@ -13,9 +13,8 @@ from agentdocs.core.export import ExportFile
 from agentdocs.core.export_reading import read_exported
 from agentdocs.core.targets import FORMATS, target
 from agentdocs.core.tool_limits import limit_warnings
-
-from .conftest import BASE, export
-from .test_rulesync_import import RULESYNC_TARGETS, rulesync_import
+from tests.api.test_export_rulesync import RULESYNC_TARGETS, rulesync_import
+from tests.export_projects import BASE, export
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,7 @@ import re
 import pytest
 
 from agentdocs.core.targets import FORMATS
-
-from .conftest import BASE, DOCUMENTS, export
+from tests.export_projects import BASE, DOCUMENTS, export
 
 pytestmark = pytest.mark.django_db
 

@@ -18,8 +18,7 @@ import frontmatter
 import pytest
 
 from agentdocs.core.targets import TARGETS
-
-from .conftest import export
+from tests.export_projects import export
 
 pytestmark = pytest.mark.django_db
 

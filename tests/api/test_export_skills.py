@@ -18,8 +18,8 @@ from agentdocs.core.targets import TARGETS
 from agentdocs.services import policy as policy_service
 from agentdocs.services import skill_labels as skill_label_service
 from agentdocs.services import skills as skill_service
-from tests.export.conftest import BASE, export
-from tests.skills.conftest import skill_md
+from tests.export_projects import BASE, export
+from tests.skill_bundles import skill_md
 
 pytestmark = pytest.mark.django_db
 

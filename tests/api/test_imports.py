@@ -10,7 +10,7 @@ import pytest
 from agentdocs.models import Document
 from agentdocs.services import documents as document_service
 from tests.api.test_documents import assert_error
-from tests.services.test_secret_acknowledgement import TEST_TOKEN
+from tests.services.test_documents_secret_acknowledgement import TEST_TOKEN
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from agentdocs.models import ChangeRequest, Document
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
-from tests.services.test_secret_acknowledgement import TEST_TOKEN
+from tests.services.test_documents_secret_acknowledgement import TEST_TOKEN
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from tests.api.test_mcp_http import drive as drive_http
 from tests.cli.test_mcp import drive as drive_stdio
 from tests.cli.test_mcp import error_of
 from tests.conftest import api_token_key
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -20,7 +20,7 @@ from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
 from tests.api.test_mcp_http import INITIALIZE, JSON_RPC_HEADERS, bearer
 from tests.conftest import api_token_key
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,8 +9,8 @@ import pytest
 from agentdocs import links
 from agentdocs.models import Delivery, Event
 from agentdocs.services import webhooks as webhook_service
-from tests.api.test_change_evals import AS_GOOD, attach
 from tests.api.test_changes import TEXT, propose
+from tests.api.test_changes_evals import AS_GOOD, attach
 from tests.outcome_runs import bound_run
 
 pytestmark = pytest.mark.django_db

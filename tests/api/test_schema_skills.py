@@ -22,7 +22,7 @@ from schemathesis.checks import (
 
 from agentdocs.services import skills as skill_service
 from tests.conftest import api_token_key
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 schema = schemathesis.openapi.from_dict(SchemaGenerator().get_schema(request=None, public=True))
 schema.app = get_wsgi_application()

@@ -19,8 +19,8 @@ from tests.api.test_mcp_http import JSON_RPC_HEADERS, bearer
 from tests.api.test_mcp_http import drive as drive_http
 from tests.cli.test_mcp import error_of
 from tests.conftest import api_token_key
-from tests.evidence.test_signatures import KEYS, run_cli
-from tests.skills.conftest import skill_md
+from tests.services.test_signing import KEYS, run_cli
+from tests.skill_bundles import skill_md
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -10,7 +10,7 @@ from agentdocs.models import Skill
 from agentdocs.services import audit_chain
 from agentdocs.services import skills as skill_service
 from agentdocs.services import tenancy as tenant_service
-from tests.skills.conftest import skill_md, skill_url, skills_url
+from tests.skill_bundles import skill_md, skill_url, skills_url
 
 VERIFY = "/api/v1/tenants/acme/audit/verify"
 

@@ -9,7 +9,7 @@ from agentdocs.core.skill_merge import merge_bundles
 from agentdocs.models import Skill
 from agentdocs.services import skills as skill_service
 from tests.api.test_documents import assert_error
-from tests.skills.conftest import skill_md, skill_url
+from tests.skill_bundles import skill_md, skill_url
 
 pytestmark = pytest.mark.django_db
 

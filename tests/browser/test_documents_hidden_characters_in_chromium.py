@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from agentdocs.services import documents as document_service
-from tests.browser.test_content_security_policy import RECORD_VIOLATIONS
+from tests.browser.test_pages_content_security_policy_in_chromium import RECORD_VIOLATIONS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

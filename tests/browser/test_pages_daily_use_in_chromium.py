@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 from agentdocs.selectors.search import search_syntax
 from agentdocs.services import policy as policy_service
 from agentdocs.services import webhooks as webhook_service
-from tests.browser import test_phone_and_desktop_widths as widths
-from tests.browser.test_phone_and_desktop_widths import DESKTOP, LONG_REASON, PAGES, PHONE
+from tests.browser import test_pages_widths_in_chromium as widths
+from tests.browser.test_pages_widths_in_chromium import DESKTOP, LONG_REASON, PAGES, PHONE
 from tests.timeline_runs import bind_fifty_runs
 
 # The project with a long history, binding records, recipes and settings of the widths test.

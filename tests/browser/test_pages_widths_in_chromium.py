@@ -22,7 +22,7 @@ from agentdocs.services import providers as provider_service
 from agentdocs.services import skills as skill_service
 from agentdocs.services.binding_memory_block import MemoryBlockRequest
 from tests.browser.conftest import SCREENSHOTS
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 900}

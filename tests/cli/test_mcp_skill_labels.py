@@ -14,7 +14,7 @@ from agentdocs.services import skill_labels as skill_label_service
 from agentdocs.services import skills as skill_service
 from tests.cli.test_mcp import drive
 from tests.conftest import api_token_key
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

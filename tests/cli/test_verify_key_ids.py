@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from agentdocs.core import signing
-from tests.evidence.test_signatures import run_cli
+from tests.services.test_signing import run_cli
 
 TEXT = "# Rules\n\nShip it.\n"
 RENDERED_AT = "2026-01-02T00:00:00+00:00"

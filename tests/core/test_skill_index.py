@@ -15,7 +15,7 @@ from agentdocs.core.skill_index import (
 )
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import skills as skill_service
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 
 def _skill(name: str, description: str = "d", project: str = "web") -> IndexedSkill:

@@ -15,7 +15,7 @@ from agentdocs.core.errors import (
     TooLarge,
 )
 from agentdocs.core.skills import bundle_sha256, check_skill, validate_skill_name
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 
 def check(

@@ -9,7 +9,7 @@ import pytest
 from agentdocs.core.skills import bundle_sha256
 from agentdocs.services import providers as provider_service
 from agentdocs.services import skills as skill_service
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 pytestmark = pytest.mark.django_db
 

@@ -183,7 +183,7 @@ def test_concurrent_merges_of_different_lines_all_land(transactional_db, project
     from django.db import connection
 
     from tests.conftest import need_service, run_concurrently
-    from tests.test_concurrency import WRITERS
+    from tests.services.test_documents_concurrency import WRITERS
 
     need_service("PostgreSQL", connection.vendor == "postgresql", "row locks need PostgreSQL")
     base = "".join(f"- rule {i}\n\n" for i in range(WRITERS))

@@ -16,7 +16,7 @@ from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import skills as skill_service
 from agentdocs.services import tenancy as tenant_service
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from agentdocs.services import skill_labels as skill_label_service
 from agentdocs.services import skills as skill_service
 from agentdocs.services import tenancy as tenant_service
 from tests.api.test_documents import assert_error
-from tests.skills.conftest import skill_md, skill_url
+from tests.skill_bundles import skill_md, skill_url
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from agentdocs.services import audit_chain
 from agentdocs.services import skills as skill_service
 from agentdocs.services.skills import SkillWritten
 from tests.conftest import need_service, run_concurrently
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 WRITERS = 6
 

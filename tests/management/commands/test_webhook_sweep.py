@@ -18,7 +18,7 @@ from agentdocs.services import deliveries as delivery_service
 from agentdocs.services import events as event_service
 from agentdocs.services import webhooks as webhook_service
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.parametrize("every", ["0", "-1", "nan", "inf"])

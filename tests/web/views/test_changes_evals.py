@@ -12,7 +12,7 @@ from agentdocs.models import BindingRecord
 from agentdocs.services import change_evals as evals_service
 from agentdocs.services import changes as change_service
 from agentdocs.services import policy as policy_service
-from tests.web.test_changes import TEXT, url
+from tests.web.views.test_changes import TEXT, url
 
 pytestmark = pytest.mark.django_db
 

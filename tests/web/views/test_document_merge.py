@@ -181,7 +181,7 @@ def test_a_tampered_form_is_400(browse, writer, doc):
 
 
 def test_a_secret_in_the_chosen_text_is_refused_and_may_be_acknowledged(browse, writer, doc):
-    from tests.services.test_secret_acknowledgement import TEST_TOKEN
+    from tests.services.test_documents_secret_acknowledgement import TEST_TOKEN
 
     client = browse(writer)
     own = f"- Use tabs, width 4.\n- The fixtures token: {TEST_TOKEN}\n"

@@ -9,7 +9,7 @@ import pytest
 from agentdocs.models import Document
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
-from tests.services.test_secret_acknowledgement import PLAIN_BODY, SECRET_BODY, TEST_TOKEN
+from tests.services.test_documents_secret_acknowledgement import PLAIN_BODY, SECRET_BODY, TEST_TOKEN
 
 pytestmark = pytest.mark.django_db
 

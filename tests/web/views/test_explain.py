@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.test_export import scoped  # noqa: F401  (the fixture)
+from tests.web.views.test_export import scoped  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.django_db
 

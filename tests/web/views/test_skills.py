@@ -8,7 +8,7 @@ import pytest
 from agentdocs.models import ChangeRequest, Skill
 from agentdocs.services import policy as policy_service
 from agentdocs.services import skills as skill_service
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 pytestmark = pytest.mark.django_db
 

@@ -202,7 +202,7 @@ def test_the_pages_run_a_constant_number_of_queries(
 def test_no_input_to_the_webhook_pages_is_a_500(
     browse, admin, tenant, hook, django_capture_on_commit_callbacks
 ):
-    from tests.web.test_no_input_is_a_500 import FORMS, QUERIES
+    from tests.web.test_pages_no_500 import FORMS, QUERIES
 
     with django_capture_on_commit_callbacks(execute=True):
         delivery = delivery_service.webhook_test(webhook=hook, user=admin)
