@@ -8,7 +8,7 @@ import json
 import pytest
 
 from agentdocs.models import BindingRecord
-from tests.browser.test_pages_in_chromium import acme  # noqa: F401  the demo-like data
+from tests.browser.test_documents_in_chromium import acme  # noqa: F401  the demo-like data
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
