@@ -116,3 +116,12 @@ def test_the_rule_reads_a_file_name_as_a_module_and_an_aspect():
     assert named_module(TESTS / "api" / "test_hidden_text_closed.py") is None
     assert named_module(TESTS / "skills" / "test_skill_admin.py") is None
     assert named_module(TESTS / "management" / "test_seed_demo.py") is None
+
+
+def test_serial_groups_name_test_files_that_exist():
+    """tests/conftest.py's SERIAL_GROUPS names test files by path: a renamed file would
+    silently leave its group and run beside the tests it must not share a worker with."""
+    from tests.conftest import SERIAL_GROUPS
+
+    missing = [path for path in SERIAL_GROUPS if not (ROOT / path).is_file()]
+    assert not missing, f"SERIAL_GROUPS names test files that do not exist: {missing}"
