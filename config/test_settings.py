@@ -71,7 +71,7 @@ if "MEDIA_ROOT" not in os.environ:
 
 # Without Redis the suite keeps a local-memory cache, as fast tests want (one process:
 # the disk cache every process of a machine shares is tested on its own, with gunicorn,
-# in tests/test_shared_cache.py); the render cache follows the cache's being shared.
+# in tests/test_cache_shared.py); the render cache follows the cache's being shared.
 if not REDIS_URL:  # noqa: F405
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     AGENTDOCS_RENDER_CACHE = env_bool("AGENTDOCS_RENDER_CACHE", False)

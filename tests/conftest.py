@@ -22,6 +22,10 @@ from agentdocs.services import signing as signing_keys
 from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
 
+# Fixtures that test files of several folders share, in helper modules beside this file
+# (a conftest.py lends its fixtures to its own folder only).
+pytest_plugins = ["tests.audit_rules", "tests.export_projects", "tests.skill_bundles"]
+
 ALL_SCOPES = list(Scope.values)
 REQUIRE_SERVICES = os.environ.get("AGENTDOCS_REQUIRE_SERVICES", "") in ("1", "true", "yes")
 
@@ -181,11 +185,11 @@ SERIAL_GROUPS = {
     # migrates a SQLite database, seeds the demo, serves it with runserver
     "tests/test_newcomer.py": "newcomer",
     # migrates a SQLite database, serves it with gunicorn
-    "tests/test_shared_cache.py": "shared_cache",
+    "tests/test_cache_shared.py": "shared_cache",
     # two gunicorn servers on the test database
     "tests/test_scaling_out.py": "scaling_out",
     # a gunicorn server on the test database
-    "tests/cli/test_offline_block.py": "offline_block",
+    "tests/cli/test_memory_block_offline.py": "offline_block",
 }
 
 
@@ -328,7 +332,7 @@ def _fresh_cache():
 def signing_key(db):
     """The server's signing key, made and held in memory as a running server holds it
     after its first signature: a test counting a render's queries counts the hot path
-    (tests/test_evidence_signatures.py counts the first one)."""
+    (tests/services/test_signing.py counts the first one)."""
     return signing_keys.signing_key_active()
 
 

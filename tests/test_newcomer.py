@@ -22,7 +22,7 @@ import pytest
 
 from tests.config.test_settings import settings_environment_variables
 from tests.conftest import need_service
-from tests.management.test_seed_demo import parse_credentials, parse_token
+from tests.management.commands.test_seed_demo import parse_credentials, parse_token
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

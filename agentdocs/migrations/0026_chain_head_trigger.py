@@ -8,7 +8,7 @@ a row written any other way (unchained, or forged past the head) leaves the head
 `agentdocs.services.audit_chain` checks for the trigger in the same statement and sends
 the second UPDATE where a table lacks it, so the chain never depends on it. A history
 model added later needs the trigger in its own migration
-(tests/evidence/test_chain_head_trigger.py checks every chained table has it).
+(tests/sql/test_chain_head.py checks every chained table has it).
 """
 
 from django.db import migrations

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from agentdocs.models import BindingRecord
 from agentdocs.services.export import export_build
-from tests.evidence.test_signatures import KEYS, run_cli
+from tests.services.test_signing import KEYS, run_cli
 
 pytestmark = pytest.mark.django_db
 

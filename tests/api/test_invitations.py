@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from agentdocs.models import Invitation, Membership, Scope
 from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
-from tests.api.test_no_input_is_a_500 import BODIES
+from tests.api.test_errors_no_500 import BODIES
 from tests.config.test_settings import run_manage
 
 pytestmark = pytest.mark.django_db

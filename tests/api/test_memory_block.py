@@ -346,7 +346,7 @@ def test_the_response_is_the_rendered_block_key_for_key(
         "profile": "web",
         "label": None,
     }
-    # And the server's signature of it (tests/test_evidence_signatures.py verifies it).
+    # And the server's signature of it (tests/services/test_signing.py verifies it).
     assert data.pop("signature")
     assert data == json.loads(json.dumps(expected))
     assert data["layers"][0]["settings"] and "shadowed" in data["layers"][1]

@@ -378,7 +378,7 @@ WEBHOOK_BODIES = [
 def test_no_input_to_the_webhook_operations_is_a_500(
     api, admin, tenant, project, webhook_receiver, django_capture_on_commit_callbacks
 ):
-    from tests.api.test_no_input_is_a_500 import BODIES, QUERIES, _assert_not_a_500
+    from tests.api.test_errors_no_500 import BODIES, QUERIES, _assert_not_a_500
 
     created = _create(api, admin, webhook_receiver.url)
     with django_capture_on_commit_callbacks(execute=True):

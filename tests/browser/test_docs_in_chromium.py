@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_content_security_policy import RECORD_VIOLATIONS
+from tests.browser.test_pages_content_security_policy_in_chromium import RECORD_VIOLATIONS
 from tests.test_docs import nav_pages
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agentdocs.services import documents as document_service
-from tests.web.test_repositories_page import report
+from tests.web.views.test_repositories import report
 
 
 @pytest.fixture

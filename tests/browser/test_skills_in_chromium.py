@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from agentdocs.models import Skill
 from agentdocs.services import policy as policy_service
 from agentdocs.services import skills as skill_service
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 
 def test_a_writer_edits_a_skill_and_compares_its_versions(signed_in, screenshot, project, writer):

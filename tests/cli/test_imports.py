@@ -9,7 +9,7 @@ import pytest
 from agentdocs.models import Document
 from tests.cli.test_main import run_cli
 from tests.conftest import api_token_key
-from tests.services.test_secret_acknowledgement import TEST_TOKEN
+from tests.services.test_documents_secret_acknowledgement import TEST_TOKEN
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from agentdocs.services import policy as policy_service
 from agentdocs.services import skills as skill_service
 from tests.cli.test_main import run_cli
 from tests.conftest import api_token_key
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 # CRLF, a tab, non-ASCII and no final newline: what a pull must give back byte for byte.
 SCRIPT = "#!/bin/sh\r\necho 'übergabe'\t→ done"

@@ -12,7 +12,7 @@ from agentdocs.models import ChangeRequest, Skill
 from agentdocs.services import skills as skill_service
 from tests.cli.test_main import run_cli
 from tests.conftest import api_token_key
-from tests.skills.conftest import skill_md
+from tests.skill_bundles import skill_md
 
 SYNC = ("sync", "--tenant", "acme", "--project", "web", "--format", "claude-md,agents-md")
 SCRIPT = "#!/bin/sh\r\necho 'übergabe'\t→ done"

@@ -15,7 +15,7 @@ from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.web.hidden_characters import mark_html, mark_segments, mark_text
 from agentdocs.web.markdown import render_markdown
-from tests.api.test_hidden_characters import CORPUS, REVERSED, TAGGED
+from tests.api.test_documents_hidden_characters import CORPUS, REVERSED, TAGGED
 
 pytestmark = pytest.mark.django_db
 
