@@ -245,6 +245,21 @@ def free_port() -> int:
 TEMPLATE_VARIABLE = "AGENTDOCS_TEST_TEMPLATE_DATABASE"
 
 
+# The same for a SQLite file: a migrated one the tests made (tests/conftest.py,
+# `migrated_sqlite`), copied where a smoke run's new database goes.
+SQLITE_TEMPLATE_VARIABLE = "AGENTDOCS_TEST_TEMPLATE_SQLITE"
+
+
+def copy_sqlite_template(url: str) -> None:
+    """Start the SQLite database ``url`` names as a copy of the migrated template, when
+    the tests name one and the file is not there yet; migrate then finds nothing to do."""
+    template = os.environ.get(SQLITE_TEMPLATE_VARIABLE)
+    if template and url.startswith("sqlite:///"):
+        target = Path(url.removeprefix("sqlite:///"))
+        if not target.exists():
+            shutil.copyfile(template, target)
+
+
 def recreate_database(admin_url: str, name: str) -> None:
     import psycopg
 
@@ -302,6 +317,7 @@ def migrate_and_seed(env: dict[str, str], *, collectstatic: bool = False) -> dic
     """Migrate the database ``env`` names and seed it (`memory_block_seed.py`): the
     token, tenant, project and document path the benchmarks use."""
     commands = [["migrate"], ["collectstatic"]] if collectstatic else [["migrate"]]
+    copy_sqlite_template(env["DATABASE_URL"])
     for command in commands:  # as the production image does
         subprocess.run(
             [PYTHON, "manage.py", *command, "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
@@ -523,6 +539,7 @@ def in_process_database(*, name: str, admin_url: str, sqlite: bool) -> Iterator[
     folder = tempfile.mkdtemp(prefix=f"{name}-")
     if sqlite:
         os.environ["DATABASE_URL"] = f"sqlite:///{folder}/db.sqlite3"
+        copy_sqlite_template(os.environ["DATABASE_URL"])
     else:
         recreate_database(admin_url, name)
         os.environ["DATABASE_URL"] = database_url(admin_url, name)

@@ -3,10 +3,15 @@ reader; in tenant `globex` an outsider (admin there, nobody in acme)."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import itertools
 import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -47,6 +52,50 @@ TEMPLATE_VARIABLE = "AGENTDOCS_TEST_TEMPLATE_DATABASE"  # bench/common.py reads 
 def _template_name(test_name: str, worker: str) -> str:
     """The database every worker's is cloned from: test_<NAME>_template."""
     return f"{test_name.removesuffix(f'_{worker}') if worker else test_name}_template"
+
+
+SQLITE_TEMPLATE_VARIABLE = "AGENTDOCS_TEST_TEMPLATE_SQLITE"  # bench/common.py reads it
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _migrations_digest() -> str:
+    digest = hashlib.sha256()
+    for migration in sorted((ROOT / "agentdocs" / "migrations").glob("*.py")):
+        digest.update(migration.name.encode() + b"\0" + migration.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(request, tmp_path_factory) -> Path:
+    """A SQLite database with every migration applied, made once per run (the first
+    worker to ask builds it, the others wait on a lock), for what starts on a SQLite
+    file of its own (a sweeper, a gunicorn, a benchmark's smoke run): a copy takes
+    milliseconds, the migrations some 8 s of CPU. Its name carries a digest of the
+    migrations, and its path is put in AGENTDOCS_TEST_TEMPLATE_SQLITE for the
+    benchmarks (`bench.common.copy_sqlite_template`)."""
+    base = tmp_path_factory.getbasetemp()
+    folder = base.parent if hasattr(request.config, "workerinput") else base
+    template = folder / f"agentdocs-migrated-{_migrations_digest()}.sqlite3"
+    with open(folder / "agentdocs-migrated.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not template.exists():
+            building = template.with_suffix(".building")
+            building.unlink(missing_ok=True)
+            env = {
+                name: value
+                for name, value in os.environ.items()
+                if not name.startswith(("AGENTDOCS_", "REDIS", "CELERY", "DATABASE", "DJANGO"))
+            }
+            env.update(
+                DATABASE_URL=f"sqlite:///{building}",
+                SECRET_KEY="a-test-key-" + "x" * 40,
+                DJANGO_SETTINGS_MODULE="config.settings",
+            )
+            manage = [sys.executable, str(ROOT / "manage.py"), "migrate", "--no-input", "-v", "0"]
+            subprocess.run(manage, cwd=ROOT, env=env, check=True, timeout=600)
+            building.rename(template)
+    os.environ[SQLITE_TEMPLATE_VARIABLE] = str(template)
+    return template
 
 
 @pytest.fixture(scope="session")

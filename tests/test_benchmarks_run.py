@@ -22,7 +22,8 @@ from tests.conftest import need_service
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.slow
+# The smoke runs on SQLite start from a copy of the run's migrated database.
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("migrated_sqlite")]
 
 
 def _redis_ping(url: str) -> bool:

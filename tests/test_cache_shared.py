@@ -10,6 +10,7 @@ never served one before: what a per-process cache would forget, it forgets.
 from __future__ import annotations
 
 import multiprocessing
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +25,6 @@ from tests.app_servers import (
     Cast,
     app_environment,
     layer_states,
-    manage,
     seed_in,
 )
 from tests.config.test_settings import run_manage
@@ -107,7 +107,7 @@ def test_a_cache_folder_that_cannot_be_made_is_refused_with_what_to_set(tmp_path
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory) -> Iterator[tuple[AppServer, Cast, Path]]:
+def served(tmp_path_factory, migrated_sqlite) -> Iterator[tuple[AppServer, Cast, Path]]:
     folder = tmp_path_factory.mktemp("shared-cache")
     env = app_environment(
         folder,
@@ -116,7 +116,7 @@ def served(tmp_path_factory) -> Iterator[tuple[AppServer, Cast, Path]]:
         AGENTDOCS_RATE_LIMIT_RENDER=f"{RENDER_LIMIT}/hour",
         AGENTDOCS_RATE_LIMIT_RENDER_PER_USER=f"{RENDER_USER_LIMIT}/hour",
     )
-    manage(env, "migrate", "--no-input", "-v", "0")
+    shutil.copyfile(migrated_sqlite, folder / "agentdocs.sqlite3")
     cast = seed_in(env)
     server = AppServer(env, folder).start(workers=3, max_requests=1)
     try:

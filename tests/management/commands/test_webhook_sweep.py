@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -64,7 +65,9 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads process states from /proc")
 @pytest.mark.parametrize("starter_lives", [2, 0])
-def test_it_sweeps_until_the_process_that_started_it_exits(tmp_path, starter_lives):
+def test_it_sweeps_until_the_process_that_started_it_exits(
+    tmp_path, starter_lives, migrated_sqlite
+):
     """Started by a process that then exits (a server killed, not interrupted), the
     sweeper does not outlive it by more than one period; nor when the process exited
     while the sweeper was still starting (`--parent` names it)."""
@@ -79,7 +82,7 @@ def test_it_sweeps_until_the_process_that_started_it_exits(tmp_path, starter_liv
         DJANGO_SETTINGS_MODULE="config.settings",
     )
     manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    shutil.copyfile(migrated_sqlite, tmp_path / "db.sqlite3")
     starter = (
         "import os, subprocess, sys, time\n"
         f"command = {[*manage, 'webhook_sweep', '--every', '0.2', '--parent']!r}\n"
