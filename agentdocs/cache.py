@@ -9,9 +9,10 @@ connection itself (the pool does), so one per pool is enough.
 
 `get_many_and_counts` is what lets a render count itself against its rate limits
 (the caller's and the person's) without a round trip of its own: on Redis, the keys
-and each counter's INCR and EXPIRE go in one pipeline (Django's `add` then `incr`
-took three round trips per counter). On any other cache it is `get_many` and the
-atomic `add`/`incr` of the cache API for each counter.
+and each counter's INCR and EXPIRE go in one write, packed and read here (`packed`,
+`_exchange`; Django's `add` then `incr` took three round trips per counter). On any
+other cache it is `get_many` and the atomic `add`/`incr` of the cache API for each
+counter.
 
 Without Redis the default is `DiskCache`, diskcache's Django backend: SQLite files in
 one folder (CACHE_DIR), so every worker process of the machine (gunicorn's, Celery's,
