@@ -9,9 +9,10 @@ connection itself (the pool does), so one per pool is enough.
 
 `get_many_and_counts` is what lets a render count itself against its rate limits
 (the caller's and the person's) without a round trip of its own: on Redis, the keys
-and each counter's INCR and EXPIRE go in one pipeline (Django's `add` then `incr`
-took three round trips per counter). On any other cache it is `get_many` and the
-atomic `add`/`incr` of the cache API for each counter.
+and each counter's INCR and EXPIRE go in one write, packed and read here (`packed`,
+`_exchange`; Django's `add` then `incr` took three round trips per counter). On any
+other cache it is `get_many` and the atomic `add`/`incr` of the cache API for each
+counter.
 
 Without Redis the default is `DiskCache`, diskcache's Django backend: SQLite files in
 one folder (CACHE_DIR), so every worker process of the machine (gunicorn's, Celery's,
@@ -46,7 +47,9 @@ from django.core.cache.backends.redis import RedisCacheClient, RedisSerializer
 from django.core.exceptions import ImproperlyConfigured
 from redis import ConnectionPool, Redis
 from redis.connection import ConnectionInterface
-from redis.exceptions import RedisError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import DataError, RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 
 class _ReusingRedisCacheClient(RedisCacheClient):
@@ -147,14 +150,11 @@ def get_many_and_counts(
         return (cache.get_many(keys) if keys else {}), []
     if isinstance(cache, RedisCache):
         made = [cache.make_and_validate_key(key) for key in keys]
-        pipeline = cache.client.get_client(write=True).pipeline(transaction=False)
-        if made:
-            pipeline.mget(made)
+        commands: list[tuple[str | bytes | int, ...]] = [("MGET", *made)] if made else []
         for counter, ttl in counters:
             made_counter = cache.make_and_validate_key(counter)
-            pipeline.incr(made_counter)
-            pipeline.expire(made_counter, ttl)
-        results = pipeline.execute()
+            commands += [("INCR", made_counter), ("EXPIRE", made_counter, ttl)]
+        results = _exchange(cache, commands)
         values = results[0] if made else []
         loads = cache.client._serializer.loads
         pairs = zip(keys, values, strict=True)
@@ -163,6 +163,65 @@ def get_many_and_counts(
         return found, [int(count) for count in increments[::2]]
     found = cache.get_many(keys) if keys else {}
     return found, [_count(cache, counter, ttl) for counter, ttl in counters]
+
+
+def packed(commands: Sequence[Sequence[str | bytes | int | float]]) -> bytes:
+    """``commands`` in Redis's wire format (RESP), as redis-py packs them: a string as
+    UTF-8, an integer in decimal, a float as its repr. Written here for the render's
+    few short commands, a fifth of the CPU of redis-py's general packer (which also
+    splits large values)."""
+    out: list[bytes] = []
+    for command in commands:
+        out.append(b"*%d\r\n" % len(command))
+        for arg in command:
+            if isinstance(arg, str):
+                value = arg.encode()
+            elif isinstance(arg, bytes):
+                value = arg
+            elif isinstance(arg, int) and not isinstance(arg, bool):
+                value = b"%d" % arg
+            elif isinstance(arg, float):
+                value = repr(arg).encode()
+            else:  # as redis-py refuses it
+                raise DataError(f"Invalid input of type: {type(arg).__name__!r}.")
+            out.append(b"$%d\r\n%s\r\n" % (len(value), value))
+    return b"".join(out)
+
+
+def _exchange(cache: RedisCache, commands: list[tuple[str | bytes | int, ...]]) -> list[Any]:
+    """Each of ``commands``' answers, sent in one write on a connection of the cache's
+    pool and read in order: a pipeline without redis-py's pipeline machinery (command
+    stack, response callbacks, per-command packing), which cost a render more CPU than
+    its SQL. Every answer is read before an error answer is raised, so the connection
+    goes back to the pool in step; a broken connection is dropped, and the commands
+    are sent once more through redis-py's pipeline, with its retries (as they were
+    before: a count may then be counted twice, as a retried pipeline's may)."""
+    pool = cache.client._get_connection_pool(True)
+    connection = pool.get_connection()
+    try:
+        connection.send_packed_command([packed(commands)])
+        answers: list[Any] = []
+        for _ in commands:
+            try:
+                answers.append(connection.read_response())
+            except ResponseError as error:
+                answers.append(error)
+    except (RedisConnectionError, RedisTimeoutError, OSError):
+        connection.disconnect()
+        pool.release(connection)
+        pipeline = cache.client.get_client(write=True).pipeline(transaction=False)
+        for command in commands:
+            pipeline.execute_command(*command)
+        return list(pipeline.execute())
+    except BaseException:
+        connection.disconnect()  # answers may be left unread: never reuse it
+        pool.release(connection)
+        raise
+    pool.release(connection)
+    for answer in answers:
+        if isinstance(answer, ResponseError):
+            raise answer
+    return answers
 
 
 def _count(cache: Any, counter: str, ttl: int) -> int:
@@ -237,9 +296,8 @@ def set_unanswered(key: str, value: Any, timeout: int) -> None:
     made = cache.make_and_validate_key(key)
     settle_unanswered()
     try:
-        _unanswered_connection(cache).send_command(
-            "SET", made, cache.client._serializer.dumps(value), "EX", timeout, check_health=False
-        )
+        command = ("SET", made, cache.client._serializer.dumps(value), "EX", timeout)
+        _unanswered_connection(cache).send_packed_command([packed([command])], check_health=False)
         _unanswered.owed += 1
     except (RedisError, OSError):
         _drop_unanswered()
@@ -265,8 +323,8 @@ def hash_count_unanswered(key: str, field: str, ttl: int) -> None:
     made = cache.make_and_validate_key(key)
     try:
         connection = _unanswered_connection(cache)
-        packed = connection.pack_commands([("HINCRBY", made, field, 1), ("EXPIRE", made, ttl)])
-        connection.send_packed_command(packed, check_health=False)
+        commands = [("HINCRBY", made, field, 1), ("EXPIRE", made, ttl)]
+        connection.send_packed_command([packed(commands)], check_health=False)
         _unanswered.owed += 2
     except (RedisError, OSError):
         _drop_unanswered()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import socket
 import time
 
 import pytest
 from django.core.cache import caches
+from redis.exceptions import ResponseError
 
 from agentdocs import cache as cache_module
 from agentdocs.cache import RedisCache, get_many_and_counts, set_unanswered, settle_unanswered
@@ -89,3 +91,43 @@ def test_a_forked_process_does_not_share_the_connection(redis_only, monkeypatch)
     assert cache_module._unanswered.connection is not parent
     assert _eventually("child") == 2
     parent.disconnect()
+
+
+# The render's round trip, packed and read here (`packed`, `_exchange`).
+
+
+def test_commands_are_packed_as_redis_py_packs_them():
+    from redis.connection import Connection
+
+    commands = [
+        ("MGET", "k", "ключ-ü", "x" * 70_000),
+        ("INCR", "counter"),
+        ("EXPIRE", "counter", 3600),
+        ("SET", "state", b"\x80\x04pickled\r\n", "EX", 86_400),
+        ("HINCRBY", "h", '["coder",1,[]]', -1),
+        ("SET", "f", 1.5),
+    ]
+    assert cache_module.packed(commands) == b"".join(Connection().pack_commands(commands))
+
+
+def test_an_error_answer_is_raised_after_every_answer_is_read(redis_only):
+    client = cache.client.get_client(write=True)
+    client.set(cache.make_and_validate_key("not-a-number"), "abc")
+    with pytest.raises(ResponseError):
+        get_many_and_counts(["a"], counters=[("not-a-number", 30), ("a-counter", 30)])
+    # The connection went back to the pool in step: the next round trip reads its own.
+    cache.set("a", "value", 30)
+    found, counts = get_many_and_counts(["a"], counters=[("a-counter", 30)])
+    assert found == {"a": "value"}
+    assert counts == [2]  # counted in the refused round trip too, as a pipeline's would be
+
+
+def test_a_broken_pooled_connection_is_dropped_and_the_round_trip_made_again(redis_only):
+    cache.set("a", "value", 30)
+    assert get_many_and_counts(["a"], counters=[("b-counter", 30)]) == ({"a": "value"}, [1])
+    pool = cache.client._get_connection_pool(True)
+    pooled = list(pool._available_connections)
+    assert pooled
+    for connection in pooled:
+        connection._sock.shutdown(socket.SHUT_RDWR)  # broken under the pool's feet
+    assert get_many_and_counts(["a"], counters=[("b-counter", 30)]) == ({"a": "value"}, [2])

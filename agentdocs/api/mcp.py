@@ -49,7 +49,6 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
-from django.urls import get_script_prefix
 from django.utils.cache import patch_vary_headers
 from drf_spectacular.utils import extend_schema
 from mcp.server.streamable_http import check_accept_headers
@@ -62,6 +61,7 @@ from mcp.types import (
     PARSE_ERROR,
     CallToolResult,
     JSONRPCMessage,
+    TextContent,
 )
 from mcp.types import methods as protocol_methods
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -80,6 +80,7 @@ from agentdocs.api.parsers import MAX_DEPTH, refuse_unstorable_text
 from agentdocs.api.renderers import JSONRenderer
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.labels import validate_label_name
+from agentdocs.core.storable import strict_json_storable
 from agentdocs.mcp.api import ProjectApi, Refusal
 from agentdocs.mcp.server import build_server
 from agentdocs.mcp.skills_extension import (
@@ -89,7 +90,7 @@ from agentdocs.mcp.skills_extension import (
     skills_get,
     skills_list,
 )
-from agentdocs.mcp.tools import BY_NAME, call_tool
+from agentdocs.mcp.tools import BY_NAME, ERROR_META_KEY, call_tool
 from agentdocs.models import Scope
 
 if TYPE_CHECKING:
@@ -215,10 +216,13 @@ def _message_of(request: Request) -> dict[str, Any]:
         # What orjson reads (strict JSON in UTF-8) the standard library reads alike; what
         # it refuses is read (and refused) as before.
         message = orjson.loads(body)
+        storable = strict_json_storable(body)
     except orjson.JSONDecodeError:
         message = _python_json(body)
+        storable = False
     try:
-        refuse_unstorable_text(message)
+        if not storable:
+            refuse_unstorable_text(message)
     except InvalidInput as error:
         raise JsonRpcRefusal(
             400, INVALID_REQUEST, error.detail, field=error.field, id=_id_of(message)
@@ -285,6 +289,18 @@ async def in_request_thread(function: Any, *args: Any) -> Any:
     return await sync_to_async(function, thread_sensitive=True)(*args)
 
 
+def _header(request: Request, name: str) -> str | None:
+    """A request header, read from the WSGI environ (as `request.headers` reads it,
+    without building every header's entry on each request)."""
+    value = request.META.get("HTTP_" + name.upper().replace("-", "_"))
+    return None if value is None else str(value)
+
+
+def _query(request: Request, name: str) -> str | None:
+    """A query parameter; no query string is parsed when there is none."""
+    return request.query_params.get(name) if request.META.get("QUERY_STRING") else None
+
+
 def _where(request: Request, tenant: str | None, project: str | None) -> tuple[str, str]:
     """The tenant and project: from the path, else the query, else the headers."""
     found: dict[str, str] = {}
@@ -292,7 +308,7 @@ def _where(request: Request, tenant: str | None, project: str | None) -> tuple[s
         ("tenant", tenant, TENANT_HEADER),
         ("project", project, PROJECT_HEADER),
     ):
-        value = given or request.query_params.get(name) or request.headers.get(header)
+        value = given or _query(request, name) or _header(request, header)
         if not value:
             raise exceptions.ValidationError(
                 {
@@ -306,13 +322,13 @@ def _where(request: Request, tenant: str | None, project: str | None) -> tuple[s
 
 def _label(request: Request) -> str | None:
     """The client's label: the query's `label`, else the X-Agentdocs-Label header."""
-    value = request.query_params.get("label") or request.headers.get(LABEL_HEADER)
+    value = _query(request, "label") or _header(request, LABEL_HEADER)
     return validate_label_name(value, field="label") if value else None
 
 
 def _recipe(request: Request) -> str | None:
     """The client's recipe: the query's `recipe`, else the X-Agentdocs-Recipe header."""
-    return request.query_params.get("recipe") or request.headers.get(RECIPE_HEADER) or None
+    return _query(request, "recipe") or _header(request, RECIPE_HEADER) or None
 
 
 class RequestProjectApi:
@@ -435,13 +451,20 @@ def _with_cors(response: HttpResponseBase, origin: str) -> HttpResponseBase:
     return response
 
 
+class _AcceptOnly:
+    """What the SDK's `check_accept_headers` reads of a request: its Accept header."""
+
+    def __init__(self, accept: str | None) -> None:
+        self.headers = {"accept": accept} if accept is not None else {}
+
+
 def _is_plain_call(request: Request, message: dict[str, Any]) -> bool:
     """A handshake-era, stateless JSON `tools/call` of one of the tools, with nothing
     else asked: answered here from the table (`agentdocs.mcp.tools.call_tool`), without
     the SDK's session machinery (an event loop, a session manager, its streams)."""
-    version = request.headers.get(PROTOCOL_VERSION_HEADER)
+    version = _header(request, PROTOCOL_VERSION_HEADER)
     # The SDK's own reading of Accept (its `headers.get("accept")` is all it asks).
-    accepts_json, _ = check_accept_headers(cast(Any, request))
+    accepts_json, _ = check_accept_headers(cast(Any, _AcceptOnly(_header(request, "Accept"))))
     params = message.get("params")
     return (
         message.get("method") == "tools/call"
@@ -461,13 +484,70 @@ def _tool_and_arguments(message: dict[str, Any]) -> tuple[str, Any]:
 
 
 def _answer(request: Request, message_id: Any, result: CallToolResult) -> HttpResponse:
-    """The JSON-RPC response, the result shaped for the request's protocol version by the
-    SDK's own serializer (as its server does)."""
-    version = request.headers.get(PROTOCOL_VERSION_HEADER) or DEFAULT_NEGOTIATED_VERSION
-    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    shaped = protocol_methods.serialize_server_result("tools/call", version, dumped)
-    body = {"jsonrpc": "2.0", "id": message_id, "result": shaped}
+    """The JSON-RPC response, the result shaped for the request's protocol version as
+    the SDK's own serializer shapes it (as its server does): `shaped_result`."""
+    version = _header(request, PROTOCOL_VERSION_HEADER) or DEFAULT_NEGOTIATED_VERSION
+    body = {"jsonrpc": "2.0", "id": message_id, "result": shaped_result(result, version)}
     return HttpResponse(JSONRenderer().render(body), content_type="application/json")
+
+
+def shaped_result(result: CallToolResult, version: str) -> dict[str, Any]:
+    """``result`` as the SDK's serializer shapes it for ``version``
+    (`serialize_server_result` of its `model_dump`). The two shapes every call of a
+    tool here answers (one text, with the result beside it or the error's fields in
+    `_meta`) are written directly, in the serializer's order, for a handshake-era
+    version whose shape of them is known (`tests/api/test_mcp_http.py` holds each to
+    the serializer's bytes); anything else is the SDK's serializer's."""
+    text = _one_plain_text(result)
+    if text is not None and version in HANDSHAKE_PROTOCOL_VERSIONS:
+        structured, meta = result.structured_content, result.meta
+        if not result.is_error and meta is None and _text_result(structured):
+            return {
+                "content": [{"text": text, "type": "text"}],
+                "isError": False,
+                "structuredContent": {"result": cast(dict[str, str], structured)["result"]},
+            }
+        if result.is_error and structured is None and _error_meta(meta):
+            return {
+                "_meta": meta,
+                "content": [{"text": text, "type": "text"}],
+                "isError": True,
+            }
+    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return protocol_methods.serialize_server_result("tools/call", version, dumped)
+
+
+def _one_plain_text(result: CallToolResult) -> str | None:
+    """The text of ``result``'s one content item, when it is a bare text."""
+    if len(result.content) != 1:
+        return None
+    item = result.content[0]
+    if type(item) is not TextContent or item.annotations is not None or item.meta is not None:
+        return None
+    return item.text
+
+
+def _text_result(structured: dict[str, Any] | None) -> bool:
+    return (
+        structured is not None
+        and structured.keys() == {"result"}
+        and type(structured["result"]) is str
+    )
+
+
+def _error_meta(meta: dict[str, Any] | None) -> bool:
+    return meta is not None and meta.keys() == {ERROR_META_KEY} and _plain(meta)
+
+
+def _plain(value: Any) -> bool:
+    """Plain JSON data, which the serializer dumps as it is."""
+    if value is None or type(value) in (str, int, bool):
+        return True
+    if type(value) is dict:
+        return all(type(key) is str and _plain(item) for key, item in value.items())
+    if type(value) is list:
+        return all(_plain(item) for item in value)
+    return False
 
 
 def _reading_process(request: Request, params: Any) -> str | None:
@@ -512,7 +592,7 @@ class McpView(APIView):
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         """The transport's rules, before authentication: a browser page's `Origin` must be
         allowed (else 403), a CORS preflight is answered, GET and DELETE are 405."""
-        origin = request.headers.get("Origin")
+        origin = request.META.get("HTTP_ORIGIN")
         if origin is not None and origin not in settings.AGENTDOCS_MCP_ALLOWED_ORIGINS:
             return _origin_refusal(origin)
         if request.method == "OPTIONS":
@@ -539,12 +619,10 @@ class McpView(APIView):
         if unserved is not None:
             return unserved
         label = _label(request)
-        server_url = request.build_absolute_uri(get_script_prefix()).rstrip("/")
         api = ServiceProjectApi(
             request,
             tenant=tenant,
             project=project,
-            server_url=server_url,
             label=label,
             recipe=_recipe(request),
         )

@@ -12,9 +12,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from typing import Any, TypeVar
 from urllib.parse import quote
 
+from django.urls import get_script_prefix
 from rest_framework import serializers
 from rest_framework.request import Request
 
@@ -117,7 +119,8 @@ def _skill_text(skill: Skill, *, record: int | None = None) -> SkillText:
 
 class ServiceProjectApi:
     """The project ``tenant``/``project`` as the caller of ``request`` (its token) may
-    use it; ``server_url`` is where the app's pages are (the answers' links)."""
+    use it; ``server_url`` is where the app's pages are (the answers' links): the
+    request's own site, worked out when an answer first needs it."""
 
     def __init__(
         self,
@@ -125,7 +128,6 @@ class ServiceProjectApi:
         *,
         tenant: str,
         project: str,
-        server_url: str,
         label: str | None = None,
         recipe: str | None = None,
     ) -> None:
@@ -133,8 +135,11 @@ class ServiceProjectApi:
         self.recipe = recipe
         self.tenant = tenant
         self.project = project
-        self.server_url = server_url
         self.label = label
+
+    @cached_property
+    def server_url(self) -> str:
+        return self.request.build_absolute_uri(get_script_prefix()).rstrip("/")
 
     @_refusing
     def memory_block(

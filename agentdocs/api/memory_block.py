@@ -458,6 +458,7 @@ class MemoryBlockView(APIView):
             project=access.project.slug,
             process=data["process"],
             text=block.text,
+            sha256=block.sha256,
         )
         if _wants_text(request):
             return _signed(Response(block.text), signature)
@@ -536,7 +537,11 @@ class MemoryBlockView(APIView):
             return self._preview_response(None, etag)
         # Signed after the ETag is taken: the signing time is not part of the content.
         signature = memory_block_sign(
-            tenant=access.tenant.slug, project=access.project.slug, process=None, text=block.text
+            tenant=access.tenant.slug,
+            project=access.project.slug,
+            process=None,
+            text=block.text,
+            sha256=block.sha256,
         )
         if not wants_text:
             body = {**body, "signature": signature}

@@ -179,14 +179,23 @@ def claim_sign(key: KeyPair, claim: Claim) -> str:
 
 
 def block_claim(
-    *, key_id: str, tenant: str, project: str, process: str | None, text: str, rendered_at: str
+    *,
+    key_id: str,
+    tenant: str,
+    project: str,
+    process: str | None,
+    text: str,
+    rendered_at: str,
+    sha256: str | None = None,
 ) -> Claim:
+    """The claim over a Memory Block's ``text``; ``sha256``: the text's, when the caller
+    has it (a render hashed its text already)."""
     return {
         "kind": MEMORY_BLOCK,
         "tenant": tenant,
         "project": project,
         "process": process,
-        "sha256": sha256_hex(text.encode("utf-8")),
+        "sha256": sha256 if sha256 is not None else sha256_hex(text.encode("utf-8")),
         "rendered_at": rendered_at,
         "key_id": key_id,
     }

@@ -109,3 +109,12 @@ def refuse_unstorable_text(data: Any) -> None:
                 break
         else:
             stack.pop()
+
+
+def strict_json_storable(body: bytes) -> bool:
+    """Whether the value strict JSON in UTF-8 ``body`` holds (as orjson reads it, which
+    refuses a raw NUL or control character in a string, invalid UTF-8 and a lone
+    surrogate's escape) is sure to pass `refuse_unstorable_text` without walking it:
+    with no `\\u` escape no string can hold a NUL, and with fewer brackets than
+    MAX_DEPTH nothing can be nested that deep. False says nothing: walk it."""
+    return b"\\u" not in body and body.count(b"[") + body.count(b"{") < MAX_DEPTH

@@ -11,6 +11,7 @@ sent again.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -51,8 +52,11 @@ MAX_CLIENT_NAME_LENGTH = 255
 MAX_CLIENT_DOCUMENT_BYTES = MAX_BODY_BYTES
 
 
+_CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
+
+
 def has_control_characters(value: str) -> bool:
-    return any(ord(ch) < 32 or ord(ch) == 127 for ch in value)
+    return _CONTROL_CHARACTER.search(value) is not None
 
 
 # Process ids found valid by this process: the check is a pure function of the text, and

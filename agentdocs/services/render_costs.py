@@ -6,9 +6,10 @@ per-project, per-day counter hash (`agentdocs.cache.hash_count_unanswered`: on R
 HINCRBY sent on the connection of the unanswered read-state write, never waited for;
 no SQL). The hash's field is the turn's shape: the recipe, whether it was the process's
 first turn (no read state yet), and the block's layers as `agentdocs.core.costs` reads a
-delivered text (each document's bytes and tokens, full or as a stub). The shape is
-worked out once per distinct block text while the render's rows stay current (the
-render memo), so a turn costs no tokenizing. `render_turns_fold` (a beat task, and the
+delivered text (each document's bytes and tokens, full or as a stub). The shape, and
+the field's JSON for each recipe and first turn, are worked out once per distinct block
+text while the render's rows stay current (the render memo), so a turn costs no
+tokenizing and no encoding. `render_turns_fold` (a beat task, and the
 costs read for its project) writes the counts of the last days into `RenderTurns`,
 only ever raising a day's count.
 """
@@ -52,7 +53,12 @@ def render_counted(
     layers = memo.get(key)
     if layers is None:
         layers = memo[key] = turn_layers(block.text)
-    field = json.dumps([recipe or "", int(first), layers], separators=(",", ":"))
+    field_key = ("render-costs-field", block.sha256, recipe or "", first)
+    field = memo.get(field_key)
+    if field is None:
+        field = memo[field_key] = json.dumps(
+            [recipe or "", int(first), layers], separators=(",", ":")
+        )
     hash_count_unanswered(
         _counter(project.pk, timezone.localdate()), field, COUNTER_DAYS * 24 * 3600
     )

@@ -122,8 +122,11 @@ def signing_key_rotate() -> tuple[SigningKey | None, SigningKey]:
     return old, new
 
 
-def memory_block_sign(*, tenant: str, project: str, process: str | None, text: str) -> str:
-    """The `Agentdocs-Signature` of a block rendered now from ``text``."""
+def memory_block_sign(
+    *, tenant: str, project: str, process: str | None, text: str, sha256: str | None = None
+) -> str:
+    """The `Agentdocs-Signature` of a block rendered now from ``text`` (``sha256``: its
+    hash, `MemoryBlock.sha256`, so that it is not hashed again)."""
     key = signing_key_active()
     claim = signing.block_claim(
         key_id=key.key_id,
@@ -132,6 +135,7 @@ def memory_block_sign(*, tenant: str, project: str, process: str | None, text: s
         process=process,
         text=text,
         rendered_at=timezone.now().isoformat(),
+        sha256=sha256,
     )
     return signing.claim_sign(key, claim)
 

@@ -20,7 +20,12 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import DEFAULT_NEGOTIATED_VERSION, CallToolResult, TextContent
+from mcp.types import methods as protocol_methods
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from agentdocs.api.mcp import shaped_result
+from agentdocs.api.renderers import JSONRenderer
 from agentdocs.models import ApiToken, BindingRecord, ChangeRequest, Document, Role, Scope
 from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
@@ -792,3 +797,79 @@ def test_get_memory_block_takes_a_label(mcp_url, documents, reader_key, admin):
     assert "be kind" in text_of(labelled) and "be bold" not in text_of(labelled)
     assert "be bold" in text_of(latest)
     assert bad.is_error and error_of(bad)["field"] == "label"
+
+
+def _sdk_bytes(answer: bytes, version: str) -> bytes:
+    """The answer's result as the SDK's serializer writes it: its model, dumped and
+    shaped for ``version`` by `serialize_server_result`, rendered by the API's renderer
+    (what `/mcp/` answered before it wrote the two plain shapes itself)."""
+    message = json.loads(answer)
+    result = CallToolResult.model_validate(message["result"])
+    dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+    shaped = protocol_methods.serialize_server_result("tools/call", version, dumped)
+    return JSONRenderer().render({"jsonrpc": "2.0", "id": message["id"], "result": shaped})
+
+
+@pytest.mark.parametrize("version", [None, *HANDSHAKE_PROTOCOL_VERSIONS])
+@pytest.mark.parametrize(
+    "case",
+    ["full", "stubs", "bad process", "read-only token", "unknown recipe", "no process"],
+)
+def test_the_fast_answer_is_byte_for_byte_the_sdk_serializers(
+    client, settings, documents, reader, case, version
+):
+    key = (
+        token_service.token_create(user=reader, name="read only", scopes=[Scope.READ]).key
+        if case == "read-only token"
+        else api_token_key(reader)
+    )
+    arguments: dict[str, Any] = {
+        "full": {"process": "p-ü", "reset": True},
+        "stubs": {"process": "p"},
+        "bad process": {"process": "two\nlines"},
+        "read-only token": {"process": "p"},
+        "unknown recipe": {"process": "p", "recipe": "nope"},
+        "no process": {"reset": True},
+    }[case]
+    headers = {"HTTP_MCP_PROTOCOL_VERSION": version} if version else {}
+
+    def call() -> bytes:
+        answer = client.post(
+            "/mcp/acme/web/",
+            call_tool("get_memory_block", arguments),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {key}",
+            HTTP_ACCEPT=JSON_RPC_HEADERS["Accept"],
+            **headers,
+        )
+        assert answer.status_code == 200
+        return answer.content
+
+    if case == "stubs":
+        call()  # the process's first, full turn
+    answer = call()
+    assert answer == _sdk_bytes(answer, version or DEFAULT_NEGOTIATED_VERSION)
+    result = json.loads(answer)["result"]
+    assert result["isError"] is (case not in ("full", "stubs"))
+    if case == "stubs":
+        assert "unchanged from an earlier turn" in result["content"][0]["text"]
+
+
+def test_a_result_of_another_shape_is_left_to_the_sdks_serializer():
+    """Anything but the two plain shapes (another content item, annotations, a
+    structured result that is not one text, an unknown version) is shaped by the SDK."""
+    text = TextContent(type="text", text="x")
+    others = [
+        CallToolResult(content=[text, text], structured_content={"result": "x"}),
+        CallToolResult(
+            content=[TextContent(type="text", text="x", annotations={"priority": 1.0})],
+            structured_content={"result": "x"},
+        ),
+        CallToolResult(content=[text], structured_content={"path": "x", "version": 2}),
+        CallToolResult(content=[text], is_error=True, _meta={"other": 1}),
+    ]
+    for result in others:
+        for version in HANDSHAKE_PROTOCOL_VERSIONS:
+            dumped = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            sdk = protocol_methods.serialize_server_result("tools/call", version, dumped)
+            assert shaped_result(result, version) == sdk

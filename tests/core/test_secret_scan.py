@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from agentdocs.core import secret_scan
 from agentdocs.core.errors import SecretDetected
 from agentdocs.core.secret_scan import find_secret, refuse_secret, refuse_secret_in_text
 
@@ -317,3 +318,43 @@ def test_refuse_secret_in_text_names_the_field_and_says_nothing_was_stored():
     with pytest.raises(SecretDetected, match="once its invisible characters are removed"):
         refuse_secret_in_text(f"{AWS_KEY_ID[:5]}\u200b{AWS_KEY_ID[5:]}", field="name", what="x")
     refuse_secret_in_text("Rotated the deploy key (vault:kv/deploy).", field="reason", what="x")
+
+
+# A short text is first searched for any trigger at once --------------------------
+
+
+def _short_lines() -> list[str]:
+    lines = {
+        line
+        for case in (*LABELLED.POSITIVES, *LABELLED.NEGATIVES)
+        for line in case.text.splitlines()
+    }
+    return sorted(line for line in lines if 0 < len(line) <= secret_scan.SHORT_TEXT)
+
+
+def test_a_short_text_is_judged_alike_with_and_without_the_one_search(monkeypatch):
+    """Every line of the labelled set (its secrets alone on a line among them), and
+    a few process ids, get the same finding with the one search of every trigger as
+    when each rule's trigger is searched for by itself (SHORT_TEXT 0: never first)."""
+    texts = [
+        *_short_lines(),
+        "bench-mcp-12345-1765068000-round-2-client-3-000123",
+        "claude-session-0b5c7a4e-3f1d-4e8a-9c2b-7d6e5f4a3b2c",
+        "run AKIA" + "Q3ZR7TWX9MNB4KLP",
+        "ＡＫＩＡ" + "Q3ZR7TWX9MNB4KLP",  # fullwidth: found once read as a reader sees it
+    ]
+    quick = [find_secret(text) for text in texts]
+    monkeypatch.setattr(secret_scan, "SHORT_TEXT", 0)
+    assert quick == [find_secret(text) for text in texts]
+    assert quick[-4:-2] == [None, None]
+    assert quick[-2] is not None and quick[-1] is not None and quick[-1].hidden
+    assert sum(found is not None for found in quick) >= 20  # the set's secrets, found
+    assert sum(found is None for found in quick) >= 20
+
+
+def test_the_one_search_holds_every_rules_trigger():
+    for rule in secret_scan._RULES:
+        combined = (
+            secret_scan._ANY_TRIGGER_ANY_CASE if rule.trigger.any_case else secret_scan._ANY_TRIGGER
+        )
+        assert f"(?:{rule.trigger.pattern.pattern})" in combined.pattern
