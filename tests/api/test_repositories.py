@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 
 from agentdocs.links import event_data
 from agentdocs.models import Event, Repository, RepositoryCheck
+from agentdocs.selectors.export import export_build
 from agentdocs.services import documents as document_service
 from agentdocs.services import tokens as token_service
-from agentdocs.services.export import export_build
 from tests.api.test_bindings_repository import section_for
 
 pytestmark = pytest.mark.django_db
