@@ -236,7 +236,7 @@ def _count_queries(client, url) -> int:
 def test_the_list_and_detail_queries_do_not_grow_with_the_repositories(api, writer, project, notes):
     client = api(writer)
     first = client.post(BASE, report(project), format="json").json()
-    client.get(BASE)  # warm the render cache, as a running server has it
+    client.get(BASE)  # a first list, as a running server has had
     one = _count_queries(client, BASE)
     one_detail = _count_queries(client, first["url"])
     for index in range(12):
