@@ -5,8 +5,8 @@ them (`memory_block_inputs`), as plain data for the pure core.
 
 A render itself (`agentdocs.services.memory_block`) keeps its rows in the shared cache
 and a process's read state there; `memory_block_inputs` reads the cache and never fills
-it (`agentdocs.selectors.render_cache.current_rows`): exports, repository states and
-bindings read what a render reads, the way a render last left it.
+it (`agentdocs.selectors.render_cache.current_rows`, which keeps a copy in this process
+only): exports, repository states and bindings read what a render reads.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ __all__ = [
     "inputs_from_rows",
     "memory_block_inputs",
     "memory_block_rows",
+    "rows_size",
 ]
 
 # The folder of a project's context documents, as stored paths spell it.
@@ -52,6 +53,12 @@ def memory_block_rows(
     return render_reads.render_rows(
         project=project, recipe_name=recipe_name, context_prefix=CONTEXT_PATH_PREFIX, label=label
     )
+
+
+def rows_size(rows: RenderRows) -> int:
+    """About how many bytes ``rows`` hold (their documents), for the bound on this
+    process's copies."""
+    return sum(len(body) + len(path) for _, path, body, *_ in rows.documents)
 
 
 def memory_block_inputs(
@@ -72,6 +79,7 @@ def memory_block_inputs(
         recipe=recipe,
         label=label,
         read=lambda: memory_block_rows(project=project, recipe_name=recipe, label=label),
+        size=rows_size,
     )
     return inputs_from_rows(
         cached,

@@ -1,13 +1,18 @@
 """The render cache, read side: where a render's rows are kept, and a read of them that
-writes nothing.
+leaves the shared cache as it was.
 
-`agentdocs.services.render_cache` fills the cache (a render's rows on a miss, the
-tenant's generation, the validators) and explains the scheme; this module holds what
-both sides share (the keys, the code's stamp, this process's copies of the rows) and
-`current_rows`, the lookup a selector may make: the rows when the cache holds them for
-the tenant's current generation, else the database's, and the cache left as it was.
-A read-through fill on a miss is a write (a selector never writes: see
-docs/architecture.md), so it stays with the render, the one hot path that needs it.
+`agentdocs.services.render_cache` fills the shared cache (a render's rows on a miss,
+the tenant's generation, the validators) and explains the scheme; this module holds
+what both sides share (the keys, the code's stamp, this process's copies of the rows)
+and `current_rows`, the lookup a selector may make: the rows when this process or the
+shared cache holds them for the tenant's current generation, else the database's.
+
+Filling the shared cache on a miss is a write (other processes see it; a selector never
+writes: docs/architecture.md), so it stays with the render, the hot path that needs
+it. Keeping a copy in this process (`LOCAL`, bounded, tagged with the generation read
+before the database) is a memo, as `functools.cache` is: no other process and no
+other answer sees it, and a read keeps one so that a list of repositories or an export
+asked again reads nothing until the tenant's next write.
 """
 
 from __future__ import annotations
@@ -81,6 +86,27 @@ def local_get(rows_key: str) -> Local | None:
         return local
 
 
+# Bounds of this process's copies: by entries and by the bytes of their documents.
+LOCAL_MAX_ENTRIES = 256
+LOCAL_MAX_BYTES = 64 * 1024 * 1024
+
+
+def local_put(rows_key: str, generation: str, rows: Any, size: int) -> Rows:
+    """``rows`` as read under ``generation``, kept in this process (unless one copy would
+    take more than a quarter of the bound), the least recently used dropped past it."""
+    kept = Rows(rows)
+    if size > LOCAL_MAX_BYTES // 4:
+        return kept
+    with LOCAL_LOCK:
+        LOCAL.pop(rows_key, None)
+        LOCAL[rows_key] = Local(generation, kept, size)
+        total = sum(local.size for local in LOCAL.values())
+        while len(LOCAL) > LOCAL_MAX_ENTRIES or total > LOCAL_MAX_BYTES:
+            _, dropped = LOCAL.popitem(last=False)
+            total -= dropped.size
+    return kept
+
+
 def local_clear() -> None:
     """Forget this process's rows (tests that change the cache under it)."""
     with LOCAL_LOCK:
@@ -94,10 +120,12 @@ def current_rows(
     recipe: str | None,
     read: Callable[[], Any],
     label: str | None = None,
+    size: Callable[[Any], int] = lambda rows: 0,
 ) -> Rows:
     """``read()``'s result, from this process's copy or the shared cache when either is
-    current for the tenant's generation; else ``read()`` itself, stored nowhere (one
-    cache round trip, then the database on a miss)."""
+    current for the tenant's generation; else ``read()`` itself (one cache round trip,
+    then the database on a miss). Kept in this process (``size``: about how many bytes
+    the rows hold), never in the shared cache."""
     if not enabled():
         return Rows(read())
     generation_key = GENERATION_KEY.format(tenant_id=tenant_id)
@@ -113,9 +141,8 @@ def current_rows(
     if local is not None and local.generation == generation:
         return local.rows
     stored = found.get(rows_key) if local is None else cache.get(rows_key)
-    if stored is not None and stored[0] == generation:
-        return Rows(stored[1])
-    return Rows(read())
+    rows = stored[1] if stored is not None and stored[0] == generation else read()
+    return local_put(rows_key, generation, rows, size(rows))
 
 
 @functools.cache

@@ -33,7 +33,7 @@ from agentdocs.core.scope import MAX_PATHS, path_problem
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import Project
 from agentdocs.selectors import memory_block as memory_block_selectors
-from agentdocs.selectors.memory_block import RenderRows, memory_block_rows
+from agentdocs.selectors.memory_block import memory_block_rows
 from agentdocs.services import render_cache, render_costs
 from agentdocs.services.documents import MAX_BODY_BYTES
 
@@ -130,10 +130,6 @@ def validate_paths(paths: object) -> tuple[str, ...]:
     return tuple(sorted(set(paths)))
 
 
-def _rows_size(rows: RenderRows) -> int:
-    return sum(len(body) + len(path) for _, path, body, *_ in rows.documents)
-
-
 def _inputs_and_read_state(
     *,
     project: Project,
@@ -155,7 +151,7 @@ def _inputs_and_read_state(
         recipe=recipe,
         label=label,
         read=lambda: memory_block_rows(project=project, recipe_name=recipe, label=label),
-        size=_rows_size,
+        size=memory_block_selectors.rows_size,
         with_keys=[state_key] if state_key else [],
         rate_limit=rate_limit,
     )

@@ -19,10 +19,10 @@ disk cache of the embedded default on one machine): with a per-process
 local-memory cache a write in one worker would not reach the others.
 `AGENTDOCS_RENDER_CACHE` (on by default, as both are shared) says which.
 
-This module writes: the generation, the rows a render filled on a miss, the
-validators. The keys, the code's stamp, this process's copies and a lookup that
-writes nothing (`current_rows`, for the selectors that read what a render reads)
-are `agentdocs.selectors.render_cache`'s.
+This module writes the shared cache: the generation, the rows a render filled on a
+miss, the validators. The keys, the code's stamp, this process's copies and a lookup
+that leaves the shared cache as it was (`current_rows`, for the selectors that read
+what a render reads) are `agentdocs.selectors.render_cache`'s.
 
 Each process also keeps the rows it last used (`LOCAL`), with what it derived
 from them (`Rows.memo`: the parsed context documents, a composed context layer):
@@ -58,13 +58,11 @@ from agentdocs import ratelimit
 from agentdocs.cache import get_many_and_counts
 from agentdocs.selectors.render_cache import (
     GENERATION_KEY,
-    LOCAL,
-    LOCAL_LOCK,
-    Local,
     Rows,
     build_stamp,
     enabled,
     local_get,
+    local_put,
     render_rows_key,
 )
 
@@ -94,25 +92,6 @@ def _current_generation(tenant_id: int, found: dict[str, Any]) -> str:
         cache.add(generation_key, uuid.uuid4().hex, None)
         generation = cache.get(generation_key)
     return str(generation)
-
-
-# Bounds of this process's copies of the rows (`LOCAL`), kept by `cached_rows`.
-LOCAL_MAX_ENTRIES = 256
-LOCAL_MAX_BYTES = 64 * 1024 * 1024
-
-
-def _local_put(rows_key: str, generation: str, rows: Any, size: int) -> Rows:
-    kept = Rows(rows)
-    if size > LOCAL_MAX_BYTES // 4:
-        return kept
-    with LOCAL_LOCK:
-        LOCAL.pop(rows_key, None)
-        LOCAL[rows_key] = Local(generation, kept, size)
-        total = sum(local.size for local in LOCAL.values())
-        while len(LOCAL) > LOCAL_MAX_ENTRIES or total > LOCAL_MAX_BYTES:
-            _, dropped = LOCAL.popitem(last=False)
-            total -= dropped.size
-    return kept
 
 
 def cached_rows(
@@ -162,7 +141,7 @@ def cached_rows(
     else:
         rows = read()
         cache.set(rows_key, (generation, rows), settings.AGENTDOCS_RENDER_CACHE_TTL_SECONDS)
-    return _local_put(rows_key, generation, rows, size(rows)), extras
+    return local_put(rows_key, generation, rows, size(rows)), extras
 
 
 @dataclass(frozen=True)

@@ -272,7 +272,7 @@ def test_while_the_generation_holds_the_rows_are_not_fetched_again(project, make
 
 
 def test_the_local_copies_are_bounded(project, tenant, admin, make_document, monkeypatch):
-    monkeypatch.setattr(render_cache, "LOCAL_MAX_ENTRIES", 1)
+    monkeypatch.setattr(render_cache_reads, "LOCAL_MAX_ENTRIES", 1)
     other_project = tenant_service.project_create(tenant=tenant, slug="api", name="API", user=admin)
     make_document(project, "agent.md", "acme web\n")
     make_document(other_project, "agent.md", "acme api\n")
@@ -284,7 +284,7 @@ def test_the_local_copies_are_bounded(project, tenant, admin, make_document, mon
 
 
 def test_rows_too_large_for_a_local_copy_are_still_rendered(project, make_document, monkeypatch):
-    monkeypatch.setattr(render_cache, "LOCAL_MAX_BYTES", 64)
+    monkeypatch.setattr(render_cache_reads, "LOCAL_MAX_BYTES", 64)
     make_document(project, "agent.md", "a rule long enough to pass the bound " * 4 + "\n")
     render_cache_reads.local_clear()
     first = render(project).text
