@@ -321,23 +321,25 @@ READS_THAT_STAY = {
     # Reads that ask `agentdocs.permissions` (a floor above the selectors).
     "changes.approvals": "asks permissions",
     "changes.approvers": "asks permissions",
-    # Reads still beside the write they serve: selectors to be.
+    # Plans and dry-run checks of an import, computed for the write beside them (a dry
+    # run answers with them): selectors to be, with the import's plan as one read.
+    "import_round_trip.generated_files": "import plan",
+    "import_round_trip.round_trip_check": "import plan",
+    "import_round_trip.round_trip_plan": "import plan",
+    "import_round_trip.skill_round_trip_plan": "import plan",
+    "imports.import_targets": "import plan",
+    "imports.round_trip_entry": "import plan",
+    "skill_imports.skill_file_indexes": "import plan",
+    "skill_imports.skill_import_plan": "import plan",
+    # Reads still beside the write they serve, sharing its private keys and rows:
+    # selectors to be.
     "audit_chain.audit_chain_broken_at": "read",
     "audit_chain.head_trigger_tables": "read",
     "audit_chain.history_models": "read",
-    "audit_chain.tenant_ids": "read",
     "documents.merged_onto": "read",
-    "import_round_trip.generated_files": "read",
-    "import_round_trip.round_trip_check": "read",
-    "import_round_trip.round_trip_plan": "read",
-    "import_round_trip.skill_round_trip_plan": "read",
-    "imports.import_targets": "read",
-    "imports.round_trip_entry": "read",
-    "skill_imports.skill_file_indexes": "read",
-    "skill_imports.skill_import_plan": "read",
 }
 # The list's length when it was made (issue 35); lower it with the list, never raise it.
-READS_THAT_STAY_AT_MOST = 53
+READS_THAT_STAY_AT_MOST = 52
 
 
 def test_every_public_service_function_writes_or_is_listed_as_staying():
