@@ -7,6 +7,7 @@ import logging
 
 from celery import Task, shared_task
 
+from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import archival, audit_chain, audit_export, render_costs
 from agentdocs.services import deliveries as delivery_service
 
@@ -112,7 +113,7 @@ def verify_audit_chains() -> int:
     """Walk every tenant's history chain (daily); each broken one emits
     `audit.chain_broken`. Returns how many are broken."""
     broken = 0
-    for tenant_id in audit_chain.tenant_ids():
+    for tenant_id in tenancy_selectors.tenant_ids():
         try:
             report = audit_chain.audit_chain_check(tenant_id=tenant_id)
         except Exception:  # one tenant's failure must not hide the others' findings

@@ -85,10 +85,10 @@ def _measure(args: argparse.Namespace) -> None:
     from django.test import Client, override_settings
     from django.test.utils import CaptureQueriesContext
 
+    from agentdocs.selectors.export import export_build
     from agentdocs.services import documents as document_service
     from agentdocs.services import tenancy as tenant_service
     from agentdocs.services import tokens as token_service
-    from agentdocs.services.export import export_build
     from bench.common import in_process_cast
 
     admin, reader, tenant = in_process_cast()

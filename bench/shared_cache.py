@@ -65,7 +65,7 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import override_settings
 
-    from agentdocs.services import render_cache
+    from agentdocs.selectors import render_cache as render_cache_reads
 
     caches = {
         "locmem": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
@@ -92,7 +92,7 @@ def main() -> None:
     for number in range(options.rounds):
         for name in CACHES:
             with override_settings(**configurations[name]):
-                render_cache.local_clear()
+                render_cache_reads.local_clear()
                 for scenario in SCENARIOS:
                     turns = f"turns-{name}-{number}"
                     render(turns)  # the first turn, full, and the render cache filled

@@ -23,7 +23,7 @@ from django.core.cache import cache
 from django.db import connection
 
 from agentdocs.models import Project
-from agentdocs.services import render_cache
+from agentdocs.selectors import render_cache as render_cache_reads
 from tests.app_servers import AGENT_NOTES, AppServer, Cast, app_environment, layer_states, seed
 from tests.conftest import empty_tables, need_service
 
@@ -144,8 +144,8 @@ def test_a_write_on_one_server_is_in_the_next_render_on_the_other(servers):
 def test_the_render_cache_filled_on_one_server_is_replaced_by_a_write_on_the_other(servers):
     first, second, cast = servers
     project = Project.objects.get(tenant__slug=cast.tenant, slug=cast.project)
-    generation_key = render_cache.GENERATION_KEY.format(tenant_id=project.tenant_id)
-    rows_key = render_cache.render_rows_key(
+    generation_key = render_cache_reads.GENERATION_KEY.format(tenant_id=project.tenant_id)
+    rows_key = render_cache_reads.render_rows_key(
         tenant_id=project.tenant_id, project_id=project.pk, recipe=None
     )
     # Rendered twice on the first: the second render is the render cache's.

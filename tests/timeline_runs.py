@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from agentdocs.core import hook_delivery
 from agentdocs.models import Document
+from agentdocs.selectors.binding_memory_block import MemoryBlockRequest
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as document_service
-from agentdocs.services.binding_memory_block import MemoryBlockRequest
 
 MANIFEST = {"local": ["AGENTS.md"]}
 BROKEN = {"local": ["AGENTS.md", "missing.md"]}

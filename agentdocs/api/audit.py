@@ -370,7 +370,7 @@ class AuditExportDownload(JSONLinesView):
                 field="id",
             )
         response = FileResponse(
-            audit_export.audit_export_open(run),
+            audit_selectors.audit_export_open(run),
             as_attachment=True,
             filename=f"{found.slug}-history.jsonl",
             content_type=JSON_LINES,

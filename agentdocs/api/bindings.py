@@ -37,10 +37,11 @@ from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.core.timeline import timeline_segments
 from agentdocs.models import BindingRecord, Scope
 from agentdocs.paging import LateRows
+from agentdocs.selectors import binding_checks
 from agentdocs.selectors import bindings as binding_selectors
+from agentdocs.selectors.binding_memory_block import MemoryBlockRequest
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import memory_block as memory_block_service
-from agentdocs.services.binding_memory_block import MemoryBlockRequest
 
 
 def _record_id(raw: str, *, field: str = "record") -> int:
@@ -457,7 +458,7 @@ class BindingOutdated(_RecordView):
         for row in rows:
             counts[row["status"]] += 1
         answer: dict[str, Any] = {"record": bound.pk, "sources": rows, "summary": counts}
-        files = binding_service.binding_repository_outdated(record=bound)
+        files = binding_checks.binding_repository_outdated(record=bound)
         if files is not None:
             answer["repository"] = files
         return Response(self.OutputSerializer(answer).data)
@@ -547,7 +548,7 @@ class BindingReconstruct(_RecordView):
     )
     def get(self, request: Request, tenant: str, project: str, record: str) -> Response:
         bound = self._record(request, tenant, project, record)
-        reconstruction = binding_service.binding_reconstruct(record=bound)
+        reconstruction = binding_checks.binding_reconstruct(record=bound)
         return Response(self.OutputSerializer({"record": bound.pk, **reconstruction}).data)
 
 

@@ -37,6 +37,7 @@ from agentdocs.core.errors import LockState
 from agentdocs.core.hidden_characters import count_hidden
 from agentdocs.core.labels import optional_label
 from agentdocs.models import Document
+from agentdocs.selectors import document_locks as lock_selectors
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.services import document_locks, render_cache
@@ -159,7 +160,7 @@ class DocumentSerializer(DocumentSummarySerializer):
         return count_hidden(document.body)
 
     def get_lock(self, document: Document) -> LockState | None:
-        return document_locks.lock_state(document)
+        return lock_selectors.lock_state(document)
 
 
 def document_response(document: Document, *, status_code: int = 200) -> Response:
@@ -458,7 +459,7 @@ class LockSerializer(serializers.Serializer):
     lock = serializers.SerializerMethodField()
 
     def get_lock(self, document: Document) -> LockState | None:
-        return document_locks.lock_state(document)
+        return lock_selectors.lock_state(document)
 
 
 class DocumentLock(APIView):

@@ -18,7 +18,7 @@ from agentdocs.core.errors import InvalidInput
 from agentdocs.core.explain import validate_path, validate_tool
 from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.core.targets import TOOLS_BY_SLUG
-from agentdocs.services import export as export_service
+from agentdocs.selectors import explain as explain_selectors
 
 
 class ExplainView(APIView):
@@ -126,7 +126,7 @@ class ExplainView(APIView):
         query = validated(self.QuerySerializer, request.query_params)
         tool = validate_tool(query["tool"])
         path = validate_path(query["path"])
-        explanation = export_service.export_explain(
+        explanation = explain_selectors.export_explain(
             project=access.project,
             tool=tool,
             path=path,

@@ -26,7 +26,7 @@ from agentdocs.api.schema import JSON, ZIP, json_errors
 from agentdocs.api.serializers import represented, validated
 from agentdocs.core.export import EXPORT_FORMATS, validate_format
 from agentdocs.core.targets import registry_as_dicts
-from agentdocs.services import export as export_service
+from agentdocs.selectors import export as export_selectors
 
 
 class ZipRenderer(BaseRenderer):
@@ -163,7 +163,7 @@ class ExportView(APIView):
             request.user, tenant, project, prefetched=prefetched_access(request)
         )
         query = validated(self.QuerySerializer, request.query_params)
-        export = export_service.export_build(
+        export = export_selectors.export_build(
             project=access.project,
             format=query["format"],
             recipe_name=query["recipe"] or None,

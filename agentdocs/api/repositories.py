@@ -26,7 +26,6 @@ from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.models import RepositoryCheck, Scope
 from agentdocs.selectors import repositories as selectors
 from agentdocs.services import repositories as repository_service
-from agentdocs.services.repositories import RepositoryStatus
 
 
 def _repository_id(raw: str) -> int:
@@ -83,7 +82,9 @@ class RepositorySerializer(serializers.Serializer):
     url = serializers.CharField()
 
 
-def repository_data(status: RepositoryStatus, *, tenant: str, project: str) -> dict[str, Any]:
+def repository_data(
+    status: selectors.RepositoryStatus, *, tenant: str, project: str
+) -> dict[str, Any]:
     row = status.repository
     run = row.last_run
     kwargs = {"tenant": tenant, "project": project}
@@ -237,9 +238,7 @@ class RepositoryListReport(ListView):
         page = paginator.paginate_queryset(
             selectors.repository_list(project=access.project), request, view=self
         )
-        statuses = repository_service.repository_statuses(
-            project=access.project, repositories=page or []
-        )
+        statuses = selectors.repository_statuses(project=access.project, repositories=page or [])
         return paginator.get_paginated_response(
             [repository_data(row, tenant=tenant, project=project) for row in statuses]
         )
@@ -394,7 +393,7 @@ class RepositoryDetail(ListView):
     )
     def get(self, request: Request, tenant: str, project: str, repository_id: str) -> Response:
         access = request_project_access(request, tenant, project)
-        result = repository_service.repository_status(
+        result = selectors.repository_status(
             project=access.project, repository_id=_repository_id(repository_id)
         )
         repository = result.repository

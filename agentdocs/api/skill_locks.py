@@ -17,8 +17,9 @@ from agentdocs.api.schema import errors
 from agentdocs.api.serializers import optional_body
 from agentdocs.core.errors import LockState
 from agentdocs.models import Skill
+from agentdocs.selectors import document_locks as lock_selectors
 from agentdocs.selectors import skills as skill_selectors
-from agentdocs.services import document_locks, skill_locks
+from agentdocs.services import skill_locks
 
 
 class SkillLockSerializer(serializers.Serializer):
@@ -26,7 +27,7 @@ class SkillLockSerializer(serializers.Serializer):
     lock = serializers.SerializerMethodField()
 
     def get_lock(self, skill: Skill) -> LockState | None:
-        return document_locks.lock_state(skill)
+        return lock_selectors.lock_state(skill)
 
 
 class SkillLock(APIView):

@@ -33,9 +33,10 @@ from agentdocs.api.serializers import (
 from agentdocs.core.errors import LockState
 from agentdocs.core.skills import skill_body_warnings
 from agentdocs.models import Skill
+from agentdocs.selectors import document_locks as lock_selectors
 from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.selectors import skills as skill_selectors
-from agentdocs.services import document_locks, skill_review
+from agentdocs.services import skill_review
 
 
 def skill_etag(skill: Skill) -> str:
@@ -98,7 +99,7 @@ class SkillSerializer(SkillSummarySerializer):
     )
 
     def get_lock(self, skill: Skill) -> LockState | None:
-        return document_locks.lock_state(skill)
+        return lock_selectors.lock_state(skill)
 
 
 def skill_response(skill: Skill, *, status_code: int = 200) -> Response:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.files import File
+from django.core.files.storage import default_storage
 from django.utils import timezone
 
 from agentdocs.core.errors import NotFound
@@ -52,3 +54,8 @@ def audit_export_get(*, tenant: Tenant, export_id: object) -> AuditExportRun:
     if found is None:
         raise NotFound("No such export in this tenant (or it has expired).", field="id")
     return found
+
+
+def audit_export_open(run: AuditExportRun) -> File:
+    """The finished export's file, opened for reading from the media storage."""
+    return default_storage.open(run.file, "rb")

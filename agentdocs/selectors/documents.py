@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -209,4 +210,26 @@ def document_history_introducing(
         complete=complete,
         newest_scanned=scanned[0][1] if scanned else None,
         oldest_scanned=scanned[-1][1] if scanned else None,
+    )
+
+
+@dataclass(frozen=True)
+class MergedOnto:
+    """The version a stale write was merged onto, as the writer is told of it."""
+
+    version: int
+    author: str  # their username, or "someone" once the user is gone
+    saved_at: datetime
+    reason: str
+
+
+def merged_onto(row: Any) -> MergedOnto:
+    """The version a history row holds, as a merge with it is told (a stale write's
+    answer, and the merge page's)."""
+    user = row.history_user
+    return MergedOnto(
+        version=row.version,
+        author=user.get_username() if user is not None else "someone",
+        saved_at=row.history_date,
+        reason=row.history_change_reason or "",
     )

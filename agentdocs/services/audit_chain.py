@@ -678,10 +678,6 @@ def audit_verification_run(*, verification_id: int) -> AuditVerification | None:
     return verification
 
 
-def tenant_ids() -> list[int]:
-    return list(Tenant.objects.order_by("pk").values_list("pk", flat=True))
-
-
 def audit_chain_check(*, tenant_id: int) -> ChainReport:
     """The daily check: verify one tenant's chain and, when it is broken, emit
     `audit.chain_broken` (webhooks, the admins' activity feed; the banner reads the head)."""

@@ -123,8 +123,3 @@ def _write(run: AuditExportRun, runs: Any) -> dict[str, Any]:
         "head_sha256": head["chain_sha256"],
         "finished_at": timezone.now(),
     }
-
-
-def audit_export_open(run: AuditExportRun) -> File:
-    """The finished export's file, opened for reading from the media storage."""
-    return default_storage.open(run.file, "rb")

@@ -36,7 +36,7 @@ from agentdocs.core.hook_delivery import read_hook_output
 from agentdocs.core.memory_block import compose_memory_block
 from agentdocs.core.token_count import TOKENIZER
 from agentdocs.models import BindingRecord, Project, Recipe
-from agentdocs.services import memory_block as memory_block_service
+from agentdocs.selectors import memory_block as memory_block_selectors
 from agentdocs.services import render_costs
 
 MIN_DAYS = 1
@@ -88,7 +88,7 @@ class _Rendered:
 def _recipe_cost(project: Project, recipe: str | None) -> _Rendered:
     """The block of ``recipe`` as a new process gets it (the preview) and as a later turn
     does once it holds every layer (each layer a stub)."""
-    inputs = memory_block_service.memory_block_inputs(project=project, recipe_name=recipe)
+    inputs = memory_block_selectors.memory_block_inputs(project=project, recipe_name=recipe)
     full = compose_memory_block(inputs)
     stub = compose_memory_block(inputs, read_state=full.read_state)
     held = held_layers(full.text)

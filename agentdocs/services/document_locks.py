@@ -1,6 +1,7 @@
-"""Edit locks of documents: take, renew, release or break one, and a live lock as
-plain data; and the row lock every write of a document takes first, under which an
-edit lock held by someone else, or a deleted document, is refused.
+"""Edit locks of documents: take, renew, release or break one (a live lock as plain
+data is `agentdocs.selectors.document_locks`'s); and the row lock every write of a
+document takes first, under which an edit lock held by someone else, or a deleted
+document, is refused.
 
 A skill's edit lock is the same (`services.skill_locks`): the helpers that read a lock
 take either.
@@ -12,7 +13,7 @@ another member's lock (``force``; the caller checks the role).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -20,10 +21,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from agentdocs.core.errors import InvalidInput, Locked, LockState, NotFound
-from agentdocs.models import Document, Skill
-
-# What carries an edit lock (`lock_holder`, `lock_expires_at`).
-Lockable = Document | Skill
+from agentdocs.models import Document
+from agentdocs.selectors.document_locks import Lockable, lock_expiry, lock_is_active
 
 
 def lock_for_write(document: Document) -> Document:
@@ -45,22 +44,10 @@ def require_not_deleted(current: Document) -> None:
         )
 
 
-def _live_lock_expiry(document: Lockable) -> datetime | None:
-    """When the document's live lock expires; None when there is no live lock."""
-    expires_at = document.lock_expires_at
-    if document.lock_holder_id is None or expires_at is None or expires_at <= timezone.now():
-        return None
-    return expires_at
-
-
-def lock_is_active(document: Lockable) -> bool:
-    return _live_lock_expiry(document) is not None
-
-
 def require_unlocked(
     current: Lockable, user: User, *, what: str = "document", field: str = "path"
 ) -> None:
-    expires_at = _live_lock_expiry(current)
+    expires_at = lock_expiry(current)
     if expires_at is not None and current.lock_holder_id != user.pk:
         raise Locked(
             f"{current.lock_holder} is editing this {what} until "
@@ -120,14 +107,3 @@ def valid_ttl(ttl_seconds: int | None) -> int:
             field="ttl_seconds",
         )
     return ttl
-
-
-def lock_state(document: Lockable) -> LockState | None:
-    """The live lock as plain data, or None when there is none (expired locks are ignored)."""
-    expires_at = _live_lock_expiry(document)
-    if expires_at is None:
-        return None
-    return {
-        "holder": document.lock_holder.get_username() if document.lock_holder else None,
-        "expires_at": expires_at.isoformat(),
-    }

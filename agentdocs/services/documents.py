@@ -30,8 +30,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -101,34 +99,13 @@ def _base_text(current: Document, base_version: int) -> str:
 
 
 @dataclass(frozen=True)
-class MergedOnto:
-    """The version a stale write was merged onto, as the writer is told of it."""
-
-    version: int
-    author: str  # their username, or "someone" once the user is gone
-    saved_at: datetime
-    reason: str
-
-
-def merged_onto(row: Any) -> MergedOnto:
-    """The version a history row holds, as a merge with it is told."""
-    user = row.history_user
-    return MergedOnto(
-        version=row.version,
-        author=user.get_username() if user is not None else "someone",
-        saved_at=row.history_date,
-        reason=row.history_change_reason or "",
-    )
-
-
-@dataclass(frozen=True)
 class Merge:
     """What a write merged: the writer's text, based on ``base_version``, three-way
     with the version then current (``theirs``), line by line."""
 
     result: MergeResult
     base_version: int
-    theirs: MergedOnto
+    theirs: document_selectors.MergedOnto
 
 
 @dataclass(frozen=True)
@@ -156,9 +133,9 @@ def _merge(current: Document, *, base_version: int, body: str) -> Merge:
         )
     theirs = rows.get(current.version)
     met = (
-        merged_onto(theirs)
+        document_selectors.merged_onto(theirs)
         if theirs is not None
-        else MergedOnto(
+        else document_selectors.MergedOnto(
             version=current.version, author="someone", saved_at=current.updated_at, reason=""
         )
     )

@@ -51,10 +51,10 @@ from agentdocs.models import ChangeRequest, Document, Project, Skill
 from agentdocs.models.changes import LIVE_STATES
 from agentdocs.models.tenancy import RESERVED_PROJECT
 from agentdocs.selectors import skills as skill_selectors
+from agentdocs.selectors.export import export_build
 from agentdocs.services import changes as change_service
 from agentdocs.services import document_checks
 from agentdocs.services import skills as skill_service
-from agentdocs.services.export import export_build
 from agentdocs.services.memory_block import validate_process
 
 RoundTripAction = Literal["unchanged", "propose", "skipped"]

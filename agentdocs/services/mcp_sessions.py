@@ -19,7 +19,7 @@ from django.contrib.auth.models import User
 from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected
 from agentdocs.core.labels import validate_label_name
 from agentdocs.models import BindingRecord, Project, Tenant
-from agentdocs.services import binding_memory_block
+from agentdocs.selectors import binding_memory_block
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import memory_block as memory_block_service
 

@@ -1,4 +1,6 @@
-"""The Memory Block, Django side: the reads a render needs, then the pure core.
+"""The Memory Block, Django side: a render, which writes (its rows into the shared cache
+on a miss, the process's read state, the render's count); what it reads is made by
+`agentdocs.selectors.memory_block` (`inputs_from_rows`), then composed by the pure core.
 
 After the access check, a render runs one SQL query whatever the size of
 the project: the recipe, the `memory.*` settings, the documents and the skills
@@ -21,28 +23,18 @@ from django.conf import settings
 
 from agentdocs import ratelimit
 from agentdocs.cache import set_unanswered
-from agentdocs.core.cascade import Level, SourceDocument, read_default_document
-from agentdocs.core.context import ContextDocument, is_context_name
-from agentdocs.core.errors import InvalidInput, NotFound
-from agentdocs.core.labels import LATEST, optional_label
+from agentdocs.core.errors import InvalidInput
 from agentdocs.core.memory_block import (
     ClientDocument,
     MemoryBlock,
     MemoryBlockInputs,
     compose_memory_block,
 )
-from agentdocs.core.recipes import LABEL_PARAM, RenderOptions
 from agentdocs.core.scope import MAX_PATHS, path_problem
-from agentdocs.core.skill_index import (
-    SKILLS_PARAM,
-    IndexedSkill,
-    offered,
-    selected,
-    skill_selection,
-)
 from agentdocs.core.stored_text import refuse_hidden_or_secret
-from agentdocs.models import RESERVED_PROJECT, Project
-from agentdocs.selectors.memory_block import CONTEXT_PATH_PREFIX, RenderRows, memory_block_rows
+from agentdocs.models import Project
+from agentdocs.selectors import memory_block as memory_block_selectors
+from agentdocs.selectors.memory_block import memory_block_rows
 from agentdocs.services import render_cache, render_costs
 from agentdocs.services.documents import MAX_BODY_BYTES
 
@@ -142,128 +134,6 @@ def validate_paths(paths: object) -> tuple[str, ...]:
     return tuple(sorted(set(paths)))
 
 
-def _rows_size(rows: RenderRows) -> int:
-    return sum(len(body) + len(path) for _, path, body, *_ in rows.documents)
-
-
-def _options(
-    rows: RenderRows, *, recipe_name: str | None, profile_name: str | None
-) -> RenderOptions:
-    """The options a recipe and profile give; no recipe behaves as "not set".
-
-    An unknown recipe or profile is NotFound, never a silent default.
-    """
-    if not recipe_name:
-        if profile_name:
-            raise NotFound(
-                f"No profile {profile_name!r}: profiles belong to a recipe, and none was named.",
-                field="profile",
-            )
-        return RenderOptions()
-    if rows.recipe is None:
-        raise NotFound(f"No recipe {recipe_name!r} in this tenant.", field="recipe")
-    params, profiles = rows.recipe
-    profile = None
-    if profile_name:
-        profile = (profiles or {}).get(profile_name)
-        if profile is None:
-            raise NotFound(
-                f"The recipe {recipe_name!r} has no profile {profile_name!r}.", field="profile"
-            )
-    return RenderOptions.from_recipe(params, profile)
-
-
-def _is_context_path(path: str) -> bool:
-    return path.startswith(CONTEXT_PATH_PREFIX) and is_context_name(
-        path[len(CONTEXT_PATH_PREFIX) :]
-    )
-
-
-def _label(rows: RenderRows, *, label: str | None) -> str | None:
-    """The label the render reads by: the request's (`latest`: none), else the recipe's
-    `params.label` (as the rows' statement chose it)."""
-    if label is not None or rows.recipe is None:
-        return None if label == LATEST else label
-    params = rows.recipe[0]
-    return optional_label(params.get(LABEL_PARAM)) if isinstance(params, dict) else None
-
-
-def _documents(
-    rows: RenderRows, *, project: Project, options: RenderOptions, label: str | None
-) -> tuple[tuple[SourceDocument, ...], tuple[ContextDocument, ...]]:
-    """The stored agent document candidates (project, then `_vance`), and the `.AGENTS/`
-    documents; read by ``label``, each says whether it had it."""
-    agent_path = options.agent_document
-    candidates: list[SourceDocument] = []
-    context: list[ContextDocument] = []
-    for project_id, path, body, version, sha256, labelled in rows.documents:
-        fallback = label is not None and not labelled
-        own = project_id == project.pk
-        if path == agent_path:
-            candidates.append(
-                SourceDocument(
-                    level=Level.PROJECT if own else Level.TENANT,
-                    path=path,
-                    body=body,
-                    project=project.slug if own else RESERVED_PROJECT,
-                    version=version,
-                    sha256=sha256,
-                    label_fallback=fallback,
-                )
-            )
-        if own and options.context_enabled and _is_context_path(path):
-            context.append(
-                ContextDocument(
-                    path=path, body=body, version=version, sha256=sha256, label_fallback=fallback
-                )
-            )
-    return tuple(candidates), tuple(context)
-
-
-def _skills(rows: RenderRows, *, project: Project, label: str | None) -> tuple[IndexedSkill, ...]:
-    """The skills the recipe offers (`params.skills`; not set, or no recipe: all), from
-    the project's own and `_vance`'s, a project skill replacing the tenant's; read by
-    ``label``, each at its labelled version where it has the label (else latest, and
-    says so)."""
-    params = rows.recipe[0] if rows.recipe is not None else None
-    selection = skill_selection(params.get(SKILLS_PARAM) if isinstance(params, dict) else None)
-    stored = (
-        IndexedSkill(
-            name=name,
-            description=description,
-            project=project.slug if project_id == project.pk else RESERVED_PROJECT,
-            version=version,
-            sha256=sha256,
-            label_fallback=label is not None and not labelled,
-        )
-        for project_id, name, description, version, sha256, labelled in rows.skills
-    )
-    return tuple(selected(offered(stored, project=project.slug), selection))
-
-
-def memory_block_inputs(
-    *,
-    project: Project,
-    recipe_name: str | None = None,
-    profile_name: str | None = None,
-    client_document: ClientDocument | None = None,
-    paths: tuple[str, ...] = (),
-    label: str | None = None,
-) -> MemoryBlockInputs:
-    """Everything a render of ``project`` reads, as plain data for the pure core: one query,
-    or none while the tenant's rows in the shared cache are current (`render_inputs`)."""
-    inputs, _, _ = _inputs_and_read_state(
-        project=project,
-        recipe_name=recipe_name,
-        profile_name=profile_name,
-        client_document=client_document,
-        state_key=None,
-        paths=paths,
-        label=label,
-    )
-    return inputs
-
-
 def _inputs_and_read_state(
     *,
     project: Project,
@@ -285,38 +155,18 @@ def _inputs_and_read_state(
         recipe=recipe,
         label=label,
         read=lambda: memory_block_rows(project=project, recipe_name=recipe, label=label),
-        size=_rows_size,
+        size=memory_block_selectors.rows_size,
         with_keys=[state_key] if state_key else [],
         rate_limit=rate_limit,
     )
-    rows: RenderRows = cached.rows
-    options = _options(rows, recipe_name=recipe_name, profile_name=profile_name)
-    read_by = _label(rows, label=label)
-    # What the rows give for these options, made once while the rows stay current.
-    documents_key = ("documents", options.agent_document, options.context_enabled)
-    if documents_key not in cached.memo:
-        cached.memo[documents_key] = _documents(
-            rows, project=project, options=options, label=read_by
-        )
-    candidates, context = cached.memo[documents_key]
-    if "skills" not in cached.memo:
-        cached.memo["skills"] = _skills(rows, project=project, label=read_by)
-    if options.agent_document is not None:
-        # The bundled default stage, read on every render (a file that usually is not there).
-        default = read_default_document(
-            settings.AGENTDOCS_DEFAULT_DOCUMENTS_DIR, options.agent_document
-        )
-        if default is not None:
-            candidates = (*candidates, default)
-    inputs = MemoryBlockInputs(
-        options=options,
-        settings=rows.settings,
-        agent_candidates=candidates,
+    inputs = memory_block_selectors.inputs_from_rows(
+        cached,
+        project=project,
+        recipe_name=recipe_name,
+        profile_name=profile_name,
         client_document=client_document,
-        context_documents=context,
         paths=paths,
-        label=read_by,
-        skills=cached.memo["skills"],
+        label=label,
     )
     stored = _stored_read_state(found.get(state_key) if state_key else None)
     return inputs, stored, cached.memo

@@ -19,7 +19,12 @@ disk cache of the embedded default on one machine): with a per-process
 local-memory cache a write in one worker would not reach the others.
 `AGENTDOCS_RENDER_CACHE` (on by default, as both are shared) says which.
 
-Each process also keeps the rows it last used (`_LOCAL`), with what it derived
+This module writes the shared cache: the generation, the rows a render filled on a
+miss, the validators. The keys, the code's stamp, this process's copies and a lookup
+that leaves the shared cache as it was (`current_rows`, for the selectors that read
+what a render reads) are `agentdocs.selectors.render_cache`'s.
+
+Each process also keeps the rows it last used (`LOCAL`), with what it derived
 from them (`Rows.memo`: the parsed context documents, a composed context layer):
 while the generation read in the render's round trip is the one they were read
 under, the process uses them without fetching or unpickling them again, so a
@@ -39,14 +44,10 @@ serves an ETag of the old code.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import threading
 import uuid
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -55,31 +56,17 @@ from django.db import transaction
 
 from agentdocs import ratelimit
 from agentdocs.cache import get_many_and_counts
-
-GENERATION_KEY = "render-generation:v1:{tenant_id}"
-# The rows' key holds the code's stamp (`build_stamp`): rows that an older deploy cached
-# in a cache that outlives it (Redis, the disk cache) have an older shape, and are
-# never read by newer code.
-ROWS_KEY = "render-rows:v2:{stamp}:{tenant_id}:{project_id}:{recipe}"
-# Rows read by a label (issue 29) are kept apart: ROWS_KEY, then this.
-LABEL_SUFFIX = ":label:{label}"
-
-
-def render_rows_key(
-    *, tenant_id: int, project_id: int, recipe: str | None, label: str | None = None
-) -> str:
-    """Where the render rows of one project, recipe and label are cached."""
-    key = ROWS_KEY.format(
-        stamp=build_stamp(), tenant_id=tenant_id, project_id=project_id, recipe=recipe or ""
-    )
-    return key + LABEL_SUFFIX.format(label=label) if label else key
-
+from agentdocs.selectors.render_cache import (
+    GENERATION_KEY,
+    Rows,
+    build_stamp,
+    enabled,
+    local_get,
+    local_put,
+    render_rows_key,
+)
 
 VALIDATOR_KEY = "validator:v1:{tenant_id}:{stamp}:{digest}"
-
-
-def enabled() -> bool:
-    return bool(settings.AGENTDOCS_RENDER_CACHE)
 
 
 def _new_generation(tenant_id: int) -> None:
@@ -105,62 +92,6 @@ def _current_generation(tenant_id: int, found: dict[str, Any]) -> str:
         cache.add(generation_key, uuid.uuid4().hex, None)
         generation = cache.get(generation_key)
     return str(generation)
-
-
-@dataclass
-class Rows:
-    """A render's rows and ``memo``, where the caller keeps what it derives from them.
-
-    The memo lives as long as the rows stay current in this process (an empty one
-    each time when the render cache is off), so anything in it must be a function
-    of the rows and of its own key alone."""
-
-    rows: Any
-    memo: dict[Hashable, Any] = field(default_factory=dict)
-
-
-@dataclass
-class _Local:
-    generation: str
-    rows: Rows
-    size: int
-
-
-# The rows each process last used, by rows key, least recently used first. Bounded by
-# entries and by the bytes of their documents, so a few huge projects cannot hold a
-# worker's memory.
-_LOCAL: OrderedDict[str, _Local] = OrderedDict()
-_LOCAL_LOCK = threading.Lock()
-LOCAL_MAX_ENTRIES = 256
-LOCAL_MAX_BYTES = 64 * 1024 * 1024
-
-
-def _local_get(rows_key: str) -> _Local | None:
-    with _LOCAL_LOCK:
-        local = _LOCAL.get(rows_key)
-        if local is not None:
-            _LOCAL.move_to_end(rows_key)
-        return local
-
-
-def _local_put(rows_key: str, generation: str, rows: Any, size: int) -> Rows:
-    kept = Rows(rows)
-    if size > LOCAL_MAX_BYTES // 4:
-        return kept
-    with _LOCAL_LOCK:
-        _LOCAL.pop(rows_key, None)
-        _LOCAL[rows_key] = _Local(generation, kept, size)
-        total = sum(local.size for local in _LOCAL.values())
-        while len(_LOCAL) > LOCAL_MAX_ENTRIES or total > LOCAL_MAX_BYTES:
-            _, dropped = _LOCAL.popitem(last=False)
-            total -= dropped.size
-    return kept
-
-
-def local_clear() -> None:
-    """Forget this process's rows (tests that change the cache under it)."""
-    with _LOCAL_LOCK:
-        _LOCAL.clear()
 
 
 def cached_rows(
@@ -195,7 +126,7 @@ def cached_rows(
     rows_key = render_rows_key(
         tenant_id=tenant_id, project_id=project_id, recipe=recipe, label=label
     )
-    local = _local_get(rows_key)
+    local = local_get(rows_key)
     wanted = [generation_key, *with_keys] if local else [generation_key, rows_key, *with_keys]
     found, counts = get_many_and_counts(wanted, counters=counters)
     if rate_limit is not None:
@@ -210,23 +141,7 @@ def cached_rows(
     else:
         rows = read()
         cache.set(rows_key, (generation, rows), settings.AGENTDOCS_RENDER_CACHE_TTL_SECONDS)
-    return _local_put(rows_key, generation, rows, size(rows)), extras
-
-
-@functools.cache
-def build_stamp() -> str:
-    """A digest of the package's code and the bundled default documents, once per process:
-    what a validated answer looks like can change only when one of them does."""
-    digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent.parent
-    defaults = Path(settings.AGENTDOCS_DEFAULT_DOCUMENTS_DIR)
-    files = sorted(package.rglob("*.py"))
-    if defaults.is_dir():
-        files += sorted(path for path in defaults.rglob("*") if path.is_file())
-    for path in files:
-        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0")
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    return local_put(rows_key, generation, rows, size(rows)), extras
 
 
 @dataclass(frozen=True)

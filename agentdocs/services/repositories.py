@@ -1,13 +1,8 @@
 """Repositories: a repository's report of its exported agent files (`agentdocs sync`,
-`sync --check`, `bind --repo`), and each repository's state against the server's
-export now.
+`sync --check`, `bind --repo`). Each repository's state against the server's export
+now is computed on read (`agentdocs.selectors.repositories`).
 
-The state is computed on read: the export of each distinct set of formats (and recipe
-and profile) is built once per request from the render's reads (one query, or none
-while the shared cache is current), whatever the number of repositories, and at most
-`AGENTDOCS_REPOSITORY_EXPORTS_PER_REQUEST` sets per request: a repository past them is
-`not-computed` in that answer. Formats are kept sorted, so an order is never a set of
-its own. A report is refused when a field holds a hidden character or a secret (the
+A report is refused when a field holds a hidden character or a secret (the
 activity feed and webhook receivers would show it), its remote without credentials. A
 report that changes
 a repository's state emits `repository.state_changed`, in the report's transaction; a
@@ -17,138 +12,22 @@ when read): see docs/repositories.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from typing import Any, TypedDict
+from dataclasses import replace
+from typing import TypedDict
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
 from agentdocs.core import repositories as core
-from agentdocs.core.errors import AgentdocsError, InvalidInput
-from agentdocs.core.export import build_export
+from agentdocs.core.errors import InvalidInput
 from agentdocs.core.hidden_characters import refuse_hidden
 from agentdocs.core.repository_runs import clean_remote
 from agentdocs.core.secret_scan import refuse_secret_in_text
 from agentdocs.core.stored_text import refuse_hidden_or_secret
 from agentdocs.models import ApiToken, BindingRecord, Project, Repository, RepositoryCheck
 from agentdocs.selectors import repositories as selectors
-from agentdocs.selectors.export import export_skills
 from agentdocs.services import events
-from agentdocs.services.memory_block import memory_block_inputs
-
-ExportKey = tuple[str, str, str]  # formats, recipe, profile
-
-
-@dataclass(frozen=True)
-class RepositoryStatus:
-    """A repository with its state against the server's export now."""
-
-    repository: Repository
-    current_export_sha256: str | None
-    state: str
-    behind_by: dict[str, int] = field(default_factory=dict)
-    created: bool = False  # by this report: its first
-
-
-def _key(repository: Repository) -> ExportKey:
-    # Normalized again: a repository reported before formats were kept sorted.
-    formats = core.normal_formats(repository.formats.split(","))
-    return (formats, repository.recipe, repository.profile)
-
-
-def exports_per_request() -> int:
-    return settings.AGENTDOCS_REPOSITORY_EXPORTS_PER_REQUEST
-
-
-def current_exports(
-    *, project: Project, keys: Iterable[ExportKey], limit: int | None = None
-) -> dict[ExportKey, core.CurrentExport | None]:
-    """The server's export now of each (formats, recipe, profile): the render's reads
-    once per recipe and profile, the export once per key; None where it cannot be made
-    (a recipe since deleted). With ``limit``, only the first ``limit`` distinct keys
-    are built; the others are missing from the answer (not computed)."""
-    inputs: dict[tuple[str, str], Any] = {}
-    found: dict[ExportKey, core.CurrentExport | None] = {}
-    distinct = list(dict.fromkeys(keys))
-    for key in distinct if limit is None else distinct[:limit]:
-        formats, recipe, profile = key
-        if (recipe, profile) not in inputs:
-            try:
-                inputs[(recipe, profile)] = memory_block_inputs(
-                    project=project, recipe_name=recipe or None, profile_name=profile or None
-                )
-            except AgentdocsError:
-                inputs[(recipe, profile)] = None
-        read = inputs[(recipe, profile)]
-        if read is None:
-            found[key] = None
-            continue
-        skills = export_skills(tenant_id=project.tenant_id, inputs=read)
-        exports = [
-            build_export(
-                read,
-                tenant=project.tenant.slug,
-                project=project.slug,
-                format=name,
-                skills=skills,
-            )
-            for name in formats.split(",")
-        ]
-        found[key] = core.current_export(exports)
-    return found
-
-
-def _status(repository: Repository, now: core.CurrentExport | None) -> RepositoryStatus:
-    current = now.sha256 if now is not None else None
-    state = core.repository_state(
-        files=repository.files,
-        export_sha256=repository.export_sha256,
-        current_sha256=current,
-    )
-    behind: dict[str, int] = {}
-    if state == core.BEHIND and now is not None and repository.baseline:
-        behind = core.behind_by(baseline=repository.baseline, now=now.sources)
-    return RepositoryStatus(
-        repository=repository, current_export_sha256=current, state=state, behind_by=behind
-    )
-
-
-def _not_computed(repository: Repository) -> RepositoryStatus:
-    return RepositoryStatus(
-        repository=repository, current_export_sha256=None, state=core.NOT_COMPUTED
-    )
-
-
-def repository_statuses(
-    *, project: Project, repositories: Iterable[Repository]
-) -> list[RepositoryStatus]:
-    """Each repository with its state now, in order; past the request's budget of
-    exports (`exports_per_request`), a repository whose export is not among those built
-    is `not-computed`."""
-    rows = list(repositories)
-    exports = current_exports(
-        project=project, keys=(_key(row) for row in rows), limit=exports_per_request()
-    )
-    return [
-        _status(row, exports[_key(row)]) if _key(row) in exports else _not_computed(row)
-        for row in rows
-    ]
-
-
-def repository_list_status(*, project: Project) -> list[RepositoryStatus]:
-    """A project's repositories with their state now: a constant number of queries."""
-    return repository_statuses(
-        project=project, repositories=selectors.repository_list(project=project)
-    )
-
-
-def repository_status(*, project: Project, repository_id: int) -> RepositoryStatus:
-    repository = selectors.repository_get(project=project, repository_id=repository_id)
-    return repository_statuses(project=project, repositories=[repository])[0]
-
 
 # The report
 
@@ -181,7 +60,7 @@ def repository_report(
     export_sha256: str,
     files: dict[str, str],
     binding: int | None,
-) -> RepositoryStatus:
+) -> selectors.RepositoryStatus:
     """Record one report of a repository (made on its first), and answer its state.
 
     A repository is its remote (credentials stripped) and branch; without a remote, the
@@ -221,9 +100,9 @@ def repository_report(
     if record is not None and kind != "bind":
         raise InvalidInput("`binding` goes with `kind: bind` only.", field="binding")
     now = timezone.now()
-    exported = current_exports(project=project, keys=[(formats, recipe or "", profile or "")])[
-        (formats, recipe or "", profile or "")
-    ]
+    exported = selectors.current_exports(
+        project=project, keys=[(formats, recipe or "", profile or "")]
+    )[(formats, recipe or "", profile or "")]
     current = exported.sha256 if exported is not None else None
     with transaction.atomic():
         repository, created = Repository.objects.select_for_update().get_or_create(
@@ -273,7 +152,7 @@ def repository_report(
             _state_changed(repository, previous=None if created else previous, user=user, kind=kind)
     if record is not None:
         repository.last_run = BindingRecord.objects.defer("record").get(pk=record.pk)
-    return replace(_status(repository, exported), created=created)
+    return replace(selectors.repository_status_of(repository, exported), created=created)
 
 
 class RepositoryEventData(TypedDict):

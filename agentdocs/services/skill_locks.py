@@ -18,7 +18,8 @@ from django.utils import timezone
 
 from agentdocs.core.errors import NotFound
 from agentdocs.models import Skill
-from agentdocs.services.document_locks import lock_is_active, require_unlocked, valid_ttl
+from agentdocs.selectors.document_locks import lock_is_active
+from agentdocs.services.document_locks import require_unlocked, valid_ttl
 
 LOCK_FIELDS = ["lock_holder", "lock_expires_at"]
 

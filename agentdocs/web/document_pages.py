@@ -23,13 +23,13 @@ from agentdocs.core.errors import (
 from agentdocs.core.numbers import positive_int
 from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import ProjectAccess
+from agentdocs.selectors import document_locks as lock_selectors
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors import outcomes as outcome_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
 from agentdocs.services import costs as cost_service
-from agentdocs.services import document_locks
 from agentdocs.web import hidden_characters
 from agentdocs.web.diffview import side_by_side
 from agentdocs.web.forms.documents import DocumentEditForm
@@ -75,7 +75,7 @@ def shadowed_tenant_document(access: ProjectAccess, path: str) -> Document | Non
 
 
 def lock_context(access: ProjectAccess, document: Document) -> dict:
-    lock = document_locks.lock_state(document)
+    lock = lock_selectors.lock_state(document)
     held_by_me = lock is not None and document.lock_holder_id == access.user.pk
     return {
         "lock": lock,

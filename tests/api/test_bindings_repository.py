@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from agentdocs.models import BindingRecord
-from agentdocs.services.export import export_build
+from agentdocs.selectors.export import export_build
 from tests.services.test_signing import KEYS, run_cli
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from agentdocs.models import BindingRecord, Scope
-from agentdocs.services import bindings as binding_service
+from agentdocs.selectors import binding_checks
 from agentdocs.services import tokens as token_service
 from tests.api.test_mcp_http import (
     INITIALIZE,
@@ -50,7 +50,7 @@ def assert_bound(record: BindingRecord, instructions: str) -> None:
     bound = record.record["memory_block"]["instructions"]
     assert bound["bytes"] == len(instructions.encode("utf-8"))
     assert bound["form"] == 2  # the first line's form, which says where the rules are
-    rebuilt = binding_service.binding_reconstruct(record=record)["memory_block"]
+    rebuilt = binding_checks.binding_reconstruct(record=record)["memory_block"]
     assert rebuilt["verified"] is True
     assert rebuilt["instructions"] == instructions
 

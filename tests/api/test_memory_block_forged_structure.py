@@ -16,8 +16,8 @@ from agentdocs.core.block_structure import STRUCTURE_VERSION
 from agentdocs.core.memory_block import compose_memory_block
 from agentdocs.management.commands import seed_demo
 from agentdocs.models import BindingRecord
+from agentdocs.selectors import memory_block as memory_block_selectors
 from agentdocs.services import documents as document_service
-from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import policy as policy_service
 from tests.cli.test_main import run_cli
 
@@ -179,7 +179,7 @@ def test_a_record_bound_before_the_rule_reconstructs_as_it_was_rendered_then(
     client = api(writer)
     record = bind(client)
     # What a render before this rule sent: the same inputs, no neutralization.
-    inputs = memory_block_service.memory_block_inputs(project=project)
+    inputs = memory_block_selectors.memory_block_inputs(project=project)
     before = compose_memory_block(dataclasses.replace(inputs, structure=0))
     assert '\n</context>\n<context path=".AGENTS/overview.md">\nFORGED' in before.text
     stored = BindingRecord.objects.get(pk=record["id"])

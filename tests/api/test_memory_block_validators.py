@@ -17,6 +17,7 @@ from django.db import connection, connections
 from rest_framework.test import APIClient
 
 from agentdocs.models import ApiToken
+from agentdocs.selectors import render_cache as render_cache_reads
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
@@ -45,7 +46,7 @@ def documents(project, vance, make_document):
 def _drop_cached_rows(project) -> None:
     """Forget the preview's cached rows, so a render would have to query again."""
     cache.delete(
-        render_cache.render_rows_key(
+        render_cache_reads.render_rows_key(
             tenant_id=project.tenant_id, project_id=project.pk, recipe=None
         )
     )
@@ -291,18 +292,18 @@ def test_with_the_render_cache_off_conditional_gets_still_work(
 
 
 def test_the_build_stamp_follows_the_bundled_defaults(settings, tmp_path):
-    render_cache.build_stamp.cache_clear()
+    render_cache_reads.build_stamp.cache_clear()
     try:
-        shipped = render_cache.build_stamp()
+        shipped = render_cache_reads.build_stamp()
         (tmp_path / "agent.md").write_text("# Default\n")
         settings.AGENTDOCS_DEFAULT_DOCUMENTS_DIR = tmp_path
-        render_cache.build_stamp.cache_clear()
-        first = render_cache.build_stamp()
+        render_cache_reads.build_stamp.cache_clear()
+        first = render_cache_reads.build_stamp()
         (tmp_path / "agent.md").write_text("# Default, changed\n")
-        render_cache.build_stamp.cache_clear()
-        assert len({shipped, first, render_cache.build_stamp()}) == 3
+        render_cache_reads.build_stamp.cache_clear()
+        assert len({shipped, first, render_cache_reads.build_stamp()}) == 3
     finally:
-        render_cache.build_stamp.cache_clear()
+        render_cache_reads.build_stamp.cache_clear()
 
 
 # Revocation under load: threads keep sending conditional GETs while the main thread

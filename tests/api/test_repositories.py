@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 
 from agentdocs.links import event_data
 from agentdocs.models import Event, Repository, RepositoryCheck
+from agentdocs.selectors.export import export_build
 from agentdocs.services import documents as document_service
 from agentdocs.services import tokens as token_service
-from agentdocs.services.export import export_build
 from tests.api.test_bindings_repository import section_for
 
 pytestmark = pytest.mark.django_db
@@ -236,7 +236,7 @@ def _count_queries(client, url) -> int:
 def test_the_list_and_detail_queries_do_not_grow_with_the_repositories(api, writer, project, notes):
     client = api(writer)
     first = client.post(BASE, report(project), format="json").json()
-    client.get(BASE)  # warm the render cache, as a running server has it
+    client.get(BASE)  # a first list, as a running server has had
     one = _count_queries(client, BASE)
     one_detail = _count_queries(client, first["url"])
     for index in range(12):

@@ -14,13 +14,13 @@ import pytest
 from playwright.sync_api import expect
 
 from agentdocs.models import Recipe
+from agentdocs.selectors.binding_memory_block import MemoryBlockRequest
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import document_locks
 from agentdocs.services import documents as svc
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
 from agentdocs.services import skills as skill_service
-from agentdocs.services.binding_memory_block import MemoryBlockRequest
 from tests.browser.conftest import SCREENSHOTS
 from tests.skill_bundles import skill_md
 

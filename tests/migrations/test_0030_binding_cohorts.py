@@ -11,11 +11,11 @@ from django.apps import apps
 
 from agentdocs.core.bindings import canonical_json
 from agentdocs.models import BindingRecord
+from agentdocs.selectors.binding_memory_block import MemoryBlockRequest
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
 from agentdocs.services import policy as policy_service
-from agentdocs.services.binding_memory_block import MemoryBlockRequest
 
 fill = importlib.import_module("agentdocs.migrations.0030_binding_cohorts").fill
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from agentdocs.core.memory_block import LayerKind
+from agentdocs.selectors import render_cache as render_cache_reads
 from agentdocs.selectors.memory_block import memory_block_rows
 from agentdocs.services import documents as document_service
 from agentdocs.services import memory_block as memory_block_service
@@ -129,7 +130,7 @@ def test_a_lost_generation_only_costs_a_database_read(
 
     make_document(project, "agent.md", "rules\n")
     render(project)
-    cache.delete(render_cache.GENERATION_KEY.format(tenant_id=project.tenant_id))
+    cache.delete(render_cache_reads.GENERATION_KEY.format(tenant_id=project.tenant_id))
     with django_assert_num_queries(1):
         assert "rules" in render(project).text
 
@@ -206,14 +207,14 @@ def test_a_process_keeps_its_rows_and_still_sees_a_write_from_another(
     from django.core.cache import cache
 
     make_document(project, "agent.md", "first rule\n")
-    render_cache.local_clear()
+    render_cache_reads.local_clear()
     assert "first rule" in render(project).text  # read, stored, kept in this process
-    rows_key = render_cache.render_rows_key(
+    rows_key = render_cache_reads.render_rows_key(
         tenant_id=project.tenant_id, project_id=project.pk, recipe=None
     )
     # Another process writes: its new rows and generation reach this one only through
     # the shared cache, which is all this process may trust.
-    generation_key = render_cache.GENERATION_KEY.format(tenant_id=project.tenant_id)
+    generation_key = render_cache_reads.GENERATION_KEY.format(tenant_id=project.tenant_id)
     cache.set(generation_key, "written-elsewhere", None)
     changed = memory_block_rows(project=project, recipe_name=None)
     changed = type(changed)(
@@ -236,14 +237,14 @@ def test_rows_cached_by_other_code_are_never_read(project, make_document):
     from django.core.cache import cache
 
     make_document(project, "agent.md", "rules\n")
-    key = render_cache.render_rows_key(
+    key = render_cache_reads.render_rows_key(
         tenant_id=project.tenant_id, project_id=project.pk, recipe=None
     )
-    assert render_cache.build_stamp() in key
-    older = key.replace(render_cache.build_stamp(), "0" * 16)
-    generation = cache.get(render_cache.GENERATION_KEY.format(tenant_id=project.tenant_id))
+    assert render_cache_reads.build_stamp() in key
+    older = key.replace(render_cache_reads.build_stamp(), "0" * 16)
+    generation = cache.get(render_cache_reads.GENERATION_KEY.format(tenant_id=project.tenant_id))
     cache.set(older, (generation, ("rows", "of", "another", "shape")), None)
-    render_cache.local_clear()
+    render_cache_reads.local_clear()
     assert "rules" in render(project).text
 
 
@@ -251,9 +252,9 @@ def test_while_the_generation_holds_the_rows_are_not_fetched_again(project, make
     make_document(project, "agent.md", "rules\n")
     for n in range(20):
         make_document(project, f".AGENTS/doc{n:02}.md", f"context {n}\n")
-    render_cache.local_clear()
+    render_cache_reads.local_clear()
     first = render(project)
-    rows_key = render_cache.render_rows_key(
+    rows_key = render_cache_reads.render_rows_key(
         tenant_id=project.tenant_id, project_id=project.pk, recipe=None
     )
     from django.core.cache import cache
@@ -271,21 +272,21 @@ def test_while_the_generation_holds_the_rows_are_not_fetched_again(project, make
 
 
 def test_the_local_copies_are_bounded(project, tenant, admin, make_document, monkeypatch):
-    monkeypatch.setattr(render_cache, "LOCAL_MAX_ENTRIES", 1)
+    monkeypatch.setattr(render_cache_reads, "LOCAL_MAX_ENTRIES", 1)
     other_project = tenant_service.project_create(tenant=tenant, slug="api", name="API", user=admin)
     make_document(project, "agent.md", "acme web\n")
     make_document(other_project, "agent.md", "acme api\n")
-    render_cache.local_clear()
+    render_cache_reads.local_clear()
     assert "acme web" in render(project).text
     assert "acme api" in render(other_project).text
-    assert len(render_cache._LOCAL) == 1
+    assert len(render_cache_reads.LOCAL) == 1
     assert "acme web" in render(project).text  # read again from the shared cache
 
 
 def test_rows_too_large_for_a_local_copy_are_still_rendered(project, make_document, monkeypatch):
-    monkeypatch.setattr(render_cache, "LOCAL_MAX_BYTES", 64)
+    monkeypatch.setattr(render_cache_reads, "LOCAL_MAX_BYTES", 64)
     make_document(project, "agent.md", "a rule long enough to pass the bound " * 4 + "\n")
-    render_cache.local_clear()
+    render_cache_reads.local_clear()
     first = render(project).text
-    assert render_cache._LOCAL == {}
+    assert render_cache_reads.LOCAL == {}
     assert render(project).text == first

@@ -36,13 +36,13 @@ from agentdocs.models import (
 )
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors.binding_memory_block import MemoryBlockRequest
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import providers as provider_service
 from agentdocs.services import tenancy as tenant_service
 from agentdocs.services import tokens as token_service
-from agentdocs.services.binding_memory_block import MemoryBlockRequest
 
 TENANT_SLUG = "demo"
 TENANT_NAME = "Demo Co"

@@ -21,11 +21,12 @@ from agentdocs.core.timeline import session_timelines, timeline_segments
 from agentdocs.models import BindingRecord
 from agentdocs.paging import LateRows
 from agentdocs.permissions import ProjectAccess
+from agentdocs.selectors import binding_checks
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import policy as policy_selectors
+from agentdocs.selectors.binding_memory_block import MemoryBlockRequest
 from agentdocs.services import bindings as binding_service
 from agentdocs.services import memory_block as memory_block_service
-from agentdocs.services.binding_memory_block import MemoryBlockRequest
 from agentdocs.web.forms.bindings import (
     BindForm,
     BindingCompareForm,
@@ -169,7 +170,7 @@ def binding_reconstruct(
             "access": access,
             "project": access.project,
             "record": record,
-            "reconstruction": binding_service.binding_reconstruct(record=record),
+            "reconstruction": binding_checks.binding_reconstruct(record=record),
         },
     )
 

@@ -29,8 +29,9 @@ from agentdocs.core.merge import MergeResult, three_way
 from agentdocs.models import Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors.documents import MergedOnto, merged_onto
 from agentdocs.services import documents as document_service
-from agentdocs.services.documents import Merge, MergedOnto, Written
+from agentdocs.services.documents import Merge, Written
 from agentdocs.web import hidden_characters
 from agentdocs.web.document_pages import (
     StaleSave,
@@ -121,7 +122,7 @@ def _conflict_story(
     return MergeStory(
         result=three_way(base.body, theirs.body, body),
         base_version=base_version,
-        theirs=document_service.merged_onto(theirs),
+        theirs=merged_onto(theirs),
     )
 
 
@@ -161,7 +162,7 @@ def conflict_page(
     story = MergeStory(
         result=error.result,
         base_version=error.base_version,
-        theirs=document_service.merged_onto(theirs),
+        theirs=merged_onto(theirs),
     )
     form = MergeResolutionForm(
         initial={

@@ -12,7 +12,7 @@ from agentdocs.core.errors import InvalidInput
 from agentdocs.core.explain import validate_path, validate_tool
 from agentdocs.core.labels import validate_label_name
 from agentdocs.core.targets import LOADING_TOOLS
-from agentdocs.services import export as export_service
+from agentdocs.selectors import explain as explain_selectors
 from agentdocs.web.pages import add_service_error, member_page
 
 
@@ -35,7 +35,7 @@ def explain_page(request: HttpRequest, tenant: str, project: str) -> HttpRespons
             tool = validate_tool(form.cleaned_data["tool"])
             path = validate_path(form.cleaned_data["path"])
             label = form.cleaned_data["label"]
-            answer = export_service.export_explain(
+            answer = explain_selectors.export_explain(
                 project=access.project,
                 tool=tool,
                 path=path,

@@ -16,7 +16,6 @@ from agentdocs.core.targets import TARGETS
 from agentdocs.selectors import export as export_selectors
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors import policy as policy_selectors
-from agentdocs.services import export as export_service
 from agentdocs.web.forms.export import ExportForm
 from agentdocs.web.pages import add_service_error, list_page, member_page
 
@@ -46,7 +45,7 @@ def export_page(request: HttpRequest, tenant: str, project: str) -> HttpResponse
     if form.is_valid():
         label = form.cleaned_data["label"]
         try:
-            export = export_service.export_build(
+            export = export_selectors.export_build(
                 project=access.project,
                 format=form.cleaned_data["format"] or ALL,
                 recipe_name=form.cleaned_data["recipe"] or None,

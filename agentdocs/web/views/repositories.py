@@ -9,8 +9,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from agentdocs import permissions
+from agentdocs.selectors import repositories as repository_selectors
 from agentdocs.selectors import repositories as selectors
-from agentdocs.services import repositories as repository_service
 from agentdocs.web.pages import list_page, member_page
 
 
@@ -18,7 +18,7 @@ from agentdocs.web.pages import list_page, member_page
 @require_GET
 def repository_list(request: HttpRequest, tenant: str, project: str) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    rows = repository_service.repository_list_status(project=access.project)
+    rows = repository_selectors.repository_list_status(project=access.project)
     return render(
         request,
         "agentdocs/repositories.html",
@@ -32,7 +32,9 @@ def repository_detail(
     request: HttpRequest, tenant: str, project: str, repository_id: int
 ) -> HttpResponse:
     access = permissions.project_access(request.user, tenant, project)
-    row = repository_service.repository_status(project=access.project, repository_id=repository_id)
+    row = repository_selectors.repository_status(
+        project=access.project, repository_id=repository_id
+    )
     return render(
         request,
         "agentdocs/repository.html",

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from agentdocs.models import Document
+from agentdocs.selectors import document_locks as lock_selectors
 from agentdocs.services import document_locks
 from agentdocs.services import documents as svc
 
@@ -503,7 +504,7 @@ def test_a_save_refused_by_a_lock_shows_one_banner_with_a_readable_time(
 ):
     svc.document_write(document=agent_md, body="# Two\n", base_version=1, user=writer)
     agent_md = document_locks.document_lock(document=agent_md, user=admin)
-    expires = document_locks.lock_state(agent_md)["expires_at"]
+    expires = lock_selectors.lock_state(agent_md)["expires_at"]
 
     response = browse(writer).post(url, data)
 

@@ -9,9 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from agentdocs.models import Repository
+from agentdocs.selectors.export import export_build
 from agentdocs.services import documents as document_service
 from agentdocs.services import repositories as repository_service
-from agentdocs.services.export import export_build
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@ the run's recipe, profile, client document and paths), bound to the exact versio
 was rendered from, and reconstructed byte for byte from the record later.
 
 `agentdocs.services.bindings` stores the record; this module makes and reads back its
-`memory_block` part.
+`memory_block` part, and writes nothing (a render as a preview touches no read state).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from agentdocs.core.skill_index import IndexedSkill
 from agentdocs.models import BindingRecord, Document, Project, Tenant
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors.export import export_skills
-from agentdocs.services import memory_block as memory_block_service
+from agentdocs.selectors.memory_block import memory_block_inputs
 
 
 @dataclass(frozen=True)
@@ -180,7 +180,7 @@ def binding_memory_block_bind(
     MCP session instructions made of it when asked (their hash and budget)."""
     names = {"recipe": request.recipe or None, "profile": request.profile or None}
     client = request.client_document
-    inputs = memory_block_service.memory_block_inputs(
+    inputs = memory_block_inputs(
         project=project,
         recipe_name=names["recipe"],
         profile_name=names["profile"],
@@ -327,7 +327,7 @@ def binding_export_bind(
 ) -> tuple[Export, dict[str, Any]]:
     """The project's current export of ``format`` and the inputs it was built from
     (`bound_inputs`): a repository section's in-sync files are rebuilt from them."""
-    inputs = memory_block_service.memory_block_inputs(project=project)
+    inputs = memory_block_inputs(project=project)
     export = build_export(
         inputs,
         tenant=tenant.slug,

@@ -1,52 +1,15 @@
-"""Export, Django side: the reads a render does, then the pure layout (the skills' files
-and the size check are `agentdocs.selectors.export`'s).
-
-An export reads exactly what a Memory Block render reads (`memory_block_inputs`:
-one query, or none while the tenant's rows in the shared cache are current)
-and hands it to `agentdocs.core.export.build_export`.
-"""
+"""Explain: what a tool loads for a path from a project's current export, with the agent
+notes the cascade passes over (`agentdocs.core.explain`): the same reads as one export."""
 
 from __future__ import annotations
 
 from agentdocs.core.cascade import resolve_cascade
 from agentdocs.core.explain import Explanation, Shadowed, explain
-from agentdocs.core.export import Export, build_export, validate_format
+from agentdocs.core.export import build_export
 from agentdocs.core.targets import LoadingTool
 from agentdocs.models import Project
 from agentdocs.selectors import repositories as repository_selectors
-from agentdocs.selectors.export import export_check_size, export_skills
-from agentdocs.services.memory_block import memory_block_inputs
-
-
-def export_build(
-    *,
-    project: Project,
-    format: str,
-    recipe_name: str | None = None,
-    profile_name: str | None = None,
-    within_limit: bool = True,
-    label: str | None = None,
-) -> Export:
-    """The files of ``format`` for ``project`` (the caller has checked access; readers
-    may export). An unknown format is InvalidInput naming `format`; an unknown recipe
-    or profile is NotFound, as for a render. With ``within_limit`` (the default), an
-    export over `AGENTDOCS_MAX_EXPORT_BYTES` is TooLarge naming `format`, before any
-    JSON or zip of it is made; the Export page asks without it, to list the files.
-    ``label`` reads each document at its version under that label, as a render does."""
-    format = validate_format(format)
-    inputs = memory_block_inputs(
-        project=project, recipe_name=recipe_name, profile_name=profile_name, label=label
-    )
-    export = build_export(
-        inputs,
-        tenant=project.tenant.slug,
-        project=project.slug,
-        format=format,
-        skills=export_skills(tenant_id=project.tenant_id, inputs=inputs),
-    )
-    if within_limit:
-        export_check_size(export)
-    return export
+from agentdocs.selectors.memory_block import memory_block_inputs
 
 
 def export_explain(
