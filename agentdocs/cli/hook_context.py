@@ -36,7 +36,6 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,16 +119,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass
 class Outcome:
-    """What one run delivers: the text inside the tool's form, how the block was had,
-    and the line for stderr."""
+    """What one run delivers: the text inside the tool's form, how the block was had
+    (``block``: server, cache, refused or none), and the line for stderr."""
 
-    text: str
-    block: str  # server, cache, refused or none
-    line: str
-    turn: Turn | None = None
-    relies_on: list[dict[str, str]] = field(default_factory=list)
+    __slots__ = ("block", "line", "relies_on", "text", "turn")
+
+    def __init__(
+        self,
+        *,
+        text: str,
+        block: str,
+        line: str,
+        turn: Turn | None = None,
+        relies_on: list[dict[str, str]] | None = None,
+    ) -> None:
+        self.text = text
+        self.block = block
+        self.line = line
+        self.turn = turn
+        self.relies_on = relies_on or []
 
 
 class _Refused(Exception):

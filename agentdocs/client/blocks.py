@@ -19,7 +19,6 @@ received, which an agent that lost its context could not use.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 from urllib.parse import quote
@@ -48,16 +47,30 @@ class NoCachedBlock(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
 class Turn:
-    text: str
-    # The render's JSON answer (None when it was served from the cache or as text).
-    answer: dict[str, Any] | None
-    served_from: str  # "server" or "cache"
-    sha256: str
-    warning: str | None = None
-    # The server's signature of ``text`` (None: none was sent, or none was kept).
-    signature: str | None = None
+    """A turn's block: its text; the render's JSON answer (None when it was served from
+    the cache or as text); ``served_from`` "server" or "cache"; the text's sha256; the
+    warning written, if any; and the server's signature of the text (None: none was
+    sent, or none was kept)."""
+
+    __slots__ = ("answer", "served_from", "sha256", "signature", "text", "warning")
+
+    def __init__(
+        self,
+        *,
+        text: str,
+        answer: dict[str, Any] | None,
+        served_from: str,
+        sha256: str,
+        warning: str | None = None,
+        signature: str | None = None,
+    ) -> None:
+        self.text = text
+        self.answer = answer
+        self.served_from = served_from
+        self.sha256 = sha256
+        self.warning = warning
+        self.signature = signature
 
 
 class ResilientBlocks:
