@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TextIO
 from urllib.parse import quote
 
@@ -57,12 +56,24 @@ class ServerRefused(CommandError):
         self.code = code
 
 
-@dataclass(frozen=True)
 class Command:
-    name: str
-    help: str
-    configure: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
+    """A subcommand: its name, help, arguments and what runs it. A plain class, as are
+    the others on `agentdocs hook context`'s path: `dataclasses` imports `inspect`, a
+    tenth of the hook's imports (bench/README.md, `hook_context.py`)."""
+
+    __slots__ = ("configure", "help", "name", "run")
+
+    def __init__(
+        self,
+        name: str,
+        help: str,
+        configure: Callable[[argparse.ArgumentParser], None],
+        run: Callable[[argparse.Namespace], int],
+    ) -> None:
+        self.name = name
+        self.help = help
+        self.configure = configure
+        self.run = run
 
 
 COMMANDS: dict[str, Command] = {}

@@ -36,9 +36,8 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentdocs.cli.base import write
 from agentdocs.client import http
@@ -50,15 +49,23 @@ from agentdocs.client.blocks import (
     Unavailable,
 )
 from agentdocs.client.cache import BlockCache, CacheKey, default_cache_dir
-from agentdocs.core import hook_delivery, signing
+from agentdocs.core import hook_delivery
 from agentdocs.core.hook_delivery import Delivery, HookCall
 from agentdocs.core.session_hooks import CONTEXT_HOOKS
+
+if TYPE_CHECKING:
+    from agentdocs.core import signing
+
 
 DEFAULT_HOOK_TIMEOUT_SECONDS = 3.0
 LOCK_FILE = "agentdocs.lock.json"
 KEYS_PATH = "/.well-known/agentdocs/keys.json"
-# Published keys are fetched again after this long, or at once for an unknown key id.
-KEYS_MAX_AGE_SECONDS = 24 * 3600
+# The published keys are kept in the cache folder, so that a hook whose block names a
+# key it knows makes one round trip (the render), and fetched again after this long (a
+# key the server took out of its published set is trusted at most this long after), at
+# once for a key id they do not name (a new key), and whenever the copy kept is dated
+# in the future.
+KEYS_MAX_AGE_SECONDS = 3600
 NOT_VERIFIED = (
     "agentdocs: the house rules could not be verified ({why}); none were injected. "
     "Ask the person running this session to check the agentdocs server."
@@ -112,16 +119,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass
 class Outcome:
-    """What one run delivers: the text inside the tool's form, how the block was had,
-    and the line for stderr."""
+    """What one run delivers: the text inside the tool's form, how the block was had
+    (``block``: server, cache, refused or none), and the line for stderr."""
 
-    text: str
-    block: str  # server, cache, refused or none
-    line: str
-    turn: Turn | None = None
-    relies_on: list[dict[str, str]] = field(default_factory=list)
+    __slots__ = ("block", "line", "relies_on", "text", "turn")
+
+    def __init__(
+        self,
+        *,
+        text: str,
+        block: str,
+        line: str,
+        turn: Turn | None = None,
+        relies_on: list[dict[str, str]] | None = None,
+    ) -> None:
+        self.text = text
+        self.block = block
+        self.line = line
+        self.turn = turn
+        self.relies_on = relies_on or []
 
 
 class _Refused(Exception):
@@ -196,17 +213,35 @@ def _session_marker(cache: BlockCache, key: CacheKey, session: str) -> str:
     return f"sessions/{digest}.json"
 
 
-def _keys(
+def _import_signing() -> None:
+    """The signature check (`agentdocs.core.signing`, with `cryptography`), imported
+    while the server renders: after the render's request is sent, before its answer is
+    read (the server works on the other core)."""
+    from agentdocs.core import signing  # noqa: F401
+
+
+def keys_cache_name(url: str) -> str:
+    """Where the cache folder keeps the published keys of the server at ``url``."""
+    return f"keys/{hashlib.sha256(url.encode('utf-8')).hexdigest()[:32]}.json"
+
+
+def published_keys(
     session: http.Session, cache: BlockCache, url: str, key_id: str, *, timeout: float
 ) -> list[signing.PublicKey] | None:
     """The server's published keys: the cached copy while it names ``key_id`` and is
-    young, else fetched again (None when they can be had neither way)."""
-    name = f"keys/{hashlib.sha256(url.encode('utf-8')).hexdigest()[:32]}.json"
+    younger than KEYS_MAX_AGE_SECONDS, else fetched again; the copy kept, however old,
+    when they cannot be fetched (a block served from the cache, the server down); None
+    when they can be had neither way."""
+    name = keys_cache_name(url)
     kept = cache.read_json(name)
     kept_keys = None
     if isinstance(kept, dict) and isinstance(kept.get("keys"), list):
         kept_keys = kept["keys"]
-        fresh = time.time() - float(kept.get("fetched_at") or 0) < KEYS_MAX_AGE_SECONDS
+        try:
+            age = time.time() - float(kept.get("fetched_at") or 0)
+        except (TypeError, ValueError):
+            age = -1.0
+        fresh = 0 <= age < KEYS_MAX_AGE_SECONDS
         if fresh and any(isinstance(k, dict) and k.get("key_id") == key_id for k in kept_keys):
             return kept_keys
     try:
@@ -233,13 +268,15 @@ def verify_block(
 ) -> str | None:
     """None when ``turn``'s text carries a valid signature of this server for this
     project; else why not, in words."""
+    from agentdocs.core import signing  # imported during the render (`_import_signing`)
+
     if not turn.signature:
         return "the block carries no signature"
     try:
         claim, _payload, _signature = signing.token_decode(turn.signature)
     except signing.MalformedToken as error:
         return f"the signature cannot be read: {error}"
-    keys = _keys(session, cache, url, claim["key_id"], timeout=timeout)
+    keys = published_keys(session, cache, url, claim["key_id"], timeout=timeout)
     if keys is None:
         return "the server's published keys cannot be had"
     for key in keys:
@@ -309,7 +346,13 @@ def _deliver(args: argparse.Namespace, call: HookCall, started: float) -> tuple[
         payload["profile"] = profile
     try:
         turn = blocks.turn(
-            payload=payload, recipe=recipe, profile=profile, label=label, keep_pending=False
+            payload=payload,
+            recipe=recipe,
+            profile=profile,
+            label=label,
+            keep_pending=False,
+            while_waiting=_import_signing,
+            revalidate_later=True,  # after the output is written, with the bind (`_bind`)
         )
     except (NoCachedBlock, _Refused, Unavailable) as error:
         return Outcome(text=NOT_DELIVERED.format(why=error), block="none", line=str(error)), binding
@@ -378,6 +421,11 @@ def _bind(binding: Any, outcome: Outcome, record: dict[str, Any], timeout: float
     blocks, key, _session = binding
     blocks.timeout = timeout
     if outcome.block == "server":
+        if outcome.turn is not None:
+            # The cached block brought up to date, as `turn` does for other callers (a
+            # resume's stubs are not the block a server down would get), before the
+            # record: once the record is stored, the cache is current.
+            blocks.refresh_unless_cached(key, outcome.turn.sha256)
         try:
             response = blocks.bind(record)
         except Unavailable:

@@ -19,7 +19,6 @@ received, which an agent that lost its context could not use.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 from urllib.parse import quote
@@ -48,16 +47,30 @@ class NoCachedBlock(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
 class Turn:
-    text: str
-    # The render's JSON answer (None when it was served from the cache or as text).
-    answer: dict[str, Any] | None
-    served_from: str  # "server" or "cache"
-    sha256: str
-    warning: str | None = None
-    # The server's signature of ``text`` (None: none was sent, or none was kept).
-    signature: str | None = None
+    """A turn's block: its text; the render's JSON answer (None when it was served from
+    the cache or as text); ``served_from`` "server" or "cache"; the text's sha256; the
+    warning written, if any; and the server's signature of the text (None: none was
+    sent, or none was kept)."""
+
+    __slots__ = ("answer", "served_from", "sha256", "signature", "text", "warning")
+
+    def __init__(
+        self,
+        *,
+        text: str,
+        answer: dict[str, Any] | None,
+        served_from: str,
+        sha256: str,
+        warning: str | None = None,
+        signature: str | None = None,
+    ) -> None:
+        self.text = text
+        self.answer = answer
+        self.served_from = served_from
+        self.sha256 = sha256
+        self.warning = warning
+        self.signature = signature
 
 
 class ResilientBlocks:
@@ -123,18 +136,28 @@ class ResilientBlocks:
         label: str | None = None,
         as_text: bool = False,
         keep_pending: bool = True,
+        while_waiting: Callable[[], object] | None = None,
+        revalidate_later: bool = False,
     ) -> Turn:
         """Render a turn (``payload`` is the POST body, without label: it is added when
         given); the cached block when the server is unavailable. NoCachedBlock when it
         is and nothing is cached; ``refused(response)`` raised for a 4xx. Without
         ``keep_pending`` a run served from the cache keeps no pending record: the caller
-        keeps its own (`agentdocs hook context`, with what it delivered)."""
+        keeps its own (`agentdocs hook context`, with what it delivered).
+        ``while_waiting`` runs once the render's request is sent, before its answer is
+        read (`http.Session.request`). With ``revalidate_later`` a block already cached is
+        not brought up to date here: the caller does it later (`refresh_unless_cached`;
+        the hook, once its output is written); none cached, one is fetched at once."""
         key = self.key(recipe=recipe, profile=profile, label=label)
         body = {**payload, **({"label": label} if label else {})}
         accept = "text/plain" if as_text else "application/json"
         try:
             response = self._send(
-                "POST", self._url("memory-block/"), json=body, headers={"Accept": accept}
+                "POST",
+                self._url("memory-block/"),
+                json=body,
+                headers={"Accept": accept},
+                while_waiting=while_waiting,
             )
         except Unavailable as unavailable:
             return self._serve_cached(
@@ -153,10 +176,8 @@ class ResilientBlocks:
         self.upload_pending(key)
         sha256 = text_sha256(text)
         cached = self.cache.get(key)
-        # A full render of an unchanged block is the cached block itself, byte for byte:
-        # the cache is up to date without asking the server again.
-        if cached is None or not cached.revalidable or cached.sha256 != sha256:
-            self.refresh(key, cached)
+        if cached is None or not revalidate_later:
+            self._refresh_unless(key, cached, sha256)
         return Turn(
             text=text,
             answer=answer,
@@ -164,6 +185,16 @@ class ResilientBlocks:
             sha256=sha256,
             signature=response.headers.get(SIGNATURE_HEADER),
         )
+
+    def refresh_unless_cached(self, key: CacheKey, sha256: str) -> None:
+        """Bring the cached block for ``key`` up to date after a turn whose text's
+        sha256 is ``sha256``. A full render of an unchanged block is the cached block
+        itself, byte for byte: the cache is up to date without asking the server again."""
+        self._refresh_unless(key, self.cache.get(key), sha256)
+
+    def _refresh_unless(self, key: CacheKey, cached: CachedBlock | None, sha256: str) -> None:
+        if cached is None or not cached.revalidable or cached.sha256 != sha256:
+            self.refresh(key, cached)
 
     def refresh(self, key: CacheKey, cached: CachedBlock | None) -> CachedBlock | None:
         """The cached block for ``key`` (``cached``, what the cache holds), brought up

@@ -16,8 +16,6 @@ import json
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -44,20 +42,46 @@ def text_sha256(text: str) -> str:
 
 
 def now_iso() -> str:
+    from datetime import UTC, datetime  # only when writing: not on the hook's usual path
+
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-@dataclass(frozen=True)
 class CacheKey:
     """What a cached block is the block of. ``server`` is the API's base URL: two
-    servers may both have a tenant `acme`."""
+    servers may both have a tenant `acme`. Equal keys are equal and hash alike. (The
+    classes here are plain, not dataclasses: `dataclasses` imports `inspect`, a tenth of
+    `agentdocs hook context`'s imports; bench/README.md.)"""
 
-    server: str
-    tenant: str
-    project: str
-    recipe: str | None = None
-    profile: str | None = None
-    label: str | None = None
+    __slots__ = ("label", "profile", "project", "recipe", "server", "tenant")
+
+    def __init__(
+        self,
+        server: str,
+        tenant: str,
+        project: str,
+        recipe: str | None = None,
+        profile: str | None = None,
+        label: str | None = None,
+    ) -> None:
+        self.server = server
+        self.tenant = tenant
+        self.project = project
+        self.recipe = recipe
+        self.profile = profile
+        self.label = label
+
+    def _values(self) -> tuple[str | None, ...]:
+        return (self.server, self.tenant, self.project, self.recipe, self.profile, self.label)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CacheKey) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"CacheKey{self._values()!r}"
 
     def as_dict(self) -> dict[str, str | None]:
         return {
@@ -79,14 +103,39 @@ class CacheKey:
         return hashlib.sha256(encoded.encode("utf-8")).hexdigest()[:32]
 
 
-@dataclass(frozen=True)
 class CachedBlock:
-    text: str
-    sha256: str
-    etag: str | None
-    fetched_at: str  # ISO 8601, when this text was last received
-    # The server's signature of the text (`Agentdocs-Signature`), when it sent one.
-    signature: str | None = None
+    """A block kept: its text, sha256 and ETag, when it was last received
+    (``fetched_at``, ISO 8601), and the server's signature of the text
+    (`Agentdocs-Signature`), when it sent one."""
+
+    __slots__ = ("etag", "fetched_at", "sha256", "signature", "text")
+
+    def __init__(
+        self,
+        *,
+        text: str,
+        sha256: str,
+        etag: str | None,
+        fetched_at: str,
+        signature: str | None = None,
+    ) -> None:
+        self.text = text
+        self.sha256 = sha256
+        self.etag = etag
+        self.fetched_at = fetched_at
+        self.signature = signature
+
+    def _values(self) -> tuple[str | None, ...]:
+        return (self.text, self.sha256, self.etag, self.fetched_at, self.signature)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CachedBlock) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"CachedBlock(sha256={self.sha256!r}, etag={self.etag!r})"
 
     @property
     def revalidable(self) -> bool:
@@ -95,10 +144,14 @@ class CachedBlock:
         return bool(self.etag and self.signature)
 
 
-@dataclass(frozen=True)
 class PendingRecord:
-    path: Path
-    payload: dict[str, Any]
+    """A pending binding record claimed: its file and its request's payload."""
+
+    __slots__ = ("path", "payload")
+
+    def __init__(self, *, path: Path, payload: dict[str, Any]) -> None:
+        self.path = path
+        self.payload = payload
 
 
 class BlockCache:
@@ -178,6 +231,8 @@ class BlockCache:
 
     def add_pending(self, key: CacheKey, payload: dict[str, Any]) -> Path:
         """Keep a binding record's request until it can be uploaded."""
+        from datetime import UTC, datetime
+
         name = f"{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%fZ')}-{os.urandom(16).hex()}"
         path = self._pending_folder(key) / f"{name}{PENDING_SUFFIX}"
         _write_atomically(path, json.dumps(payload, ensure_ascii=False))

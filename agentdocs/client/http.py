@@ -1,4 +1,4 @@
-"""The command-line client's HTTP, on the standard library's `http.client`.
+"""The command-line client's HTTP: `wire` for `http://`, `http.client` for `https://`.
 
 Every request the client makes goes through `Session.request`: the session's headers
 (the token's `Authorization`) on each request, a JSON body as `requests` sends one, a
@@ -12,24 +12,27 @@ server took too long); any answer, 4xx and 5xx included, is a `Response`.
 Why not `requests`: an agent tool's hook starts a process at every session's start,
 resume and compaction, and importing `requests` (urllib3, charset detection, idna)
 cost that process more than its interpreter's start and all its round trips together
-(bench/README.md, `hook_context.py`). No Django here.
+(bench/README.md, `hook_context.py`). Why plain http is not `http.client` either: it
+imports the `email` package and `ssl` whatever the URL, the largest of the hook's
+imports once `requests` was gone (`agentdocs.client.wire`). No Django here.
 """
 
 from __future__ import annotations
 
-import http.client
 import json as jsonlib
 import os
-from collections.abc import Mapping
-from email.message import Message
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import unquote, urlencode, urljoin, urlsplit
+
+from agentdocs.client import wire
 
 USER_AGENT = "agentdocs-cli"
 MAX_REDIRECTS = 5
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
-# A reused connection the server closed meanwhile: the request is sent again, once.
-_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+# A reused connection the server closed meanwhile: the request is sent again, once
+# (`wire.Disconnected` and `http.client.RemoteDisconnected` are ConnectionResetErrors).
+_STALE = (ConnectionResetError, BrokenPipeError)
 
 
 class TransportError(Exception):
@@ -46,7 +49,7 @@ class Response:
     body is not JSON."""
 
     def __init__(
-        self, *, status_code: int, reason: str, headers: Message, content: bytes, url: str
+        self, *, status_code: int, reason: str, headers: wire.Headers, content: bytes, url: str
     ) -> None:
         self.status_code = status_code
         self.reason = reason
@@ -103,16 +106,66 @@ def _tls_context() -> Any:
     return ssl.create_default_context(cafile=cafile or None)
 
 
+class _TLSConnection:
+    """An https connection: `http.client`'s, behind `wire.Connection`'s `send` and
+    `receive` (imported only here: a plain-http run never pays for `http.client`, the
+    `email` package it parses headers with, or `ssl`)."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        timeout: float,
+        tunnel: tuple[str, int, dict[str, str]] | None,
+    ) -> None:
+        import http.client
+
+        self._client = http.client
+        self.timeout = timeout
+        self.connection = http.client.HTTPSConnection(
+            host, port, timeout=timeout, context=_tls_context()
+        )
+        if tunnel is not None:
+            tunnel_host, tunnel_port, tunnel_headers = tunnel
+            self.connection.set_tunnel(tunnel_host, tunnel_port, headers=tunnel_headers)
+
+    def send(
+        self, method: str, target: str, *, body: bytes | None, headers: dict[str, str]
+    ) -> None:
+        self.connection.timeout = self.timeout
+        if self.connection.sock is not None:
+            self.connection.sock.settimeout(self.timeout)
+        try:
+            self.connection.request(method, target, body=body, headers=headers)
+        except self._client.HTTPException as error:
+            raise wire.ProtocolError(f"{type(error).__name__}: {error}") from None
+
+    def receive(self, method: str) -> wire.Answer:
+        try:
+            answer = self.connection.getresponse()
+            content = answer.read()
+        except ConnectionResetError:  # RemoteDisconnected among them: a stale connection
+            raise
+        except self._client.HTTPException as error:
+            raise wire.ProtocolError(f"{type(error).__name__}: {error}") from None
+        headers = wire.Headers(answer.getheaders())
+        return wire.Answer(answer.status, answer.reason, headers, content, answer.will_close)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
 class Session:
-    """Requests with shared headers over kept-alive connections, one per origin."""
+    """Requests with shared headers over kept-alive connections, one per origin:
+    `wire.Connection` for `http://`, `http.client` for `https://`."""
 
     def __init__(self, headers: Mapping[str, str] | None = None) -> None:
         self.headers: dict[str, str] = dict(headers or {})
-        self._connections: dict[tuple[str, str, int], http.client.HTTPConnection] = {}
+        self._connections: dict[tuple[str, str, int], wire.Connection | _TLSConnection] = {}
 
     def _connection(
         self, scheme: str, host: str, port: int, timeout: float
-    ) -> tuple[http.client.HTTPConnection, bool, dict[str, str] | None]:
+    ) -> tuple[wire.Connection | _TLSConnection, bool, dict[str, str] | None]:
         """The connection to the origin (made when there is none), whether it was
         reused, and for plain http through a proxy the headers the proxy needs (None:
         no such proxy; the request line then names the path alone)."""
@@ -130,18 +183,13 @@ class Session:
         connection = self._connections.get((scheme, host, port))
         if connection is not None:
             connection.timeout = timeout
-            if connection.sock is not None:
-                connection.sock.settimeout(timeout)
             return connection, True, forward
         address = (host, port) if proxy is None else (parts.hostname or "", parts.port or 80)
         if scheme == "https":
-            connection = http.client.HTTPSConnection(
-                *address, timeout=timeout, context=_tls_context()
-            )
-            if proxy is not None:
-                connection.set_tunnel(host, port, headers=extra)
+            tunnel = (host, port, extra) if proxy is not None else None
+            connection = _TLSConnection(*address, timeout, tunnel)
         else:
-            connection = http.client.HTTPConnection(*address, timeout=timeout)
+            connection = wire.Connection(*address, timeout)
         self._connections[(scheme, host, port)] = connection
         return connection, False, forward
 
@@ -151,7 +199,14 @@ class Session:
             connection.close()
 
     def _once(
-        self, method: str, url: str, *, body: bytes | None, headers: dict[str, str], timeout: float
+        self,
+        method: str,
+        url: str,
+        *,
+        body: bytes | None,
+        headers: dict[str, str],
+        timeout: float,
+        while_waiting: Callable[[], object] | None = None,
     ) -> Response:
         parts = urlsplit(url)
         scheme = parts.scheme.lower()
@@ -173,9 +228,11 @@ class Session:
                 path = url.split("#", 1)[0]
                 forward = {"Host": parts.netloc.rpartition("@")[2], **forward}
             try:
-                connection.request(method, path, body=body, headers={**headers, **(forward or {})})
-                answer = connection.getresponse()
-                content = answer.read()
+                connection.send(method, path, body=body, headers={**headers, **(forward or {})})
+                if while_waiting is not None:
+                    while_waiting()
+                    while_waiting = None
+                answer = connection.receive(method)
             except TimeoutError:
                 self._drop(scheme, host, port)
                 raise Timeout(f"{url} did not answer within {timeout:g} s") from None
@@ -184,7 +241,7 @@ class Session:
                 if reused and attempt == 0:
                     continue
                 raise TransportError(f"{type(error).__name__}: {error}") from None
-            except (OSError, http.client.HTTPException) as error:
+            except (OSError, wire.ProtocolError) as error:
                 self._drop(scheme, host, port)
                 raise TransportError(f"{type(error).__name__}: {error}") from None
             if answer.will_close:
@@ -193,7 +250,7 @@ class Session:
                 status_code=answer.status,
                 reason=answer.reason,
                 headers=answer.headers,
-                content=content,
+                content=answer.content,
                 url=url,
             )
         raise AssertionError("unreachable")  # pragma: no cover
@@ -207,8 +264,12 @@ class Session:
         json: object = None,
         params: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
+        while_waiting: Callable[[], object] | None = None,
     ) -> Response:
-        """One request; a GET's redirects followed (at most MAX_REDIRECTS)."""
+        """One request; a GET's redirects followed (at most MAX_REDIRECTS).
+        ``while_waiting`` is called once, after the request is sent and before its
+        answer is read: work of the caller's that overlaps the server's (the hook
+        imports its signature check while the server renders)."""
         if params:
             url += ("&" if "?" in url else "?") + urlencode(params)
         sent = {"User-Agent": USER_AGENT, "Accept": "*/*", **self.headers, **(headers or {})}
@@ -218,7 +279,10 @@ class Session:
             sent["Content-Type"] = "application/json"
         origin = urlsplit(url)[:2]
         for _ in range(MAX_REDIRECTS + 1):
-            response = self._once(method, url, body=body, headers=sent, timeout=timeout)
+            response = self._once(
+                method, url, body=body, headers=sent, timeout=timeout, while_waiting=while_waiting
+            )
+            while_waiting = None
             location = response.headers.get("Location")
             if method not in ("GET", "HEAD") or response.status_code not in REDIRECTS:
                 return response

@@ -16,7 +16,6 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict
 
 from agentdocs.core.layer_headings import AGENT_NOTES_PREFIX, CONTEXT_HEADING, POLICY_HEADING
@@ -47,14 +46,24 @@ CLAUDE_INLINE_CHARACTERS = 10_000
 UNUSABLE_DELIVERY = "unusable_delivery"
 
 
-@dataclass(frozen=True)
 class HookCall:
-    """One run of a context hook, from the tool's input on stdin."""
+    """One run of a context hook, from the tool's input on stdin. (The classes here are
+    plain, not dataclasses: `dataclasses` imports `inspect`, a tenth of `agentdocs hook
+    context`'s imports; bench/README.md.)"""
 
-    tool: str
-    event: str
-    source: str
-    session: str | None
+    __slots__ = ("event", "session", "source", "tool")
+
+    def __init__(self, *, tool: str, event: str, source: str, session: str | None) -> None:
+        self.tool = tool
+        self.event = event
+        self.source = source
+        self.session = session
+
+    def __repr__(self) -> str:
+        return (
+            f"HookCall(tool={self.tool!r}, event={self.event!r}, source={self.source!r}, "
+            f"session={self.session!r})"
+        )
 
 
 def _text(payload: dict[str, object], *keys: str, limit: int) -> str | None:
@@ -119,14 +128,28 @@ def hook_output(*, tool: str, event: str, text: str) -> str:
     return json.dumps(value, ensure_ascii=False) + "\n"
 
 
-@dataclass(frozen=True)
 class HookReading:
     """What the tool makes of a hook's stdout: the context it adds (None: nothing), why
     the output is unusable (``problems``), and what may cut it (``warnings``)."""
 
-    context: str | None
-    problems: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("context", "problems", "warnings")
+
+    def __init__(
+        self,
+        *,
+        context: str | None,
+        problems: list[str] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.context = context
+        self.problems = problems or []
+        self.warnings = warnings or []
+
+    def __repr__(self) -> str:
+        return (
+            f"HookReading(context={self.context!r}, problems={self.problems!r}, "
+            f"warnings={self.warnings!r})"
+        )
 
     @property
     def usable(self) -> bool:
@@ -283,13 +306,15 @@ def block_layers(text: str) -> list[str]:
     return [text[start:end] for start, end in zip(starts, ends, strict=True)]
 
 
-@dataclass(frozen=True)
 class Relied:
     """A block with the layers a file the tool loads holds left out (``text``), and what
     it relies on: each file with its state and the headings of the layers it holds."""
 
-    text: str
-    files: list[dict[str, str]]
+    __slots__ = ("files", "text")
+
+    def __init__(self, *, text: str, files: list[dict[str, str]]) -> None:
+        self.text = text
+        self.files = files
 
 
 _CONTEXT_SOURCE = re.compile(

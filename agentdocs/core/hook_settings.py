@@ -11,7 +11,6 @@ Plain Python over parsed JSON; the CLI reads and writes the file.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Literal
 
 from agentdocs.core.session_hooks import ContextEvent, SessionHook
@@ -38,7 +37,7 @@ def hook_command(hook: SessionHook, kind: HookKind = "session-start") -> str:
 
 def context_hook(hook: SessionHook, event: ContextEvent) -> SessionHook:
     """``hook`` as the context hook of ``event``: its event and matcher."""
-    return replace(hook, event=event.event, matcher=event.matcher)
+    return hook.at(event.event, event.matcher)
 
 
 def _is_ours(handler: object, kind: HookKind = "session-start") -> bool:

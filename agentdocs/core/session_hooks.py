@@ -14,7 +14,6 @@ Plain Python, no imports of the project: the CLI's hook imports it without the r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 # How a tool's hook file holds its handlers: `groups` (Claude Code, Gemini CLI, Codex):
@@ -23,19 +22,23 @@ from typing import Literal
 HookShape = Literal["groups", "flat"]
 
 
-@dataclass(frozen=True)
 class ContextEvent:
     """A hook event at which a tool (re)builds its context, where `agentdocs hooks install
     --deliver` runs `agentdocs hook context`. ``matcher``: the group's matcher (None: every
     occurrence). ``adds_context``: whether the tool reads `additionalContext` from this
     event's output (else only an advisory `systemMessage`)."""
 
-    event: str
-    matcher: str | None
-    adds_context: bool = True
+    __slots__ = ("adds_context", "event", "matcher")
+
+    def __init__(self, event: str, matcher: str | None, adds_context: bool = True) -> None:
+        self.event = event
+        self.matcher = matcher
+        self.adds_context = adds_context
+
+    def __repr__(self) -> str:
+        return f"ContextEvent({self.event!r}, {self.matcher!r}, {self.adds_context!r})"
 
 
-@dataclass(frozen=True)
 class SessionHook:
     """A tool's documented hook that runs a command when an agent session starts.
 
@@ -47,21 +50,73 @@ class SessionHook:
     first present winning. ``matcher``: the matcher of the group agentdocs adds (None:
     the hook runs on every start, resume and clear). ``note``: what else the tool needs
     before it runs the hook. ``source``: where the tool documents all this.
+    ``context_events``: the events `--deliver` installs the context hook on (empty: the
+    tool documents no hook that adds context), and ``context_source`` where the tool
+    documents their output.
+
+    Plain classes, not dataclasses: `dataclasses` imports `inspect`, a tenth of
+    `agentdocs hook context`'s imports (bench/README.md, `hook_context.py`).
     """
 
-    tool: str
-    main: str
-    file: str
-    event: str
-    shape: HookShape
-    session_keys: tuple[str, ...]
-    source: str
-    matcher: str | None = None
-    note: str = ""
-    # The events `--deliver` installs the context hook on (empty: the tool documents no
-    # hook that adds context), and where the tool documents their output.
-    context_events: tuple[ContextEvent, ...] = ()
-    context_source: str = ""
+    __slots__ = (
+        "context_events",
+        "context_source",
+        "event",
+        "file",
+        "main",
+        "matcher",
+        "note",
+        "session_keys",
+        "shape",
+        "source",
+        "tool",
+    )
+
+    def __init__(
+        self,
+        *,
+        tool: str,
+        main: str,
+        file: str,
+        event: str,
+        shape: HookShape,
+        session_keys: tuple[str, ...],
+        source: str,
+        matcher: str | None = None,
+        note: str = "",
+        context_events: tuple[ContextEvent, ...] = (),
+        context_source: str = "",
+    ) -> None:
+        self.tool = tool
+        self.main = main
+        self.file = file
+        self.event = event
+        self.shape = shape
+        self.session_keys = session_keys
+        self.source = source
+        self.matcher = matcher
+        self.note = note
+        self.context_events = context_events
+        self.context_source = context_source
+
+    def at(self, event: str, matcher: str | None) -> SessionHook:
+        """The same hook at another ``event``, with its ``matcher``."""
+        return SessionHook(
+            tool=self.tool,
+            main=self.main,
+            file=self.file,
+            event=event,
+            shape=self.shape,
+            session_keys=self.session_keys,
+            source=self.source,
+            matcher=matcher,
+            note=self.note,
+            context_events=self.context_events,
+            context_source=self.context_source,
+        )
+
+    def __repr__(self) -> str:
+        return f"SessionHook(tool={self.tool!r}, event={self.event!r}, file={self.file!r})"
 
 
 CLAUDE_SESSION_START = SessionHook(

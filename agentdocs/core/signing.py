@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, NotRequired, TypedDict
 
@@ -73,10 +72,15 @@ _B64URL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 # Keys
 
 
-@dataclass(frozen=True)
 class KeyPair:
-    key_id: str
-    private: Ed25519PrivateKey
+    """A signing key and its id. (Plain classes here, not dataclasses: the hook imports
+    this module at every agent session's start, and `dataclasses` imports `inspect`.)"""
+
+    __slots__ = ("key_id", "private")
+
+    def __init__(self, key_id: str, private: Ed25519PrivateKey) -> None:
+        self.key_id = key_id
+        self.private = private
 
     @property
     def public_bytes(self) -> bytes:
@@ -230,11 +234,18 @@ class PublicKey(TypedDict):
     valid_until: str | None
 
 
-@dataclass(frozen=True)
 class Verdict:
-    valid: bool
-    detail: str
-    claim: Claim | None = None
+    """Whether a signature is valid, why in words, and its claim when it could be read."""
+
+    __slots__ = ("claim", "detail", "valid")
+
+    def __init__(self, valid: bool, detail: str, claim: Claim | None = None) -> None:
+        self.valid = valid
+        self.detail = detail
+        self.claim = claim
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.valid!r}, {self.detail!r})"
 
 
 class MalformedToken(ValueError):

@@ -764,6 +764,7 @@ HOOK_PATH = {
     "agentdocs.cli.hook_context",
     "agentdocs.client",
     "agentdocs.client.http",
+    "agentdocs.client.wire",
     "agentdocs.client.blocks",
     "agentdocs.client.cache",
     "agentdocs.core",
@@ -879,7 +880,9 @@ def test_a_hook_that_renders_verifies_and_binds_imports_no_heavy_module(server, 
             env=server,
             stdin=hook_input("s-i", source),
         )
-        assert {"agentdocs.core.signing", "agentdocs.client.http"} <= imported
+        assert {"agentdocs.core.signing", "agentdocs.client.wire"} <= imported
+        # Plain http: not `http.client`, with the `email` package and `ssl` it imports.
+        assert not {"http.client", "email", "email.parser", "ssl"} & imported
         assert not _heavy(imported)
         assert not _off_the_hook_path(imported)
     records_of("s-i", 2)

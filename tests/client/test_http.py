@@ -224,3 +224,101 @@ def test_the_environment_s_proxy_is_used_unless_no_proxy_names_the_host(servers,
     assert through["port"] == int(proxy.rsplit(":", 1)[1])
     assert through["path"] == f"{target}/x?a=1"
     assert direct["port"] == int(target.rsplit(":", 1)[1]) and direct["path"] == "/x"
+
+
+def _raw_server(answers: list[bytes]) -> tuple[str, list[bytes]]:
+    """A server on a bare socket that reads one request per connection and writes the
+    next of ``answers`` as given, byte for byte, then closes: the framings and the
+    faults a library server never sends. What each request was is kept."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(len(answers))
+    requests: list[bytes] = []
+
+    def serve() -> None:
+        with listener:
+            for answer in answers:
+                connection, _ = listener.accept()
+                with connection:
+                    data = b""
+                    while b"\r\n\r\n" not in data:
+                        data += connection.recv(65536)
+                    head, _, body = data.partition(b"\r\n\r\n")
+                    for line in head.split(b"\r\n"):
+                        if line.lower().startswith(b"content-length:"):
+                            while len(body) < int(line.split(b":")[1]):
+                                body += connection.recv(65536)
+                    requests.append(head + b"\r\n\r\n" + body)
+                    connection.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return f"http://127.0.0.1:{listener.getsockname()[1]}", requests
+
+
+def test_plain_http_reads_every_framing_an_answer_may_have():
+    url, requests = _raw_server(
+        [
+            # Interim answers skipped; a body read up to the close (no length given).
+            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+            b"HTTP/1.1 200 OK\r\nX-Folded: a\r\n b\r\n\r\nuntil the close",
+            # Chunked with an extension and a trailer; HTTP/1.0 answers close.
+            b"HTTP/1.0 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n"
+            b"3;x=1\r\nabc\r\n2\r\nde\r\n0\r\nTrailer: t\r\n\r\n",
+            b"HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\nConnection: close\r\n\r\nno",
+        ]
+    )
+    session = http.Session({"Authorization": "Bearer t"})
+    first = session.get(f"{url}/a?b=1", timeout=5)
+    assert (first.status_code, first.content) == (200, b"until the close")
+    assert first.headers.get("x-folded") == "a b" and first.headers.get("Link") is None
+    second = session.post(f"{url}/p", json={"n": 1}, timeout=5)
+    assert (second.status_code, second.reason, second.content) == (
+        503,
+        "Service Unavailable",
+        b"abcde",
+    )
+    assert session.get(f"{url}/gone", timeout=5).status_code == 404
+    get, post, _ = requests
+    port = url.rsplit(":", 1)[1]
+    assert get.startswith(b"GET /a?b=1 HTTP/1.1\r\n")
+    assert f"Host: 127.0.0.1:{port}\r\n".encode() in get and b"Authorization: Bearer t" in get
+    assert b"Content-Length" not in get
+    assert post.startswith(b"POST /p HTTP/1.1\r\n")
+    assert b"Content-Length: 8\r\n" in post and post.endswith(b'\r\n\r\n{"n": 1}')
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",  # breaks off
+        b"SSH-2.0-OpenSSH_9.6\r\n",  # not HTTP
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",  # no chunk size
+        b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+        b"HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
+        b"",  # closed without a word
+    ],
+)
+def test_plain_http_answers_that_are_not_http_are_transport_errors(answer):
+    url, _ = _raw_server([answer])
+    with pytest.raises(http.TransportError) as raised:
+        http.get(f"{url}/x", timeout=5)
+    assert not isinstance(raised.value, http.Timeout)
+
+
+def test_plain_http_times_out_in_the_middle_of_a_body():
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        connection, _ = listener.accept()
+        connection.recv(65536)
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nfirst bytes")
+        held.append(connection)  # and nothing more, without closing
+
+    threading.Thread(target=serve, daemon=True).start()
+    with listener, pytest.raises(http.Timeout):
+        http.get(f"http://127.0.0.1:{listener.getsockname()[1]}/", timeout=0.3)
+    for connection in held:
+        connection.close()
