@@ -303,6 +303,8 @@ def app_environment(database_url: str, redis_url: str | None) -> dict[str, str]:
         DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONPATH=str(REPO),
     )
+    if not redis_url:  # the file cache in a folder of this run's own, not the checkout's
+        env["CACHE_DIR"] = tempfile.mkdtemp(prefix="agentdocs-bench-cache-")
     if redis_url:
         env.update(
             REDIS_URL=redis_url,

@@ -33,7 +33,9 @@ _NOT_INHERITED = ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "CELERY
 
 def app_environment(folder: Path, **settings: str) -> dict[str, str]:
     """Production settings (DEBUG=0, plain HTTP on 127.0.0.1), static and media files
-    in ``folder``, and then ``settings``."""
+    and, without Redis, the file cache in ``folder``, and then ``settings``. (The file
+    cache's default is the checkout's `cache/`, which servers of other tests and runs,
+    on other databases with the same ids, would share.)"""
     (folder / "static").mkdir(exist_ok=True)
     env = {
         name: value
@@ -51,6 +53,7 @@ def app_environment(folder: Path, **settings: str) -> dict[str, str]:
         LOG_LEVEL="WARNING",
         STATIC_ROOT=str(folder / "static"),
         MEDIA_ROOT=str(folder / "media"),
+        CACHE_DIR=str(folder / "cache"),
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
     )
     env.update(settings)
