@@ -171,8 +171,8 @@ def test_a_stamp_of_an_older_dev_py_counts_as_the_development_install(dev, monke
 
 def test_dev_py_test_runs_on_workers_unless_told_otherwise(dev, monkeypatch):
     monkeypatch.setattr(dev.os, "cpu_count", lambda: 2)
-    assert dev.test_workers([]) == ["-n", "2"]
-    assert dev.test_workers(["-x", "-k", "documents"]) == ["-n", "2"]
+    assert dev.test_workers([]) == ["-n", "3"]
+    assert dev.test_workers(["-x", "-k", "documents"]) == ["-n", "3"]
     monkeypatch.setattr(dev.os, "cpu_count", lambda: 64)
     assert dev.test_workers([])[:2] == ["-n", str(dev.MAX_TEST_WORKERS)]
     monkeypatch.setattr(dev.os, "cpu_count", lambda: 1)
