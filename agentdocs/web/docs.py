@@ -26,7 +26,7 @@ import yaml
 from django.conf import settings
 from django.urls import reverse
 
-from agentdocs.web.markdown import render_markdown_timed
+from agentdocs.web.markdown import render_markdown_whole
 
 # A page is a top-level docs/*.md file in kebab-case; a screenshot a PNG in
 # docs/screenshots/. Nothing else under docs/ is served, whatever the URL says.
@@ -166,34 +166,15 @@ def _title(name: str, page_html: str) -> str:
     return name.replace("-", " ").capitalize()
 
 
-class _OutOfTime(Exception):
-    """A page formatted only in part because the renderer ran out of time: served, but
-    not kept (an exception is what `lru_cache` does not keep)."""
-
-    def __init__(self, page: DocsPage) -> None:
-        super().__init__(page.name)
-        self.page = page
-
-
-def _rendered(path: str, mtime_ns: int, name: str) -> DocsPage:
-    try:
-        return _rendered_in_time(path, mtime_ns, name)
-    except _OutOfTime as partial:
-        return partial.page
-
-
 # Pages change only when the files do: keyed by the file's modification time, so an
-# edited page is rendered again on its next view, even in a long-running worker. A page
-# the renderer ran out of time for (a busy machine) is rendered again on its next view.
+# edited page is rendered again on its next view, even in a long-running worker. The
+# docs are the product's own files: formatted whole, with no deadline, so a busy moment
+# never serves a page with its links and tables left as plain text.
 @lru_cache(maxsize=64)
-def _rendered_in_time(path: str, mtime_ns: int, name: str) -> DocsPage:
+def _rendered(path: str, mtime_ns: int, name: str) -> DocsPage:
     text = Path(path).read_text(encoding="utf-8")
-    body, in_time = render_markdown_timed(text)
-    page_html = with_site_links(with_heading_ids(body), _page_names())
-    page = DocsPage(name=name, title=_title(name, page_html), html=page_html)
-    if not in_time:
-        raise _OutOfTime(page)
-    return page
+    page_html = with_site_links(with_heading_ids(render_markdown_whole(text)), _page_names())
+    return DocsPage(name=name, title=_title(name, page_html), html=page_html)
 
 
 def _config(config_path: Path) -> dict[str, Any]:

@@ -112,6 +112,14 @@ def render_markdown_timed(text: str) -> tuple[str, bool]:
     return _render(text, env), not env.get("out_of_time")
 
 
+def render_markdown_whole(text: str) -> str:
+    """`render_markdown`'s HTML, uncached and without the deadline: for the bundled docs,
+    the product's own files, which must be formatted whole however busy the machine (the
+    deadline keeps a member's pathological text from holding a page; the size limits
+    still apply)."""
+    return _render(text, {})
+
+
 def cache_key(text: str) -> str:
     return f"markdown:v{RENDERER_VERSION}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
 

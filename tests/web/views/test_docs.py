@@ -247,16 +247,15 @@ def test_every_page_is_formatted_whole_within_the_renderers_bounds(anonymous, na
 
 
 @pytest.mark.django_db
-def test_a_page_the_renderer_ran_out_of_time_for_is_formatted_again_on_its_next_view(
-    anonymous, monkeypatch
-):
-    """A busy moment must not leave a page unformatted until the worker restarts: a page
-    formatted only in part because time ran out is served, and not kept."""
-    docs._rendered_in_time.cache_clear()  # as a worker's first view of the page
-    monkeypatch.setattr(markdown, "RENDER_SECONDS", -1)  # out of time from the start
-    assert "shown above without formatting" in served(anonymous, "mcp")
-    monkeypatch.setattr(markdown, "RENDER_SECONDS", 60)
-    assert "shown above without formatting" not in served(anonymous, "mcp")
+def test_a_docs_page_is_formatted_whole_however_busy_the_machine(anonymous, monkeypatch):
+    """The docs are the product's own files: no deadline leaves a page's links and tables
+    as plain text at a busy moment (a browser test found the index's table of pages
+    without its links when the machine was loaded)."""
+    docs._rendered.cache_clear()  # as a worker's first view of the page
+    monkeypatch.setattr(markdown, "RENDER_SECONDS", -1)  # any deadline is past already
+    page = served(anonymous, "index")
+    assert "shown above without formatting" not in page
+    assert '<a href="/docs/memory-block/">Memory Block</a>' in page
 
 
 def test_a_render_says_whether_it_was_formatted_in_time(monkeypatch):
