@@ -29,25 +29,26 @@ def test_the_fixup_reuses_connections():
     assert app.conf.get("CELERY_DB_REUSE_MAX") == settings.CELERY_DB_REUSE_MAX >= 1000
 
 
-def test_a_usable_connection_is_kept_between_tasks():
-    connection.settings_dict["CONN_MAX_AGE"] = None
+def test_a_usable_connection_is_kept_between_tasks(monkeypatch):
+    # monkeypatch puts the setting back as it was: a later test of this worker reads it
+    # (`agentdocs.sql.prepared` prepares nothing when it is 0).
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", None)
     try:
         connection.ensure_connection()
         before = connection.connection
         _close_old_connections(task=_task(eager=False))
         assert connection.connection is before
     finally:
-        connection.settings_dict["CONN_MAX_AGE"] = 0
         connection.close()
 
 
-def test_an_obsolete_connection_is_closed_after_a_task():
+def test_an_obsolete_connection_is_closed_after_a_task(monkeypatch):
     need_service(
         "PostgreSQL",
         connection.vendor == "postgresql",
         "SQLite's in-memory test database is never closed; set DATABASE_URL",
     )
-    connection.settings_dict["CONN_MAX_AGE"] = 0  # obsolete as soon as it is used
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 0)  # obsolete once used
     connection.ensure_connection()
     connection.close_at = 0
     _close_old_connections(task=_task(eager=False))
