@@ -41,10 +41,11 @@ from agentdocs.models import (
     Skill,
     Tenant,
 )
-from agentdocs.services import document_checks, document_locks
+from agentdocs.services import document_locks
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import tenancy as tenant_service
+from agentdocs.validation import documents as document_checks
 
 ADMIN_REASON = "Changed in the Django admin"
 

@@ -41,7 +41,7 @@ from agentdocs.selectors import binding_checks
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors.binding_memory_block import MemoryBlockRequest
 from agentdocs.services import bindings as binding_service
-from agentdocs.services import memory_block as memory_block_service
+from agentdocs.validation import memory_block as memory_block_checks
 
 
 def _record_id(raw: str, *, field: str = "record") -> int:
@@ -308,7 +308,7 @@ class BindingListCreate(APIView):
         )
 
         def validate_process(self, process: str) -> str:
-            return memory_block_service.validate_process(process)
+            return memory_block_checks.validate_process(process)
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
             if attrs["served_from"] == "cache" and attrs["served_sha256"] is None:

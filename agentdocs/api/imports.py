@@ -31,7 +31,7 @@ from agentdocs.core.paths import validate_path
 from agentdocs.models import ChangeRequest, Scope
 from agentdocs.services import import_round_trip
 from agentdocs.services import imports as import_service
-from agentdocs.services.documents import MAX_BODY_BYTES
+from agentdocs.validation.documents import MAX_BODY_BYTES
 
 MAX_FILES = 100
 MAX_REASON_LENGTH = 200  # room for "; imported from <path>" within a history reason

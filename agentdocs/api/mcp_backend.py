@@ -65,6 +65,7 @@ from agentdocs.services import mcp_sessions as mcp_session_service
 from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import outcomes as outcome_service
 from agentdocs.services import skill_reads as skill_read_service
+from agentdocs.validation import memory_block as memory_block_checks
 
 T = TypeVar("T")
 _DATETIME = serializers.DateTimeField()
@@ -211,7 +212,7 @@ class ServiceProjectApi:
         access = request_project_access(self.request, self.tenant, self.project)
         if process is not None:
             require_scope(self.request, Scope.RENDER.value)
-            process = memory_block_service.validate_process(process)
+            process = memory_block_checks.validate_process(process)
         read = skill_label_selectors.skills_by_label(
             skills=[skill_selectors.skill_get(project=access.project, name=name)],
             label=self._skill_label(access.project.tenant_id),

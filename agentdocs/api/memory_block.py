@@ -57,8 +57,8 @@ from agentdocs.core.storable import NUL
 from agentdocs.models import Scope
 from agentdocs.permissions import ProjectAccess
 from agentdocs.services import memory_block as memory_block_service
-from agentdocs.services.memory_block import MAX_CLIENT_NAME_LENGTH
 from agentdocs.services.signing import memory_block_sign
+from agentdocs.validation import memory_block as memory_block_checks
 
 
 class PlainTextRenderer(BaseRenderer):
@@ -103,14 +103,14 @@ class ClientDocumentSerializer(StrictSerializer):
     """A file from the client's working folder, read into the prompt when the profile
     opts in; as a stored document's, its body is at most 256 KiB of UTF-8."""
 
-    # The shape is checked here; the rule is `memory_block_service.validate_client_document`.
+    # The shape is checked here; the rule is `memory_block_checks.validate_client_document`.
 
     class Meta:
         ref_name = "ClientDocument"
 
     NAME_RULE = (
-        f"The client document's name must be one line of 1 to {MAX_CLIENT_NAME_LENGTH} "
-        "characters, such as CLAUDE.md."
+        "The client document's name must be one line of 1 to "
+        f"{memory_block_checks.MAX_CLIENT_NAME_LENGTH} characters, such as CLAUDE.md."
     )
     BODY_RULE = "The client document's body must be a string."
 
@@ -124,9 +124,9 @@ class ClientDocumentSerializer(StrictSerializer):
     )
 
     def validate(self, attrs: dict[str, str]) -> ClientDocument:
-        # The rule is the service's, as the pages apply it; its error names the member.
+        # The rule is `agentdocs.validation`'s, as the pages apply it; its error names the member.
         try:
-            return memory_block_service.validate_client_document(
+            return memory_block_checks.validate_client_document(
                 name=attrs["name"], body=attrs["body"]
             )
         except InvalidInput as error:
@@ -156,7 +156,7 @@ class PathsField(serializers.Field):
 
     def to_internal_value(self, data: Any) -> tuple[str, ...]:
         try:
-            return memory_block_service.validate_paths(data)
+            return memory_block_checks.validate_paths(data)
         except InvalidInput as error:
             # A DRF error, so that a nested field is named by its dotted path.
             raise serializers.ValidationError(error.detail) from None
@@ -251,14 +251,14 @@ def plain_input(payload: Any) -> dict[str, Any] | None:
             return None
     try:
         if type(paths) is list:
-            paths = memory_block_service.validate_paths(paths)
+            paths = memory_block_checks.validate_paths(paths)
         if client is not None:
-            client = memory_block_service.validate_client_document(
+            client = memory_block_checks.validate_client_document(
                 name=client["name"], body=client["body"]
             )
         if label:
             label = validate_label_name(label)
-        process = memory_block_service.validate_process(process)
+        process = memory_block_checks.validate_process(process)
     except AgentdocsError:  # any refusal (a secret, hidden characters ...) is judged
         return None  # after the access check, by the serializer, as before
     return {
@@ -376,7 +376,7 @@ class MemoryBlockView(APIView):
         label = LabelField()  # type: ignore[assignment]  # the wire name; shadows Field.label
 
         def validate_process(self, process: str) -> str:
-            return memory_block_service.validate_process(process)
+            return memory_block_checks.validate_process(process)
 
     class GetQuerySerializer(serializers.Serializer):
         recipe = serializers.CharField(required=False, allow_blank=True, default="")

@@ -36,8 +36,8 @@ from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import outcomes as outcome_selectors
 from agentdocs.selectors.outcomes import outcome_comparison
-from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import outcomes as outcome_service
+from agentdocs.validation import memory_block as memory_block_checks
 
 VALUE_SCHEMA = {"oneOf": [{"type": "boolean"}, {"type": "number"}]}
 
@@ -140,7 +140,7 @@ class ProcessReportSerializer(ReportSerializer):
     process = process_field("`process` is required: the id of the run the outcomes are of.")
 
     def validate_process(self, process: str) -> str:
-        return memory_block_service.validate_process(process)
+        return memory_block_checks.validate_process(process)
 
 
 class OutcomeSerializer(serializers.Serializer):

@@ -26,8 +26,8 @@ from agentdocs.core.labels import optional_label
 from agentdocs.models import Scope, Skill
 from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.selectors import skills as skill_selectors
-from agentdocs.services import memory_block as memory_block_service
 from agentdocs.services import skill_reads as skill_read_service
+from agentdocs.validation import memory_block as memory_block_checks
 
 
 class SkillReadSerializer(SkillSerializer):
@@ -76,7 +76,7 @@ class SkillReadCreate(APIView):
         access = request_project_access(request, tenant, project)
         serializer = self.InputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        process = memory_block_service.validate_process(serializer.validated_data["process"])
+        process = memory_block_checks.validate_process(serializer.validated_data["process"])
         read = skill_label_selectors.skills_by_label(
             skills=[skill_selectors.skill_get(project=access.project, name=name)],
             label=serializer.validated_data["label"],

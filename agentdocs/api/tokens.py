@@ -24,6 +24,7 @@ from agentdocs.api.serializers import StrictSerializer
 from agentdocs.models import Scope
 from agentdocs.selectors import tokens as token_selectors
 from agentdocs.services import tokens as token_service
+from agentdocs.validation import tokens as token_checks
 
 TAGS = ["tokens"]
 
@@ -46,7 +47,7 @@ class TokenOutputSerializer(serializers.Serializer):
 
 class TokenList(ListView):
     class InputSerializer(StrictSerializer):
-        name = serializers.CharField(max_length=token_service.MAX_NAME_LENGTH)
+        name = serializers.CharField(max_length=token_checks.MAX_NAME_LENGTH)
         tenant = serializers.CharField(required=False, allow_null=True, default=None)
         scopes = serializers.ListField(
             child=serializers.ChoiceField(choices=Scope.values), allow_empty=False
@@ -56,7 +57,7 @@ class TokenList(ListView):
             allow_null=True,
             default=None,
             min_value=1,
-            max_value=token_service.MAX_EXPIRES_IN_DAYS,
+            max_value=token_checks.MAX_EXPIRES_IN_DAYS,
         )
         reason = serializers.CharField(required=False, allow_blank=True, default="")
 

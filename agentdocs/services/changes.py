@@ -69,12 +69,14 @@ from agentdocs.selectors import change_evals as evals_selectors
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import review as review_selectors
 from agentdocs.selectors import skills as skill_selectors
-from agentdocs.services import document_checks, events
 from agentdocs.services import documents as document_service
+from agentdocs.services import events
 from agentdocs.services import labels as label_service
 from agentdocs.services import skill_labels as skill_label_service
 from agentdocs.services import skills as skill_service
-from agentdocs.services.memory_block import validate_process
+from agentdocs.validation import documents as document_checks
+from agentdocs.validation.memory_block import validate_process
+from agentdocs.validation.skills import skill_check
 
 MAX_REASON = 500
 MAX_COMMENT = 10_000
@@ -289,7 +291,7 @@ def change_propose_skill(
     if process:
         process = validate_process(process)
     reason = _text(reason, field="reason", limit=MAX_REASON)
-    checked = skill_service.skill_check(name=name, files=files)
+    checked = skill_check(name=name, files=files)
     if not isinstance(base_version, int) or isinstance(base_version, bool) or base_version < 0:
         raise InvalidInput(
             "`base_version` must be a version number (0 for a new skill).", field="base_version"

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from agentdocs.core.errors import InvalidInput, Locked, LockState, NotFound
+from agentdocs.core.errors import Locked, LockState, NotFound
 from agentdocs.models import Document
 from agentdocs.selectors.document_locks import Lockable, lock_expiry, lock_is_active
+from agentdocs.validation.document_locks import valid_ttl
 
 
 def lock_for_write(document: Document) -> Document:
@@ -91,19 +91,3 @@ def document_unlock(*, document: Document, user: User, force: bool = False) -> D
         current.lock_expires_at = None
         current.save_without_historical_record(update_fields=["lock_holder", "lock_expires_at"])
         return current
-
-
-def valid_ttl(ttl_seconds: int | None) -> int:
-    """A lock's time to live: the configured default when not given; InvalidInput
-    naming `ttl_seconds` outside 1 to `AGENTDOCS_LOCK_MAX_TTL_SECONDS`."""
-    ttl = settings.AGENTDOCS_LOCK_TTL_SECONDS if ttl_seconds is None else ttl_seconds
-    if (
-        not isinstance(ttl, int)
-        or isinstance(ttl, bool)
-        or not (1 <= ttl <= settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS)
-    ):
-        raise InvalidInput(
-            f"ttl_seconds must be an integer from 1 to {settings.AGENTDOCS_LOCK_MAX_TTL_SECONDS}.",
-            field="ttl_seconds",
-        )
-    return ttl

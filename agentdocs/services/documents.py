@@ -4,7 +4,7 @@ Nothing else saves a `Document`: the API, the pages, the Django admin, the
 management commands and the test fixtures all call these functions, and a body is
 replaced by one of them only, `document_write`. Each write is optimistic (it names
 the version it was based on), respects edit locks (`services.document_locks`),
-refuses secret-like content (the body checks, `services.document_checks`), and
+refuses secret-like content (the body checks, `validation.documents`), and
 leaves a history row with its writer, reason and change type. Nothing is ever lost:
 delete and revert are versions too.
 
@@ -47,25 +47,14 @@ from agentdocs.core.paths import validate_new_path
 from agentdocs.models import ChangeType, Document, Project
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
-from agentdocs.services import document_checks, document_locks, events, render_cache
+from agentdocs.services import document_locks, events, render_cache
 from agentdocs.services import review as review_service
-
-# `services.memory_block` reads the bound here still; it is `document_checks.MAX_BODY_BYTES`.
-from agentdocs.services.document_checks import MAX_BODY_BYTES as MAX_BODY_BYTES
+from agentdocs.validation import documents as document_checks
+from agentdocs.validation.documents import validate_reason
 
 
 def sha256_of(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def validate_reason(reason: object) -> str:
-    if reason is None:
-        return ""
-    if not isinstance(reason, str):
-        raise InvalidInput("The reason must be a string.", field="reason")
-    if len(reason) > 500:
-        raise InvalidInput("The reason is longer than 500 characters.", field="reason")
-    return reason.strip()
 
 
 def _check_base(current: Document, base_version: int, *, merge: bool = False) -> bool:

@@ -53,9 +53,9 @@ from agentdocs.models.tenancy import RESERVED_PROJECT
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.selectors.export import export_build
 from agentdocs.services import changes as change_service
-from agentdocs.services import document_checks
-from agentdocs.services import skills as skill_service
-from agentdocs.services.memory_block import validate_process
+from agentdocs.validation import documents as document_checks
+from agentdocs.validation.memory_block import validate_process
+from agentdocs.validation.skills import skill_check
 
 RoundTripAction = Literal["unchanged", "propose", "skipped"]
 CONTEXT_PREFIX = ".AGENTS/"
@@ -616,9 +616,7 @@ def round_trip_check(entries: Sequence[RoundTripEntry], *, reason: str) -> None:
     for skill_proposal in _skill_proposals(entries):
         if skill_proposal.change is None:
             try:
-                skill_service.skill_check(
-                    name=skill_proposal.skill.name, files=skill_proposal.files
-                )
+                skill_check(name=skill_proposal.skill.name, files=skill_proposal.files)
             except AgentdocsError as refusal:
                 raise _refused(refusal, skill_proposal) from None
 

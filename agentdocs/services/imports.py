@@ -28,8 +28,9 @@ from agentdocs.core.hidden_characters import as_data as hidden_as_data
 from agentdocs.core.paths import validate_new_path
 from agentdocs.core.scope import same_rules
 from agentdocs.models import ChangeRequest, Document, Project
-from agentdocs.services import document_checks, import_round_trip, skill_imports
 from agentdocs.services import documents as document_service
+from agentdocs.services import import_round_trip, skill_imports
+from agentdocs.validation import documents as document_checks
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from agentdocs.core.labels import validate_label_name
 from agentdocs.models import BindingRecord, Project, Tenant
 from agentdocs.selectors import binding_memory_block
 from agentdocs.services import bindings as binding_service
-from agentdocs.services import memory_block as memory_block_service
+from agentdocs.validation.memory_block import validate_process
 
 # A session binds what it was told, not a manifest of files.
 NO_SOURCES: dict[str, list[object]] = {"context": [], "local": []}
@@ -57,7 +57,7 @@ def mcp_session_start(
         process = generated_process()
     else:
         try:
-            process = memory_block_service.validate_process(session)
+            process = validate_process(session)
         except (InvalidInput, SecretDetected, HiddenCharacters) as error:
             # The same refusal, naming the field the client sent.
             error.detail = error.detail.replace("`process`", "`session`")

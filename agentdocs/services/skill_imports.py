@@ -27,7 +27,7 @@ from agentdocs.core.targets import skill_owner, skills_folders
 from agentdocs.models import Project, Skill
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import skill_review
-from agentdocs.services import skills as skill_service
+from agentdocs.validation.skills import skill_check
 
 SKILL_TARGET = "skills/{name}"
 
@@ -110,7 +110,7 @@ def skill_import_plan(*, project: Project, files: Sequence[SourceFile]) -> list[
             steps.append(SkillStep(index, source, name, texts, indexes, "skipped", detail))
             continue
         try:
-            checked = skill_service.skill_check(name=name, files=texts)
+            checked = skill_check(name=name, files=texts)
         except AgentdocsError as refusal:
             raise _refused(refusal, source, indexes) from None
         current = own.get(name)

@@ -24,8 +24,8 @@ from django.db import transaction
 from agentdocs.models import Skill, SkillLabel
 from agentdocs.selectors import skill_labels as skill_label_selectors
 from agentdocs.services import events, render_cache
-from agentdocs.services.documents import validate_reason
 from agentdocs.services.labels import label_row_move, label_row_remove
+from agentdocs.validation.documents import validate_reason
 
 LABEL_MOVED = "label_moved"
 LABEL_REMOVED = "label_removed"

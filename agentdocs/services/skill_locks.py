@@ -19,7 +19,8 @@ from django.utils import timezone
 from agentdocs.core.errors import NotFound
 from agentdocs.models import Skill
 from agentdocs.selectors.document_locks import lock_is_active
-from agentdocs.services.document_locks import require_unlocked, valid_ttl
+from agentdocs.services.document_locks import require_unlocked
+from agentdocs.validation.document_locks import valid_ttl
 
 LOCK_FIELDS = ["lock_holder", "lock_expires_at"]
 

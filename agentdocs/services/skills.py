@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -29,15 +28,16 @@ from agentdocs.core.errors import (
     VersionConflict,
 )
 from agentdocs.core.skill_merge import BundleMerge, merge_bundles
-from agentdocs.core.skills import CheckedSkill, check_skill, validate_skill_name
+from agentdocs.core.skills import CheckedSkill, validate_skill_name
 from agentdocs.models import ChangeType, Project, Skill
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import events, render_cache
+from agentdocs.services.skill_locks import require_skill_unlocked
 
 # The reason's rule is the documents' (a string of at most 500 characters, trimmed).
-from agentdocs.services.documents import validate_reason
-from agentdocs.services.skill_locks import require_skill_unlocked
+from agentdocs.validation.documents import validate_reason
+from agentdocs.validation.skills import skill_check
 
 
 @dataclass(frozen=True)
@@ -51,16 +51,6 @@ class SkillWritten:
     # the files whose lines came from both sides (a file only one side changed is not).
     merged_with: int | None = None
     merged_files: list[str] = field(default_factory=list)
-
-
-def skill_check(*, name: str, files: object) -> CheckedSkill:
-    """``files`` checked as the skill ``name``'s bundle, under the configured caps."""
-    return check_skill(
-        name=name,
-        files=files,
-        max_file_bytes=settings.AGENTDOCS_SKILL_MAX_FILE_BYTES,
-        max_bytes=settings.AGENTDOCS_SKILL_MAX_BYTES,
-    )
 
 
 def _locked(skill: Skill) -> Skill:

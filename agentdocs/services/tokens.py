@@ -18,17 +18,19 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from agentdocs.core.errors import InvalidInput, NotFound, TooManyTokens
-from agentdocs.core.stored_text import refuse_hidden_or_secret
-from agentdocs.models import ApiToken, ChangeType, Membership, Scope, Tenant
+from agentdocs.core.errors import NotFound, TooManyTokens
+from agentdocs.models import ApiToken, ChangeType, Membership, Tenant
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import tokens as token_selectors
+from agentdocs.validation.tokens import (
+    validate_expires_in_days,
+    validate_name,
+    validate_scopes,
+)
 
 KEY_PREFIX = "adt_"
 PREFIX_ALPHABET = string.ascii_letters + string.digits
 PREFIX_LENGTH = 8
-MAX_NAME_LENGTH = 100
-MAX_EXPIRES_IN_DAYS = 3650
 # `last_used_at` is written at most this often per token, so a busy agent's
 # requests do not each write a row.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -42,44 +44,6 @@ def hash_key(key: str) -> str:
 class NewToken:
     token: ApiToken
     key: str
-
-
-def validate_scopes(scopes: object, *, field: str = "scopes") -> list[str]:
-    """A non-empty list of known scopes, deduplicated, in the scopes' own order."""
-    if not isinstance(scopes, list) or not scopes:
-        raise InvalidInput(
-            f"`{field}` must be a non-empty list of: {', '.join(Scope.values)}.", field=field
-        )
-    unknown = [scope for scope in scopes if scope not in Scope.values]
-    if unknown:
-        raise InvalidInput(
-            f"Unknown scope {unknown[0]!r}; the scopes are {', '.join(Scope.values)}.",
-            field=field,
-        )
-    return [scope for scope in Scope.values if scope in scopes]
-
-
-def validate_name(name: object) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidInput("Give the token a name, so you can tell it apart.", field="name")
-    name = name.strip()
-    if len(name) > MAX_NAME_LENGTH:
-        raise InvalidInput(f"The name is longer than {MAX_NAME_LENGTH} characters.", field="name")
-    if any(ord(character) < 32 or ord(character) == 127 for character in name):
-        raise InvalidInput("The name may not hold control characters.", field="name")
-    refuse_hidden_or_secret(name, field="name", what="The name")
-    return name
-
-
-def validate_expires_in_days(days: object) -> int | None:
-    if days is None:
-        return None
-    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_EXPIRES_IN_DAYS:
-        raise InvalidInput(
-            f"`expires_in_days` must be a whole number of days from 1 to {MAX_EXPIRES_IN_DAYS}.",
-            field="expires_in_days",
-        )
-    return days
 
 
 SECRET_LENGTH = 40  # 40 letters and digits: about 238 bits

@@ -12,7 +12,7 @@ import pytest
 from agentdocs.services import documents as document_service
 from agentdocs.services import policy as policy_service
 from agentdocs.services import tenancy as tenant_service
-from agentdocs.services.memory_block import MAX_CLIENT_DOCUMENT_BYTES
+from agentdocs.validation.memory_block import MAX_CLIENT_DOCUMENT_BYTES
 
 pytestmark = pytest.mark.django_db
 

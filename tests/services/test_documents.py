@@ -17,6 +17,7 @@ from agentdocs.models import Document
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.services import document_locks
 from agentdocs.services import documents as svc
+from agentdocs.validation.documents import MAX_BODY_BYTES
 
 pytestmark = pytest.mark.django_db
 
@@ -320,7 +321,7 @@ def test_the_reserved_folder_itself_and_names_merely_near_it_are_accepted(projec
 
 
 def test_body_limit_counts_bytes(project, writer):
-    at_limit = "é" * (svc.MAX_BODY_BYTES // 2)
+    at_limit = "é" * (MAX_BODY_BYTES // 2)
     svc.document_create(project=project, path="a.md", body=at_limit, user=writer)
     with pytest.raises(InvalidInput) as error:
         svc.document_create(project=project, path="b.md", body=at_limit + "x", user=writer)

@@ -523,26 +523,3 @@ def test_a_process_id_is_one_non_blank_line(project, process):
     with pytest.raises(InvalidInput) as error:
         render_memory_block(project=project, process=process, caller=CALLER)
     assert error.value.field == "process"
-
-
-def test_process_ids_found_valid_are_remembered_boundedly_and_bad_ones_never(monkeypatch):
-    """`validate_process` remembers the ids it found valid (a render checked each twice),
-    within a bound; an id with a secret or a control character is refused every time."""
-    from agentdocs.core.errors import SecretDetected
-    from agentdocs.services import memory_block as service
-
-    monkeypatch.setattr(service, "_VALID_PROCESSES", {})
-    monkeypatch.setattr(service, "VALID_PROCESSES_MAX", 3)
-    for n in range(5):
-        assert service.validate_process(f"agent-{n}") == f"agent-{n}"
-        assert service.validate_process(f"agent-{n}") == f"agent-{n}"
-        assert len(service._VALID_PROCESSES) <= 3
-    assert "agent-4" in service._VALID_PROCESSES
-    for _ in range(2):
-        with pytest.raises(SecretDetected):
-            service.validate_process("agent AKIAQ7RS2T9VWXY3Z4AB")
-        with pytest.raises(InvalidInput):
-            service.validate_process("agent\nline")
-        with pytest.raises(InvalidInput):
-            service.validate_process("   ")
-    assert set(service._VALID_PROCESSES) <= {f"agent-{n}" for n in range(5)}

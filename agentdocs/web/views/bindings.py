@@ -26,7 +26,7 @@ from agentdocs.selectors import bindings as binding_selectors
 from agentdocs.selectors import policy as policy_selectors
 from agentdocs.selectors.binding_memory_block import MemoryBlockRequest
 from agentdocs.services import bindings as binding_service
-from agentdocs.services import memory_block as memory_block_service
+from agentdocs.validation import memory_block as memory_block_checks
 from agentdocs.web.forms.bindings import (
     BindForm,
     BindingCompareForm,
@@ -64,7 +64,7 @@ def _bind(request: HttpRequest, access: ProjectAccess) -> HttpResponse:
             tenant=access.tenant,
             project=access.project,
             user=access.user,
-            process=memory_block_service.validate_process(form.cleaned_data["process"]),
+            process=memory_block_checks.validate_process(form.cleaned_data["process"]),
             memory_block=(
                 MemoryBlockRequest(recipe=recipe or None, profile=form.cleaned_data["profile"])
                 if form.cleaned_data["with_memory_block"]

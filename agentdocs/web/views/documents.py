@@ -34,8 +34,9 @@ from agentdocs.core.paths import validate_path
 from agentdocs.models import RESERVED_PROJECT, Document
 from agentdocs.permissions import ProjectAccess
 from agentdocs.selectors import documents as document_selectors
-from agentdocs.services import document_checks, document_locks
+from agentdocs.services import document_locks
 from agentdocs.services import documents as document_service
+from agentdocs.validation import documents as document_checks
 from agentdocs.web import hidden_characters
 from agentdocs.web.document_pages import (
     DocumentVersion,

@@ -14,11 +14,8 @@ from agentdocs.core.labels import LATEST, validate_label_name
 from agentdocs.core.memory_block import LayerKind
 from agentdocs.selectors import labels as label_selectors
 from agentdocs.selectors import policy as policy_selectors
-from agentdocs.services.memory_block import (
-    render_memory_block,
-    validate_client_document,
-    validate_paths,
-)
+from agentdocs.services.memory_block import render_memory_block
+from agentdocs.validation.memory_block import validate_client_document, validate_paths
 from agentdocs.web.forms.memory_block import MemoryBlockPreviewForm
 from agentdocs.web.pages import member_page
 

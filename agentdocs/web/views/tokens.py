@@ -18,13 +18,14 @@ from agentdocs.core.errors import AgentdocsError
 from agentdocs.models import Scope
 from agentdocs.selectors import tokens as token_selectors
 from agentdocs.services import tokens as token_service
+from agentdocs.validation import tokens as token_checks
 from agentdocs.web.pages import form_page, list_page, member_page
 
 TOKENS_PER_PAGE = 100
 
 
 class TokenForm(forms.Form):
-    name = forms.CharField(max_length=token_service.MAX_NAME_LENGTH)
+    name = forms.CharField(max_length=token_checks.MAX_NAME_LENGTH)
     tenant = forms.ChoiceField(required=False)
     scopes = forms.MultipleChoiceField(
         choices=Scope.choices,
@@ -32,7 +33,7 @@ class TokenForm(forms.Form):
         initial=[Scope.READ, Scope.RENDER],
     )
     expires_in_days = forms.IntegerField(
-        required=False, min_value=1, max_value=token_service.MAX_EXPIRES_IN_DAYS, initial=90
+        required=False, min_value=1, max_value=token_checks.MAX_EXPIRES_IN_DAYS, initial=90
     )
 
     def __init__(self, *args: object, tenant_slugs: list[str], **kwargs: object) -> None:

@@ -4,7 +4,9 @@ refusal naming the field and the line), and the acknowledgements that override t
 secret and hidden-character checks (with a reason, where the tenant allows it).
 
 The write path (`services.documents`), change requests (`services.changes`) and
-imports run their bodies through these; they write nothing.
+imports run their bodies through these, as do the faces that take a body before they
+call them; they write nothing. The reason every write of a document or a skill takes
+is checked here too.
 """
 
 from __future__ import annotations
@@ -191,3 +193,13 @@ def _overridable(
     if acknowledgement and unneeded == "refuse":
         raise InvalidInput(nothing, field=field)
     return acknowledgement if unneeded == "keep" else ""
+
+
+def validate_reason(reason: object) -> str:
+    if reason is None:
+        return ""
+    if not isinstance(reason, str):
+        raise InvalidInput("The reason must be a string.", field="reason")
+    if len(reason) > 500:
+        raise InvalidInput("The reason is longer than 500 characters.", field="reason")
+    return reason.strip()
