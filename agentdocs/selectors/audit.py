@@ -1,18 +1,53 @@
-"""Reads of the tenant's audit chain: its length, and the verifications and exports run
-as tasks."""
+"""Reads of the tenant's audit chain: which history models it chains, its length, the
+tables whose trigger moves its head, the last verification's finding for the admins'
+banner, and the verifications and exports run as tasks."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+from django.apps import apps
 from django.conf import settings
+from django.core.cache import cache
 from django.core.files import File
 from django.core.files.storage import default_storage
+from django.db import models
 from django.utils import timezone
 
+from agentdocs.core.audit_chain import BrokenLink
 from agentdocs.core.errors import NotFound
 from agentdocs.core.numbers import MAX_ID, positive_int
 from agentdocs.models import AuditChainHead, AuditExportRun, AuditVerification, Tenant
+from agentdocs.models.history import HistoryChangeType
+from agentdocs.sql import chain_head
+
+
+def history_models() -> list[type[models.Model]]:
+    """Every history model whose rows are chained."""
+    return [
+        model
+        for model in apps.get_app_config("agentdocs").get_models()
+        if issubclass(model, HistoryChangeType)
+    ]
+
+
+def head_trigger_tables(using: str = "default") -> set[str]:
+    """The chained history tables that have the trigger storing the head's link."""
+    return chain_head.tables_with_head_trigger(
+        {model._meta.db_table for model in history_models()}, using=using
+    )
+
+
+def audit_banner_key(tenant_id: int) -> str:
+    """Where a verification leaves its finding for the admins' banner (in the cache)."""
+    return f"agentdocs:audit-chain-broken:{tenant_id}"
+
+
+def audit_chain_broken_at(*, tenant_id: int) -> BrokenLink | None:
+    """The last verification's first broken link, as the admins' banner shows it: from
+    the cache the verification wrote (a shared cache, such as Redis, in production)."""
+    found: BrokenLink | None = cache.get(audit_banner_key(tenant_id))
+    return found
 
 
 def audit_chain_length(*, tenant: Tenant) -> int:

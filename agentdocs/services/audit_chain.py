@@ -28,7 +28,6 @@ from typing import Any
 from uuid import UUID
 
 from celery import current_app
-from django.apps import apps
 from django.core.cache import cache
 from django.db import connection, models, transaction
 from django.db.models import Q, QuerySet, Subquery, Value
@@ -51,12 +50,12 @@ from agentdocs.models.audit import (
 )
 from agentdocs.models.changes import ChangeRequest
 from agentdocs.models.documents import Document
-from agentdocs.models.history import HistoryChangeType
 from agentdocs.models.labels import DocumentLabel
 from agentdocs.models.policy import ProviderMapping, Recipe, Setting
 from agentdocs.models.skill_labels import SkillLabel
 from agentdocs.models.skills import Skill
 from agentdocs.models.tenancy import Project, Tenant
+from agentdocs.selectors.audit import audit_banner_key, history_models
 from agentdocs.services import events
 from agentdocs.sql import chain_head
 
@@ -72,15 +71,6 @@ CHUNK = 2000
 # The first batch is small, so the first row (the export's first byte) comes at once.
 FIRST_CHUNK = 50
 PROGRESS_EVERY = 5000
-
-
-def history_models() -> list[type[models.Model]]:
-    """Every history model whose rows are chained."""
-    return [
-        model
-        for model in apps.get_app_config("agentdocs").get_models()
-        if issubclass(model, HistoryChangeType)
-    ]
 
 
 def _plain(field: models.Field, value: Any) -> Any:
@@ -176,13 +166,6 @@ def _append(history_row: models.Model, tenant_id: int, *, inserted: bool = False
     history_row.chain_sha256 = link  # type: ignore[attr-defined]
     if inserted or not stored_by_trigger:
         chain_head.head_link(tenant_id, seq=seq, link=link)
-
-
-def head_trigger_tables(using: str = "default") -> set[str]:
-    """The chained history tables that have the trigger storing the head's link."""
-    return chain_head.tables_with_head_trigger(
-        {model._meta.db_table for model in history_models()}, using=using
-    )
 
 
 def history_row_link(
@@ -558,21 +541,10 @@ def audit_chain_verify(
     )
     # The admins' banner reads the finding from the cache, so pages pay no query for it.
     if report["broken_at"] is None:
-        cache.delete(_banner_key(tenant.pk))
+        cache.delete(audit_banner_key(tenant.pk))
     else:
-        cache.set(_banner_key(tenant.pk), report["broken_at"], timeout=None)
+        cache.set(audit_banner_key(tenant.pk), report["broken_at"], timeout=None)
     return report
-
-
-def _banner_key(tenant_id: int) -> str:
-    return f"agentdocs:audit-chain-broken:{tenant_id}"
-
-
-def audit_chain_broken_at(*, tenant_id: int) -> BrokenLink | None:
-    """The last verification's first broken link, as the admins' banner shows it: from
-    the cache the verification wrote (a shared cache, such as Redis, in production)."""
-    found: BrokenLink | None = cache.get(_banner_key(tenant_id))
-    return found
 
 
 # Verifications run as tasks (`POST .../audit/verify`)

@@ -8,7 +8,7 @@ from typing import Any
 from django import template
 
 from agentdocs.permissions import Access
-from agentdocs.services.audit_chain import audit_chain_broken_at
+from agentdocs.selectors.audit import audit_chain_broken_at
 
 register = template.Library()
 

@@ -23,6 +23,7 @@ from agentdocs.models import (
     Tenant,
     mark_change,
 )
+from agentdocs.selectors import audit as audit_selectors
 from agentdocs.services import audit_chain
 from agentdocs.services import changes as change_service
 from agentdocs.services import documents as document_service
@@ -81,7 +82,7 @@ def _rows(tenant: Tenant) -> list:
 def _history_count(tenant: Tenant) -> int:
     return sum(
         model.objects.filter(chain_tenant=tenant.pk).count()
-        for model in audit_chain.history_models()
+        for model in audit_selectors.history_models()
     )
 
 
@@ -215,7 +216,7 @@ def test_the_daily_task_emits_audit_chain_broken_for_admins_only(
 
 def test_the_migration_chains_existing_history_as_the_writes_did(tenant, written):
     before = [(row.model, row.id, row.seq, row.chain_sha256) for row in _rows(tenant)]
-    for model in audit_chain.history_models():
+    for model in audit_selectors.history_models():
         model.objects.update(chain_tenant=None, chain_seq=None, chain_sha256=None)
     AuditChainHead.objects.all().delete()
     migration = __import__("agentdocs.migrations.0018_chain_history", fromlist=["chain"])

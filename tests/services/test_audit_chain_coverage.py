@@ -22,6 +22,7 @@ from agentdocs.models import (
     Setting,
     Tenant,
 )
+from agentdocs.selectors import audit as audit_selectors
 from agentdocs.services import audit_chain
 from agentdocs.services import documents as document_service
 from agentdocs.services import labels as label_service
@@ -306,7 +307,7 @@ def test_the_large_tenant_seed_chains_every_history_row_it_writes(
         "ok": True,
         "checked": sum(
             model.objects.filter(chain_tenant=tenant.pk).count()
-            for model in audit_chain.history_models()
+            for model in audit_selectors.history_models()
         ),
         "broken_at": None,
     }

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from agentdocs.core.webhooks import url_digest
 from agentdocs.models import AuditChainHead, DeliveryState, Review, Webhook
+from agentdocs.selectors import audit as audit_selectors
 from agentdocs.services import audit_chain
 from agentdocs.services import changes as change_service
 from agentdocs.services import deliveries as delivery_service
@@ -284,7 +285,7 @@ def test_the_migration_chains_existing_webhooks_and_reviews(tenant, admin, revie
     head = AuditChainHead.objects.get(tenant=tenant)
     migration_0018 = __import__("agentdocs.migrations.0018_chain_history", fromlist=["chain"])
     AuditChainHead.objects.all().delete()
-    for model in audit_chain.history_models():
+    for model in audit_selectors.history_models():
         model.objects.update(chain_tenant=None, chain_seq=None, chain_sha256=None)
     migration_0018.chain(django_apps, None)
     before = AuditChainHead.objects.get(tenant=tenant)

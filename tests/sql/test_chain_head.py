@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 
 from agentdocs.models import AuditChainHead
+from agentdocs.selectors import audit as audit_selectors
 from agentdocs.services import audit_chain
 from agentdocs.services import documents as document_service
 
@@ -25,9 +26,9 @@ def _last_row(document):
 
 
 def test_every_chained_history_table_has_the_trigger_after_migrate():
-    tables = {model._meta.db_table for model in audit_chain.history_models()}
+    tables = {model._meta.db_table for model in audit_selectors.history_models()}
     assert len(tables) >= 10
-    assert audit_chain.head_trigger_tables() == tables
+    assert audit_selectors.head_trigger_tables() == tables
 
 
 def test_a_chained_write_is_one_head_statement_and_the_head_holds_its_link(
@@ -55,7 +56,7 @@ def test_without_the_trigger_a_second_update_stores_the_link(
     on = f" ON {table}" if connection.vendor == "postgresql" else ""
     with connection.cursor() as cursor:
         cursor.execute(f"DROP TRIGGER {trigger}{on}")
-    assert table not in audit_chain.head_trigger_tables()
+    assert table not in audit_selectors.head_trigger_tables()
     with django_assert_max_num_queries(20) as captured:
         document = document_service.document_write(
             document=document, body="v2", base_version=1, user=writer, reason="edit"
