@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
@@ -20,7 +20,17 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from agentdocs.core.errors import AdminOnly, ChangeForbidden, InsufficientScope, NotFound
 from agentdocs.core.labels import validate_movable_label
 from agentdocs.core.paths import is_reserved_path, validate_path
-from agentdocs.models import ApiToken, ChangeRequest, Document, Project, Role, Scope, Tenant
+from agentdocs.models import (
+    ApiToken,
+    ChangeRequest,
+    Document,
+    Project,
+    Review,
+    ReviewDecision,
+    Role,
+    Scope,
+    Tenant,
+)
 from agentdocs.selectors import documents as document_selectors
 from agentdocs.selectors import review as review_selectors
 from agentdocs.selectors import tenancy as tenancy_selectors
@@ -351,6 +361,59 @@ def approvals_that_count(
         access = Access(user=user, tenant=tenant, role=role, project=project)
         counts.append(access.may_review(path, label=label, protected=protected))
     return counts
+
+
+@dataclass(frozen=True)
+class Approval:
+    """One reviewer's approval of a change request, and whether it counts now."""
+
+    reviewer: str
+    counts: bool
+
+
+def approvals(
+    change: ChangeRequest,
+    *,
+    reviews: Sequence[Review] | None = None,
+    protected: Sequence[str] | None = None,
+) -> list[Approval]:
+    """Each approval, by reviewer, once, in the order they came, and whether it counts:
+    only while its reviewer still may review the change request
+    (`approvals_that_count`), so an approval by a reviewer since demoted to
+    reader, removed from the tenant or deleted no longer counts. ``reviews`` (with their
+    reviewers) and ``protected`` (`review.protectedLabels`) when the caller has them."""
+    if reviews is None:
+        reviews = list(change.reviews.select_related("reviewer"))
+    approving: list[Review] = []
+    for review in reviews:
+        if review.decision != ReviewDecision.APPROVE:
+            continue
+        if review.reviewer_id is None or all(
+            seen.reviewer_id != review.reviewer_id for seen in approving
+        ):
+            approving.append(review)
+    if protected is None and change.label and approving:
+        protected = review_selectors.review_policy(project=change.project).protected_labels
+    counts = approvals_that_count(
+        tenant=change.tenant,
+        project=change.project,
+        path=change.path,
+        label=change.label,
+        protected=protected or (),
+        reviewers=[review.reviewer for review in approving],
+    )
+    return [
+        Approval(
+            reviewer=review.reviewer.get_username() if review.reviewer else "(deleted user)",
+            counts=counted,
+        )
+        for review, counted in zip(approving, counts, strict=True)
+    ]
+
+
+def approvers(change: ChangeRequest, **known: Any) -> list[str]:
+    """The usernames whose approvals count now (`approvals`), in the order they came."""
+    return [approval.reviewer for approval in approvals(change, **known) if approval.counts]
 
 
 def may_create_tenants(user: AnyUser) -> bool:

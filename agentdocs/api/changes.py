@@ -415,7 +415,7 @@ def change_detail_data(change: ChangeRequest) -> dict[str, Any]:
     conflicts, conflicts_truncated = change_selectors.change_conflicts(preview)
     policy = review_selectors.review_policy(project=change.project)
     reviews = list(change.reviews.select_related("reviewer"))
-    approvals = change_service.approvals(change, reviews=reviews, protected=policy.protected_labels)
+    approvals = permissions.approvals(change, reviews=reviews, protected=policy.protected_labels)
     counting = {approval.reviewer for approval in approvals if approval.counts}
     runs = evals_selectors.change_evals(change)
     return {

@@ -23,8 +23,7 @@ onto the first's result, or answers `merge_conflict`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -335,59 +334,6 @@ def change_propose_skill(
     return _open(change, user=user, reason=reason)
 
 
-@dataclass(frozen=True)
-class Approval:
-    """One reviewer's approval of a change request, and whether it counts now."""
-
-    reviewer: str
-    counts: bool
-
-
-def approvals(
-    change: ChangeRequest,
-    *,
-    reviews: Sequence[Review] | None = None,
-    protected: Sequence[str] | None = None,
-) -> list[Approval]:
-    """Each approval, by reviewer, once, in the order they came, and whether it counts:
-    only while its reviewer still may review the change request
-    (`permissions.approvals_that_count`), so an approval by a reviewer since demoted to
-    reader, removed from the tenant or deleted no longer counts. ``reviews`` (with their
-    reviewers) and ``protected`` (`review.protectedLabels`) when the caller has them."""
-    if reviews is None:
-        reviews = list(change.reviews.select_related("reviewer"))
-    approving: list[Review] = []
-    for review in reviews:
-        if review.decision != ReviewDecision.APPROVE:
-            continue
-        if review.reviewer_id is None or all(
-            seen.reviewer_id != review.reviewer_id for seen in approving
-        ):
-            approving.append(review)
-    if protected is None and change.label and approving:
-        protected = review_selectors.review_policy(project=change.project).protected_labels
-    counts = permissions.approvals_that_count(
-        tenant=change.tenant,
-        project=change.project,
-        path=change.path,
-        label=change.label,
-        protected=protected or (),
-        reviewers=[review.reviewer for review in approving],
-    )
-    return [
-        Approval(
-            reviewer=review.reviewer.get_username() if review.reviewer else "(deleted user)",
-            counts=counted,
-        )
-        for review, counted in zip(approving, counts, strict=True)
-    ]
-
-
-def approvers(change: ChangeRequest, **known: Any) -> list[str]:
-    """The usernames whose approvals count now (`approvals`), in the order they came."""
-    return [approval.reviewer for approval in approvals(change, **known) if approval.counts]
-
-
 def change_review(
     *, change: ChangeRequest, user: User, decision: object, comment: object = ""
 ) -> Review:
@@ -417,7 +363,7 @@ def change_review(
             _emit(change, action="rejected", actor=user, reason=comment)
             return review
         if change.state == ChangeState.OPEN:
-            names = approvers(change)
+            names = permissions.approvers(change)
             needed = review_selectors.review_policy(project=change.project).approvals
             if len(names) >= needed:
                 _set_state(change, ChangeState.APPROVED, user=user, reason=comment or "approved")
@@ -468,7 +414,7 @@ def change_merge(*, change: ChangeRequest, user: User) -> ChangeRequest:
     with transaction.atomic():
         change = _locked(change)
         _require_live(change)
-        names = approvers(change)
+        names = permissions.approvers(change)
         policy = review_selectors.review_policy(project=change.project)
         needed = policy.approvals
         if len(names) < needed:

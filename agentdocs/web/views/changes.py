@@ -142,7 +142,7 @@ def _change_page(
     policy = review_selectors.review_policy(project=change.project)
     needed = policy.approvals
     reviews = list(change.reviews.select_related("reviewer"))
-    approvals = change_service.approvals(change, reviews=reviews, protected=policy.protected_labels)
+    approvals = permissions.approvals(change, reviews=reviews, protected=policy.protected_labels)
     approvers = [approval.reviewer for approval in approvals if approval.counts]
     may_review = change.is_live and access.may_review(
         change.path, label=change.label, protected=policy.protected_labels
