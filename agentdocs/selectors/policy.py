@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db.models import QuerySet
 
 from agentdocs.core import policy as policy_rules
@@ -47,7 +49,9 @@ def provider_get(*, tenant: Tenant, name: str) -> ProviderMapping:
     return mapping
 
 
-def _override_allowed(*, tenant_id: int, key: str) -> bool:
+def override_allowed(*, tenant_id: int, key: str) -> bool:
+    """Whether the tenant lets a writer override the check its setting ``key`` names
+    (`security.secretOverride`, `security.hiddenOverride`): on unless set to `off`."""
     value = (
         Setting.objects.filter(tenant_id=tenant_id, project=None, key=key)
         .values_list("value", flat=True)
@@ -59,11 +63,24 @@ def _override_allowed(*, tenant_id: int, key: str) -> bool:
 def secret_override_allowed(*, tenant_id: int) -> bool:
     """Whether the tenant lets a writer save a refused text by acknowledging it (on
     unless the tenant set `security.secretOverride: off`)."""
-    return _override_allowed(tenant_id=tenant_id, key=policy_rules.SECRET_OVERRIDE_KEY)
+    return override_allowed(tenant_id=tenant_id, key=policy_rules.SECRET_OVERRIDE_KEY)
 
 
 def hidden_override_allowed(*, tenant_id: int) -> bool:
     """Whether the tenant lets a writer save a text holding hidden characters by
     acknowledging them as intended (on unless the tenant set
     `security.hiddenOverride: off`)."""
-    return _override_allowed(tenant_id=tenant_id, key=policy_rules.HIDDEN_OVERRIDE_KEY)
+    return override_allowed(tenant_id=tenant_id, key=policy_rules.HIDDEN_OVERRIDE_KEY)
+
+
+def overrides(tenant_id: int | Callable[[], int]) -> Callable[[str], bool]:
+    """`override_allowed` for the tenant ``tenant_id`` (or what it returns, when a call
+    finds it), as the body checks take it (`agentdocs.validation.documents.checked_body`):
+    asked only when an acknowledgement meets a refusal, so ordinary writes read no
+    setting, nor the row that names their tenant."""
+
+    def allowed(key: str) -> bool:
+        tenant = tenant_id if isinstance(tenant_id, int) else tenant_id()
+        return override_allowed(tenant_id=tenant, key=key)
+
+    return allowed

@@ -66,6 +66,7 @@ from agentdocs.models import (
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import change_evals as evals_selectors
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import policy as policy_selectors
 from agentdocs.selectors import review as review_selectors
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.services import documents as document_service
@@ -189,7 +190,10 @@ def change_propose(
         process = validate_process(process)
     reason = _text(reason, field="reason", limit=MAX_REASON)
     checked = document_checks.validate_proposed_body(
-        body, acknowledge_hidden=acknowledge_hidden, reason=reason, tenant_id=project.tenant_id
+        body,
+        acknowledge_hidden=acknowledge_hidden,
+        reason=reason,
+        overridable=policy_selectors.overrides(lambda: project.tenant_id),
     )
     body = checked.text
     if not isinstance(base_version, int) or isinstance(base_version, bool) or base_version < 1:

@@ -47,6 +47,7 @@ from agentdocs.core.paths import validate_new_path
 from agentdocs.models import ChangeType, Document, Project
 from agentdocs.models.history import mark_change
 from agentdocs.selectors import documents as document_selectors
+from agentdocs.selectors import policy as policy_selectors
 from agentdocs.services import document_locks, events, render_cache
 from agentdocs.services import review as review_service
 from agentdocs.validation import documents as document_checks
@@ -216,7 +217,7 @@ def document_create(
         acknowledge_secret=acknowledge_secret,
         acknowledge_hidden=acknowledge_hidden,
         reason=reason,
-        tenant_id=lambda: project.tenant_id,
+        overridable=policy_selectors.overrides(lambda: project.tenant_id),
     )
     try:
         with transaction.atomic():
@@ -286,13 +287,13 @@ def document_write(
             "The version a merge was resolved with is a version up to the base version.",
             field="theirs_version",
         )
-    tenant_id = lambda: document.project.tenant_id  # noqa: E731
+    overridable = policy_selectors.overrides(lambda: document.project.tenant_id)
     checked = document_checks.checked_body(
         body,
         acknowledge_secret=acknowledge_secret,
         acknowledge_hidden=acknowledge_hidden,
         reason=reason,
-        tenant_id=tenant_id,
+        overridable=overridable,
         unneeded="keep" if merge else "refuse",
     )
     body = checked.text
@@ -316,7 +317,7 @@ def document_write(
                 acknowledge_secret=checked.secret_acknowledgement,
                 acknowledge_hidden=checked.hidden_acknowledgement,
                 reason=reason,
-                tenant_id=tenant_id,
+                overridable=overridable,
                 unneeded="refuse" if not must_merge else "drop",
             )
         if current.body == body:
@@ -484,7 +485,7 @@ def document_revert(
             acknowledge_secret=acknowledge_secret,
             acknowledge_hidden=acknowledge_hidden,
             reason=reason,
-            tenant_id=lambda: current.project.tenant_id,
+            overridable=policy_selectors.overrides(lambda: current.project.tenant_id),
         )
         change_type = ChangeType.RESTORED if current.is_deleted else ChangeType.REVERTED
         bypassed = review_service.review_gate(

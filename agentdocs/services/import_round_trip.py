@@ -50,6 +50,7 @@ from agentdocs.core.targets import skill_owner
 from agentdocs.models import ChangeRequest, Document, Project, Skill
 from agentdocs.models.changes import LIVE_STATES
 from agentdocs.models.tenancy import RESERVED_PROJECT
+from agentdocs.selectors import policy as policy_selectors
 from agentdocs.selectors import skills as skill_selectors
 from agentdocs.selectors.export import export_build
 from agentdocs.services import changes as change_service
@@ -609,7 +610,7 @@ def round_trip_check(entries: Sequence[RoundTripEntry], *, reason: str) -> None:
                 proposal.body,
                 acknowledge_hidden="",
                 reason=_reason(reason, proposal),
-                tenant_id=proposal.document.project.tenant_id,
+                overridable=policy_selectors.overrides(proposal.document.project.tenant_id),
             )
         except (InvalidInput, SecretDetected, HiddenCharacters) as refusal:
             raise _refused(refusal, proposal) from None

@@ -19,7 +19,6 @@ from agentdocs.core.errors import HiddenCharacters, InvalidInput, SecretDetected
 from agentdocs.core.hidden_characters import refuse_hidden
 from agentdocs.core.secret_scan import find_secret
 from agentdocs.models.documents import HiddenAcknowledgement, SecretAcknowledgement
-from agentdocs.selectors import policy as policy_selectors
 
 MAX_BODY_BYTES = 256 * 1024
 
@@ -33,7 +32,7 @@ def validate_body(body: object, *, field: str = "body") -> str:
 
 
 def validate_proposed_body(
-    body: object, *, acknowledge_hidden: object, reason: str, tenant_id: int
+    body: object, *, acknowledge_hidden: object, reason: str, overridable: Overridable
 ) -> CheckedBody:
     """A change request's body, checked as a write's; its hidden characters may be
     acknowledged as for a write (the merge's write records it), a secret may not."""
@@ -42,7 +41,7 @@ def validate_proposed_body(
         acknowledge_secret="",
         acknowledge_hidden=acknowledge_hidden,
         reason=reason,
-        tenant_id=lambda: tenant_id,
+        overridable=overridable,
     )
 
 
@@ -96,8 +95,10 @@ def validate_hidden_acknowledgement(acknowledge_hidden: object) -> str:
     return str(acknowledge_hidden)
 
 
-# What becomes of an acknowledgement the text does not need (see `_checked_body`).
+# What becomes of an acknowledgement the text does not need (see `checked_body`).
 Unneeded = Literal["refuse", "keep", "drop"]
+# Whether the tenant allows overriding the check a `security.*Override` setting names.
+Overridable = Callable[[str], bool]
 
 
 class CheckedBody(NamedTuple):
@@ -115,7 +116,7 @@ def checked_body(
     acknowledge_secret: object,
     acknowledge_hidden: object = "",
     reason: str,
-    tenant_id: Callable[[], int],
+    overridable: Overridable,
     unneeded: Unneeded = "refuse",
 ) -> CheckedBody:
     """``validate_body``, where an acknowledgement may override the secret check and
@@ -123,10 +124,12 @@ def checked_body(
 
     An acknowledgement needs a reason and a tenant that allows overrides; one sent
     for a text the check passes is refused, so nobody marks ordinary writes.
-    ``tenant_id`` is called only when an acknowledgement meets a refusal: ordinary
-    writes read no setting. ``unneeded`` says what becomes of an acknowledgement the
-    text does not need: refused; kept, for a text that may yet be merged with
-    another (the merged text is checked again); or dropped, for that merged text."""
+    ``overridable(key)`` says whether the tenant allows overriding the check its
+    setting ``key`` names (`agentdocs.selectors.policy.overrides`); it is called only
+    when an acknowledgement meets a refusal: ordinary writes read no setting.
+    ``unneeded`` says what becomes of an acknowledgement the text does not need:
+    refused; kept, for a text that may yet be merged with another (the merged text is
+    checked again); or dropped, for that merged text."""
     text = _validate_text(body, field="body")
     acknowledgement = validate_secret_acknowledgement(acknowledge_secret)
     hidden = validate_hidden_acknowledgement(acknowledge_hidden)
@@ -136,7 +139,7 @@ def checked_body(
         lambda: _refuse_secret(text, field="body"),
         acknowledgement=acknowledgement,
         field="acknowledge_secret",
-        allowed=lambda: policy_selectors.secret_override_allowed(tenant_id=tenant_id()),
+        allowed=lambda: overridable(policy_rules.SECRET_OVERRIDE_KEY),
         key=policy_rules.SECRET_OVERRIDE_KEY,
         what="secret check",
         reason=reason,
@@ -149,7 +152,7 @@ def checked_body(
         lambda: refuse_hidden(text, field="body"),
         acknowledgement=hidden,
         field="acknowledge_hidden",
-        allowed=lambda: policy_selectors.hidden_override_allowed(tenant_id=tenant_id()),
+        allowed=lambda: overridable(policy_rules.HIDDEN_OVERRIDE_KEY),
         key=policy_rules.HIDDEN_OVERRIDE_KEY,
         what="hidden-character check",
         reason=reason,
