@@ -29,6 +29,7 @@ from agentdocs.core.agent_files import SourceFile
 from agentdocs.core.errors import InvalidInput
 from agentdocs.core.paths import validate_path
 from agentdocs.models import ChangeRequest, Scope
+from agentdocs.selectors import imports as import_selectors
 from agentdocs.services import import_round_trip
 from agentdocs.services import imports as import_service
 from agentdocs.validation.documents import MAX_BODY_BYTES
@@ -90,7 +91,7 @@ class ImportPlanEntrySerializer(serializers.Serializer):
         help_text="Its page; null without a change request"
     )
 
-    def get_change_request_url(self, entry: import_service.PlanEntry) -> str | None:
+    def get_change_request_url(self, entry: import_selectors.PlanEntry) -> str | None:
         change: ChangeRequest | None = entry.change_request
         if change is None:
             return None
@@ -164,7 +165,7 @@ class ProjectImport(APIView):
         data = serializer.validated_data
         access.require_write()
         files = [SourceFile(path=file["path"], content=file["content"]) for file in data["files"]]
-        for target in import_service.import_targets(paths=[file.path for file in files]):
+        for target in import_selectors.import_targets(paths=[file.path for file in files]):
             access.require_write(target)
         result = import_service.project_import(
             project=access.project,
@@ -252,7 +253,7 @@ class ProjectPropose(APIView):
                 file["path"]: file["base_sha256"] for file in data["files"] if file["base_sha256"]
             },
         )
-        plan = [import_service.round_trip_entry(entry) for entry in result.entries]
+        plan = [import_selectors.round_trip_entry(entry) for entry in result.entries]
         return Response(
             self.OutputSerializer(
                 {"plan": plan, "applied": result.applied}, context={"request": request}
