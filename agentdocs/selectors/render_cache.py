@@ -138,11 +138,32 @@ def current_rows(
     if generation is None:
         # No generation: no rows in the cache can be current (a writer makes one).
         return Rows(read())
+    rows, _fresh = rows_of_generation(
+        rows_key, generation, local=local, found=found, read=read, size=size
+    )
+    return rows
+
+
+def rows_of_generation(
+    rows_key: str,
+    generation: str,
+    *,
+    local: Local | None,
+    found: dict[str, Any],
+    read: Callable[[], Any],
+    size: Callable[[Any], int],
+) -> tuple[Rows, bool]:
+    """The rows of ``generation``: this process's copy (``local``) when it is of that
+    generation; else the shared cache's (from ``found``, the round trip that fetched the
+    rows' key when there was no copy here, or one more round trip when the copy is
+    older); else ``read()``. Kept in this process. The flag says whether they were read
+    fresh: the render then keeps them in the shared cache, a selector never does."""
     if local is not None and local.generation == generation:
-        return local.rows
+        return local.rows, False
     stored = found.get(rows_key) if local is None else cache.get(rows_key)
-    rows = stored[1] if stored is not None and stored[0] == generation else read()
-    return local_put(rows_key, generation, rows, size(rows))
+    fresh = stored is None or stored[0] != generation
+    rows = read() if fresh else stored[1]
+    return local_put(rows_key, generation, rows, size(rows)), fresh
 
 
 @functools.cache

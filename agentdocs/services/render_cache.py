@@ -62,8 +62,8 @@ from agentdocs.selectors.render_cache import (
     build_stamp,
     enabled,
     local_get,
-    local_put,
     render_rows_key,
+    rows_of_generation,
 )
 
 VALIDATOR_KEY = "validator:v1:{tenant_id}:{stamp}:{digest}"
@@ -133,15 +133,12 @@ def cached_rows(
         rate_limit.check(counts)
     extras = {key: found[key] for key in with_keys if key in found}
     generation = _current_generation(tenant_id, found)
-    if local is not None and local.generation == generation:
-        return local.rows, extras
-    stored = found.get(rows_key) if local is None else cache.get(rows_key)
-    if stored is not None and stored[0] == generation:
-        rows = stored[1]
-    else:
-        rows = read()
-        cache.set(rows_key, (generation, rows), settings.AGENTDOCS_RENDER_CACHE_TTL_SECONDS)
-    return local_put(rows_key, generation, rows, size(rows)), extras
+    rows, fresh = rows_of_generation(
+        rows_key, generation, local=local, found=found, read=read, size=size
+    )
+    if fresh:
+        cache.set(rows_key, (generation, rows.rows), settings.AGENTDOCS_RENDER_CACHE_TTL_SECONDS)
+    return rows, extras
 
 
 @dataclass(frozen=True)
