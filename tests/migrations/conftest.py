@@ -16,13 +16,15 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 
 @pytest.fixture
 def blank_database(
-    django_db_blocker, tmp_path
+    django_db_setup, django_db_blocker, tmp_path
 ) -> Callable[[], AbstractContextManager[BaseDatabaseWrapper]]:
     """``with blank_database() as connection:`` makes a new, empty database this
     thread's `default` connection inside the block: `django.db.connection`, a
     `MigrationExecutor` made on it and the managers a data migration uses (which name
     no database) all reach it. The test database, its schema and the test's own
-    transaction are left as they were, and are `default` again after the block."""
+    transaction are left as they were, and are `default` again after the block. On
+    PostgreSQL the blank one is `default`'s database name with `_blank`: after
+    `django_db_setup`, a worker's is test_<NAME>_gw<n>_blank, its own."""
 
     @contextmanager
     def blank() -> Iterator[BaseDatabaseWrapper]:
