@@ -26,16 +26,28 @@ def _worker_services() -> None:
     sets it). A broker that is not Redis gets a queue per worker instead. The database
     is the worker's already: pytest-django names it test_<NAME>_gw<n>.
 
+    In one process (`-p no:xdist`, `-n 0`) the databases are REDIS_URL's and
+    CELERY_BROKER_URL's, unless AGENTDOCS_TEST_REDIS_DB is set: then the process takes
+    worker 0's, base and base + 1.
+
     The environment itself is rewritten, so every process a test starts inherits its
-    worker's; AGENTDOCS_TEST_WORKER_SERVICES marks it done for the processes that load
-    these settings again."""
+    worker's. AGENTDOCS_TEST_WORKER_SERVICES names the process it was done for (gw<n>,
+    or main for the one process): the processes a test starts, which load these
+    settings again, keep what they inherit, and xdist's workers, which inherit the
+    environment of the run's first process, still take their own."""
     from urllib.parse import urlsplit
 
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    if not worker.startswith("gw") or os.environ.get("AGENTDOCS_TEST_WORKER_SERVICES"):
+    done_for = os.environ.get("AGENTDOCS_TEST_WORKER_SERVICES")
+    if worker.startswith("gw"):
+        if done_for == worker:
+            return
+        index = int(worker[2:])
+    elif done_for or not os.environ.get("AGENTDOCS_TEST_REDIS_DB"):
         return
+    else:
+        worker, index = "main", 0
     os.environ["AGENTDOCS_TEST_WORKER_SERVICES"] = worker
-    index = int(worker[2:])
     cache_url = os.environ.get("REDIS_URL", "")
     broker_url = os.environ.get("CELERY_BROKER_URL", "")
     redis_urls = {
@@ -43,7 +55,7 @@ def _worker_services() -> None:
         for name, url in (("REDIS_URL", cache_url), ("CELERY_BROKER_URL", broker_url))
         if url.startswith(("redis://", "rediss://"))
     }
-    if broker_url and "CELERY_BROKER_URL" not in redis_urls:
+    if worker != "main" and broker_url and "CELERY_BROKER_URL" not in redis_urls:
         queue = os.environ.get("CELERY_TASK_DEFAULT_QUEUE") or "celery"
         os.environ["CELERY_TASK_DEFAULT_QUEUE"] = f"{queue}-{worker}"
     if not redis_urls:

@@ -11,7 +11,8 @@ projects, 10,000 documents and versions, 100,000 records).
 from __future__ import annotations
 
 import pytest
-from django.db import connection
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
@@ -40,14 +41,44 @@ def _tenant(slug: str, admin, reader, size: int) -> dict:
     return {"slug": slug, "record": summary["template_record"]}
 
 
+@pytest.fixture(scope="module")
+def _built(django_db_setup, django_db_blocker):
+    """The two tenants and their reader, built once for the tests of this module that
+    a worker runs one after another (some 5 s each time), in a transaction rolled back
+    after them. Each test runs in a savepoint inside it, as a Django `TestCase` runs
+    inside what `setUpTestData` made: what one test writes is gone for the next."""
+    with django_db_blocker.unblock():
+        built = transaction.atomic()
+        built.__enter__()
+        try:
+            users = get_user_model().objects
+            admin = users.create_user(username="alice", password="alice-password")
+            reader = users.create_user(username="carol", password="carol-password")
+            data = {
+                "reader": reader,
+                "small": _tenant("small", admin, reader, SMALL),
+                "large": _tenant("large", admin, reader, LARGE),
+            }
+        except BaseException:
+            transaction.set_rollback(True)
+            built.__exit__(None, None, None)
+            raise
+    yield data
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        built.__exit__(None, None, None)
+
+
 @pytest.fixture
-def tenants(admin, reader, settings):
+def tenants(_built, settings):
     settings.AGENTDOCS_RENDER_CACHE = False  # count the reads a cold render makes
     settings.AGENTDOCS_RATE_LIMITS_ENABLED = False
-    return {
-        "small": _tenant("small", admin, reader, SMALL),
-        "large": _tenant("large", admin, reader, LARGE),
-    }
+    return _built
+
+
+@pytest.fixture
+def reader(tenants):
+    return tenants["reader"]
 
 
 # (method, URL template, API or page, query ceiling)
