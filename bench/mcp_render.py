@@ -300,7 +300,7 @@ def run_wrk(args: argparse.Namespace) -> int:
             verdict = ""
             if target is not None:
                 met = rps_ratio >= target and p99_ratio <= P99_TARGET
-                verdict = f">={target:.1f}x rps, p99 <={P99_TARGET}x: {'met' if met else 'NOT MET'}"
+                verdict = f">={target:g}x rps, p99 <={P99_TARGET}x: {'met' if met else 'NOT MET'}"
             print(
                 f"{name:<34}{result.requests:>9}{result.errors:>7}{result.rps:>9.1f}"
                 f"{result.percentile(0.5):>8.2f}{result.percentile(0.99):>8.2f}"
