@@ -161,9 +161,11 @@ def rows_of_generation(
     if local is not None and local.generation == generation:
         return local.rows, False
     stored = found.get(rows_key) if local is None else cache.get(rows_key)
-    fresh = stored is None or stored[0] != generation
-    rows = read() if fresh else stored[1]
-    return local_put(rows_key, generation, rows, size(rows)), fresh
+    if stored is not None and stored[0] == generation:
+        rows = stored[1]
+        return local_put(rows_key, generation, rows, size(rows)), False
+    rows = read()
+    return local_put(rows_key, generation, rows, size(rows)), True
 
 
 @functools.cache
