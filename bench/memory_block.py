@@ -77,6 +77,10 @@ P99_TARGET = 1.2
 RUN = f"{os.getpid()}-{int(time.time())}"
 
 
+# Seconds of warm-up per scenario, by client, unless `--warm-up` says.
+WARM_UP = {"python": 1.5, "wrk": 2.0}
+
+
 def _requests(seeded: dict, port: int, concurrency: int, round_name: str) -> dict[str, list]:
     """Each scenario's requests, one per client process."""
     auth = {"Authorization": f"Token {seeded['token']}", "Accept": "application/json"}
@@ -221,6 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=4.0, help="per phase (4)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every scenario (3)")
     parser.add_argument(
+        "--warm-up",
+        type=float,
+        default=None,
+        help="seconds of warm-up per scenario before the rounds (1.5, with wrk 2)",
+    )
+    parser.add_argument(
         "--workers", type=int, default=2, help="gunicorn workers (2, as issue 16 measures)"
     )
     parser.add_argument("--threads", type=int, default=1, help="threads per worker (1: sync)")
@@ -269,11 +279,12 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.seconds:g} s per scenario; load average {load_before}"
         )
         warm = _requests(seeded, port, args.concurrency, "warm-up")
+        warm_up = args.warm_up if args.warm_up is not None else WARM_UP[args.client]
         for scenario in scenarios:
             if args.client == "python":
-                run_phase("warm-up", port, warm[scenario], 1.5, args.max_requests)
+                run_phase("warm-up", port, warm[scenario], warm_up, args.max_requests)
             else:
-                run_wrk_phase("warm-up", port, warm[scenario], 2)
+                run_wrk_phase("warm-up", port, warm[scenario], warm_up)
         totals: dict[str, PhaseResult | WrkResult] = {
             s: PhaseResult(SCENARIOS[s][0], 0, [], 0)
             if args.client == "python"

@@ -62,6 +62,9 @@ def test_the_memory_block_benchmark_runs_and_reports(db, client):
             "1",
             "--seconds",
             "0.5",
+            # The smoke run checks that every scenario runs and reports, not their speed.
+            "--warm-up",
+            "0.2",
             "--concurrency",
             "2",
             "--client",
