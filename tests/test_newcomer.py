@@ -333,7 +333,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def demo_server(tmp_path_factory):
+def demo_server(tmp_path_factory, migrated_sqlite):
+    # The demo's database starts as the run's migrated SQLite template (its build proves
+    # a blank file migrates); the demo's own migrate and seed_demo then run on it.
     spec = importlib.util.spec_from_file_location("dev_for_the_demo", DEV_PY)
     dev_module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(dev_module)
@@ -353,6 +355,7 @@ def demo_server(tmp_path_factory):
         DATABASE_URL=f"sqlite:///{folder / 'demo.sqlite3'}",
         MEDIA_ROOT=str(folder / "media"),
     )
+    shutil.copyfile(migrated_sqlite, folder / "demo.sqlite3")
     manage = [sys.executable, str(ROOT / "manage.py")]
     for step in (["migrate", "--no-input"], ["seed_demo", "--base-url", url]):
         done = subprocess.run(
