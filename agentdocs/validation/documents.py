@@ -139,7 +139,7 @@ def checked_body(
         lambda: _refuse_secret(text, field="body"),
         acknowledgement=acknowledgement,
         field="acknowledge_secret",
-        allowed=lambda: overridable(policy_rules.SECRET_OVERRIDE_KEY),
+        overridable=overridable,
         key=policy_rules.SECRET_OVERRIDE_KEY,
         what="secret check",
         reason=reason,
@@ -152,7 +152,7 @@ def checked_body(
         lambda: refuse_hidden(text, field="body"),
         acknowledgement=hidden,
         field="acknowledge_hidden",
-        allowed=lambda: overridable(policy_rules.HIDDEN_OVERRIDE_KEY),
+        overridable=overridable,
         key=policy_rules.HIDDEN_OVERRIDE_KEY,
         what="hidden-character check",
         reason=reason,
@@ -169,7 +169,7 @@ def _overridable(
     *,
     acknowledgement: str,
     field: str,
-    allowed: Callable[[], bool],
+    overridable: Overridable,
     key: str,
     what: str,
     reason: str,
@@ -178,13 +178,14 @@ def _overridable(
     unneeded: Unneeded,
 ) -> str:
     """Run ``check``; an ``acknowledgement`` (with a reason, where the tenant allows it
-    by ``key``) overrides its refusal. Returns the acknowledgement to record."""
+    by ``key``: ``overridable(key)``) overrides its refusal. Returns the acknowledgement
+    to record."""
     try:
         check()
     except (SecretDetected, HiddenCharacters) as refusal:
         if not acknowledgement:
             raise
-        if not allowed():
+        if not overridable(key):
             raise type(refusal)(
                 f"{refusal.detail} The tenant forbids overriding the {what} (`{key}: off`).",
                 field=refusal.field,
